@@ -1,0 +1,507 @@
+/**
+ * Benchmark harness (`npm run bench`, bundled to dist/bench.js): canonicalize + SHA-256
+ * throughput of each profile on a generated OpenAgents REPLAY.jsonl, beside a JSON.parse +
+ * JSON.stringify floor, the `canonicalize` npm package and Python's json module.
+ *
+ * Every run of every measurement happens in a fresh child process (`--one <name>`), under
+ * `/usr/bin/time -v` when it exists, so each row gets its own peak RSS. To add a row, append to
+ * MEASUREMENTS: a name, a label, and an async function over a file path returning bytes processed.
+ *
+ *   npm run bench                         100 MB file, every measurement, writes bench/results.md
+ *   npm run bench -- --size 5             quick run
+ *   npm run bench -- --only jcs,python    some rows
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, release, tmpdir, totalmem, type } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import canonicalizeNpm from "canonicalize";
+import { canonicalJsonLines, type Profile } from "../shared/canonical/index.js";
+import { type DatasetMeta, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
+
+// ---- measurements ----------------------------------------------------------------------------
+
+/** What one run reports: bytes processed, optionally its own timing and an output digest. */
+export interface RunResult {
+  bytes: number;
+  /** Seconds measured by the run itself (external programs); else the harness's wall time. */
+  seconds?: number;
+  /** `sha256:<hex>` of the output, to check runs (and implementations) agree. */
+  digest?: string;
+  /** Peak RSS the run saw itself (kB), used when `/usr/bin/time` is unavailable. */
+  maxRssKb?: number;
+}
+
+interface MeasurementBase {
+  /** Used by `--only` and `--one`. */
+  name: string;
+  /** Row text in the table. */
+  label: string;
+  /** Input size as a multiple of `--size` (default 1); e.g. 5 for a 500 MB row at the default. */
+  scale?: number;
+}
+
+/** Runs inside a `node dist/bench.js --one <name>` child; timed by the harness. */
+interface NodeMeasurement extends MeasurementBase {
+  kind: "node";
+  run: (file: string) => Promise<number | RunResult>;
+}
+
+/** Another program; prints a RunResult as JSON on stdout (with its own `seconds`). */
+interface ExternalMeasurement extends MeasurementBase {
+  kind: "external";
+  command: (file: string) => string[];
+  /** Why it cannot run on this machine, or undefined when it can. */
+  unavailable?: () => string | undefined;
+}
+
+type Measurement = NodeMeasurement | ExternalMeasurement;
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const DATA_DIR = join(ROOT, "bench", ".data");
+const RESULTS = join(ROOT, "bench", "results.md");
+const READ_CHUNK = 1 << 20;
+const HASH_BATCH = 1 << 20;
+
+/** The file as a stream of 1 MiB chunks, counting bytes read into `counter`. */
+async function* readChunks(file: string, counter: { bytes: number }): AsyncGenerator<Uint8Array> {
+  for await (const chunk of createReadStream(file, { highWaterMark: READ_CHUNK })) {
+    const buf = chunk as Buffer;
+    counter.bytes += buf.length;
+    yield buf;
+  }
+}
+
+/**
+ * The file's lines as strings, for the peer rows (kept here rather than borrowed from the library
+ * so those rows stay fixed while the library changes). Blank lines are skipped, as the library does.
+ */
+async function* textLines(file: string, counter: { bytes: number }): AsyncGenerator<string> {
+  let rest: Buffer | undefined;
+  for await (const chunk of readChunks(file, counter)) {
+    const buf = rest === undefined ? (chunk as Buffer) : Buffer.concat([rest, chunk]);
+    let start = 0;
+    for (let nl = buf.indexOf(10); nl !== -1; nl = buf.indexOf(10, start)) {
+      const text = buf.toString("utf8", start, nl);
+      if (!BLANK.test(text)) yield text;
+      start = nl + 1;
+    }
+    rest = start < buf.length ? Buffer.from(buf.subarray(start)) : undefined;
+  }
+  if (rest !== undefined) {
+    const text = rest.toString("utf8");
+    if (!BLANK.test(text)) yield text;
+  }
+}
+
+const BLANK = /^[ \t\r]*$/;
+
+/** SHA-256 of a concatenation: strings are gathered into ~1 MB batches, byte chunks fed as they come. */
+class BatchedSha256 {
+  private readonly hash = createHash("sha256");
+  private batch = "";
+
+  add(data: string | Uint8Array): void {
+    if (typeof data !== "string") {
+      this.flush();
+      this.hash.update(data);
+      return;
+    }
+    this.batch += data;
+    if (this.batch.length >= HASH_BATCH) this.flush();
+  }
+
+  digest(): string {
+    this.flush();
+    return `sha256:${this.hash.digest("hex")}`;
+  }
+
+  private flush(): void {
+    if (this.batch.length > 0) this.hash.update(this.batch);
+    this.batch = "";
+  }
+}
+
+function profileRun(profile: Profile): (file: string) => Promise<RunResult> {
+  return async (file) => {
+    const counter = { bytes: 0 };
+    const hash = new BatchedSha256();
+    // Yields canonical lines (strings) or ~1 MB byte batches, depending on the library version.
+    for await (const out of canonicalJsonLines(readChunks(file, counter), profile, { file })) hash.add(out);
+    return { bytes: counter.bytes, digest: hash.digest() };
+  };
+}
+
+function pythonUnavailable(): string | undefined {
+  const probe = spawnSync("python3", ["--version"], { encoding: "utf8" });
+  return probe.error !== undefined || probe.status !== 0 ? "python3 not found" : undefined;
+}
+
+/** The rows, in table order. */
+export const MEASUREMENTS: Measurement[] = [
+  { kind: "node", name: "jcs", label: "replay-pipeline `jcs` + SHA-256", run: profileRun("jcs") },
+  {
+    kind: "node",
+    name: "openagents",
+    label: "replay-pipeline `openagents` + SHA-256",
+    run: profileRun("openagents"),
+  },
+  {
+    kind: "node",
+    name: "replaykit",
+    label: "replay-pipeline `replaykit` + SHA-256",
+    run: profileRun("replaykit"),
+  },
+  {
+    kind: "node",
+    name: "floor",
+    label: "floor: `JSON.parse` + `JSON.stringify` per line, no hash",
+    run: async (file) => {
+      const counter = { bytes: 0 };
+      let chars = 0;
+      for await (const text of textLines(file, counter)) chars += JSON.stringify(JSON.parse(text)).length;
+      if (chars === 0) throw new Error(`${file}: no JSON lines`);
+      return counter.bytes;
+    },
+  },
+  {
+    kind: "node",
+    name: "canonicalize",
+    label: `\`canonicalize\`${packageVersion("canonicalize")} (npm, JCS) per line + SHA-256`,
+    run: async (file) => {
+      const counter = { bytes: 0 };
+      const hash = new BatchedSha256();
+      for await (const text of textLines(file, counter)) {
+        const out = canonicalizeNpm(JSON.parse(text));
+        if (out === undefined) throw new Error(`${file}: canonicalize returned undefined`);
+        hash.add(`${out}\n`);
+      }
+      return { bytes: counter.bytes, digest: hash.digest() };
+    },
+  },
+  {
+    kind: "external",
+    name: "python",
+    label: "Python `json.loads` + `json.dumps(sort_keys=True)` per line + hashlib",
+    command: (file) => ["python3", join(ROOT, "bench", "peers", "python_hash.py"), file],
+    unavailable: pythonUnavailable,
+  },
+];
+
+function packageVersion(name: string): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")) as {
+      version?: string;
+    };
+    return pkg.version === undefined ? "" : ` ${pkg.version}`;
+  } catch {
+    return "";
+  }
+}
+
+let pythonVersionCache: string | undefined;
+function pythonVersion(): string {
+  if (pythonVersionCache === undefined) {
+    const probe = spawnSync("python3", ["--version"], { encoding: "utf8" });
+    pythonVersionCache =
+      probe.status === 0 ? `${probe.stdout}${probe.stderr}`.trim().replace(/^Python\s+/, "") : "";
+  }
+  return pythonVersionCache;
+}
+
+// ---- arguments -------------------------------------------------------------------------------
+
+interface Args {
+  sizeMb: number;
+  only: string[] | undefined;
+  runs: number;
+  write: boolean | undefined;
+  one: string | undefined;
+  file: string | undefined;
+}
+
+const USAGE = `usage: node --expose-gc dist/bench.js [--size MB] [--only name,name] [--runs N] [--write | --no-write]
+measurements: ${MEASUREMENTS.map((m) => m.name).join(", ")}
+bench/results.md is written on a full run (every measurement, default size) or with --write.`;
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = {
+    sizeMb: 100,
+    only: undefined,
+    runs: 3,
+    write: undefined,
+    one: undefined,
+    file: undefined,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i] as string;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) usageError(`${flag} needs a value`);
+      return v;
+    };
+    const positive = (v: string): number => {
+      const n = Number(v);
+      if (!Number.isFinite(n) || n <= 0)
+        usageError(`${flag} expects a positive number, got ${JSON.stringify(v)}`);
+      return n;
+    };
+    if (flag === "--size") args.sizeMb = positive(value());
+    else if (flag === "--runs") args.runs = Math.max(1, Math.round(positive(value())));
+    else if (flag === "--only")
+      args.only = value()
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== "");
+    else if (flag === "--write") args.write = true;
+    else if (flag === "--no-write") args.write = false;
+    else if (flag === "--one") args.one = value();
+    else if (flag === "--file") args.file = value();
+    else if (flag === "--help" || flag === "-h") {
+      process.stdout.write(`${USAGE}\n`);
+      process.exit(0);
+    } else usageError(`unknown argument ${JSON.stringify(flag)}`);
+  }
+  for (const name of [...(args.only ?? []), ...(args.one === undefined ? [] : [args.one])]) {
+    if (!MEASUREMENTS.some((m) => m.name === name)) usageError(`unknown measurement ${JSON.stringify(name)}`);
+  }
+  return args;
+}
+
+function usageError(message: string): never {
+  process.stderr.write(`bench: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+// ---- child side ------------------------------------------------------------------------------
+
+/** `--one <name> --file <path>`: one timed run, its RunResult as JSON on stdout. */
+async function runOne(name: string, file: string): Promise<void> {
+  const m = MEASUREMENTS.find((x) => x.name === name);
+  if (m === undefined || m.kind !== "node")
+    usageError(`--one needs a node measurement, got ${JSON.stringify(name)}`);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const started = performance.now();
+  const raw = await m.run(file);
+  const seconds = (performance.now() - started) / 1000;
+  const result: RunResult = typeof raw === "number" ? { bytes: raw } : { ...raw };
+  result.seconds = seconds;
+  result.maxRssKb = process.resourceUsage().maxRSS;
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+// ---- parent side -----------------------------------------------------------------------------
+
+const TIME = "/usr/bin/time";
+
+interface Measured {
+  mbps: number;
+  rssMb: number | undefined;
+  digest: string | undefined;
+}
+
+/** Runs `argv` (under `/usr/bin/time -v` when available); returns its RunResult and peak RSS. */
+async function runChild(argv: string[]): Promise<Measured> {
+  const timeDir = existsSync(TIME) ? mkdtempSync(join(tmpdir(), "bench-time-")) : undefined;
+  const timeFile = timeDir === undefined ? undefined : join(timeDir, "time.txt");
+  const full = timeFile === undefined ? argv : [TIME, "-v", "-o", timeFile, ...argv];
+  try {
+    const stdout = await new Promise<string>((resolve, reject) => {
+      const child = spawn(full[0] as string, full.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      child.stdout.setEncoding("utf8");
+      child.stdout.on("data", (d: string) => {
+        out += d;
+      });
+      child.on("error", reject);
+      child.on("close", (code, signal) => {
+        if (code === 0) resolve(out);
+        else reject(new Error(`${argv.join(" ")} exited with ${signal ?? code}`));
+      });
+    });
+    const last = stdout.trim().split("\n").pop() ?? "";
+    const result = JSON.parse(last) as RunResult;
+    if (typeof result.bytes !== "number" || typeof result.seconds !== "number") {
+      throw new Error(`${argv.join(" ")} printed no RunResult: ${last}`);
+    }
+    let rssKb = result.maxRssKb;
+    if (timeFile !== undefined) {
+      const match = /Maximum resident set size \(kbytes\): (\d+)/.exec(readFileSync(timeFile, "utf8"));
+      if (match !== null) rssKb = Number(match[1]);
+    }
+    return {
+      mbps: result.bytes / 1e6 / result.seconds,
+      rssMb: rssKb === undefined ? undefined : (rssKb * 1024) / 1e6,
+      digest: result.digest,
+    };
+  } finally {
+    if (timeDir !== undefined) rmSync(timeDir, { recursive: true, force: true });
+  }
+}
+
+function childArgv(m: Measurement, file: string): string[] {
+  if (m.kind === "external") return m.command(file);
+  return [process.execPath, "--expose-gc", fileURLToPath(import.meta.url), "--one", m.name, "--file", file];
+}
+
+interface Row {
+  m: Measurement;
+  input: DatasetMeta;
+  best: number;
+  median: number;
+  rssMb: number | undefined;
+  digest: string | undefined;
+  skipped?: string;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function log(message: string): void {
+  process.stderr.write(`bench: ${message}\n`);
+}
+
+function machine(): string {
+  let cpu = cpus()[0]?.model ?? "unknown CPU";
+  try {
+    const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync("/proc/cpuinfo", "utf8"));
+    if (model?.[1] !== undefined) cpu = model[1].trim();
+  } catch {
+    // Not Linux: os.cpus() it is.
+  }
+  const python = pythonVersion();
+  return [
+    `CPU: ${cpu}, ${availableParallelism()} cores`,
+    `${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM`,
+    `${type()} ${release()}`,
+    `Node ${process.version}`,
+    python === "" ? "no python3" : `Python ${python}`,
+  ].join("; ");
+}
+
+const fmt = (n: number, digits = 1): string => n.toFixed(digits);
+
+function table(rows: Row[], runs: number): string {
+  const header = ["measurement", `MB/s (best of ${runs})`, "MB/s (median)", "peak RSS MB"];
+  const defaultBytes = rows[0]?.input.targetBytes;
+  const body = rows.map((r) => {
+    const label =
+      r.input.targetBytes === defaultBytes
+        ? r.m.label
+        : `${r.m.label} (${fmt(r.input.bytes / 1e6, 0)} MB file)`;
+    if (r.skipped !== undefined) return [label, `n/a (${r.skipped})`, "", ""];
+    return [label, fmt(r.best), fmt(r.median), r.rssMb === undefined ? "n/a" : fmt(r.rssMb, 0)];
+  });
+  // Padded as Biome formats Markdown tables, so `biome ci` accepts bench/results.md as written.
+  const widths = header.map((h, i) => Math.max(3, h.length, ...body.map((cells) => (cells[i] ?? "").length)));
+  const line = (cells: string[]): string =>
+    `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join(" | ")} |`;
+  const rule = `| ${widths.map((w, i) => (i === 0 ? "-".repeat(w) : `${"-".repeat(w - 1)}:`)).join(" | ")} |`;
+  return [line(header), rule, ...body.map(line)].join("\n");
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (args.one !== undefined) {
+    if (args.file === undefined) usageError("--one needs --file");
+    await runOne(args.one, args.file);
+    return;
+  }
+
+  const selected =
+    args.only === undefined ? MEASUREMENTS : MEASUREMENTS.filter((m) => args.only?.includes(m.name));
+  const datasets = new Map<number, { path: string; meta: DatasetMeta }>();
+  for (const scale of new Set(selected.map((m) => m.scale ?? 1))) {
+    const targetBytes = Math.round(args.sizeMb * scale * 1e6);
+    const path = join(DATA_DIR, `openagents-replay-${targetBytes}.jsonl`);
+    datasets.set(scale, { path, meta: await ensureReplayFile(path, targetBytes, { log }) });
+  }
+
+  const rows: Row[] = [];
+  for (const m of selected) {
+    const dataset = datasets.get(m.scale ?? 1) as { path: string; meta: DatasetMeta };
+    const skipped = m.kind === "external" ? m.unavailable?.() : undefined;
+    if (skipped !== undefined) {
+      log(`${m.name}: skipped (${skipped})`);
+      rows.push({ m, input: dataset.meta, best: 0, median: 0, rssMb: undefined, digest: undefined, skipped });
+      continue;
+    }
+    const results: Measured[] = [];
+    for (let i = 1; i <= args.runs; i++) {
+      const r = await runChild(childArgv(m, dataset.path));
+      log(
+        `${m.name}: run ${i}/${args.runs}: ${fmt(r.mbps)} MB/s, peak RSS ${r.rssMb === undefined ? "n/a" : `${fmt(r.rssMb, 0)} MB`}`,
+      );
+      results.push(r);
+    }
+    const digests = new Set(results.map((r) => r.digest));
+    if (digests.size > 1) {
+      log(`WARNING ${m.name}: runs disagree on the output digest: ${[...digests].join(", ")}`);
+    } else if (results[0]?.digest !== undefined) {
+      log(`${m.name}: output ${results[0].digest}`);
+    }
+    const rss = results.map((r) => r.rssMb).filter((x): x is number => x !== undefined);
+    rows.push({
+      m,
+      input: dataset.meta,
+      best: Math.max(...results.map((r) => r.mbps)),
+      median: median(results.map((r) => r.mbps)),
+      rssMb: rss.length === 0 ? undefined : Math.max(...rss),
+      digest: results[0]?.digest,
+    });
+  }
+
+  const notes: string[] = [];
+  const jcs = rows.find((r) => r.m.name === "jcs")?.digest;
+  const npm = rows.find((r) => r.m.name === "canonicalize")?.digest;
+  if (jcs !== undefined && npm !== undefined) {
+    const same = jcs === npm;
+    if (!same) log(`WARNING: jcs digest ${jcs} differs from canonicalize (npm) digest ${npm}`);
+    notes.push(
+      same
+        ? `Check: the \`jcs\` output is byte-identical to the \`canonicalize\` package's (both ${jcs.slice(0, 19)}…).`
+        : `WARNING: the \`jcs\` output differs from the \`canonicalize\` package's (${jcs} vs ${npm}).`,
+    );
+  }
+
+  const primary = datasets.get(1) ?? [...datasets.values()][0];
+  const input =
+    primary === undefined
+      ? ""
+      : `Input: a generated OpenAgents REPLAY.jsonl of ${fmt(primary.meta.bytes / 1e6)} MB, ${primary.meta.lines.toLocaleString("en-US")} lines (generator v${GENERATOR_VERSION}, seed ${primary.meta.seed}).`;
+  const text = [
+    input,
+    `Each run is a fresh process, single thread; the file is streamed in 1 MiB chunks and the canonical output hashed in ~1 MB batches. MB/s = file bytes / 10^6 / wall seconds (Python times itself with \`time.perf_counter\`); peak RSS is the highest over the runs${existsSync(TIME) ? " (`/usr/bin/time -v`)" : " (`process.resourceUsage().maxRSS`)"}.`,
+    "",
+    table(rows, args.runs),
+    "",
+    ...(notes.length > 0 ? [...notes, ""] : []),
+    `Machine: ${machine()}.`,
+  ].join("\n");
+  process.stdout.write(`\n${text}\n`);
+
+  const full = args.only === undefined && args.sizeMb === 100;
+  if (args.write ?? full) {
+    const date = new Date().toISOString().slice(0, 10);
+    writeFileSync(
+      RESULTS,
+      `# Benchmark results\n\n<!-- Written by \`npm run bench\` on ${date}; rerun it rather than editing by hand. -->\n\n${text}\n`,
+    );
+    log(`wrote ${RESULTS}`);
+  } else {
+    log("bench/results.md not written (partial run; pass --write to force)");
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

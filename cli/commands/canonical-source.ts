@@ -1,0 +1,34 @@
+import { canonicalDocument, canonicalJsonLines, type Profile } from "../../shared/canonical/index.js";
+import { openStream, readInput, toInputError } from "../io.js";
+
+/** How `canon` and `hash` read their input. */
+export interface CanonicalInput {
+  file: string;
+  profile: Profile;
+  /** Treat the input as JSON Lines (also when the name ends in `.jsonl`). */
+  jsonl: boolean;
+  maxDepth?: number;
+  maxLineBytes?: number;
+}
+
+/** True when the file is JSON Lines by flag or by name. */
+export function isJsonLines(file: string, flag: boolean | undefined): boolean {
+  return flag === true || /\.jsonl$/i.test(file);
+}
+
+/**
+ * The canonical bytes of a file in pieces: the whole document for JSON, batches of canonical lines
+ * (each ending in `\n`) for JSON Lines, streamed so a large file never sits in memory whole.
+ */
+export async function* canonicalPieces(input: CanonicalInput): AsyncGenerator<Uint8Array> {
+  const { file, profile, maxDepth, maxLineBytes } = input;
+  if (!input.jsonl) {
+    yield canonicalDocument(await readInput(file), profile, { file, maxDepth });
+    return;
+  }
+  try {
+    yield* canonicalJsonLines(openStream(file), profile, { file, maxDepth, maxLineBytes });
+  } catch (error) {
+    throw toInputError(file, error);
+  }
+}

@@ -1,0 +1,107 @@
+import { createHash } from "node:crypto";
+import { readdir } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { PROFILES, type Profile } from "../../shared/canonical/index.js";
+import { ReplayPipelineError } from "../../shared/errors.js";
+import { parseCommandArgs } from "../args.js";
+import { openStream, toInputError, writeOut } from "../io.js";
+import { canonicalPieces, isJsonLines } from "./canonical-source.js";
+
+/** Help text of `scan`. */
+export const SCAN_HELP = `Usage: replay-pipeline scan [dir] [--json]
+
+Walks a folder (default: examples) and, for every .json, .jsonl and .rpk file, prints its raw
+sha256 (replay_hash) and its canonical sha256 in each profile (jcs, openagents, replaykit).
+A file that cannot be read or canonicalized gets its error and the scan goes on.
+
+Options:
+  --json       one JSON object per file instead of the table
+  -h, --help   this help
+
+Exit 0 when every file was hashed, 1 when some file had an error, 2 on a usage or read error.`;
+
+interface FileRow {
+  file: string;
+  bytes: number;
+  raw: string;
+  canonical: Partial<Record<Profile, string>>;
+  errors: Partial<Record<Profile, { code: string; message: string }>>;
+}
+
+async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const entries = await readdir(dir, { withFileTypes: true });
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await listFiles(path)));
+    else if (/\.(json|jsonl|rpk)$/i.test(entry.name)) out.push(path);
+  }
+  return out;
+}
+
+async function hashPieces(pieces: AsyncIterable<Uint8Array>): Promise<{ hash: string; bytes: number }> {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  for await (const piece of pieces) {
+    hash.update(piece);
+    bytes += piece.length;
+  }
+  return { hash: `sha256:${hash.digest("hex")}`, bytes };
+}
+
+/** `replay-pipeline scan`: raw and canonical hashes of every replay-like file in a folder. */
+export async function scanCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("scan", argv, { json: { type: "boolean" } });
+  if (values.help === true) {
+    await writeOut(`${SCAN_HELP}\n`);
+    return 0;
+  }
+  const dir = positionals[0] ?? "examples";
+  let files: string[];
+  try {
+    files = await listFiles(dir);
+  } catch (error) {
+    throw toInputError(dir, error);
+  }
+  let failed = 0;
+  const rows: FileRow[] = [];
+  for (const path of files) {
+    const file = relative(process.cwd(), path) || path;
+    const raw = await hashPieces(openStream(path));
+    const row: FileRow = { file, bytes: raw.bytes, raw: raw.hash, canonical: {}, errors: {} };
+    for (const profile of PROFILES) {
+      try {
+        row.canonical[profile] = (
+          await hashPieces(canonicalPieces({ file, profile, jsonl: isJsonLines(file, false) }))
+        ).hash;
+      } catch (error) {
+        if (!(error instanceof ReplayPipelineError)) throw error;
+        row.errors[profile] = { code: error.code, message: error.message };
+      }
+    }
+    if (Object.keys(row.errors).length > 0) failed++;
+    rows.push(row);
+    if (values.json === true) await writeOut(`${JSON.stringify(row)}\n`);
+  }
+  if (values.json !== true) await writeOut(renderTable(rows, dir));
+  return failed > 0 ? 1 : 0;
+}
+
+function renderTable(rows: FileRow[], dir: string): string {
+  if (rows.length === 0) return `No .json, .jsonl or .rpk files under ${dir}.\n`;
+  const short = (h: string | undefined): string => (h === undefined ? "error" : `${h.slice(0, 19)}…`);
+  const lines = [`Canonical hashes of ${rows.length} file(s) under ${dir}:`, ""];
+  lines.push(
+    "| file | bytes | raw (replay_hash) | jcs | openagents | replaykit |",
+    "|---|---:|---|---|---|---|",
+  );
+  for (const r of rows) {
+    lines.push(
+      `| ${r.file} | ${r.bytes} | ${short(r.raw)} | ${short(r.canonical.jcs)} | ${short(r.canonical.openagents)} | ${short(r.canonical.replaykit)} |`,
+    );
+  }
+  for (const r of rows)
+    for (const [profile, e] of Object.entries(r.errors)) lines.push(`${profile}: ${e.message}`);
+  lines.push("", "Full hashes: replay-pipeline scan --json, or replay-pipeline hash <file> --profile P.");
+  return `${lines.join("\n")}\n`;
+}

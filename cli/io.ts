@@ -1,0 +1,72 @@
+import { createReadStream } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import { JsonInputError, ReplayPipelineError } from "../shared/errors.js";
+
+/** Read errors of the operating system (missing file, permission), with a stable code. */
+export class InputFileError extends ReplayPipelineError {}
+
+/** Chunks of a file, or of standard input for `-`; 1 MiB reads. */
+export function openStream(path: string): AsyncIterable<Uint8Array> {
+  if (path === "-") return process.stdin;
+  return createReadStream(path, { highWaterMark: 1024 * 1024 });
+}
+
+/** Default cap on a whole-document (non JSON Lines) input. */
+export const DEFAULT_MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
+
+/** Reads a whole file (or stdin) up to `maxBytes`, with a clear error for what the OS refuses. */
+export async function readInput(path: string, maxBytes = DEFAULT_MAX_DOCUMENT_BYTES): Promise<Buffer> {
+  try {
+    if (path === "-") {
+      const parts: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > maxBytes) tooLarge(path, maxBytes);
+        parts.push(chunk);
+      }
+      return Buffer.concat(parts, size);
+    }
+    const info = await stat(path);
+    if (info.isDirectory())
+      throw new InputFileError("io.is_directory", `${path}: is a directory; expected a file`);
+    if (info.size > maxBytes) tooLarge(path, maxBytes);
+    return await readFile(path);
+  } catch (error) {
+    throw toInputError(path, error);
+  }
+}
+
+function tooLarge(path: string, maxBytes: number): never {
+  throw new JsonInputError(
+    "io.too_large",
+    `file is larger than ${maxBytes} bytes; expected at most that for a single JSON document (JSON Lines files are streamed)`,
+    { file: path },
+  );
+}
+
+/** Turns an fs error into an `InputFileError` naming the file; passes our own errors through. */
+export function toInputError(path: string, error: unknown): unknown {
+  if (error instanceof ReplayPipelineError) return error;
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "ENOENT")
+    return new InputFileError("io.not_found", `${path}: no such file`, {}, { cause: error });
+  if (code === "EACCES")
+    return new InputFileError("io.permission", `${path}: permission denied`, {}, { cause: error });
+  if (code === "EISDIR")
+    return new InputFileError(
+      "io.is_directory",
+      `${path}: is a directory; expected a file`,
+      {},
+      { cause: error },
+    );
+  if (code !== undefined)
+    return new InputFileError("io.read", `${path}: cannot read (${code})`, {}, { cause: error });
+  return error;
+}
+
+/** Writes to stdout, waiting for the pipe to drain so memory stays flat on large outputs. */
+export async function writeOut(text: string | Uint8Array): Promise<void> {
+  if (!process.stdout.write(text))
+    await new Promise<void>((resolve) => process.stdout.once("drain", resolve));
+}

@@ -1,0 +1,80 @@
+import { readFileSync } from "node:fs";
+import { ReplayPipelineError, UsageError } from "../shared/errors.js";
+import { CANON_HELP, canonCommand } from "./commands/canon.js";
+import { HASH_HELP, hashCommand } from "./commands/hash.js";
+import { SCAN_HELP, scanCommand } from "./commands/scan.js";
+
+const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string; summary: string }> =
+  {
+    canon: {
+      run: canonCommand,
+      help: CANON_HELP,
+      summary: "print a JSON file's canonical form (jcs, openagents, replaykit)",
+    },
+    hash: {
+      run: hashCommand,
+      help: HASH_HELP,
+      summary: "print sha256 of a file's canonical form or raw bytes",
+    },
+    scan: {
+      run: scanCommand,
+      help: SCAN_HELP,
+      summary: "hash every replay-like file in a folder (default: examples)",
+    },
+  };
+
+const MAIN_HELP = `Usage: replay-pipeline <command> [options]
+
+Validate, rehash and verify AI coding-agent replay files.
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`)
+  .join("\n")}
+
+Run 'replay-pipeline <command> --help' for a command's options.
+Exit codes: 0 success, 1 failed or invalid, 2 usage, read or JSON error, 3 unverifiable.`;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+      const topic = command === "help" ? rest[0] : undefined;
+      process.stdout.write(`${topic !== undefined && COMMANDS[topic] ? COMMANDS[topic].help : MAIN_HELP}\n`);
+      return command === undefined ? 2 : 0;
+    }
+    if (command === "--version" || command === "-v") {
+      process.stdout.write(`${version()}\n`);
+      return 0;
+    }
+    const entry = COMMANDS[command];
+    if (entry === undefined)
+      throw new UsageError(
+        `unknown command '${command}'; expected one of ${Object.keys(COMMANDS).join(", ")}`,
+      );
+    return await entry.run(rest);
+  } catch (error) {
+    if (error instanceof ReplayPipelineError) {
+      process.stderr.write(`replay-pipeline: ${error.message} [${error.code}]\n`);
+      return 2;
+    }
+    if ((error as NodeJS.ErrnoException | undefined)?.code === "EPIPE") return 0;
+    throw error;
+  }
+}
+
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  // A closed pipe (`| head`) is the reader's choice, not our failure.
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,20 @@
+// Bundles the CLI and the benchmark into dist/ so `npx replay-pipeline` runs plain JavaScript.
+import { existsSync } from "node:fs";
+import { build } from "esbuild";
+
+const entryPoints = { cli: "./cli/main.ts", bench: "./bench/run.ts" };
+for (const [name, path] of Object.entries(entryPoints)) {
+  if (!existsSync(path)) throw new Error(`build: entry point ${name} (${path}) is missing`);
+}
+
+await build({
+  entryPoints,
+  outdir: "dist",
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  sourcemap: true,
+  packages: "external",
+  logLevel: "warning",
+});

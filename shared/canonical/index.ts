@@ -1,0 +1,29 @@
+/** Lossless JSON reading, the three producers' canonical forms, and SHA-256 tags. */
+export { ByteSink, canonicalizeBytes } from "./byte-canonical.js";
+export { canonicalHash, SHA256_TAG, type Sha256Tag, sha256Tag } from "./hash.js";
+export { DEFAULT_MAX_DEPTH, lineColumnAt, type ReadOptions, readJson } from "./json-reader.js";
+export { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from "./json-value.js";
+export {
+  type ByteLine,
+  type CanonicalInputOptions,
+  canonicalDocument,
+  canonicalInto,
+  canonicalJsonLines,
+  DEFAULT_MAX_LINE_BYTES,
+  decodeUtf8,
+  isBlankBytes,
+  type LineOptions,
+  readByteLines,
+  readLines,
+  type TextLine,
+} from "./jsonl.js";
+export {
+  type CanonicalOptions,
+  canonicalize,
+  isProfile,
+  memberPath,
+  PROFILES,
+  type Profile,
+  pathTo,
+  rejectsLoneSurrogates,
+} from "./profiles.js";

@@ -1,0 +1,241 @@
+import { JsonInputError, ReplayPipelineError } from "../errors.js";
+import { ByteSink, canonicalizeBytes } from "./byte-canonical.js";
+import { DEFAULT_MAX_DEPTH, readJson } from "./json-reader.js";
+import { type CanonicalOptions, canonicalize, type Profile, rejectsLoneSurrogates } from "./profiles.js";
+
+/** One line of a JSON Lines input, as bytes. */
+export interface ByteLine {
+  /** 1-based line number in the file. */
+  line: number;
+  /** The line without its `\n` (a trailing `\r` is kept; JSON treats it as whitespace). */
+  bytes: Buffer;
+  /** True when the line ended with `\n` (false only for a last line without one). */
+  terminated: boolean;
+}
+
+/** One line of a JSON Lines input, decoded. */
+export interface TextLine {
+  line: number;
+  text: string;
+  /** Bytes the line occupied, its newline included. */
+  bytes: number;
+}
+
+/** Limits for reading JSON Lines. */
+export interface LineOptions {
+  /** Longest line accepted, in bytes. Default 64 MiB. */
+  maxLineBytes?: number;
+}
+
+/** Default longest line: far above any real event, low enough to bound memory per line. */
+export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Splits a byte stream into lines without holding more than one line (plus one chunk) in memory.
+ * A line longer than `maxLineBytes` is a `JsonInputError` as soon as it passes the limit.
+ */
+export async function* readByteLines(
+  source: AsyncIterable<Uint8Array>,
+  options: LineOptions = {},
+): AsyncGenerator<ByteLine> {
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let line = 1;
+  const tooLong = (): never => {
+    throw new JsonInputError(
+      "jsonl.line_too_long",
+      `line is longer than ${maxLineBytes} bytes; expected at most ${maxLineBytes} (raise the line limit)`,
+      { line },
+    );
+  };
+  for await (const chunk of source) {
+    const buf = Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let start = 0;
+    for (;;) {
+      const nl = buf.indexOf(10, start);
+      if (nl === -1) break;
+      if (pendingBytes + nl - start > maxLineBytes) tooLong();
+      let bytes = buf.subarray(start, nl);
+      if (pendingBytes > 0) {
+        pending.push(bytes);
+        bytes = Buffer.concat(pending, pendingBytes + nl - start);
+        pending = [];
+        pendingBytes = 0;
+      }
+      yield { line: line++, bytes, terminated: true };
+      start = nl + 1;
+    }
+    if (start < buf.length) {
+      pendingBytes += buf.length - start;
+      if (pendingBytes > maxLineBytes) tooLong();
+      // Copied: a stream may reuse its chunk buffers.
+      pending.push(Buffer.from(buf.subarray(start)));
+    }
+  }
+  if (pendingBytes > 0) yield { line, bytes: Buffer.concat(pending, pendingBytes), terminated: false };
+}
+
+/** Strict UTF-8 decoding that keeps a BOM (for the reader to reject) and locates the first bad byte. */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch (cause) {
+    const at = firstInvalidUtf8(bytes);
+    let line = 1;
+    let lineStart = 0;
+    for (let i = bytes.indexOf(10); i !== -1 && i < at; i = bytes.indexOf(10, i + 1)) {
+      line++;
+      lineStart = i + 1;
+    }
+    const column = codePointsIn(bytes, lineStart, at) + 1;
+    throw new JsonInputError(
+      "json.invalid_utf8",
+      `invalid UTF-8 byte 0x${(bytes[at] ?? 0).toString(16).padStart(2, "0")}; expected UTF-8 text`,
+      { line, column },
+      { cause },
+    );
+  }
+}
+
+/** Splits and decodes JSON Lines; invalid UTF-8 is a `JsonInputError` with line and column. */
+export async function* readLines(
+  source: AsyncIterable<Uint8Array>,
+  options: LineOptions = {},
+): AsyncGenerator<TextLine> {
+  for await (const { line, bytes, terminated } of readByteLines(source, options)) {
+    let text: string;
+    try {
+      text = decodeUtf8(bytes);
+    } catch (error) {
+      throw error instanceof ReplayPipelineError ? error.locate({ lineOffset: line - 1 }) : error;
+    }
+    yield { line, text, bytes: bytes.length + (terminated ? 1 : 0) };
+  }
+}
+
+function codePointsIn(bytes: Uint8Array, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) if (((bytes[i] as number) & 0xc0) !== 0x80) n++;
+  return n;
+}
+
+/** Byte offset of the first invalid UTF-8 sequence (error path only). */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i] as number;
+    let need: number;
+    let min = 0;
+    if (b < 0x80) need = 0;
+    else if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      min = 0x800;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      min = 0x10000;
+    } else return i;
+    let cp = need === 0 ? b : b & (0x3f >> need);
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (need > 0 && (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))) return i;
+    i += need + 1;
+  }
+  return i;
+}
+
+/** True for a line holding only JSON whitespace: skipped, as JSON Lines readers do. */
+export function isBlankBytes(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b !== 32 && b !== 9 && b !== 13) return false;
+  return true;
+}
+
+/** Options of `canonicalDocument` and `canonicalJsonLines`. */
+export interface CanonicalInputOptions extends LineOptions, CanonicalOptions {
+  /** File name for error messages. */
+  file?: string;
+}
+
+/**
+ * Appends the canonical form of one JSON text to `out`. Takes the byte fast path for `jcs` and
+ * `openagents`; the lossless reader handles `replaykit` and reports every error with its position.
+ */
+export function canonicalInto(
+  bytes: Buffer,
+  profile: Profile,
+  out: ByteSink,
+  options: CanonicalOptions = {},
+): void {
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  if (profile !== "replaykit" && canonicalizeBytes(bytes, profile, out, maxDepth)) return;
+  const value = readJson(decodeUtf8(bytes), {
+    maxDepth,
+    rejectLoneSurrogates: rejectsLoneSurrogates(profile),
+  });
+  const text = canonicalize(value, profile, options);
+  out.reserve(text.length * 3);
+  out.len += out.buf.write(text, out.len, "utf8");
+}
+
+/** The canonical bytes of a whole JSON document. Errors name the file, line, column or path. */
+export function canonicalDocument(
+  bytes: Buffer,
+  profile: Profile,
+  options: CanonicalInputOptions = {},
+): Buffer {
+  const out = new ByteSink(bytes.length + 64);
+  try {
+    canonicalInto(bytes, profile, out, options);
+  } catch (error) {
+    throw error instanceof ReplayPipelineError ? error.locate({ file: options.file }) : error;
+  }
+  return out.view();
+}
+
+/** Size of the batches `canonicalJsonLines` yields. */
+const BATCH_BYTES = 1 << 20;
+
+/**
+ * Canonicalizes every non-blank line of a JSON Lines stream: the output is each canonical line
+ * followed by `\n`, yielded in batches of about 1 MiB. Errors name the file, line and column.
+ */
+export async function* canonicalJsonLines(
+  source: AsyncIterable<Uint8Array>,
+  profile: Profile,
+  options: CanonicalInputOptions = {},
+): AsyncGenerator<Buffer> {
+  let out = new ByteSink(BATCH_BYTES + (BATCH_BYTES >> 2));
+  const lines = readByteLines(source, options);
+  for (;;) {
+    let next: IteratorResult<ByteLine>;
+    try {
+      next = await lines.next();
+    } catch (error) {
+      throw error instanceof ReplayPipelineError ? error.locate({ file: options.file }) : error;
+    }
+    if (next.done === true) break;
+    const { line, bytes } = next.value;
+    if (isBlankBytes(bytes)) continue;
+    try {
+      canonicalInto(bytes, profile, out, options);
+    } catch (error) {
+      // A line's document knows only its own line 1: shift to the file's line.
+      throw error instanceof ReplayPipelineError
+        ? error.locate({ file: options.file, lineOffset: line - 1 })
+        : error;
+    }
+    out.reserve(1);
+    out.buf[out.len++] = 10;
+    if (out.len >= BATCH_BYTES) {
+      yield out.view();
+      out = new ByteSink(BATCH_BYTES + (BATCH_BYTES >> 2));
+    }
+  }
+  if (out.len > 0) yield out.view();
+}

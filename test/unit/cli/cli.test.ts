@@ -1,0 +1,168 @@
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { corpusBytes, corpusPath, PROJECT_ROOT } from "../../support/corpus.js";
+
+const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
+
+function run(...args: string[]): { code: number | null; stdout: string; stderr: string; raw: Buffer } {
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd: PROJECT_ROOT });
+  return {
+    code: result.status,
+    stdout: result.stdout.toString("utf8"),
+    stderr: result.stderr.toString("utf8"),
+    raw: result.stdout,
+  };
+}
+
+const dir = mkdtempSync(join(tmpdir(), "replay-cli-"));
+function file(name: string, content: string | Buffer): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+describe("replay-pipeline canon", () => {
+  it("prints RFC 8785 output/weird.json byte for byte, without a trailing newline", () => {
+    const result = run("canon", corpusPath("rfc8785", "input", "weird.json"));
+    expect(result.code).toBe(0);
+    expect(result.raw.equals(corpusBytes("rfc8785", "output", "weird.json"))).toBe(true);
+  });
+
+  it("canonicalizes JSON Lines line by line with the chosen profile", () => {
+    const result = run(
+      "canon",
+      file("a.jsonl", '{"b":1.0,"a":[1e2]}\n{"x":"\\u00e9"}\n'),
+      "--profile",
+      "openagents",
+    );
+    expect(result.stdout).toBe('{"a":[100.0],"b":1.0}\n{"x":"é"}\n');
+  });
+
+  it("reads a non-.jsonl name as JSON Lines with --jsonl", () => {
+    expect(run("canon", file("lines.txt", "[1]\n[2]\n"), "--jsonl").stdout).toBe("[1]\n[2]\n");
+  });
+
+  it("applies the replaykit rules", () => {
+    const result = run(
+      "canon",
+      corpusPath("replaykit", "fuzz_corpus", "canonical", "path_timestamp_mixed.json"),
+      "--profile",
+      "replaykit",
+    );
+    expect(JSON.parse(result.stdout)).toEqual({
+      cwd: "/c/Users/alice/repo/",
+      nested: {
+        file_path: "/logs/trace.txt",
+        labels: ["alpha", "beta"],
+        updated_at: "2026-02-21T16:02:03.123456Z",
+      },
+      tags: ["a", "m", "z"],
+      timestamp: "2026-02-23T01:10:00.000000Z",
+    });
+  });
+});
+
+describe("replay-pipeline hash", () => {
+  const replay = corpusPath("openagents", "replays-type-ts", "run_happy_path_v1.REPLAY.jsonl");
+
+  it("--raw gives the replay_hash the producer recorded", () => {
+    expect(run("hash", replay, "--raw").stdout).toBe(
+      "sha256:d0f58fa2c0aef7d87ac809d6420852c6fd8f37b8e24fb489b551867323beec69\n",
+    );
+  });
+
+  it("hashes exactly what canon prints", () => {
+    for (const profile of ["jcs", "openagents", "replaykit"]) {
+      const canon = run("canon", replay, "--profile", profile).raw;
+      const expected = `sha256:${createHash("sha256").update(canon).digest("hex")}\n`;
+      expect(run("hash", replay, "--profile", profile).stdout).toBe(expected);
+    }
+  });
+
+  it("reads standard input with -", () => {
+    const result = spawnSync(process.execPath, [BIN, "hash", "-"], { input: '{"b":2,"a":1}' });
+    expect(result.stdout.toString()).toBe(
+      `sha256:${createHash("sha256").update('{"a":1,"b":2}').digest("hex")}\n`,
+    );
+  });
+});
+
+describe("errors and usage", () => {
+  it("exits 2 with one line naming file, line, column and the problem", () => {
+    const path = file("dup.json", '{"a":1,\n "a":2}');
+    const result = run("canon", path);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe(
+      `replay-pipeline: ${path}: line 2, column 2: duplicate member name "a"; first at column 2 of the line above; expected each name once per object [json.duplicate_key]\n`,
+    );
+  });
+
+  it("names the line of a bad JSON Lines line", () => {
+    const result = run("hash", file("bad.jsonl", '{"a":1}\n{"a":\n'));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /bad\.jsonl: line 2, column 6: expected a JSON value, found end of input \[json\.syntax\]\n$/,
+    );
+  });
+
+  it("reports a missing file", () => {
+    const result = run("hash", join(dir, "missing.json"));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("no such file [io.not_found]");
+  });
+
+  it.each([
+    [["canon"], "expected exactly one input file"],
+    [["canon", "a", "b"], "expected exactly one input file"],
+    [["hash", "x.json", "--profile", "sha1"], "unknown profile 'sha1'"],
+    [["canon", "x.json", "--nope"], "Unknown option '--nope'"],
+    [["frobnicate"], "unknown command 'frobnicate'"],
+    [["hash", "x.json", "--max-depth", "0"], "--max-depth expects a positive integer"],
+  ])("rejects %j as a usage error", (args, message) => {
+    const result = run(...args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stderr).toContain("[cli.usage]");
+  });
+
+  it.each(["canon", "hash", "scan"])("%s --help explains its options and exits 0", (command) => {
+    const result = run(command, "--help");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Usage: replay-pipeline ${command}`);
+  });
+
+  it("--help lists the commands", () => {
+    const result = run("--help");
+    expect(result.code).toBe(0);
+    for (const command of ["canon", "hash", "scan"]) expect(result.stdout).toContain(command);
+  });
+});
+
+describe("replay-pipeline scan", () => {
+  it("hashes every replay file of a folder and goes on past a bad one", () => {
+    const folder = mkdtempSync(join(tmpdir(), "replay-scan-"));
+    writeFileSync(join(folder, "good.jsonl"), '{"a":1}\n');
+    writeFileSync(join(folder, "bad.json"), "{");
+    const result = run("scan", folder, "--json");
+    expect(result.code).toBe(1);
+    const rows = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(rows.map((r) => r.file.split("/").pop())).toEqual(["bad.json", "good.jsonl"]);
+    expect(rows[1].raw).toBe(`sha256:${createHash("sha256").update('{"a":1}\n').digest("hex")}`);
+    expect(rows[0].errors.jcs.code).toBe("json.syntax");
+  });
+
+  it("is what npm start runs: every example hashes cleanly", () => {
+    const result = run("scan", "examples");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("fix-auth.REPLAY.jsonl");
+    expect(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")).toContain("scan examples");
+  });
+});
