@@ -49,28 +49,45 @@ function grow(a: Int32Array): Int32Array<ArrayBuffer> {
   return next;
 }
 
-/** The scanner's state lives in fields so no closure is made per call and hot loops stay fast. */
+// A raw control byte anywhere in the input.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const CONTROL = /[\u0000-\u001f]/;
+
+/**
+ * The scanner's state lives in fields, so no closure is made per call and the hot loops stay
+ * fast. Output is lazy: input bytes that are already canonical (most of them) are not copied one
+ * by one but left as a pending span `[from, i)` of the input, copied in one native call when
+ * something different must be written (whitespace dropped, a number reformatted, an escape
+ * rewritten) or when an object's members must be reordered. The logical output position is
+ * therefore `o + (i - from)`.
+ */
 class ByteCanonicalizer {
   private src: Buffer = Buffer.alloc(0);
   private n = 0;
   private i = 0;
+  private from = 0;
   private sink: ByteSink = new ByteSink(0);
   private buf: Buffer = Buffer.alloc(0);
   private o = 0;
   private jcs = true;
-  private keyFlags = 0;
+  /** The line holds a raw byte below 0x20, so string contents must be checked byte by byte. */
+  private control = false;
+  /** Offset of the next backslash at or after `i` (or n). */
+  private nextBackslash = 0;
   // Open containers: 1 for an object, 0 for an array; and where each object's members begin.
   private kinds = new Int32Array(64);
   private bases = new Int32Array(64);
   private depth = 0;
-  // Members of the open objects: output offsets of the key's quote, the end of the key, the end
-  // of the value; and the key's flags.
+  // Members of the open objects: logical output offsets of the member's start and end; where the
+  // key's canonical text (without quotes) can be read (in src when it was copied as is, else in
+  // buf); its flags; and its first four bytes, big-endian, which settle most comparisons.
   private mStart = new Int32Array(256);
-  private mKeyEnd = new Int32Array(256);
   private mEnd = new Int32Array(256);
-  private mFlags = new Int32Array(256);
-  // The key's first four bytes, big-endian: most comparisons end here.
-  private mPrefix = new Uint32Array(256);
+  private kStart = new Int32Array(256);
+  private kEnd = new Int32Array(256);
+  private kInSrc = new Int32Array(256);
+  private kFlags = new Int32Array(256);
+  private kPrefix = new Uint32Array(256);
   private m = 0;
   private order = new Int32Array(256);
   private scratch = Buffer.allocUnsafe(1 << 16);
@@ -80,15 +97,21 @@ class ByteCanonicalizer {
     this.src = src;
     this.n = src.length;
     this.i = 0;
+    this.from = 0;
     this.sink = sink;
     sink.reserve(src.length + 64);
     this.buf = sink.buf;
     this.o = sink.len;
     this.jcs = profile === "jcs";
+    this.control = CONTROL.test(src.toString("latin1"));
+    this.nextBackslash = -1;
     this.depth = 0;
     this.m = 0;
     const ok = this.document(maxDepth);
-    if (ok) sink.len = this.o;
+    if (ok) {
+      this.flush();
+      sink.len = this.o;
+    }
     // Drop references so a large input is not kept alive by this shared instance.
     this.src = Buffer.alloc(0);
     this.buf = this.src;
@@ -103,33 +126,46 @@ class ByteCanonicalizer {
     }
   }
 
+  /** Copies the pending span `[from, i)` to the output. */
+  private flush(): void {
+    const len = this.i - this.from;
+    if (len === 0) return;
+    this.ensure(len);
+    const buf = this.buf;
+    const src = this.src;
+    if (len > 32) buf.set(src.subarray(this.from, this.i), this.o);
+    else for (let k = 0; k < len; k++) buf[this.o + k] = src[this.from + k] as number;
+    this.o += len;
+    this.from = this.i;
+  }
+
+  /** Skips whitespace, which is not copied: the pending span is flushed first. */
   private skipWs(): void {
     const src = this.src;
+    let c = src[this.i];
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return;
+    this.flush();
     let i = this.i;
-    for (;;) {
-      const c = src[i];
-      if (c === 32 || c === 10 || c === 13 || c === 9) i++;
-      else break;
-    }
+    do c = src[++i];
+    while (c === 32 || c === 10 || c === 13 || c === 9);
     this.i = i;
+    this.from = i;
   }
 
   private document(maxDepth: number): boolean {
     const src = this.src;
     this.skipWs();
     for (;;) {
+      // A value starts at i.
       const c = src[this.i];
       if (c === 34) {
-        if (!this.string(false)) return false;
+        if (!this.string(-1)) return false;
       } else if (c === 123 || c === 91) {
         if (this.depth >= maxDepth) return false;
         this.i++;
         this.skipWs();
-        this.ensure(2);
-        this.buf[this.o++] = c;
         if (src[this.i] === c + 2) {
           this.i++;
-          this.buf[this.o++] = c + 2;
         } else {
           if (this.depth === this.kinds.length) {
             this.kinds = grow(this.kinds);
@@ -142,11 +178,20 @@ class ByteCanonicalizer {
           continue;
         }
       } else if (c === 116) {
-        if (!this.literal(0x74, 0x72, 0x75, 0x65, 4)) return false;
+        if (src[this.i + 1] !== 0x72 || src[this.i + 2] !== 0x75 || src[this.i + 3] !== 0x65) return false;
+        this.i += 4;
       } else if (c === 102) {
-        if (!this.literal(0x66, 0x61, 0x6c, 0x73, 5)) return false;
+        if (
+          src[this.i + 1] !== 0x61 ||
+          src[this.i + 2] !== 0x6c ||
+          src[this.i + 3] !== 0x73 ||
+          src[this.i + 4] !== 0x65
+        )
+          return false;
+        this.i += 5;
       } else if (c === 110) {
-        if (!this.literal(0x6e, 0x75, 0x6c, 0x6c, 4)) return false;
+        if (src[this.i + 1] !== 0x75 || src[this.i + 2] !== 0x6c || src[this.i + 3] !== 0x6c) return false;
+        this.i += 4;
       } else if (!this.number()) {
         return false;
       }
@@ -157,21 +202,17 @@ class ByteCanonicalizer {
         if (this.depth === 0) return this.i === this.n;
         const d = src[this.i];
         const isObject = this.kinds[this.depth - 1] === 1;
-        if (isObject) this.mEnd[this.m - 1] = this.o;
+        if (isObject) this.mEnd[this.m - 1] = this.o + this.i - this.from;
         if (d === 44) {
           this.i++;
           this.skipWs();
-          this.ensure(1);
-          this.buf[this.o++] = 44;
           if (isObject && !this.key()) return false;
           break;
         }
         if (d !== (isObject ? 125 : 93)) return false;
-        this.i++;
         this.depth--;
         if (isObject && !this.closeObject(this.bases[this.depth] as number)) return false;
-        this.ensure(1);
-        this.buf[this.o++] = d;
+        this.i++;
       }
     }
   }
@@ -180,86 +221,131 @@ class ByteCanonicalizer {
     if (this.src[this.i] !== 34) return false;
     if (this.m === this.mStart.length) {
       this.mStart = grow(this.mStart);
-      this.mKeyEnd = grow(this.mKeyEnd);
       this.mEnd = grow(this.mEnd);
-      this.mFlags = grow(this.mFlags);
-      const prefix = new Uint32Array(this.mPrefix.length * 2);
-      prefix.set(this.mPrefix);
-      this.mPrefix = prefix;
+      this.kStart = grow(this.kStart);
+      this.kEnd = grow(this.kEnd);
+      this.kInSrc = grow(this.kInSrc);
+      this.kFlags = grow(this.kFlags);
+      const prefix = new Uint32Array(this.kPrefix.length * 2);
+      prefix.set(this.kPrefix);
+      this.kPrefix = prefix;
     }
     const slot = this.m++;
-    this.mStart[slot] = this.o;
-    if (!this.string(true)) return false;
-    this.mKeyEnd[slot] = this.o;
-    this.mFlags[slot] = this.keyFlags;
-    const at = (this.mStart[slot] as number) + 1;
-    const len = this.o - 1 - at;
-    const buf = this.buf;
+    this.mStart[slot] = this.o + this.i - this.from;
+    if (!this.string(slot)) return false;
+    const text = this.kInSrc[slot] === 1 ? this.src : this.buf;
+    const at = this.kStart[slot] as number;
+    const len = (this.kEnd[slot] as number) - at;
     // Keys hold no raw NUL (control characters are escaped), so zero padding sorts short keys first.
-    this.mPrefix[slot] =
-      ((len > 0 ? (buf[at] as number) : 0) * 0x1000000 +
-        (len > 1 ? (buf[at + 1] as number) : 0) * 0x10000 +
-        (len > 2 ? (buf[at + 2] as number) : 0) * 0x100 +
-        (len > 3 ? (buf[at + 3] as number) : 0)) >>>
+    this.kPrefix[slot] =
+      ((len > 0 ? (text[at] as number) : 0) * 0x1000000 +
+        (len > 1 ? (text[at + 1] as number) : 0) * 0x10000 +
+        (len > 2 ? (text[at + 2] as number) : 0) * 0x100 +
+        (len > 3 ? (text[at + 3] as number) : 0)) >>>
       0;
     this.skipWs();
     if (this.src[this.i] !== 58) return false;
     this.i++;
     this.skipWs();
-    this.ensure(1);
-    this.buf[this.o++] = 58;
     return true;
   }
 
-  private literal(a: number, b: number, c: number, d: number, len: number): boolean {
+  /**
+   * Handles the string at src[i] === '"'. For a key (`slot` >= 0) records where its canonical
+   * text is and its flags.
+   */
+  private string(slot: number): boolean {
     const src = this.src;
-    const i = this.i;
-    if (src[i + 1] !== b || src[i + 2] !== c || src[i + 3] !== d) return false;
-    if (len === 5 && src[i + 4] !== 0x65) return false;
-    this.ensure(len);
-    const buf = this.buf;
-    buf[this.o] = a;
-    buf[this.o + 1] = b;
-    buf[this.o + 2] = c;
-    buf[this.o + 3] = d;
-    if (len === 5) buf[this.o + 4] = 0x65;
-    this.o += len;
-    this.i += len;
+    const start = this.i + 1;
+    const q = src.indexOf(34, start);
+    if (q === -1) return false;
+    if (this.nextBackslash < start && this.nextBackslash !== this.n) {
+      const b = src.indexOf(92, start);
+      this.nextBackslash = b === -1 ? this.n : b;
+    }
+    if (this.nextBackslash > q) {
+      // No escape: the string is already canonical, unless it hides a raw control character.
+      if (this.control) for (let k = start; k < q; k++) if ((src[k] as number) < 0x20) return false;
+      if (slot >= 0) this.keyInSrc(slot, start, q, 0);
+      this.i = q + 1;
+      return true;
+    }
+    // Escapes: the ones JSON.stringify also writes (\n, \", \u001f, …) leave the string canonical,
+    // so a read-only scan usually settles it; \/ and other \u escapes need rewriting.
+    if (this.control)
+      for (let k = start; k < this.nextBackslash; k++) if ((src[k] as number) < 0x20) return false;
+    let k = this.nextBackslash;
+    for (;;) {
+      const c = src[k];
+      if (c === 34) break;
+      if (c === undefined || c < 0x20) return false;
+      if (c !== 92) {
+        k++;
+        continue;
+      }
+      const e = src[k + 1];
+      if (e === 110 || e === 34 || e === 92 || e === 116 || e === 114 || e === 98 || e === 102) k += 2;
+      else if (e === 117 && isCanonicalControlEscape(src, k)) k += 6;
+      else {
+        this.flush();
+        return this.escapedString(slot);
+      }
+    }
+    if (slot >= 0) this.keyInSrc(slot, start, k, ESCAPED);
+    this.i = k + 1;
     return true;
   }
 
-  /** Copies the string at src[i] === '"' in canonical form; for a key, sets keyFlags. */
-  private string(isKey: boolean): boolean {
+  /** Records a key whose canonical text is `src[start, end)`. */
+  private keyInSrc(slot: number, start: number, end: number, flags: number): void {
+    const src = this.src;
+    if (this.jcs) for (let k = start; k < end; k++) if ((src[k] as number) >= 0xee) flags |= HIGH;
+    this.kStart[slot] = start;
+    this.kEnd[slot] = end;
+    this.kInSrc[slot] = 1;
+    this.kFlags[slot] = flags;
+  }
+
+  /** Writes the string at src[i] === '"', which holds escapes, in canonical form. */
+  private escapedString(slot: number): boolean {
     const src = this.src;
     const n = this.n;
     // A canonical string is never longer than its source text.
-    if (this.o + (n - this.i) > this.buf.length) this.ensure(n - this.i);
+    this.ensure(n - this.i);
     const buf = this.buf;
     let i = this.i + 1;
     let o = this.o;
     let flags = 0;
     buf[o++] = 34;
+    const textStart = o;
+    const isKey = slot >= 0;
+    let quote = -1;
     for (;;) {
-      // Runs of bytes that are copied as they are: found read-only, then copied in one go.
-      const runStart = i;
-      let c = 0;
-      while (i < n) {
-        c = src[i] as number;
-        if (c === 34 || c === 92 || c < 0x20 || (isKey && c >= 0xee)) break;
-        i++;
+      // Copy the plain run up to the next backslash or closing quote in one go.
+      if (quote < i) {
+        quote = src.indexOf(34, i);
+        if (quote === -1) return false;
       }
-      const run = i - runStart;
-      if (run > 128) buf.set(src.subarray(runStart, i), o);
-      else for (let k = 0; k < run; k++) buf[o + k] = src[runStart + k] as number;
+      let backslash = this.nextBackslash;
+      if (backslash < i) {
+        backslash = src.indexOf(92, i);
+        if (backslash === -1) backslash = n;
+        this.nextBackslash = backslash;
+      }
+      const stop = Math.min(backslash, quote);
+      if (this.control || (isKey && this.jcs)) {
+        for (let k = i; k < stop; k++) {
+          const c = src[k] as number;
+          if (c < 0x20) return false;
+          if (c >= 0xee) flags |= HIGH;
+        }
+      }
+      const run = stop - i;
+      if (run > 64) buf.set(src.subarray(i, stop), o);
+      else for (let k = 0; k < run; k++) buf[o + k] = src[i + k] as number;
       o += run;
-      if (i >= n || c < 0x20) return false;
-      if (c === 34) break;
-      if (c !== 92) {
-        flags |= HIGH;
-        buf[o++] = c;
-        i++;
-        continue;
-      }
+      i = stop;
+      if (stop === quote) break;
       const e = src[i + 1];
       if (e === 34 || e === 92 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116) {
         // Escapes JSON.stringify writes the same way.
@@ -323,10 +409,16 @@ class ByteCanonicalizer {
         buf[o++] = 0x80 | (cp & 0x3f);
       }
     }
+    if (slot >= 0) {
+      this.kStart[slot] = textStart;
+      this.kEnd[slot] = o;
+      this.kInSrc[slot] = 0;
+      this.kFlags[slot] = flags;
+    }
     buf[o++] = 34;
     this.i = i + 1;
+    this.from = this.i;
     this.o = o;
-    this.keyFlags = flags;
     return true;
   }
 
@@ -368,7 +460,6 @@ class ByteCanonicalizer {
       do c = src[++j];
       while (c !== undefined && c >= 48 && c <= 57);
     }
-    this.i = j;
     const negativeZero = negative && digits === 1 && src[s + 1] === 48;
     let verbatim = false;
     if (integer) {
@@ -390,21 +481,20 @@ class ByteCanonicalizer {
       );
     }
     if (verbatim) {
-      this.ensure(j - s);
-      const buf = this.buf;
-      let o = this.o;
-      for (let k = s; k < j; k++) buf[o++] = src[k] as number;
-      this.o = o;
+      this.i = j;
       return true;
     }
     const v = Number(src.toString("latin1", s, j));
     if (!Number.isFinite(v)) return false;
     const text = this.jcs ? formatEs6(v) : formatRyu(v);
+    this.flush();
     this.ensure(text.length);
     const buf = this.buf;
     let o = this.o;
     for (let k = 0; k < text.length; k++) buf[o++] = text.charCodeAt(k);
     this.o = o;
+    this.i = j;
+    this.from = j;
     return true;
   }
 
@@ -458,56 +548,98 @@ class ByteCanonicalizer {
       }
       order[x + 1] = slot;
     }
+    // Assemble the members in order in scratch, reading each from wherever its bytes are now
+    // (written output, or the pending input span), then put the result in place.
     const from = this.mStart[base] as number;
     const to = this.mEnd[base + count - 1] as number;
     if (this.scratch.length < to - from)
       this.scratch = Buffer.allocUnsafe(Math.max(to - from, this.scratch.length * 2));
     const scratch = this.scratch;
-    const buf = this.buf;
-    scratch.set(buf.subarray(from, to));
-    let w = from;
+    let w = 0;
     for (let k = 0; k < count; k++) {
       const slot = order[k] as number;
-      if (k > 0) buf[w++] = 44;
-      const a = (this.mStart[slot] as number) - from;
-      const b = (this.mEnd[slot] as number) - from;
-      if (b - a < 24) for (let x = a; x < b; x++) buf[w++] = scratch[x] as number;
-      else {
-        buf.set(scratch.subarray(a, b), w);
-        w += b - a;
-      }
+      if (k > 0) scratch[w++] = 44;
+      w = this.copyLogical(scratch, w, this.mStart[slot] as number, this.mEnd[slot] as number);
     }
+    // Write out what precedes the object if it is still pending, then the object itself: its
+    // bytes end at `to` and nothing of it stays pending.
+    if (this.o < from) {
+      const len = from - this.o;
+      this.ensure(len);
+      this.buf.set(this.src.subarray(this.from, this.from + len), this.o);
+    }
+    this.from = this.i;
+    this.o = from;
+    this.ensure(w);
+    this.buf.set(scratch.subarray(0, w), from);
+    this.o = to;
     return true;
+  }
+
+  /** Copies logical output bytes [start, end) (written, or still pending in src) to dst at w. */
+  private copyLogical(dst: Buffer, w: number, start: number, end: number): number {
+    const o = this.o;
+    if (start < o) {
+      const stop = Math.min(end, o);
+      if (stop - start > 32) dst.set(this.buf.subarray(start, stop), w);
+      else for (let x = start; x < stop; x++) dst[w + x - start] = this.buf[x] as number;
+      w += stop - start;
+    }
+    if (end > o) {
+      const s0 = this.from + (Math.max(start, o) - o);
+      const s1 = this.from + (end - o);
+      const src = this.src;
+      if (s1 - s0 > 32) dst.set(src.subarray(s0, s1), w);
+      else for (let x = s0; x < s1; x++) dst[w + x - s0] = src[x] as number;
+      w += s1 - s0;
+    }
+    return w;
   }
 
   /** Compares two member keys in the profile's order, from their canonical bytes. */
   private compare(a: number, b: number): number {
-    const pa = this.mPrefix[a] as number;
-    const pb = this.mPrefix[b] as number;
-    const flags = (this.mFlags[a] as number) | (this.mFlags[b] as number);
-    const buf = this.buf;
-    const sa = (this.mStart[a] as number) + 1;
-    const ea = (this.mKeyEnd[a] as number) - 1;
-    const sb = (this.mStart[b] as number) + 1;
-    const eb = (this.mKeyEnd[b] as number) - 1;
+    const flags = (this.kFlags[a] as number) | (this.kFlags[b] as number);
+    const ta = this.kInSrc[a] === 1 ? this.src : this.buf;
+    const tb = this.kInSrc[b] === 1 ? this.src : this.buf;
+    const sa = this.kStart[a] as number;
+    const ea = this.kEnd[a] as number;
+    const sb = this.kStart[b] as number;
+    const eb = this.kEnd[b] as number;
     if ((flags & ESCAPED) !== 0 || (this.jcs && (flags & HIGH) !== 0)) {
-      const ka = JSON.parse(buf.toString("utf8", sa - 1, ea + 1)) as string;
-      const kb = JSON.parse(buf.toString("utf8", sb - 1, eb + 1)) as string;
+      const ka = JSON.parse(`"${ta.toString("utf8", sa, ea)}"`) as string;
+      const kb = JSON.parse(`"${tb.toString("utf8", sb, eb)}"`) as string;
       if (ka === kb) return 0;
       return this.jcs ? (ka < kb ? -1 : 1) : compareCodePoints(ka, kb);
     }
     // UTF-8 byte order is code-point order, and equals UTF-16 order below U+E000.
+    const pa = this.kPrefix[a] as number;
+    const pb = this.kPrefix[b] as number;
     if (pa !== pb) return pa < pb ? -1 : 1;
     const la = ea - sa;
     const lb = eb - sb;
     const len = Math.min(la, lb);
-    for (let k = 0; k < len; k++) {
-      const x = buf[sa + k] as number;
-      const y = buf[sb + k] as number;
+    for (let k = 4; k < len; k++) {
+      const x = ta[sa + k] as number;
+      const y = tb[sb + k] as number;
       if (x !== y) return x - y;
     }
     return la - lb;
   }
+}
+
+/**
+ * True for `\u00XX` (lowercase hex) naming a control character that JSON.stringify writes that
+ * way, i.e. not one of \b \t \n \f \r.
+ */
+function isCanonicalControlEscape(src: Buffer, at: number): boolean {
+  if (src[at + 2] !== 48 || src[at + 3] !== 48) return false;
+  const hi = src[at + 4];
+  const lo = src[at + 5] as number;
+  if (hi !== 48 && hi !== 49) return false;
+  const low = lo >= 48 && lo <= 57 ? lo - 48 : lo >= 97 && lo <= 102 ? lo - 87 : -1;
+  if (low < 0) return false;
+  const cp = (hi === 49 ? 16 : 0) + low;
+  return cp !== 8 && cp !== 9 && cp !== 10 && cp !== 12 && cp !== 13;
 }
 
 function hex4(src: Buffer, at: number): number {

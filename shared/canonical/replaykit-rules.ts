@@ -101,19 +101,22 @@ export function normalizeTimestamp(value: string): string {
   const target = raw.endsWith("Z") ? `${raw.slice(0, -1)}+00:00` : raw;
   const parsed = parseIsoDatetime(target);
   if (parsed === undefined || parsed.offsetMicros === undefined) return raw;
-  const micros =
-    (((daysFromCivil(parsed.year, parsed.month, parsed.day) * 24 + parsed.hour) * 60 + parsed.minute) * 60 +
-      parsed.second) *
-      1_000_000 +
+  // Days and microseconds of the day kept apart: one count of microseconds since 1970 would pass
+  // 2^53 for dates centuries away and lose the last digits.
+  let days = daysFromCivil(parsed.year, parsed.month, parsed.day);
+  let rest =
+    ((parsed.hour * 60 + parsed.minute) * 60 + parsed.second) * 1_000_000 +
     parsed.microsecond -
     parsed.offsetMicros;
-  const days = Math.floor(micros / 86_400_000_000);
-  let rest = micros - days * 86_400_000_000;
+  const carry = Math.floor(rest / 86_400_000_000);
+  days += carry;
+  rest -= carry * 86_400_000_000;
   const { year, month, day } = civilFromDays(days);
-  if (year < 1 || year > 9999)
+  if (year < 1 || year > 9999) {
     throw new TimestampRangeError(
       `timestamp ${JSON.stringify(value)} converted to UTC falls outside years 1-9999`,
     );
+  }
   const hour = Math.floor(rest / 3_600_000_000);
   rest -= hour * 3_600_000_000;
   const minute = Math.floor(rest / 60_000_000);
@@ -181,8 +184,12 @@ function parseIsoDatetime(s: string): IsoDatetime | undefined {
   if (s.length < 7) return undefined;
   const sep = separatorIndex(s);
   if (sep < 0) return undefined;
+  // CPython reads any single non-ASCII character (an emoji too) as the separator.
   let text = s;
-  if (sep < s.length && s.charCodeAt(sep) > 0x7f) text = `${s.slice(0, sep)}T${s.slice(sep + 1)}`;
+  if (sep < s.length && s.charCodeAt(sep) > 0x7f) {
+    const width = (s.codePointAt(sep) ?? 0) > 0xffff ? 2 : 1;
+    text = `${s.slice(0, sep)}T${s.slice(sep + width)}`;
+  }
   for (let k = 0; k < text.length; k++) if (text.charCodeAt(k) > 0x7f) return undefined;
   const date = parseIsoDate(text.slice(0, sep));
   if (date === undefined) return undefined;
@@ -268,7 +275,9 @@ function parseIsoTime(
   const tz = parseHhMmSsFf(s, tzPos + 1, s.length);
   if (tz === undefined || tz.trailing) return undefined;
   const { hour, minute, second, microsecond } = tz.value;
-  const offset = ((hour * 60 + minute) * 60 + second) * 1_000_000 + microsecond;
+  const offsetSeconds = (hour * 60 + minute) * 60 + second;
+  // CPython returns plain UTC for an offset of zero seconds, dropping any microseconds in it.
+  const offset = offsetSeconds === 0 ? 0 : offsetSeconds * 1_000_000 + microsecond;
   // datetime.timezone accepts offsets strictly within one day.
   if (offset >= 86_400_000_000) return undefined;
   return { ...clock.value, offsetMicros: sign * offset };

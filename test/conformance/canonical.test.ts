@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  canonicalDocument,
   canonicalHash,
   canonicalize,
   isJsonObject,
@@ -45,6 +46,8 @@ describe("RFC 8785 vectors (cyberphone/json-canonicalization)", () => {
       .split(/\s+/)
       .join("");
     expect(bytes.toString("hex")).toBe(hex.toLowerCase());
+    // The byte fast path (what the CLI runs) must agree.
+    expect(canonicalDocument(corpusBytes("rfc8785", "input", name), "jcs").equals(bytes)).toBe(true);
   });
 });
 
@@ -60,8 +63,9 @@ describe("ES6 number serialization (es6_numbers_first1000.txt)", () => {
       const [hex, expected] = line.split(",") as [string, string];
       view.setBigUint64(0, BigInt(`0x${hex}`));
       const value = view.getFloat64(0);
-      // Through the lossless reader: the number's shortest text must re-canonicalize to itself.
-      const got = canonicalize(readJson(JSON.stringify(value)), "jcs");
+      // Written with 17 significant digits, not the shortest form, so the serializer must find it.
+      const text = Number.isFinite(value) ? value.toExponential(16) : String(value);
+      const got = canonicalize(readJson(`[${text}]`), "jcs").slice(1, -1);
       if (got !== expected) wrong.push(`${hex}: got ${got}, expected ${expected}`);
     }
     expect(wrong).toEqual([]);
@@ -76,6 +80,8 @@ describe("OpenAgents khala payload hash vectors", () => {
     const canonical = canonicalize(vector.payload as JsonValue, "openagents");
     expect(canonical).toBe(str(vector.canonical_json));
     expect(sha256Tag(canonical)).toBe(str(vector.sha256));
+    const fast = canonicalDocument(Buffer.from(JSON.stringify(vector.payload)), "openagents");
+    expect(fast.toString("utf8")).toBe(str(vector.canonical_json));
   });
 });
 
