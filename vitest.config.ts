@@ -6,5 +6,7 @@ export default defineConfig({
     globalSetup: ["test/global-setup.ts"],
     pool: "forks",
     testTimeout: 60_000,
+    // The JSON report lets .ci/run print a plain "N passed, N failed" closing line.
+    reporters: ["default", ["json", { outputFile: ".local/vitest-report.json" }]],
   },
 });

@@ -1,0 +1,208 @@
+import type { JsonValue } from "../canonical/index.js";
+
+/** The formats `inspect` recognizes, by content. */
+export const FORMAT_IDS = [
+  "replay-v1",
+  "replay-dsrs",
+  "replay-adr0003",
+  "replay-bundle",
+  "braintrust-spans",
+  "replaykit-rpk",
+] as const;
+
+/** One of `FORMAT_IDS`. */
+export type FormatId = (typeof FORMAT_IDS)[number];
+
+/** Outcome of one check row. */
+export type CheckStatus = "passed" | "failed" | "unverifiable";
+
+/**
+ * One recomputed hash or comparison (DESIGN.md verdict model). `subject` names what was checked
+ * so a person can find it: `line 12 ToolCall step-3 params`, `step step-001`, `envelope`.
+ */
+export interface CheckRow {
+  check: string;
+  subject: string;
+  expected: string | null;
+  actual: string | null;
+  status: CheckStatus;
+}
+
+/** An error or a notice about the input, located as precisely as the format allows. */
+export interface Finding {
+  /** 1-based line of the file (JSON Lines) or of the document; null when not applicable. */
+  line: number | null;
+  /** 1-based column in characters; null when unknown. */
+  column: number | null;
+  /** JSON path inside the line's or document's value, `$` for the whole. */
+  path: string;
+  /** Stable identifier such as `replay.missing_field`. */
+  code: string;
+  message: string;
+  expected?: string;
+  found?: string;
+}
+
+/** The file's verdict: `invalid` for unreadable input, else from the check rows. */
+export type Verdict = "passed" | "failed" | "unverifiable" | "invalid";
+
+/** How many errors and notices are listed; the rest are counted. */
+export const MAX_LISTED = 100;
+
+/**
+ * Collects what inspecting one file finds. Errors and notices beyond `MAX_LISTED` are counted,
+ * not kept, so a file with a million bad lines still uses bounded memory.
+ */
+export class Findings {
+  readonly errors: Finding[] = [];
+  readonly notices: Finding[] = [];
+  readonly checks: CheckRow[] = [];
+  errorCount = 0;
+  noticeCount = 0;
+
+  error(finding: Finding): void {
+    this.errorCount++;
+    if (this.errors.length < MAX_LISTED) this.errors.push(finding);
+  }
+
+  notice(finding: Finding): void {
+    this.noticeCount++;
+    if (this.notices.length < MAX_LISTED) this.notices.push(finding);
+  }
+
+  check(row: CheckRow): void {
+    this.checks.push(row);
+  }
+
+  /** Adds a hash comparison row: passed when equal, failed otherwise. */
+  compare(check: string, subject: string, expected: string, actual: string): void {
+    this.checks.push({ check, subject, expected, actual, status: expected === actual ? "passed" : "failed" });
+  }
+}
+
+/** A tool call as the session recorded it; what receipts are matched against. */
+export interface ToolCallRecord {
+  id: string | null;
+  step_id: string | null;
+  tool: string | null;
+  params_hash: string | null;
+  output_hash: string | null;
+  latency_ms: number | null;
+  /** false when the result reported failure (ok false, success false, non-zero exit code, error). */
+  ok: boolean | null;
+  side_effects: string[];
+  /** Line of the call in the file, for reports. */
+  line: number | null;
+}
+
+/** A RuntimeEvent of the OpenAgents runtime, as trajectory_hash covers it. */
+export interface RuntimeEventRecord {
+  seq: JsonValue;
+  event_type: JsonValue;
+  payload: JsonValue;
+  idempotency_key: JsonValue;
+  recorded_at: JsonValue;
+}
+
+/** One conversational turn of a span trace. */
+export interface Turn {
+  turn_number: number;
+  span_id: string;
+  user_input: string | null;
+  assistant_output: string | null;
+  tool_calls: { name: string; span_id: string }[];
+  timestamp: string | null;
+  response_id: string | null;
+  previous_response_id: string | null;
+}
+
+/** Verification command and its exit code. */
+export interface VerificationRecord {
+  command: string;
+  exit_code: number | null;
+}
+
+/** What gets indexed for a session: the same shape for every format. */
+export interface SessionSummary {
+  /** The producer's session id (tenant-free). */
+  session_id: string | null;
+  format: FormatId;
+  producer: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  /** Normalized: success, failed, cancelled, timeout, running, unknown. */
+  status: string | null;
+  confidence: number | null;
+  counts: {
+    events: number;
+    tool_calls: number;
+    failed_tool_calls: number;
+    turns: number;
+    steps_by_type: Record<string, number>;
+  };
+  total_latency_ms: number | null;
+  mean_step_utility: number | null;
+  verification: VerificationRecord[];
+  /** Span traces only: the turns in order, with their previous_response_id chain. */
+  turns?: Turn[];
+}
+
+/** The normalized session a format reader produces. */
+export interface Session {
+  summary: SessionSummary;
+  tool_calls: ToolCallRecord[];
+  /** OpenAgents runtime events, in order (empty for other formats). */
+  runtime_events: RuntimeEventRecord[];
+}
+
+/** Options shared by every reader. */
+export interface FormatOptions {
+  /** ReplayKit HMAC key; without it a signature is `unverifiable`. */
+  hmacKey?: Uint8Array;
+  /** File name, for messages. */
+  file?: string;
+}
+
+/** A format read line by line (JSON Lines): one consumer per file. */
+export interface LineFormat {
+  id: FormatId;
+  kind: "lines";
+  /** A consumer for one file; `line` is called for each non-blank line, in order. */
+  begin(findings: Findings, options: FormatOptions): LineConsumer;
+}
+
+/** Consumes one JSON Lines file. */
+export interface LineConsumer {
+  /** One parsed line. `line` is the 1-based line number in the file. */
+  line(line: number, value: JsonValue): void;
+  /** Called once after the last line; returns the session. */
+  end(): Session;
+}
+
+/** A format read as one JSON document. */
+export interface DocumentFormat {
+  id: FormatId;
+  kind: "document";
+  /** Validates, rehashes and normalizes the document, reporting into `findings`. */
+  read(value: JsonValue, findings: Findings, options: FormatOptions): Session;
+}
+
+/** Either kind of format reader. */
+export type FormatReader = LineFormat | DocumentFormat;
+
+/** An empty summary for `format`, to fill in. */
+export function emptySummary(format: FormatId): SessionSummary {
+  return {
+    session_id: null,
+    format,
+    producer: null,
+    started_at: null,
+    ended_at: null,
+    status: null,
+    confidence: null,
+    counts: { events: 0, tool_calls: 0, failed_tool_calls: 0, turns: 0, steps_by_type: {} },
+    total_latency_ms: null,
+    mean_step_utility: null,
+    verification: [],
+  };
+}
