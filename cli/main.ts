@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { ReplayPipelineError, UsageError } from "../shared/errors.js";
 import { CANON_HELP, canonCommand } from "./commands/canon.js";
 import { HASH_HELP, hashCommand } from "./commands/hash.js";
+import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string; summary: string }> =
@@ -15,6 +16,11 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
       run: hashCommand,
       help: HASH_HELP,
       summary: "print sha256 of a file's canonical form or raw bytes",
+    },
+    inspect: {
+      run: inspectCommand,
+      help: INSPECT_HELP,
+      summary: "validate a replay file, recompute its hashes, print a verdict",
     },
     scan: {
       run: scanCommand,

@@ -11,6 +11,8 @@ export interface ByteLine {
   bytes: Buffer;
   /** True when the line ended with `\n` (false only for a last line without one). */
   terminated: boolean;
+  /** With `skipLongLines`: the line was longer than the limit; `bytes` is empty, the rest was skipped. */
+  tooLong?: boolean;
 }
 
 /** One line of a JSON Lines input, decoded. */
@@ -25,6 +27,11 @@ export interface TextLine {
 export interface LineOptions {
   /** Longest line accepted, in bytes. Default 64 MiB. */
   maxLineBytes?: number;
+  /**
+   * Instead of failing on a line over the limit, yield it marked `tooLong` (without its bytes) and
+   * go on with the next line, so one bad line does not hide the rest of the file.
+   */
+  skipLongLines?: boolean;
 }
 
 /** Default longest line: far above any real event, low enough to bound memory per line. */
@@ -39,8 +46,11 @@ export async function* readByteLines(
   options: LineOptions = {},
 ): AsyncGenerator<ByteLine> {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const skip = options.skipLongLines === true;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
+  // While skipping the rest of an over-long line: bytes are dropped until its newline.
+  let skipping = false;
   let line = 1;
   const tooLong = (): never => {
     throw new JsonInputError(
@@ -57,7 +67,20 @@ export async function* readByteLines(
     for (;;) {
       const nl = buf.indexOf(10, start);
       if (nl === -1) break;
-      if (pendingBytes + nl - start > maxLineBytes) tooLong();
+      if (skipping) {
+        skipping = false;
+        yield { line: line++, bytes: Buffer.alloc(0), terminated: true, tooLong: true };
+        start = nl + 1;
+        continue;
+      }
+      if (pendingBytes + nl - start > maxLineBytes) {
+        if (!skip) tooLong();
+        pending = [];
+        pendingBytes = 0;
+        yield { line: line++, bytes: Buffer.alloc(0), terminated: true, tooLong: true };
+        start = nl + 1;
+        continue;
+      }
       let bytes = buf.subarray(start, nl);
       if (pendingBytes > 0) {
         pending.push(bytes);
@@ -68,14 +91,21 @@ export async function* readByteLines(
       yield { line: line++, bytes, terminated: true };
       start = nl + 1;
     }
-    if (start < buf.length) {
+    if (start < buf.length && !skipping) {
       pendingBytes += buf.length - start;
-      if (pendingBytes > maxLineBytes) tooLong();
-      // Copied: a stream may reuse its chunk buffers.
-      pending.push(Buffer.from(buf.subarray(start)));
+      if (pendingBytes > maxLineBytes) {
+        if (!skip) tooLong();
+        pending = [];
+        pendingBytes = 0;
+        skipping = true;
+      } else {
+        // Copied: a stream may reuse its chunk buffers.
+        pending.push(Buffer.from(buf.subarray(start)));
+      }
     }
   }
-  if (pendingBytes > 0) yield { line, bytes: Buffer.concat(pending, pendingBytes), terminated: false };
+  if (skipping) yield { line, bytes: Buffer.alloc(0), terminated: false, tooLong: true };
+  else if (pendingBytes > 0) yield { line, bytes: Buffer.concat(pending, pendingBytes), terminated: false };
 }
 
 /** Strict UTF-8 decoding that keeps a BOM (for the reader to reject) and locates the first bad byte. */

@@ -49,14 +49,19 @@ export type Verdict = "passed" | "failed" | "unverifiable" | "invalid";
 /** How many errors and notices are listed; the rest are counted. */
 export const MAX_LISTED = 100;
 
+/** How many check rows of each status are listed; the rest are counted. */
+export const MAX_ROWS = 1000;
+
 /**
- * Collects what inspecting one file finds. Errors and notices beyond `MAX_LISTED` are counted,
- * not kept, so a file with a million bad lines still uses bounded memory.
+ * Collects what inspecting one file finds. Errors, notices and check rows beyond their caps are
+ * counted, not kept, so a file with millions of lines still uses bounded memory; the verdict comes
+ * from the counts.
  */
 export class Findings {
   readonly errors: Finding[] = [];
   readonly notices: Finding[] = [];
   readonly checks: CheckRow[] = [];
+  readonly checkCounts: Record<CheckStatus, number> = { passed: 0, failed: 0, unverifiable: 0 };
   errorCount = 0;
   noticeCount = 0;
 
@@ -65,18 +70,25 @@ export class Findings {
     if (this.errors.length < MAX_LISTED) this.errors.push(finding);
   }
 
+  /** An error that ends reading (gzip bomb, document too large): always listed, past the cap too. */
+  fatal(finding: Finding): void {
+    this.errorCount++;
+    this.errors.push(finding);
+  }
+
   notice(finding: Finding): void {
     this.noticeCount++;
     if (this.notices.length < MAX_LISTED) this.notices.push(finding);
   }
 
   check(row: CheckRow): void {
-    this.checks.push(row);
+    const n = ++this.checkCounts[row.status];
+    if (n <= MAX_ROWS) this.checks.push(row);
   }
 
   /** Adds a hash comparison row: passed when equal, failed otherwise. */
   compare(check: string, subject: string, expected: string, actual: string): void {
-    this.checks.push({ check, subject, expected, actual, status: expected === actual ? "passed" : "failed" });
+    this.check({ check, subject, expected, actual, status: expected === actual ? "passed" : "failed" });
   }
 }
 

@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { isJsonObject, JsonNumber, type JsonObject, type JsonValue, memberPath, SHA256_TAG } from "../canonical/index.js";
+import {
+  isJsonObject,
+  JsonNumber,
+  type JsonObject,
+  type JsonValue,
+  memberPath,
+  SHA256_TAG,
+} from "../canonical/index.js";
 import type { Findings } from "./types.js";
 
 /**
@@ -20,23 +27,30 @@ export const zNumber = (): z.ZodType<number, JsonNumber> =>
 export const zInteger = () => zNumber().pipe(z.number().int("expected an integer"));
 
 /** A non-negative integer. */
-export const zCount = () => zNumber().pipe(z.number().int("expected an integer").min(0, "expected 0 or more"));
+export const zCount = () =>
+  zNumber().pipe(z.number().int("expected an integer").min(0, "expected 0 or more"));
 
 /** A number within [min, max]. */
 export const zRange = (min: number, max: number) =>
-  zNumber().pipe(z.number().min(min, `expected a number from ${min} to ${max}`).max(max, `expected a number from ${min} to ${max}`));
+  zNumber().pipe(
+    z
+      .number()
+      .min(min, `expected a number from ${min} to ${max}`)
+      .max(max, `expected a number from ${min} to ${max}`),
+  );
 
 /** `sha256:` and 64 lowercase hex digits. */
-export const zHash = () => z.string().regex(SHA256_TAG, "expected sha256: followed by 64 lowercase hex digits");
+export const zHash = () =>
+  z.string().regex(SHA256_TAG, "expected sha256: followed by 64 lowercase hex digits");
 
 /** An ISO-8601 / RFC 3339 date-time with a timezone (`Z` or an offset). */
 export const zTimestamp = () =>
   z
     .string()
-    .regex(
-      /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/,
-      "expected an ISO-8601 timestamp such as 2026-02-15T00:00:00Z",
-    )
+    .regex(/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/, {
+      message: "expected an ISO-8601 timestamp such as 2026-02-15T00:00:00Z",
+      abort: true,
+    })
     .refine((s) => !Number.isNaN(Date.parse(s.replace(" ", "T"))), "expected a real calendar date and time");
 
 /** What a value is, in words, for "found …" in messages. */
@@ -46,7 +60,8 @@ export function describe(value: unknown): string {
   if (value instanceof JsonNumber) return `number ${value.text}`;
   if (Array.isArray(value)) return "an array";
   if (typeof value === "object") return "an object";
-  if (typeof value === "string") return `string ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)}`;
+  if (typeof value === "string")
+    return `string ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)}`;
   return `${typeof value} ${String(value)}`;
 }
 
@@ -104,12 +119,16 @@ export function stringMember(value: JsonValue | undefined, key: string): string 
   return typeof v === "string" ? v : null;
 }
 
+/** A JSON number as a finite number, or null for anything else. */
+export function numberOf(value: JsonValue | undefined): number | null {
+  if (!(value instanceof JsonNumber)) return null;
+  const n = Number(value.text);
+  return Number.isFinite(n) ? n : null;
+}
+
 /** A numeric member as a number, or null. */
 export function numberMember(value: JsonValue | undefined, key: string): number | null {
-  const v = member(value, key);
-  if (!(v instanceof JsonNumber)) return null;
-  const n = Number(v.text);
-  return Number.isFinite(n) ? n : null;
+  return numberOf(member(value, key));
 }
 
 /** The object's keys not in `known`, for "unknown field" notices. */

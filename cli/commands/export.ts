@@ -1,0 +1,89 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { decodeUtf8, readJson } from "../../shared/canonical/index.js";
+import { ReplayPipelineError, UsageError } from "../../shared/errors.js";
+import { exportReplayBundle } from "../../shared/formats/export.js";
+import { intOption, parseCommandArgs, singleFile } from "../args.js";
+import { readInput, writeOut } from "../io.js";
+
+/** Help text of `export`. */
+export const EXPORT_HELP = `Usage: replay-pipeline export <bundle.json> [-o REPLAY.jsonl]
+
+Converts an OpenAgents ReplayBundle (autopilot-core) to REPLAY.jsonl v1 as ADR-0003 describes:
+ReplayHeader, SessionStart, ToolCall/ToolResult pairs (ids tc_001, ...), Verification from the
+bundle's receipts, SessionEnd. Each line is canonical JSON (openagents profile), so the same bundle
+always gives the same bytes. Prints replay_hash: sha256:<hex> of the written bytes (the value
+RECEIPT.json records) to standard output, or to standard error when the REPLAY goes to standard
+output. Warnings (values the bundle does not record) go to standard error.
+
+Options:
+  -o, --output FILE  write the REPLAY.jsonl to FILE (default: standard output; - is standard output)
+  --max-depth N      deepest nesting accepted in the bundle (default 512)
+  -h, --help         this help
+
+<bundle.json> may be - for standard input. Exit 0 on success, 2 on a usage, read or JSON error or
+a bundle that lacks a required field (the message names its path and what was expected).`;
+
+const OPTIONS = {
+  output: { type: "string", short: "o" },
+  "max-depth": { type: "string" },
+} as const;
+
+/** A REPLAY.jsonl that could not be written (missing folder, permission), with a stable code. */
+export class OutputFileError extends ReplayPipelineError {}
+
+async function writeReplay(path: string, text: string): Promise<void> {
+  try {
+    await writeFile(path, text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown";
+    const why =
+      code === "ENOENT"
+        ? "no such folder"
+        : code === "EACCES" || code === "EPERM"
+          ? "permission denied"
+          : code === "EISDIR"
+            ? "is a directory; expected a file"
+            : `cannot write (${code})`;
+    throw new OutputFileError("io.write", `${path}: ${why}`, {}, { cause: error });
+  }
+}
+
+/** `replay-pipeline export`: ReplayBundle → REPLAY.jsonl v1, printing its replay_hash. */
+export async function exportCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("export", argv, OPTIONS);
+  if (values.help === true) {
+    await writeOut(`${EXPORT_HELP}\n`);
+    return 0;
+  }
+  const file = singleFile("export", positionals);
+  const output = values.output === undefined || values.output === "-" ? null : values.output;
+  // Reading completes before writing, but a typo that replaces the bundle with its export
+  // destroys the input; refuse it.
+  if (output !== null && file !== "-" && resolve(output) === resolve(file))
+    throw new UsageError(`export: -o ${output} is the input file; expected a different output path`);
+  const maxDepth = intOption("export", "max-depth", values["max-depth"]);
+
+  const bytes = await readInput(file);
+  let result: ReturnType<typeof exportReplayBundle>;
+  try {
+    const bundle = readJson(decodeUtf8(bytes), { maxDepth });
+    result = exportReplayBundle(bundle);
+  } catch (error) {
+    // Read errors already name the file; these locate a line or a JSON path inside it.
+    if (error instanceof ReplayPipelineError && file !== "-") error.locate({ file });
+    throw error;
+  }
+
+  for (const warning of result.warnings)
+    process.stderr.write(`replay-pipeline export: warning: ${warning}\n`);
+  const hashLine = `replay_hash: ${result.replayHash}\n`;
+  if (output === null) {
+    await writeOut(result.text);
+    process.stderr.write(hashLine);
+  } else {
+    await writeReplay(output, result.text);
+    await writeOut(hashLine);
+  }
+  return 0;
+}

@@ -1,0 +1,140 @@
+import { readFile } from "node:fs/promises";
+import { UsageError } from "../../shared/errors.js";
+import { type InspectReport, inspect } from "../../shared/formats/inspect.js";
+import { intOption, parseCommandArgs, singleFile } from "../args.js";
+import { openStream, toInputError, writeOut } from "../io.js";
+
+/** Help text of `inspect`. */
+export const INSPECT_HELP = `Usage: replay-pipeline inspect <file> [--json] [options]
+
+Detects the replay format by content (REPLAY.jsonl in its three dialects, ReplayBundle JSON,
+Braintrust span traces, ReplayKit .rpk; any of them gzip-compressed), validates it, recomputes
+every hash it carries and prints a verdict with its check rows, errors, notices and the session
+summary.
+
+Options:
+  --json                      one JSON object on stdout (format, verdict, checks, errors,
+                              notices, replay_hash, summary, ...)
+  --hmac-key-env VAR          ReplayKit signature key from environment variable VAR
+  --hmac-key-file F           ReplayKit signature key from file F (raw bytes)
+  --max-line-bytes N          longest JSON Lines line (default 67108864)
+  --max-document-bytes N      largest single-document input such as .rpk (default 268435456)
+  --max-decompressed-bytes N  most a gzip input may expand to (default 4294967296)
+  -h, --help                  this help
+
+Verdicts: passed (exit 0), failed (a hash or check did not match, exit 1), invalid (the file
+is malformed, exit 1), unverifiable (a check could not be evaluated, e.g. a signature without
+a key, exit 3). Usage and read errors exit 2.`;
+
+const OPTIONS = {
+  json: { type: "boolean" },
+  "hmac-key-env": { type: "string" },
+  "hmac-key-file": { type: "string" },
+  "max-line-bytes": { type: "string" },
+  "max-document-bytes": { type: "string" },
+  "max-decompressed-bytes": { type: "string" },
+} as const;
+
+/** Exit code of a verdict (DESIGN.md). */
+export function exitCodeOf(verdict: InspectReport["verdict"]): number {
+  return verdict === "passed" ? 0 : verdict === "unverifiable" ? 3 : 1;
+}
+
+async function hmacKey(env: string | undefined, file: string | undefined): Promise<Uint8Array | undefined> {
+  if (env !== undefined && file !== undefined)
+    throw new UsageError("inspect: give --hmac-key-env or --hmac-key-file, not both");
+  if (env !== undefined) {
+    const value = process.env[env];
+    if (value === undefined || value === "")
+      throw new UsageError(`inspect: environment variable ${env} (--hmac-key-env) is not set`);
+    return Buffer.from(value, "utf8");
+  }
+  if (file !== undefined) {
+    try {
+      return await readFile(file);
+    } catch (error) {
+      throw toInputError(file, error);
+    }
+  }
+  return undefined;
+}
+
+/** `replay-pipeline inspect`: verdict, checks and summary of one replay file. */
+export async function inspectCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("inspect", argv, OPTIONS);
+  if (values.help === true) {
+    await writeOut(`${INSPECT_HELP}\n`);
+    return 0;
+  }
+  const file = singleFile("inspect", positionals);
+  const key = await hmacKey(values["hmac-key-env"], values["hmac-key-file"]);
+  let report: InspectReport;
+  try {
+    ({ report } = await inspect(openStream(file), {
+      file,
+      hmacKey: key,
+      maxLineBytes: intOption("inspect", "max-line-bytes", values["max-line-bytes"]),
+      maxDocumentBytes: intOption("inspect", "max-document-bytes", values["max-document-bytes"]),
+      maxDecompressedBytes: intOption("inspect", "max-decompressed-bytes", values["max-decompressed-bytes"]),
+    }));
+  } catch (error) {
+    throw toInputError(file, error);
+  }
+  await writeOut(values.json === true ? `${JSON.stringify(report)}\n` : renderReport(report));
+  return exitCodeOf(report.verdict);
+}
+
+/** The short human report. */
+export function renderReport(r: InspectReport): string {
+  const out: string[] = [];
+  out.push(
+    `${r.file}: ${r.verdict.toUpperCase()} (${r.format ?? "unknown format"}, ${r.bytes} bytes${r.compressed ? ", gzip" : ""})`,
+  );
+  out.push(`  replay_hash ${r.replay_hash}`);
+  if (r.trajectory_hash !== null) out.push(`  trajectory_hash ${r.trajectory_hash}`);
+  const t = r.checks_total;
+  out.push(`  checks: ${t.passed} passed, ${t.failed} failed, ${t.unverifiable} unverifiable`);
+  const shown = r.checks.filter((row) => row.status !== "passed");
+  for (const c of shown.slice(0, 20)) {
+    out.push(
+      `    ${c.status === "failed" ? "FAILED" : "UNVERIFIABLE"} ${c.check} (${c.subject}): expected ${c.expected ?? "-"}, got ${c.actual ?? "-"}`,
+    );
+  }
+  if (t.failed + t.unverifiable > 20)
+    out.push(`    … ${t.failed + t.unverifiable - 20} more (inspect --json lists up to 1000 of each)`);
+  if (r.errors_total > 0) {
+    out.push(
+      `  errors: ${r.errors_total}${r.errors_total > r.errors.length ? ` (first ${r.errors.length} listed)` : ""}`,
+    );
+    for (const e of r.errors.slice(0, 20))
+      out.push(`    ${where(e.line, e.column, e.path)}: ${e.message} [${e.code}]`);
+  }
+  if (r.notices_total > 0) {
+    out.push(`  notices: ${r.notices_total}`);
+    for (const n of r.notices.slice(0, 10))
+      out.push(`    ${where(n.line, n.column, n.path)}: ${n.message} [${n.code}]`);
+  }
+  const s = r.summary;
+  if (s !== null) {
+    out.push(
+      `  session ${s.session_id ?? "(no id)"}: ${s.status ?? "unknown"}, ${s.started_at ?? "?"} → ${s.ended_at ?? "?"}`,
+    );
+    out.push(
+      `    ${s.counts.events} events, ${s.counts.tool_calls} tool calls (${s.counts.failed_tool_calls} failed)${s.counts.turns > 0 ? `, ${s.counts.turns} turns` : ""}${s.confidence === null ? "" : `, confidence ${s.confidence}`}`,
+    );
+    for (const v of s.verification) out.push(`    verification: ${v.command} → exit ${v.exit_code ?? "?"}`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+function where(line: number | null, column: number | null, path: string): string {
+  return (
+    [
+      line === null ? null : `line ${line}`,
+      column === null ? null : `column ${column}`,
+      path === "$" ? null : path,
+    ]
+      .filter((x) => x !== null)
+      .join(", ") || "file"
+  );
+}

@@ -1,0 +1,259 @@
+/**
+ * ReplayBundle → REPLAY.jsonl v1, as ADR-0003 asks of `autopilot export`: accept a ReplayBundle,
+ * write the ADR-0003 REPLAY.jsonl (`"type"`-tagged lines: ReplayHeader, SessionStart, ToolCall,
+ * ToolResult, Verification, SessionEnd), refuse a bundle that lacks a required field, and return
+ * the `replay_hash` (sha256 of the exact bytes) that RECEIPT.json records.
+ *
+ * Mapping, one line per event, in timeline order:
+ * - header: `{type: "ReplayHeader", version: "1.0.0", session_id: id, started_at}`; the bundle has
+ *   no policy bundle, so `policy_bundle_id` is left out.
+ * - `{type: "SessionStart", task, context}`: `task` is `metadata.task`, else `metadata.issue_url`
+ *   (autopilot works an issue), else `autopilot session <id>` with a warning; `context` keeps the
+ *   bundle version, model and issue/PR URLs.
+ * - `tool_call` → `{type: "ToolCall", id: "tc_001", tool, params: data.input}`.
+ * - `tool_result` → `{type: "ToolResult", id, output: data.result, latency_ms}`, paired as
+ *   `pairToolCalls` does; `latency_ms` = result t − call t.
+ * - `Verification` only when the bundle has test counts before and after the run, which
+ *   autopilot-core's receipts do not (see `verification`); otherwise a warning names them.
+ * - `{type: "SessionEnd", ended_at: created_at + last t, outcome}`: `success`, `failure` or
+ *   `timeout` from `bundleOutcome`; a cancelled run or one whose end is not recorded is
+ *   `failure` with an `error_message` saying which (ADR-0003 has no other values).
+ * `phase_start`, `phase_end` and `assistant` have no REPLAY event: they decide the outcome and
+ * are otherwise dropped; unknown types are dropped with a warning.
+ */
+import {
+  canonicalize,
+  isJsonObject,
+  JsonNumber,
+  type JsonObject,
+  type JsonValue,
+  sha256Tag,
+} from "../canonical/index.js";
+import { ReplayPipelineError } from "../errors.js";
+import {
+  type BundleEntry,
+  type BundleView,
+  bundleOutcome,
+  offsetTimestamp,
+  pairToolCalls,
+  readBundle,
+} from "./replay-bundle.js";
+import { Findings } from "./types.js";
+import { describe, member, stringMember } from "./validate.js";
+
+/** A ReplayBundle that cannot be exported: `code` is `export.invalid_bundle`, `location.path` says where. */
+export class ExportError extends ReplayPipelineError {
+  constructor(detail: string, path: string) {
+    super("export.invalid_bundle", detail, { path });
+  }
+}
+
+/** The REPLAY.jsonl text, its `replay_hash`, and what the export had to leave out or assume. */
+export interface ExportResult {
+  /** One canonical JSON line per event, each ending with `\n`. */
+  text: string;
+  /** `sha256:<hex>` of the UTF-8 bytes of `text`, as RECEIPT.json's `replay_hash`. */
+  replayHash: string;
+  warnings: string[];
+}
+
+/** ADR-0003's REPLAY.jsonl version string. */
+export const EXPORT_VERSION = "1.0.0";
+
+const num = (n: number): JsonNumber => new JsonNumber(String(n));
+
+function fail(path: string, expected: string, found: string, more = 0): never {
+  const extra = more > 0 ? ` (and ${more} more problem${more === 1 ? "" : "s"})` : "";
+  const wanted = expected.startsWith("expected") ? expected : `expected ${expected}`;
+  throw new ExportError(`cannot export the ReplayBundle: ${wanted}, found ${found}${extra}`, path);
+}
+
+/**
+ * The canonical line of `event`. A value the openagents form cannot hold (a number beyond f64)
+ * is reported at its place in the bundle: `field` of the event came from `source`.
+ */
+function line(event: JsonObject, field?: string, source?: string): string {
+  try {
+    return `${canonicalize(event, "openagents")}\n`;
+  } catch (error) {
+    if (!(error instanceof ReplayPipelineError) || field === undefined || source === undefined) throw error;
+    const at = error.location.path ?? "$";
+    const path = at.startsWith(`$.${field}`) ? `${source}${at.slice(field.length + 2)}` : source;
+    throw new ExportError(`cannot export the ReplayBundle: ${error.detail}`, path);
+  }
+}
+
+/** `data.key` of a timeline entry, or an ExportError naming the path and what is expected. */
+function required(entry: BundleEntry, key: string, expected: string): JsonValue {
+  const v = member(entry.data, key);
+  if (v === undefined) fail(`$.timeline[${entry.index}].data.${key}`, expected, "nothing (missing)");
+  return v;
+}
+
+function task(view: BundleView, id: string, warnings: string[]): string {
+  const metadata = view.metadata ?? undefined;
+  const stated = stringMember(metadata, "task") ?? stringMember(metadata, "issue_url");
+  if (stated !== null && stated !== "") return stated;
+  warnings.push(
+    `SessionStart.task: the bundle names no task (metadata.task, metadata.issue_url); wrote "autopilot session ${id}"`,
+  );
+  return `autopilot session ${id}`;
+}
+
+function context(view: BundleView): JsonObject {
+  const out: JsonObject = { bundle_version: view.version ?? "" };
+  for (const key of ["model", "issue_url", "pr_url"]) {
+    const v = stringMember(view.metadata ?? undefined, key);
+    if (v !== null) out[key] = v;
+  }
+  return out;
+}
+
+/**
+ * The Verification line, when the bundle records what ADR-0003's needs: test counts before and
+ * after the run. autopilot-core's `receipts` keep only the counts after (`tests_run`,
+ * `tests_passed`) and `ci_status`; `tests_before` and `delta` are required numbers, and guessing
+ * them would put an invented verification in a file meant for audit. So a Verification is written
+ * only when `receipts.tests_before` is present (no producer writes it today) next to
+ * `tests_passed`; otherwise the receipt values are named in a warning and left out.
+ */
+function verification(view: BundleView, warnings: string[]): JsonObject | null {
+  const receipts = view.receipts;
+  if (receipts === null) return null;
+  const before = receipts.tests_before;
+  const after = receipts.tests_passed;
+  const ci = stringMember(receipts, "ci_status");
+  if (
+    before instanceof JsonNumber &&
+    after instanceof JsonNumber &&
+    before.isIntegerText &&
+    after.isIntegerText
+  ) {
+    const line: JsonObject = {
+      type: "Verification",
+      tests_before: before,
+      tests_after: after,
+      delta: num(Number(after.text) - Number(before.text)),
+    };
+    if (ci !== null) line.ci_status = ci;
+    return line;
+  }
+  const recorded = ["tests_run", "tests_passed", "ci_status"].flatMap((key) => {
+    const v = receipts[key];
+    return v instanceof JsonNumber || typeof v === "string"
+      ? [`${key} ${v instanceof JsonNumber ? v.text : JSON.stringify(v)}`]
+      : [];
+  });
+  if (recorded.length > 0) {
+    warnings.push(
+      `Verification: not written; the receipts (${recorded.join(", ")}) have no test count before the run, which an ADR-0003 Verification requires (tests_before, delta)`,
+    );
+  }
+  return null;
+}
+
+const OUTCOMES = { success: "success", failed: "failure", timeout: "timeout" } as const;
+
+/**
+ * Converts a ReplayBundle (as read by `readJson`) to ADR-0003 REPLAY.jsonl. Every line is the
+ * `openagents` canonical form of its event (sorted keys, numbers as the bundle wrote them), so the
+ * same bundle always gives the same bytes and the same `replayHash`. Throws `ExportError` when
+ * the bundle is invalid or lacks what a REPLAY line requires (id, created_at, a tool call's name
+ * and input, a result's output).
+ */
+export function exportReplayBundle(bundle: JsonValue): ExportResult {
+  const findings = new Findings();
+  const view = readBundle(bundle, findings);
+  const first = findings.errors[0];
+  if (first !== undefined) {
+    fail(
+      first.path,
+      first.expected ?? first.message,
+      first.found ?? "an invalid value",
+      findings.errorCount - 1,
+    );
+  }
+  // readBundle reported these as errors if absent; this narrows the types.
+  if (view.id === null) fail("$.id", "expected a string (the bundle id)", "nothing usable");
+  if (view.createdAt === null) fail("$.created_at", "expected an ISO-8601 timestamp", "nothing usable");
+  const id = view.id;
+  const warnings: string[] = [];
+
+  const startedAt = offsetTimestamp(view.createdAt, 0);
+  const last = view.entries.at(-1);
+  const endedAt = offsetTimestamp(view.createdAt, last?.t ?? 0);
+  if (startedAt === null) fail("$.created_at", "expected a timestamp within years 0000-9999", view.createdAt);
+  if (endedAt === null)
+    fail(`$.timeline[${last?.index ?? 0}].t`, "expected created_at + t within years 0000-9999", `${last?.t}`);
+
+  const lines: string[] = [
+    line({ type: "ReplayHeader", version: EXPORT_VERSION, session_id: id, started_at: startedAt }),
+    line({ type: "SessionStart", task: task(view, id, warnings), context: context(view) }),
+  ];
+
+  const { calls } = pairToolCalls(view.entries);
+  const callOf = new Map(calls.map((c) => [c.call, c]));
+  const resultOf = new Map(calls.flatMap((c) => (c.result === null ? [] : [[c.result, c] as const])));
+  const dropped = new Map<string, number>();
+  for (const entry of view.entries) {
+    const call = callOf.get(entry);
+    const result = resultOf.get(entry);
+    if (call !== undefined) {
+      if (entry.tool === null || entry.tool === "")
+        fail(
+          `$.timeline[${entry.index}].tool`,
+          "expected the tool name (tool or data.tool)",
+          "nothing (missing)",
+        );
+      const params = required(entry, "input", "expected the tool's input object");
+      const source = `$.timeline[${entry.index}].data.input`;
+      if (!isJsonObject(params)) fail(source, "expected an object (ToolCall params)", describe(params));
+      lines.push(line({ type: "ToolCall", id: call.id, tool: entry.tool, params }, "params", source));
+      if (call.result === null)
+        warnings.push(
+          `ToolCall ${call.id} ($.timeline[${entry.index}]): no tool_result of ${entry.tool}; no ToolResult written`,
+        );
+    } else if (result !== undefined) {
+      const output = required(entry, "result", "expected the tool's result (ToolResult output)");
+      const event = { type: "ToolResult", id: result.id, output, latency_ms: num(entry.t - result.call.t) };
+      lines.push(line(event, "output", `$.timeline[${entry.index}].data.result`));
+    } else if (entry.type === "tool_result") {
+      warnings.push(
+        `$.timeline[${entry.index}]: tool_result of ${JSON.stringify(entry.tool)} follows no unanswered tool_call of that tool; dropped`,
+      );
+    } else if (!["phase_start", "phase_end", "assistant"].includes(entry.type)) {
+      dropped.set(entry.type, (dropped.get(entry.type) ?? 0) + 1);
+    }
+  }
+  for (const [type, count] of [...dropped].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    warnings.push(
+      `${count} timeline event${count === 1 ? "" : "s"} of unknown type ${JSON.stringify(type)} dropped`,
+    );
+  }
+
+  const check = verification(view, warnings);
+  if (check !== null) lines.push(line(check));
+
+  const outcome = bundleOutcome(view.entries);
+  const end: JsonObject = { type: "SessionEnd", ended_at: endedAt };
+  if (outcome.status === "cancelled") {
+    // ADR-0003 knows success, failure and timeout; a cancelled run did not succeed.
+    end.outcome = "failure";
+    end.error_message = outcome.message ?? "cancelled";
+  } else if (outcome.status === "unknown") {
+    // ADR-0003 has no "unknown"; a run that cannot be shown to have succeeded is not one, and
+    // error_message says the outcome was not recorded rather than that something failed.
+    end.outcome = "failure";
+    end.error_message = "outcome not recorded in the ReplayBundle";
+    warnings.push(
+      'SessionEnd.outcome: the bundle does not say how the run ended (no closing phase_end that states it); wrote "failure" with error_message "outcome not recorded in the ReplayBundle"',
+    );
+  } else {
+    end.outcome = OUTCOMES[outcome.status];
+    if (outcome.status === "failed" && outcome.message !== null) end.error_message = outcome.message;
+  }
+  lines.push(line(end));
+
+  const text = lines.join("");
+  return { text, replayHash: sha256Tag(text), warnings };
+}

@@ -1,0 +1,429 @@
+import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
+import {
+  canonicalHash,
+  decodeUtf8,
+  isJsonObject,
+  type JsonValue,
+  readByteLines,
+  readJson,
+} from "../canonical/index.js";
+import { ReplayPipelineError } from "../errors.js";
+import { detectFormat, readerFor } from "./registry.js";
+import {
+  type CheckRow,
+  type CheckStatus,
+  type Finding,
+  Findings,
+  type FormatId,
+  type FormatOptions,
+  type LineConsumer,
+  type Session,
+  type SessionSummary,
+  type Verdict,
+} from "./types.js";
+import { describe } from "./validate.js";
+
+/** Limits and keys for `inspect`. */
+export interface InspectOptions extends FormatOptions {
+  /** Longest JSON Lines line, bytes (default 64 MiB). */
+  maxLineBytes?: number;
+  /** Largest whole-document input such as an `.rpk`, bytes (default 256 MiB). */
+  maxDocumentBytes?: number;
+  /** Most bytes a gzip input may expand to (default 4 GiB). */
+  maxDecompressedBytes?: number;
+  /** Largest expansion ratio of a gzip input past its first 64 MiB (default 1000). */
+  maxCompressionRatio?: number;
+}
+
+/** What `inspect` reports for one file (the `inspect --json` object). */
+export interface InspectReport {
+  file: string;
+  format: FormatId | null;
+  verdict: Verdict;
+  /** The rows, up to MAX_ROWS of each status; `checks_total` counts them all. */
+  checks: CheckRow[];
+  checks_total: Record<CheckStatus, number>;
+  errors: Finding[];
+  errors_total: number;
+  notices: Finding[];
+  notices_total: number;
+  /** sha256 of the replay's exact bytes (after gzip decompression). */
+  replay_hash: string;
+  bytes: number;
+  compressed: boolean;
+  /** OpenAgents runtime replays: the trajectory hash recomputed from the RuntimeEvents. */
+  trajectory_hash: string | null;
+  summary: SessionSummary | null;
+}
+
+/** The report and the normalized session (tool calls, runtime events) for receipt checks. */
+export interface InspectResult {
+  report: InspectReport;
+  session: Session | null;
+}
+
+const GZIP_MAGIC_0 = 0x1f;
+const GZIP_MAGIC_1 = 0x8b;
+
+/** A stream-level problem that ends reading: gzip bomb, corrupt gzip, document too large. */
+class StreamLimitError extends ReplayPipelineError {}
+
+/**
+ * Inspects one replay file of any supported format from its bytes: detects the format by content
+ * (gzip too), validates every line or the document, recomputes every hash the content lets us,
+ * and reduces it to the session summary. Bad input never throws: it becomes findings and the
+ * `invalid` verdict; only a failure of the source itself (an I/O error) is thrown.
+ */
+export async function inspect(
+  source: AsyncIterable<Uint8Array>,
+  options: InspectOptions & { file: string },
+): Promise<InspectResult> {
+  const findings = new Findings();
+  const hash = createHash("sha256");
+  const counters = { bytes: 0, compressedBytes: 0, compressed: false };
+  const bytes = decompressed(source, options, counters, hash);
+  let format: FormatId | null = null;
+  let session: Session | null = null;
+  try {
+    ({ format, session } = await readContent(bytes, findings, options));
+  } catch (error) {
+    if (!(error instanceof StreamLimitError)) throw error;
+    findings.fatal({
+      line: error.location.line ?? null,
+      column: null,
+      path: "$",
+      code: error.code,
+      message: error.detail,
+    });
+  }
+  // Whatever stopped reading, the replay hash covers every byte of the file.
+  for await (const _ of bytes) {
+    // drained for the hash
+  }
+  const trajectory =
+    session !== null && session.runtime_events.length > 0
+      ? canonicalHash(session.runtime_events as unknown as JsonValue, "openagents")
+      : null;
+  const report: InspectReport = {
+    file: options.file,
+    format,
+    verdict: verdictOf(findings, format),
+    checks: findings.checks,
+    checks_total: { ...findings.checkCounts },
+    errors: findings.errors,
+    errors_total: findings.errorCount,
+    notices: findings.notices,
+    notices_total: findings.noticeCount,
+    replay_hash: `sha256:${hash.digest("hex")}`,
+    bytes: counters.bytes,
+    compressed: counters.compressed,
+    trajectory_hash: trajectory,
+    summary: session?.summary ?? null,
+  };
+  return { report, session };
+}
+
+/** `invalid` on any error or no format; else `failed`, `unverifiable` or `passed` from the rows. */
+export function verdictOf(findings: Findings, format: FormatId | null): Verdict {
+  if (format === null || findings.errorCount > 0) return "invalid";
+  if (findings.checkCounts.failed > 0) return "failed";
+  if (findings.checkCounts.unverifiable > 0) return "unverifiable";
+  return "passed";
+}
+
+/**
+ * The file's bytes, gunzipped when they start with the gzip magic, hashed as they pass, and
+ * bounded against gzip bombs. Iterating it again after a partial read continues where it stopped.
+ */
+function decompressed(
+  source: AsyncIterable<Uint8Array>,
+  options: InspectOptions,
+  counters: { bytes: number; compressedBytes: number; compressed: boolean },
+  hash: ReturnType<typeof createHash>,
+): AsyncIterable<Uint8Array> {
+  const maxOut = options.maxDecompressedBytes ?? 4 * 1024 ** 3;
+  const maxRatio = options.maxCompressionRatio ?? 1000;
+  async function* raw(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of source) {
+      counters.compressedBytes += chunk.length;
+      yield chunk;
+    }
+  }
+  async function* run(): AsyncGenerator<Uint8Array> {
+    const input = raw();
+    const first = await input.next();
+    if (first.done === true) return;
+    const head = first.value;
+    let stream: AsyncIterable<Uint8Array>;
+    if (head.length >= 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
+      counters.compressed = true;
+      const gunzip = createGunzip();
+      Readable.from(
+        (async function* () {
+          yield head;
+          yield* input;
+        })(),
+      )
+        .on("error", (error) => gunzip.destroy(error))
+        .pipe(gunzip);
+      stream = gunzip;
+    } else {
+      stream = (async function* () {
+        yield head;
+        yield* input;
+      })();
+    }
+    try {
+      for await (const chunk of stream) {
+        counters.bytes += chunk.length;
+        if (counters.compressed) {
+          if (counters.bytes > maxOut) {
+            throw new StreamLimitError(
+              "gzip.too_large",
+              `gzip content expands past ${maxOut} bytes; expected at most that (a gzip bomb?)`,
+            );
+          }
+          if (counters.bytes > 64 * 1024 * 1024 && counters.bytes > counters.compressedBytes * maxRatio) {
+            throw new StreamLimitError(
+              "gzip.ratio",
+              `gzip content expands more than ${maxRatio} times; expected real replay data (a gzip bomb?)`,
+            );
+          }
+        }
+        hash.update(chunk);
+        yield chunk;
+      }
+    } catch (error) {
+      if (error instanceof ReplayPipelineError) throw error;
+      if (counters.compressed && (error as NodeJS.ErrnoException).code?.startsWith("Z_")) {
+        throw new StreamLimitError(
+          "gzip.corrupt",
+          `gzip data is corrupt or truncated (${(error as Error).message}); expected a complete gzip stream`,
+          {},
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+  const it = run();
+  // One shared iterator: a reader that stops early leaves the rest for the draining loop.
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => it.next(),
+      return: async () => ({ done: true, value: undefined }),
+    }),
+  };
+}
+
+/** The finding for a JSON syntax or encoding error thrown by the reader. */
+function jsonFinding(error: ReplayPipelineError, line: number): Finding {
+  return {
+    line,
+    column: error.location.column ?? null,
+    path: error.location.path ?? "$",
+    code: error.code,
+    message: error.detail,
+  };
+}
+
+/** Detects the format from the first readable line (or the whole document) and reads the rest. */
+async function readContent(
+  bytes: AsyncIterable<Uint8Array>,
+  findings: Findings,
+  options: InspectOptions,
+): Promise<{ format: FormatId | null; session: Session | null }> {
+  const lines = readByteLines(bytes, { maxLineBytes: options.maxLineBytes, skipLongLines: true });
+  let format: FormatId | null = null;
+  let consumer: LineConsumer | undefined;
+  let blankReported = false;
+  let crlfReported = false;
+  const documentParts: Buffer[] = [];
+  let documentBytes = 0;
+  let documentMode = false;
+  const maxDocument = options.maxDocumentBytes ?? 256 * 1024 * 1024;
+
+  for await (const { line, bytes: lineBytes, terminated, tooLong } of lines) {
+    if (documentMode) {
+      documentBytes += lineBytes.length + 1;
+      if (documentBytes > maxDocument || tooLong === true) {
+        throw new StreamLimitError(
+          "document.too_large",
+          `document is larger than ${maxDocument} bytes; expected at most that`,
+        );
+      }
+      documentParts.push(Buffer.from(lineBytes), Buffer.from(terminated ? "\n" : ""));
+      continue;
+    }
+    if (tooLong === true) {
+      findings.error({
+        line,
+        column: null,
+        path: "$",
+        code: "jsonl.line_too_long",
+        message: `line is longer than ${options.maxLineBytes ?? 64 * 1024 * 1024} bytes; skipped`,
+        expected: "a shorter line",
+        found: "an over-long line",
+      });
+      continue;
+    }
+    if (isBlank(lineBytes)) {
+      if (!blankReported && (terminated || lineBytes.length > 0)) {
+        blankReported = true;
+        findings.notice({
+          line,
+          column: null,
+          path: "$",
+          code: "jsonl.blank_line",
+          message: "blank line skipped (first at this line)",
+        });
+      }
+      continue;
+    }
+    if (!crlfReported && lineBytes[lineBytes.length - 1] === 13) {
+      crlfReported = true;
+      findings.notice({
+        line,
+        column: null,
+        path: "$",
+        code: "jsonl.crlf",
+        message: "CRLF line endings (first at this line); read as JSON whitespace, hashed as they are",
+      });
+    }
+    let value: JsonValue;
+    try {
+      value = readJson(decodeUtf8(lineBytes));
+    } catch (error) {
+      if (!(error instanceof ReplayPipelineError)) throw error;
+      // A pretty-printed document opens with a bare brace: read the whole file as one document.
+      const text = lineBytes.toString("utf8").trim();
+      if (consumer === undefined && format === null && (text === "{" || text === "[")) {
+        documentMode = true;
+        documentParts.push(Buffer.from(lineBytes), Buffer.from(terminated ? "\n" : ""));
+        documentBytes = lineBytes.length + 1;
+        continue;
+      }
+      findings.error(jsonFinding(error, line));
+      continue;
+    }
+    if (consumer === undefined) {
+      if (format !== null) {
+        // A one-line document format followed by more content.
+        findings.error({
+          line,
+          column: 1,
+          path: "$",
+          code: "document.trailing_content",
+          message: `more content after the ${format} document`,
+          expected: "end of file",
+          found: describe(value),
+        });
+        continue;
+      }
+      format = detectFormat(value);
+      if (format === null) {
+        findings.error({
+          line,
+          column: 1,
+          path: "$",
+          code: "format.unknown",
+          message: `not a replay format this tool reads: ${shape(value)}`,
+          expected: "a REPLAY.jsonl event, a Braintrust span, a ReplayBundle or a ReplayKit artifact",
+          found: shape(value),
+        });
+        return { format: null, session: null };
+      }
+      const reader = readerFor(format);
+      if (reader.kind === "document") {
+        const session = reader.read(value, findings, options);
+        // Keep reading: only blank lines may follow.
+        for await (const rest of lines) {
+          if (!isBlank(rest.bytes)) {
+            findings.error({
+              line: rest.line,
+              column: 1,
+              path: "$",
+              code: "document.trailing_content",
+              message: `more content after the ${format} document`,
+              expected: "end of file",
+              found: "more lines",
+            });
+            break;
+          }
+        }
+        return { format, session };
+      }
+      consumer = reader.begin(findings, options);
+    }
+    consumer.line(line, value);
+  }
+
+  if (documentMode) {
+    const all = Buffer.concat(documentParts);
+    let value: JsonValue;
+    try {
+      value = readJson(decodeUtf8(all), { rejectLoneSurrogates: false });
+    } catch (error) {
+      if (!(error instanceof ReplayPipelineError)) throw error;
+      findings.error(jsonFinding(error, error.location.line ?? 1));
+      return { format: null, session: null };
+    }
+    format = detectFormat(value);
+    if (format === null) {
+      findings.error({
+        line: 1,
+        column: 1,
+        path: "$",
+        code: "format.unknown",
+        message: `not a replay format this tool reads: ${shape(value)}`,
+        expected: "a ReplayBundle or a ReplayKit artifact",
+        found: shape(value),
+      });
+      return { format: null, session: null };
+    }
+    const reader = readerFor(format);
+    if (reader.kind !== "document") {
+      findings.error({
+        line: 1,
+        column: 1,
+        path: "$",
+        code: "format.not_lines",
+        message: `${format} is JSON Lines, but this file is one multi-line document`,
+        expected: "one event per line",
+        found: "a pretty-printed document",
+      });
+      return { format, session: null };
+    }
+    return { format, session: reader.read(value, findings, options) };
+  }
+  if (consumer === undefined) {
+    findings.error({
+      line: null,
+      column: null,
+      path: "$",
+      code: "input.empty",
+      message: "the file has no content",
+      expected: "a replay file",
+      found: "nothing",
+    });
+    return { format: null, session: null };
+  }
+  return { format, session: consumer.end() };
+}
+
+function isBlank(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b !== 32 && b !== 9 && b !== 13) return false;
+  return true;
+}
+
+/** A short description of a value's shape for "unknown format" errors. */
+function shape(value: JsonValue): string {
+  if (!isJsonObject(value)) return describe(value);
+  const keys = Object.keys(value);
+  return `an object with keys ${keys
+    .slice(0, 8)
+    .map((k) => JSON.stringify(k))
+    .join(", ")}${keys.length > 8 ? ", …" : ""}`;
+}
