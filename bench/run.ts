@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import canonicalizeNpm from "canonicalize";
 import { canonicalJsonLines, type Profile } from "../shared/canonical/index.js";
+import { inspect } from "../shared/formats/inspect.js";
 import { type DatasetMeta, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
 
 // ---- measurements ----------------------------------------------------------------------------
@@ -187,6 +188,22 @@ export const MEASUREMENTS: Measurement[] = [
     label: "Python `json.loads` + `json.dumps(sort_keys=True)` per line + hashlib",
     command: (file) => ["python3", join(ROOT, "bench", "peers", "python_hash.py"), file],
     unavailable: pythonUnavailable,
+  },
+  {
+    kind: "node",
+    name: "inspect",
+    label: "replay-pipeline `inspect` (validate, rehash every hash, summary), 500 MB",
+    scale: 5,
+    run: async (file) => {
+      const counter = { bytes: 0 };
+      const { report } = await inspect(readChunks(file, counter), { file });
+      // A benchmark of a path that rejects its input would measure the wrong thing.
+      if (report.verdict !== "passed")
+        throw new Error(
+          `${file}: inspect verdict ${report.verdict}: ${JSON.stringify(report.errors.slice(0, 3))}`,
+        );
+      return { bytes: counter.bytes, digest: report.replay_hash };
+    },
   },
 ];
 

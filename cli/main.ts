@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { ReplayPipelineError, UsageError } from "../shared/errors.js";
 import { CANON_HELP, canonCommand } from "./commands/canon.js";
+import { EXPORT_HELP, exportCommand } from "./commands/export.js";
 import { HASH_HELP, hashCommand } from "./commands/hash.js";
 import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
@@ -11,6 +12,11 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
       run: canonCommand,
       help: CANON_HELP,
       summary: "print a JSON file's canonical form (jcs, openagents, replaykit)",
+    },
+    export: {
+      run: exportCommand,
+      help: EXPORT_HELP,
+      summary: "convert a ReplayBundle to REPLAY.jsonl v1 and print its replay_hash",
     },
     hash: {
       run: hashCommand,

@@ -91,8 +91,21 @@ class ByteCanonicalizer {
   private m = 0;
   private order = new Int32Array(256);
   private scratch = Buffer.allocUnsafe(1 << 16);
+  private members: TopLevelMembers | null = null;
 
-  run(src: Buffer, profile: "jcs" | "openagents", sink: ByteSink, maxDepth: number): boolean {
+  run(
+    src: Buffer,
+    profile: "jcs" | "openagents",
+    sink: ByteSink,
+    maxDepth: number,
+    members: TopLevelMembers | null,
+  ): boolean {
+    this.members = members;
+    if (members !== null) {
+      members.keys.length = 0;
+      members.starts.length = 0;
+      members.ends.length = 0;
+    }
     if (!isUtf8(src)) return false;
     this.src = src;
     this.n = src.length;
@@ -525,32 +538,43 @@ class ByteCanonicalizer {
   private closeObject(base: number): boolean {
     const count = this.m - base;
     this.m = base;
-    if (count < 2) return true;
+    const top = this.depth === 0 ? this.members : null;
+    if (count < 2 && top === null) return true;
     let sorted = true;
     for (let k = base + 1; k < base + count; k++) {
       const cmp = this.compare(k - 1, k);
       if (cmp === 0) return false;
       if (cmp > 0) sorted = false;
     }
-    if (sorted) return true;
     if (this.order.length < count) this.order = new Int32Array(count * 2);
     const order = this.order;
-    // Insertion sort: objects are small, and it needs no comparator closure.
-    for (let k = 0; k < count; k++) {
-      const slot = base + k;
-      let x = k - 1;
-      while (x >= 0) {
-        const cmp = this.compare(order[x] as number, slot);
-        if (cmp === 0) return false;
-        if (cmp < 0) break;
-        order[x + 1] = order[x] as number;
-        x--;
+    if (sorted) {
+      for (let k = 0; k < count; k++) order[k] = base + k;
+    } else {
+      // Insertion sort: objects are small, and it needs no comparator closure.
+      for (let k = 0; k < count; k++) {
+        const slot = base + k;
+        let x = k - 1;
+        while (x >= 0) {
+          const cmp = this.compare(order[x] as number, slot);
+          if (cmp === 0) return false;
+          if (cmp < 0) break;
+          order[x + 1] = order[x] as number;
+          x--;
+        }
+        order[x + 1] = slot;
       }
-      order[x + 1] = slot;
     }
+    const from = this.mStart[base] as number;
+    if (top !== null) {
+      // The caller wants the member values, not the top-level object itself: leave its members
+      // where they are (their values are canonical) and skip moving every byte of the line.
+      this.recordMembers(top, base, count);
+      return true;
+    }
+    if (sorted) return true;
     // Assemble the members in order in scratch, reading each from wherever its bytes are now
     // (written output, or the pending input span), then put the result in place.
-    const from = this.mStart[base] as number;
     const to = this.mEnd[base + count - 1] as number;
     if (this.scratch.length < to - from)
       this.scratch = Buffer.allocUnsafe(Math.max(to - from, this.scratch.length * 2));
@@ -574,6 +598,21 @@ class ByteCanonicalizer {
     this.buf.set(scratch.subarray(0, w), from);
     this.o = to;
     return true;
+  }
+
+  /** Where each member value of the top-level object is in the output, keys in sorted order. */
+  private recordMembers(top: TopLevelMembers, base: number, count: number): void {
+    for (let k = 0; k < count; k++) {
+      const slot = this.order[k] as number;
+      const text = this.kInSrc[slot] === 1 ? this.src : this.buf;
+      const ks = this.kStart[slot] as number;
+      const ke = this.kEnd[slot] as number;
+      const raw = text.toString("utf8", ks, ke);
+      top.keys.push((this.kFlags[slot] as number) & ESCAPED ? (JSON.parse(`"${raw}"`) as string) : raw);
+      // Member text is `"key":value`; the key's canonical text is its bytes plus two quotes.
+      top.starts.push((this.mStart[slot] as number) + (ke - ks) + 3);
+      top.ends.push(this.mEnd[slot] as number);
+    }
   }
 
   /** Copies logical output bytes [start, end) (written, or still pending in src) to dst at w. */
@@ -667,17 +706,31 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/**
+ * Where the members of a top-level object landed in the output: for each key in canonical order,
+ * the offsets in the sink's buffer of its canonical value, so a caller can hash member values
+ * (`params`, `output`) without serializing them again.
+ */
+export interface TopLevelMembers {
+  keys: string[];
+  starts: number[];
+  ends: number[];
+}
+
 const shared = new ByteCanonicalizer();
 
 /**
  * Appends the canonical form of the JSON text `src` to `out` and returns true, or returns false
- * (leaving `out.len` unchanged) when the input needs the lossless reader's attention.
+ * (leaving `out.len` unchanged) when the input needs the lossless reader's attention. With
+ * `members`, records where the top-level object's member values are, and leaves that object's
+ * members in input order (each value canonical): for callers that hash member values.
  */
 export function canonicalizeBytes(
   src: Buffer,
   profile: "jcs" | "openagents",
   out: ByteSink,
   maxDepth = 512,
+  members: TopLevelMembers | null = null,
 ): boolean {
-  return shared.run(src, profile, out, maxDepth);
+  return shared.run(src, profile, out, maxDepth, members);
 }

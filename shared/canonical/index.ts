@@ -1,8 +1,8 @@
 /** Lossless JSON reading, the three producers' canonical forms, and SHA-256 tags. */
-export { ByteSink, canonicalizeBytes } from "./byte-canonical.js";
+export { ByteSink, canonicalizeBytes, type TopLevelMembers } from "./byte-canonical.js";
 export { canonicalHash, SHA256_TAG, type Sha256Tag, sha256Tag } from "./hash.js";
 export { DEFAULT_MAX_DEPTH, lineColumnAt, type ReadOptions, readJson } from "./json-reader.js";
-export { isJsonObject, JsonNumber, type JsonObject, type JsonValue } from "./json-value.js";
+export { isJsonObject, JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-value.js";
 export {
   type ByteLine,
   type CanonicalInputOptions,

@@ -110,7 +110,7 @@ function context(view: BundleView): JsonObject {
 }
 
 /**
- * The Verification line, when the bundle records what ADR-0003's needs: test counts before and
+ * The Verification line, when the bundle records what an ADR-0003 Verification needs: test counts before and
  * after the run. autopilot-core's `receipts` keep only the counts after (`tests_run`,
  * `tests_passed`) and `ci_status`; `tests_before` and `delta` are required numbers, and guessing
  * them would put an invented verification in a file meant for audit. So a Verification is written
@@ -129,14 +129,14 @@ function verification(view: BundleView, warnings: string[]): JsonObject | null {
     before.isIntegerText &&
     after.isIntegerText
   ) {
-    const line: JsonObject = {
+    const event: JsonObject = {
       type: "Verification",
       tests_before: before,
       tests_after: after,
       delta: num(Number(after.text) - Number(before.text)),
     };
-    if (ci !== null) line.ci_status = ci;
-    return line;
+    if (ci !== null) event.ci_status = ci;
+    return event;
   }
   const recorded = ["tests_run", "tests_passed", "ci_status"].flatMap((key) => {
     const v = receipts[key];

@@ -2,12 +2,20 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import {
+  ByteSink,
   canonicalHash,
+  canonicalizeBytes,
+  DEFAULT_MAX_DEPTH,
   decodeUtf8,
   isJsonObject,
+  JsonNumber,
+  type JsonObject,
   type JsonValue,
   readByteLines,
   readJson,
+  setMember,
+  sha256Tag,
+  type TopLevelMembers,
 } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
 import { detectFormat, readerFor } from "./registry.js";
@@ -238,6 +246,7 @@ async function readContent(
   const lines = readByteLines(bytes, { maxLineBytes: options.maxLineBytes, skipLongLines: true });
   let format: FormatId | null = null;
   let consumer: LineConsumer | undefined;
+  let lazy: ReadonlySet<string> | undefined;
   let blankReported = false;
   let crlfReported = false;
   const documentParts: Buffer[] = [];
@@ -291,6 +300,13 @@ async function readContent(
         code: "jsonl.crlf",
         message: "CRLF line endings (first at this line); read as JSON whitespace, hashed as they are",
       });
+    }
+    if (consumer !== undefined && lazy !== undefined) {
+      const fast = readShallow(lineBytes, lazy);
+      if (fast !== undefined) {
+        consumer.line(line, fast.value, fast.hashes);
+        continue;
+      }
     }
     let value: JsonValue;
     try {
@@ -356,6 +372,7 @@ async function readContent(
         return { format, session };
       }
       consumer = reader.begin(findings, options);
+      lazy = reader.lazyMembers;
     }
     consumer.line(line, value);
   }
@@ -411,6 +428,56 @@ async function readContent(
     return { format: null, session: null };
   }
   return { format, session: consumer.end() };
+}
+
+const shallowSink = new ByteSink(1 << 16);
+const shallowMembers: TopLevelMembers = { keys: [], starts: [], ends: [] };
+
+/**
+ * The fast read of one JSON Lines event: the byte canonicalizer validates the whole line (any
+ * doubt sends it to the lossless reader, which reports the exact error) and tells where each
+ * top-level member's canonical value is. Small members are read; large `lazy` members are hashed
+ * from those bytes and passed on as empty placeholders of their JSON type.
+ */
+function readShallow(
+  bytes: Buffer,
+  lazy: ReadonlySet<string>,
+): { value: JsonObject; hashes: Map<string, string> } | undefined {
+  const sink = shallowSink;
+  sink.len = 0;
+  if (!canonicalizeBytes(bytes, "openagents", sink, DEFAULT_MAX_DEPTH, shallowMembers)) return undefined;
+  const buf = sink.buf;
+  if (buf[0] !== 0x7b) return undefined;
+  const value: JsonObject = {};
+  const hashes = new Map<string, string>();
+  const { keys, starts, ends } = shallowMembers;
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k] as string;
+    const start = starts[k] as number;
+    const end = ends[k] as number;
+    const first = buf[start];
+    if (lazy.has(key)) {
+      hashes.set(key, sha256Tag(buf.subarray(start, end)));
+      if (first === 0x7b || first === 0x5b) {
+        setMember(value, key, first === 0x7b ? {} : []);
+        continue;
+      }
+    }
+    setMember(value, key, readSmall(buf, start, end, first));
+  }
+  return { value, hashes };
+}
+
+/** One canonical member value, read without the full reader where the text says what it is. */
+function readSmall(buf: Buffer, start: number, end: number, first: number | undefined): JsonValue {
+  const text = buf.toString("utf8", start, end);
+  // Canonical text is valid JSON: a string's JSON.parse is exact, a number keeps its text.
+  if (first === 0x22) return JSON.parse(text) as string;
+  if (first === 0x2d || (first !== undefined && first >= 0x30 && first <= 0x39)) return new JsonNumber(text);
+  if (first === 0x74) return true;
+  if (first === 0x66) return false;
+  if (first === 0x6e) return null;
+  return readJson(text);
 }
 
 function isBlank(bytes: Uint8Array): boolean {

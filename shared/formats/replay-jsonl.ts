@@ -92,7 +92,7 @@ const V1: Dialect = {
       output_hash: zHash(),
       latency_ms: zNumber().pipe(z.number().min(0, "expected 0 or more")),
       side_effects: strings(),
-      error: obj().optional(),
+      error: obj().nullable().optional(),
       step_utility: zRange(-1, 1).optional(),
     }),
     Verification: z.looseObject({
@@ -302,8 +302,11 @@ class ReplayConsumer implements LineConsumer {
     this.summary = emptySummary(dialect.id);
   }
 
-  line(line: number, value: JsonValue): void {
+  private hashes: ReadonlyMap<string, string> | undefined;
+
+  line(line: number, value: JsonValue, hashes?: ReadonlyMap<string, string>): void {
     const { dialect, findings } = this;
+    this.hashes = hashes;
     if (this.firstLine === 0) this.firstLine = line;
     if (!isJsonObject(value)) {
       findings.error({
@@ -485,14 +488,14 @@ class ReplayConsumer implements LineConsumer {
         }
         const latency = numberMember(event, "latency_ms");
         const exitCode = numberMember(event, "exit_code");
+        // ok, else the exit code, else the absence of an error (not the output's content, which
+        // large-file reading only hashes).
         const ok =
           typeof event.ok === "boolean"
             ? event.ok
             : exitCode !== null
               ? exitCode === 0
-              : isJsonObject(event.output) && typeof event.output.success === "boolean"
-                ? event.output.success
-                : !Object.hasOwn(event, "error");
+              : event.error === undefined || event.error === null;
         if (call !== undefined) {
           call.output_hash = stringMember(event, "output_hash");
           call.latency_ms = latency;
@@ -580,12 +583,9 @@ class ReplayConsumer implements LineConsumer {
     const expected = event[hashKey];
     if (typeof expected !== "string" || !Object.hasOwn(event, valueKey)) return;
     try {
-      this.findings.compare(
-        hashKey,
-        subject,
-        expected,
-        canonicalHash(event[valueKey] as JsonValue, "openagents"),
-      );
+      // Large members arrive hashed from their canonical bytes (see LineFormat.lazyMembers).
+      const actual = this.hashes?.get(valueKey) ?? canonicalHash(event[valueKey] as JsonValue, "openagents");
+      this.findings.compare(hashKey, subject, expected, actual);
     } catch (error) {
       this.findings.error({
         line,
@@ -655,8 +655,16 @@ class ReplayConsumer implements LineConsumer {
   }
 }
 
+/** Tool inputs and outputs: checked through their hashes only, never read. */
+const LAZY_MEMBERS: ReadonlySet<string> = new Set(["params", "output"]);
+
 function dialectFormat(dialect: Dialect): LineFormat {
-  return { id: dialect.id, kind: "lines", begin: (findings) => new ReplayConsumer(dialect, findings) };
+  return {
+    id: dialect.id,
+    kind: "lines",
+    lazyMembers: LAZY_MEMBERS,
+    begin: (findings) => new ReplayConsumer(dialect, findings),
+  };
 }
 
 /** REPLAY.jsonl readers, one per dialect. */

@@ -179,14 +179,23 @@ export interface FormatOptions {
 export interface LineFormat {
   id: FormatId;
   kind: "lines";
+  /**
+   * Top-level members the consumer needs only hashed, not read (`params`, `output`): large ones
+   * arrive as empty placeholders of the same JSON type, with their openagents hash in `hashes`.
+   * This is what lets a multi-gigabyte REPLAY.jsonl be checked at canonicalization speed.
+   */
+  lazyMembers?: ReadonlySet<string>;
   /** A consumer for one file; `line` is called for each non-blank line, in order. */
   begin(findings: Findings, options: FormatOptions): LineConsumer;
 }
 
 /** Consumes one JSON Lines file. */
 export interface LineConsumer {
-  /** One parsed line. `line` is the 1-based line number in the file. */
-  line(line: number, value: JsonValue): void;
+  /**
+   * One parsed line. `line` is the 1-based line number in the file; `hashes`, when given, holds
+   * the openagents hash of each `lazyMembers` member value.
+   */
+  line(line: number, value: JsonValue, hashes?: ReadonlyMap<string, string>): void;
   /** Called once after the last line; returns the session. */
   end(): Session;
 }

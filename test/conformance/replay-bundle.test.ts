@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalize, decodeUtf8, readJson } from "../../shared/canonical/index.js";
 import { exportReplayBundle } from "../../shared/formats/export.js";
 import { isReplayBundle, replayBundleFormat } from "../../shared/formats/replay-bundle.js";
+import { replayAdr0003Format } from "../../shared/formats/replay-jsonl.js";
 import { Findings } from "../../shared/formats/types.js";
 import { corpusBytes } from "../support/corpus.js";
 
@@ -49,7 +50,6 @@ describe("corpus ReplayBundle (openagents demo/sample-replay.json)", () => {
       "ToolResult",
       "ToolCall",
       "ToolResult",
-      "Verification",
       "SessionEnd",
     ]);
     expect(JSON.parse(lines[2] as string)).toEqual({
@@ -62,6 +62,28 @@ describe("corpus ReplayBundle (openagents demo/sample-replay.json)", () => {
       type: "SessionEnd",
       ended_at: "2025-12-26T12:00:15.000Z",
       outcome: "success",
+    });
+  });
+
+  it("exports a REPLAY.jsonl that our ADR-0003 reader accepts with no errors and the same session", () => {
+    const { text } = exportReplayBundle(sample());
+    const findings = new Findings();
+    const consumer = replayAdr0003Format.begin(findings, {});
+    text
+      .slice(0, -1)
+      .split("\n")
+      .forEach((line, i) => {
+        consumer.line(i + 1, readJson(line));
+      });
+    const session = consumer.end();
+    expect(findings.errors).toEqual([]);
+    expect(findings.checks.filter((c) => c.status !== "passed")).toEqual([]);
+    expect(session.summary).toMatchObject({
+      session_id: "replay_test123",
+      started_at: "2025-12-26T12:00:00.000Z",
+      ended_at: "2025-12-26T12:00:15.000Z",
+      status: "success",
+      counts: { tool_calls: 2, failed_tool_calls: 0 },
     });
   });
 

@@ -58,7 +58,7 @@ describe("replay-pipeline export", () => {
     const bytes = readFileSync(out);
     expect(result.stdout).toBe(`replay_hash: ${sha256Tag(bytes)}\n`);
     const lines = bytes.toString("utf8").trimEnd().split("\n");
-    expect(lines).toHaveLength(8);
+    expect(lines).toHaveLength(7);
     expect(JSON.parse(lines[0] as string)).toMatchObject({
       type: "ReplayHeader",
       session_id: "replay_test123",
@@ -77,7 +77,7 @@ describe("replay-pipeline export", () => {
   it("prints the REPLAY on stdout and the hash on stderr without -o", async () => {
     const result = await run(SAMPLE);
     expect(result.code).toBe(0);
-    expect(result.stdout.split("\n")).toHaveLength(9);
+    expect(result.stdout.split("\n")).toHaveLength(8);
     expect(result.stderr).toContain(`replay_hash: ${sha256Tag(result.stdout)}\n`);
     expect((await run(SAMPLE, "-o", "-")).stdout).toBe(result.stdout);
   });

@@ -355,7 +355,6 @@ describe("exportReplayBundle", () => {
       "ToolCall",
       "ToolResult",
       "ToolResult",
-      "Verification",
       "SessionEnd",
     ]);
     expect(text.split("\n")[0]).toBe(
@@ -365,12 +364,22 @@ describe("exportReplayBundle", () => {
     expect(text.split("\n")[3]).toBe(
       '{"id":"tc_002","params":{"command":"cargo test","timeout":1.0},"tool":"Bash","type":"ToolCall"}',
     );
-    const verification = events[6] as JsonValue;
-    expect(num(field(verification, "tests_after"))).toBe(9);
-    expect(field(verification, "tests_before")).toBeNull();
-    expect(field(events[7] as JsonValue, "ended_at")).toBe("2026-01-02T03:04:06.323456789Z");
-    expect(field(events[7] as JsonValue, "outcome")).toBe("success");
-    expect(warnings).toEqual([expect.stringContaining("tests_before and delta are null")]);
+    expect(field(events[6] as JsonValue, "ended_at")).toBe("2026-01-02T03:04:06.323456789Z");
+    expect(field(events[6] as JsonValue, "outcome")).toBe("success");
+    // The receipts have no count before the run, so no Verification is invented; a warning says so.
+    expect(warnings).toEqual([
+      'Verification: not written; the receipts (tests_run 10, tests_passed 9, ci_status "failure") have no test count before the run, which an ADR-0003 Verification requires (tests_before, delta)',
+    ]);
+  });
+
+  it("writes a Verification when the receipts have counts before and after", () => {
+    const { text, warnings } = exportReplayBundle(
+      bundle({ receipts: { tests_before: 7, tests_passed: 9, ci_status: "success" } }),
+    );
+    expect(text.split("\n").at(-3)).toBe(
+      '{"ci_status":"success","delta":2,"tests_after":9,"tests_before":7,"type":"Verification"}',
+    );
+    expect(warnings).toEqual([]);
   });
 
   it("gives ToolCall and ToolResult ids that pair up, with latency from t", () => {
@@ -447,15 +456,24 @@ describe("exportReplayBundle", () => {
     expect(error.location.path).toBe("$.timeline[0].data.input.n");
   });
 
-  it("writes outcome unknown (with a warning) when the bundle does not say how the run ended", () => {
+  it("writes outcome failure, saying why, when the bundle does not say how the run ended", () => {
     const { text, warnings } = exportReplayBundle(
       bundle({ metadata: {}, receipts: undefined, timeline: [{ t: 0, type: "phase_start", data: {} }] }),
     );
     const events = lines(text);
     expect(events.map((e) => field(e, "type"))).toEqual(["ReplayHeader", "SessionStart", "SessionEnd"]);
     expect(field(events[1] as JsonValue, "task")).toBe("autopilot session replay_abc");
-    expect(field(events[2] as JsonValue, "outcome")).toBe("unknown");
+    expect(field(events[2] as JsonValue, "outcome")).toBe("failure");
+    expect(field(events[2] as JsonValue, "error_message")).toBe("outcome not recorded in the ReplayBundle");
     expect(warnings).toHaveLength(2);
+  });
+
+  it("writes a cancelled run as failure with error_message cancelled", () => {
+    const { text } = exportReplayBundle(
+      bundle({ timeline: [{ t: 0, type: "session_end", data: { status: "cancelled" } }] }),
+    );
+    const end = lines(text).at(-1) as JsonValue;
+    expect([field(end, "outcome"), field(end, "error_message")]).toEqual(["failure", "cancelled"]);
   });
 
   it("maps a failed run to outcome failure with its message", () => {

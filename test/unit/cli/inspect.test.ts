@@ -1,0 +1,171 @@
+import { spawnSync } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { canonicalize, readJson } from "../../../shared/canonical/index.js";
+import { corpusPath, corpusText, PROJECT_ROOT } from "../../support/corpus.js";
+
+const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
+const dir = mkdtempSync(join(tmpdir(), "replay-inspect-"));
+
+function run(args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+  });
+  return {
+    code: result.status,
+    stdout: result.stdout.toString("utf8"),
+    stderr: result.stderr.toString("utf8"),
+  };
+}
+
+describe("replay-pipeline inspect", () => {
+  const replay = corpusPath("openagents", "replays-type-ts", "run_cancel_flow_v1.REPLAY.jsonl");
+
+  it("--json prints one object with format, verdict, checks, errors, notices, replay_hash and summary; exit 0", () => {
+    const result = run(["inspect", replay, "--json"]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({
+      format: "replay-v1",
+      verdict: "passed",
+      errors: [],
+      replay_hash: "sha256:8c091d9c93711189e51ca37c8f313e3749b0adb8ba7982c7c4e78ba8641c8010",
+      summary: { session_id: "01951d2a-6c15-7f2f-a9da-d132c2341bc8" },
+    });
+    expect(report.checks).toHaveLength(3);
+    for (const row of report.checks)
+      expect(Object.keys(row).sort()).toEqual(["actual", "check", "expected", "status", "subject"]);
+    expect(Array.isArray(report.notices)).toBe(true);
+  });
+
+  it("prints a short human report without --json", () => {
+    const result = run(["inspect", replay]);
+    expect(result.stdout).toMatch(/PASSED \(replay-v1, 1266 bytes\)/);
+    expect(result.stdout).toContain("checks: 3 passed, 0 failed, 0 unverifiable");
+  });
+
+  it("exits 1 for a failed hash and names the row", () => {
+    const path = join(dir, "tampered.REPLAY.jsonl");
+    writeFileSync(
+      path,
+      readFileSync(replay, "utf8").replace('"reason":"operator_request"', '"reason":"operator_requesT"'),
+    );
+    const result = run(["inspect", path, "--json"]);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.verdict).toBe("failed");
+    expect(report.checks.find((c: { status: string }) => c.status === "failed")).toMatchObject({
+      check: "payload_hash",
+      subject: "line 4 RuntimeEvent 2 payload",
+    });
+  });
+
+  it("exits 1 for invalid input with line, column, path and code", () => {
+    const path = join(dir, "bad.jsonl");
+    writeFileSync(
+      path,
+      '{"event":"ReplayHeader","replay_version":1,"producer":"p","created_at":"2026-01-01T00:00:00Z"}\n{"event":"SessionStart",}\n',
+    );
+    const result = run(["inspect", path, "--json"]);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.verdict).toBe("invalid");
+    expect(report.errors[0]).toMatchObject({ line: 2, column: 25, path: "$", code: "json.syntax" });
+  });
+
+  it("reads gzip by content, whatever the name", () => {
+    const path = join(dir, "replay.data");
+    writeFileSync(path, gzipSync(readFileSync(replay)));
+    const report = JSON.parse(run(["inspect", path, "--json"]).stdout);
+    expect(report).toMatchObject({ verdict: "passed", compressed: true, format: "replay-v1" });
+    expect(report.replay_hash).toBe(
+      "sha256:8c091d9c93711189e51ca37c8f313e3749b0adb8ba7982c7c4e78ba8641c8010",
+    );
+  });
+
+  it("gives the span trace turns in its JSON", () => {
+    const trace = corpusPath(
+      "dynamo",
+      "responses_stateful_integration_test__test_trace_replay_through_storage__trace_content.jsonl",
+    );
+    const report = JSON.parse(run(["inspect", trace, "--json"]).stdout);
+    expect(
+      report.summary.turns.map((t: { turn_number: number; user_input: string }) => [
+        t.turn_number,
+        t.user_input,
+      ]),
+    ).toEqual([
+      [1, "What is 2+2?"],
+      [2, "And 3+3?"],
+    ]);
+  });
+
+  describe("a signed ReplayKit artifact", () => {
+    // Sign a real run: HMAC-SHA256 over canonical {version, metadata, payload, checksum}.
+    const artifact = readJson(corpusText("replaykit", "runs", "minimal_v1.rpk"), {
+      rejectLoneSurrogates: false,
+    }) as Record<string, ReturnType<typeof readJson>>;
+    const signed = canonicalize(
+      {
+        version: artifact.version ?? null,
+        metadata: artifact.metadata ?? null,
+        payload: artifact.payload ?? null,
+        checksum: artifact.checksum ?? null,
+      },
+      "replaykit",
+    );
+    // The producer writes the signature as an object (replaypack/artifact/signing.py).
+    const signature = {
+      algorithm: "hmac-sha256",
+      key_id: "default",
+      value: `hmac-sha256:${createHmac("sha256", "k3y").update(signed).digest("hex")}`,
+    };
+    const path = join(dir, "signed.rpk");
+    writeFileSync(
+      path,
+      JSON.stringify(
+        { ...JSON.parse(corpusText("replaykit", "runs", "minimal_v1.rpk")), signature },
+        null,
+        2,
+      ),
+    );
+
+    it("is unverifiable (exit 3) without a key", () => {
+      const result = run(["inspect", path, "--json"]);
+      expect(result.code).toBe(3);
+      expect(
+        JSON.parse(result.stdout).checks.find((c: { check: string }) => c.check === "signature"),
+      ).toMatchObject({ status: "unverifiable" });
+    });
+
+    it("passes with the right key from the environment and fails with a wrong one from a file", () => {
+      expect(run(["inspect", path, "--hmac-key-env", "RPK_KEY"], { RPK_KEY: "k3y" }).code).toBe(0);
+      const keyFile = join(dir, "wrong.key");
+      writeFileSync(keyFile, "other");
+      expect(run(["inspect", path, "--hmac-key-file", keyFile]).code).toBe(1);
+    });
+  });
+
+  it("rejects two key sources and a missing key variable as usage errors", () => {
+    expect(run(["inspect", replay, "--hmac-key-env", "X", "--hmac-key-file", "y"]).code).toBe(2);
+    expect(run(["inspect", replay, "--hmac-key-env", "SURELY_NOT_SET_VARIABLE"]).stderr).toContain(
+      "is not set",
+    );
+  });
+});
+
+describe("replay-pipeline export", () => {
+  it("writes a REPLAY.jsonl that inspects as passed and prints its replay_hash", () => {
+    const out = join(dir, "REPLAY.jsonl");
+    const result = run(["export", corpusPath("openagents", "replaybundle-sample.json"), "-o", out]);
+    expect(result.code).toBe(0);
+    const hash = /replay_hash: (sha256:[0-9a-f]{64})/.exec(result.stdout)?.[1];
+    const report = JSON.parse(run(["inspect", out, "--json"]).stdout);
+    expect(report).toMatchObject({ format: "replay-adr0003", verdict: "passed", replay_hash: hash });
+  });
+});
