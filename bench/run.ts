@@ -196,7 +196,7 @@ export const MEASUREMENTS: Measurement[] = [
     scale: 5,
     run: async (file) => {
       const counter = { bytes: 0 };
-      const { report } = await inspect(readChunks(file, counter), { file });
+      const { report } = await inspect(readChunks(file, counter), { file, keepToolCalls: false });
       // A benchmark of a path that rejects its input would measure the wrong thing.
       if (report.verdict !== "passed")
         throw new Error(

@@ -7,17 +7,19 @@ import { intOption, parseCommandArgs, singleFile } from "../args.js";
 import { readInput, writeOut } from "../io.js";
 
 /** Help text of `export`. */
-export const EXPORT_HELP = `Usage: replay-pipeline export <bundle.json> [-o REPLAY.jsonl]
+export const EXPORT_HELP = `Usage: replay-pipeline export <bundle.json> [-o REPLAY.jsonl] [--dialect v1|adr0003]
 
-Converts an OpenAgents ReplayBundle (autopilot-core) to REPLAY.jsonl v1 as ADR-0003 describes:
-ReplayHeader, SessionStart, ToolCall/ToolResult pairs (ids tc_001, ...), Verification from the
-bundle's receipts, SessionEnd. Each line is canonical JSON (openagents profile), so the same bundle
-always gives the same bytes. Prints replay_hash: sha256:<hex> of the written bytes (the value
+Converts an OpenAgents ReplayBundle (autopilot-core) to REPLAY.jsonl v1, as ADR-0003 asks of the
+exporter: ReplayHeader, SessionStart, ToolCall/ToolResult pairs (step ids tc_001, ...) with their
+params_hash and output_hash, Verification from the bundle's receipts, SessionEnd. Each line is
+canonical JSON (openagents profile), so the same bundle always gives the same bytes. Prints replay_hash: sha256:<hex> of the written bytes (the value
 RECEIPT.json records) to standard output, or to standard error when the REPLAY goes to standard
 output. Warnings (values the bundle does not record) go to standard error.
 
 Options:
   -o, --output FILE  write the REPLAY.jsonl to FILE (default: standard output; - is standard output)
+  --dialect D        v1 (default): the "type"/"ts" REPLAY.jsonl v1 with hashes;
+                     adr0003: the variant ADR-0003 sketches (version "1.0.0", task, outcome)
   --max-depth N      deepest nesting accepted in the bundle (default 512)
   -h, --help         this help
 
@@ -26,6 +28,7 @@ a bundle that lacks a required field (the message names its path and what was ex
 
 const OPTIONS = {
   output: { type: "string", short: "o" },
+  dialect: { type: "string" },
   "max-depth": { type: "string" },
 } as const;
 
@@ -63,12 +66,15 @@ export async function exportCommand(argv: string[]): Promise<number> {
   if (output !== null && file !== "-" && resolve(output) === resolve(file))
     throw new UsageError(`export: -o ${output} is the input file; expected a different output path`);
   const maxDepth = intOption("export", "max-depth", values["max-depth"]);
+  const dialect = values.dialect ?? "v1";
+  if (dialect !== "v1" && dialect !== "adr0003")
+    throw new UsageError(`export: unknown dialect '${dialect}'; expected v1 or adr0003`);
 
   const bytes = await readInput(file);
   let result: ReturnType<typeof exportReplayBundle>;
   try {
     const bundle = readJson(decodeUtf8(bytes), { maxDepth });
-    result = exportReplayBundle(bundle);
+    result = exportReplayBundle(bundle, { dialect });
   } catch (error) {
     // Read errors already name the file; these locate a line or a JSON path inside it.
     if (error instanceof ReplayPipelineError && file !== "-") error.locate({ file });

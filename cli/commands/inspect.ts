@@ -73,6 +73,8 @@ export async function inspectCommand(argv: string[]): Promise<number> {
     ({ report } = await inspect(openStream(file), {
       file,
       hmacKey: key,
+      // The report shows counts, not the call list: keep memory flat for huge replays.
+      keepToolCalls: false,
       maxLineBytes: intOption("inspect", "max-line-bytes", values["max-line-bytes"]),
       maxDocumentBytes: intOption("inspect", "max-document-bytes", values["max-document-bytes"]),
       maxDecompressedBytes: intOption("inspect", "max-decompressed-bytes", values["max-decompressed-bytes"]),

@@ -1,6 +1,7 @@
 /**
- * ReplayBundle → REPLAY.jsonl v1, as ADR-0003 asks of `autopilot export`: accept a ReplayBundle,
- * write the ADR-0003 REPLAY.jsonl (`"type"`-tagged lines: ReplayHeader, SessionStart, ToolCall,
+ * ReplayBundle → REPLAY.jsonl v1, as ADR-0003 asks of `autopilot export`, in two dialects: `v1`
+ * (the default, see `exportV1`: the `"type"`/`"ts"` REPLAY.jsonl v1 with params_hash and
+ * output_hash) and `adr0003`, described here: accept a ReplayBundle, write the ADR-0003 REPLAY.jsonl (`"type"`-tagged lines: ReplayHeader, SessionStart, ToolCall,
  * ToolResult, Verification, SessionEnd), refuse a bundle that lacks a required field, and return
  * the `replay_hash` (sha256 of the exact bytes) that RECEIPT.json records.
  *
@@ -22,6 +23,7 @@
  * are otherwise dropped; unknown types are dropped with a warning.
  */
 import {
+  canonicalHash,
   canonicalize,
   isJsonObject,
   JsonNumber,
@@ -37,6 +39,8 @@ import {
   offsetTimestamp,
   pairToolCalls,
   readBundle,
+  receiptVerification,
+  toolResultOk,
 } from "./replay-bundle.js";
 import { Findings } from "./types.js";
 import { describe, member, stringMember } from "./validate.js";
@@ -80,6 +84,19 @@ function line(event: JsonObject, field?: string, source?: string): string {
     const at = error.location.path ?? "$";
     const path = at.startsWith(`$.${field}`) ? `${source}${at.slice(field.length + 2)}` : source;
     throw new ExportError(`cannot export the ReplayBundle: ${error.detail}`, path);
+  }
+}
+
+/** The openagents hash of a value taken from the bundle at `source`; errors point there. */
+function hashOf(value: JsonValue, source: string): string {
+  try {
+    return canonicalHash(value, "openagents");
+  } catch (error) {
+    if (!(error instanceof ReplayPipelineError)) throw error;
+    throw new ExportError(
+      `cannot export the ReplayBundle: ${error.detail}`,
+      `${source}${(error.location.path ?? "$").slice(1)}`,
+    );
   }
 }
 
@@ -161,7 +178,27 @@ const OUTCOMES = { success: "success", failed: "failure", timeout: "timeout" } a
  * the bundle is invalid or lacks what a REPLAY line requires (id, created_at, a tool call's name
  * and input, a result's output).
  */
-export function exportReplayBundle(bundle: JsonValue): ExportResult {
+export function exportReplayBundle(bundle: JsonValue, options: ExportOptions = {}): ExportResult {
+  return options.dialect === "adr0003" ? exportAdr0003(bundle) : exportV1(bundle);
+}
+
+/** Options of `exportReplayBundle`. */
+export interface ExportOptions {
+  /**
+   * `v1` (default): the `"type"`/`"ts"` REPLAY.jsonl v1 (specs/REPLAY-jsonl-v1.md), with
+   * `params_hash` and `output_hash` on every call and result. `adr0003`: the variant ADR-0003
+   * sketches (header `version` "1.0.0", `task`, `outcome`), which carries no hashes.
+   */
+  dialect?: "v1" | "adr0003";
+}
+
+/** The validated bundle and its start and end times, or an ExportError. */
+function prepare(bundle: JsonValue): {
+  view: BundleView;
+  id: string;
+  startedAt: string;
+  endedAt: string;
+} {
   const findings = new Findings();
   const view = readBundle(bundle, findings);
   const first = findings.errors[0];
@@ -173,18 +210,172 @@ export function exportReplayBundle(bundle: JsonValue): ExportResult {
       findings.errorCount - 1,
     );
   }
-  // readBundle reported these as errors if absent; this narrows the types.
   if (view.id === null) fail("$.id", "expected a string (the bundle id)", "nothing usable");
   if (view.createdAt === null) fail("$.created_at", "expected an ISO-8601 timestamp", "nothing usable");
-  const id = view.id;
-  const warnings: string[] = [];
-
-  const startedAt = offsetTimestamp(view.createdAt, 0);
   const last = view.entries.at(-1);
+  const startedAt = offsetTimestamp(view.createdAt, 0);
   const endedAt = offsetTimestamp(view.createdAt, last?.t ?? 0);
   if (startedAt === null) fail("$.created_at", "expected a timestamp within years 0000-9999", view.createdAt);
   if (endedAt === null)
     fail(`$.timeline[${last?.index ?? 0}].t`, "expected created_at + t within years 0000-9999", `${last?.t}`);
+  return { view, id: view.id, startedAt, endedAt };
+}
+
+const V1_STATUS = {
+  success: "success",
+  failed: "failure",
+  timeout: "failure",
+  cancelled: "cancelled",
+} as const;
+
+/**
+ * REPLAY.jsonl v1 (`"type"`/`"ts"`): ReplayHeader, SessionStart, ToolCall/ToolResult pairs with
+ * `step_id` = `tc_001`…, `params_hash`/`output_hash` computed with the openagents profile (the
+ * outputs are kept: this is a Layer B file), a Verification per receipt the bundle records, and
+ * SessionEnd. Values v1 requires that a bundle does not record are written as the weakest true
+ * statement and named in a warning: `policy_bundle_id` "unspecified", `confidence` 0.
+ */
+function exportV1(bundle: JsonValue): ExportResult {
+  const { view, id, startedAt, endedAt } = prepare(bundle);
+  const warnings: string[] = [];
+  const at = (t: number): string => offsetTimestamp(view.createdAt as string, t) ?? startedAt;
+  const metadata = view.metadata ?? undefined;
+  const stated = stringMember(metadata, "policy_bundle_id");
+  const policy = stated === null || stated === "" ? null : stated;
+  if (policy === null) {
+    const why = member(metadata, "policy_bundle_id") === undefined ? "none" : "no usable one";
+    warnings.push(`SessionStart.policy_bundle_id: the bundle records ${why}; wrote "unspecified"`);
+  }
+  const lines: string[] = [
+    line({
+      type: "ReplayHeader",
+      replay_version: num(1),
+      producer: `replay-pipeline export (ReplayBundle ${view.version ?? "?"})`,
+      created_at: startedAt,
+    }),
+    line({ type: "SessionStart", ts: startedAt, session_id: id, policy_bundle_id: policy ?? "unspecified" }),
+  ];
+  const { calls } = pairToolCalls(view.entries);
+  const callOf = new Map(calls.map((c) => [c.call, c]));
+  const resultOf = new Map(calls.flatMap((c) => (c.result === null ? [] : [[c.result, c] as const])));
+  const dropped = new Map<string, number>();
+  let toolLatency = 0;
+  for (const entry of view.entries) {
+    const call = callOf.get(entry);
+    const result = resultOf.get(entry);
+    if (call !== undefined) {
+      if (entry.tool === null || entry.tool === "")
+        fail(
+          `$.timeline[${entry.index}].tool`,
+          "expected the tool name (tool or data.tool)",
+          "nothing (missing)",
+        );
+      const params = required(entry, "input", "expected the tool's input object");
+      const source = `$.timeline[${entry.index}].data.input`;
+      if (!isJsonObject(params)) fail(source, "expected an object (ToolCall params)", describe(params));
+      const event: JsonObject = {
+        type: "ToolCall",
+        ts: at(entry.t),
+        session_id: id,
+        step_id: call.id,
+        tool: entry.tool,
+        params,
+        params_hash: "",
+      };
+      event.params_hash = hashOf(params, source);
+      lines.push(line(event, "params", source));
+      if (call.result === null)
+        warnings.push(
+          `ToolCall ${call.id} ($.timeline[${entry.index}]): no tool_result of ${entry.tool}; no ToolResult written`,
+        );
+    } else if (result !== undefined) {
+      const output = required(entry, "result", "expected the tool's result (ToolResult output)");
+      const source = `$.timeline[${entry.index}].data.result`;
+      const event: JsonObject = {
+        type: "ToolResult",
+        ts: at(entry.t),
+        session_id: id,
+        step_id: result.id,
+        ok: toolResultOk(entry.data),
+        output,
+        output_hash: hashOf(output, source),
+        latency_ms: num(entry.t - result.call.t),
+        side_effects: [],
+      };
+      toolLatency += entry.t - result.call.t;
+      lines.push(line(event, "output", source));
+    } else if (entry.type === "tool_result") {
+      warnings.push(
+        `$.timeline[${entry.index}]: tool_result of ${JSON.stringify(entry.tool)} follows no unanswered tool_call of that tool; dropped`,
+      );
+    } else if (!["phase_start", "phase_end", "assistant"].includes(entry.type)) {
+      dropped.set(entry.type, (dropped.get(entry.type) ?? 0) + 1);
+    }
+  }
+  warnDropped(dropped, warnings);
+  for (const v of receiptVerification(view.receipts)) {
+    // A result the receipts do not state is not a failed check: leave it out and say so.
+    if (v.exit_code === null) {
+      warnings.push(`Verification "${v.command}": the receipts do not say whether it passed; not written`);
+      continue;
+    }
+    lines.push(
+      line({
+        type: "Verification",
+        ts: endedAt,
+        session_id: id,
+        command: v.command,
+        exit_code: num(v.exit_code),
+      }),
+    );
+  }
+  const outcome = bundleOutcome(view.entries);
+  const statedConfidence = member(metadata, "confidence");
+  const value = statedConfidence instanceof JsonNumber ? Number(statedConfidence.text) : Number.NaN;
+  const confidence = value >= 0 && value <= 1 ? (statedConfidence as JsonNumber) : null;
+  if (confidence === null) {
+    const why = statedConfidence === undefined ? "none" : "no usable one (a number from 0 to 1)";
+    warnings.push(`SessionEnd.confidence: the bundle records ${why}; wrote 0 (no claim of confidence)`);
+  }
+  const end: JsonObject = {
+    type: "SessionEnd",
+    ts: endedAt,
+    session_id: id,
+    status: outcome.status === "unknown" ? "failure" : V1_STATUS[outcome.status],
+    confidence: confidence ?? num(0),
+    total_tool_calls: num(calls.length),
+    // As the bundle reader and dsrs count it: the tools' time, not the run's length.
+    total_latency_ms: num(toolLatency),
+  };
+  if (outcome.status === "unknown") {
+    end.summary = "outcome not recorded in the ReplayBundle";
+    warnings.push(
+      'SessionEnd.status: the bundle does not say how the run ended; wrote "failure" with summary "outcome not recorded in the ReplayBundle"',
+    );
+  } else if (outcome.status === "timeout") {
+    // v1 has no timeout status: keep the fact in the summary.
+    end.summary = outcome.message === null ? "timeout" : `timeout: ${outcome.message}`;
+  } else if (outcome.message !== null) {
+    end.summary = outcome.message;
+  }
+  lines.push(line(end));
+  const text = lines.join("");
+  return { text, replayHash: sha256Tag(text), warnings };
+}
+
+/** One warning per unknown timeline type dropped, in name order. */
+function warnDropped(dropped: Map<string, number>, warnings: string[]): void {
+  for (const [type, count] of [...dropped].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    warnings.push(
+      `${count} timeline event${count === 1 ? "" : "s"} of unknown type ${JSON.stringify(type)} dropped`,
+    );
+  }
+}
+
+/** The ADR-0003 variant (see the module comment for the mapping). */
+function exportAdr0003(bundle: JsonValue): ExportResult {
+  const { view, id, startedAt, endedAt } = prepare(bundle);
+  const warnings: string[] = [];
 
   const lines: string[] = [
     line({ type: "ReplayHeader", version: EXPORT_VERSION, session_id: id, started_at: startedAt }),
@@ -225,11 +416,7 @@ export function exportReplayBundle(bundle: JsonValue): ExportResult {
       dropped.set(entry.type, (dropped.get(entry.type) ?? 0) + 1);
     }
   }
-  for (const [type, count] of [...dropped].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    warnings.push(
-      `${count} timeline event${count === 1 ? "" : "s"} of unknown type ${JSON.stringify(type)} dropped`,
-    );
-  }
+  warnDropped(dropped, warnings);
 
   const check = verification(view, warnings);
   if (check !== null) lines.push(line(check));

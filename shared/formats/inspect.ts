@@ -18,6 +18,7 @@ import {
   type TopLevelMembers,
 } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
+import { locatePath } from "./locate.js";
 import { detectFormat, readerFor } from "./registry.js";
 import {
   type CheckRow,
@@ -304,7 +305,9 @@ async function readContent(
     if (consumer !== undefined && lazy !== undefined) {
       const fast = readShallow(lineBytes, lazy);
       if (fast !== undefined) {
+        const listed = findings.errors.length;
         consumer.line(line, fast.value, fast.hashes);
+        if (findings.errors.length > listed) locateColumns(findings.errors, listed, lineBytes);
         continue;
       }
     }
@@ -374,7 +377,9 @@ async function readContent(
       consumer = reader.begin(findings, options);
       lazy = reader.lazyMembers;
     }
+    const listed = findings.errors.length;
     consumer.line(line, value);
+    if (findings.errors.length > listed) locateColumns(findings.errors, listed, lineBytes);
   }
 
   if (documentMode) {
@@ -413,7 +418,16 @@ async function readContent(
       });
       return { format, session: null };
     }
-    return { format, session: reader.read(value, findings, options) };
+    const listed = findings.errors.length;
+    const session = reader.read(value, findings, options);
+    // Document readers know the JSON path of a problem; the text gives its line and column.
+    const text = all.toString("utf8");
+    for (const error of findings.errors.slice(listed)) {
+      if (error.line !== null) continue;
+      const at = locatePath(text, error.path);
+      if (at !== null) Object.assign(error, at);
+    }
+    return { format, session };
   }
   if (consumer === undefined) {
     findings.error({
@@ -466,6 +480,53 @@ function readShallow(
     setMember(value, key, readSmall(buf, start, end, first));
   }
   return { value, hashes };
+}
+
+/**
+ * Gives the errors a reader reported for one line (from index `from`) the column of the member
+ * their path starts with, found in the line's text. Runs only when a line has errors.
+ */
+function locateColumns(errors: Finding[], from: number, lineBytes: Buffer): void {
+  const text = lineBytes.toString("utf8");
+  for (let k = from; k < errors.length; k++) {
+    const error = errors[k] as Finding;
+    if (error.column !== null) continue;
+    const key = /^\$(?:\.([A-Za-z_$][A-Za-z0-9_$]*)|\[("(?:[^"\\]|\\.)*")\])/.exec(error.path);
+    if (key === null) continue;
+    const name = key[1] ?? (JSON.parse(key[2] as string) as string);
+    const at = topLevelKeyOffset(text, name);
+    if (at >= 0) error.column = [...text.slice(0, at)].length + 1;
+  }
+}
+
+/** Offset of member name `name` of the line's top-level object (not of a nested one), or -1. */
+function topLevelKeyOffset(text: string, name: string): number {
+  let depth = 0;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      if (depth === 1 && expectKey) {
+        try {
+          if (JSON.parse(text.slice(i, j + 1)) === name) return i;
+        } catch {
+          // not a well-formed name: keep looking
+        }
+      }
+      expectKey = false;
+      i = j;
+    } else if (c === "{" || c === "[") {
+      depth++;
+      expectKey = c === "{" && depth === 1;
+    } else if (c === "}" || c === "]") {
+      depth--;
+    } else if (c === "," && depth === 1) {
+      expectKey = true;
+    }
+  }
+  return -1;
 }
 
 /** One canonical member value, read without the full reader where the text says what it is. */

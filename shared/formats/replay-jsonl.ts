@@ -282,8 +282,12 @@ const STATUS: Record<string, string> = {
 
 class ReplayConsumer implements LineConsumer {
   private readonly summary;
-  private readonly calls = new Map<string, ToolCallRecord>();
+  /** Every call, in order: kept only when asked (receipt checks), so memory stays flat otherwise. */
   private readonly toolCalls: ToolCallRecord[] = [];
+  /** Calls still waiting for their result. */
+  private readonly open = new Map<string, ToolCallRecord>();
+  /** The line of every call id seen, to tell a duplicate result from a result without a call. */
+  private readonly callLines = new Map<string, number>();
   private readonly runtime: RuntimeEventRecord[] = [];
   private readonly seenNotices = new Set<string>();
   private headerLine = 0;
@@ -298,6 +302,7 @@ class ReplayConsumer implements LineConsumer {
   constructor(
     private readonly dialect: Dialect,
     private readonly findings: Findings,
+    private readonly keepToolCalls: boolean,
   ) {
     this.summary = emptySummary(dialect.id);
   }
@@ -444,19 +449,21 @@ class ReplayConsumer implements LineConsumer {
           side_effects: [],
           line,
         };
-        if (this.calls.has(key)) {
+        const earlier = this.callLines.get(key);
+        if (earlier !== undefined) {
           findings.error({
             line,
             column: null,
             path: `$.${dialect.callKey}`,
             code: "replay.duplicate_call",
-            message: `ToolCall ${dialect.callKey} ${JSON.stringify(key)} repeats the call at line ${this.calls.get(key)?.line}`,
+            message: `ToolCall ${dialect.callKey} ${JSON.stringify(key)} repeats the call at line ${earlier}`,
             expected: "a unique call id",
             found: JSON.stringify(key),
           });
         }
-        this.calls.set(key, record);
-        this.toolCalls.push(record);
+        this.callLines.set(key, line);
+        this.open.set(key, record);
+        if (this.keepToolCalls) this.toolCalls.push(record);
         summary.counts.tool_calls++;
         this.rehash(line, event, "params", "params_hash", `line ${line} ToolCall ${key} params`);
         if (!Object.hasOwn(event, "params")) this.callsWithoutParams++;
@@ -464,8 +471,9 @@ class ReplayConsumer implements LineConsumer {
       }
       case "ToolResult": {
         const key = stringMember(event, dialect.callKey) as string;
-        const call = this.calls.get(key);
-        if (call === undefined) {
+        const call = this.open.get(key);
+        this.open.delete(key);
+        if (call === undefined && !this.callLines.has(key)) {
           findings.error({
             line,
             column: null,
@@ -475,7 +483,7 @@ class ReplayConsumer implements LineConsumer {
             expected: "a ToolCall with the same id before it",
             found: "none",
           });
-        } else if (call.ok !== null || call.output_hash !== null) {
+        } else if (call === undefined) {
           findings.error({
             line,
             column: null,
@@ -620,7 +628,7 @@ class ReplayConsumer implements LineConsumer {
         found: "none",
       });
     }
-    const open = this.toolCalls.filter((c) => c.ok === null && c.output_hash === null);
+    const open = [...this.open.values()];
     if (open.length > 0) {
       findings.notice({
         line: open[0]?.line ?? null,
@@ -663,7 +671,7 @@ function dialectFormat(dialect: Dialect): LineFormat {
     id: dialect.id,
     kind: "lines",
     lazyMembers: LAZY_MEMBERS,
-    begin: (findings) => new ReplayConsumer(dialect, findings),
+    begin: (findings, options) => new ReplayConsumer(dialect, findings, options.keepToolCalls !== false),
   };
 }
 

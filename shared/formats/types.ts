@@ -173,6 +173,11 @@ export interface FormatOptions {
   hmacKey?: Uint8Array;
   /** File name, for messages. */
   file?: string;
+  /**
+   * Keep every tool call in `Session.tool_calls` (default true; receipt checks need them). `inspect`
+   * turns it off so a multi-gigabyte replay is read in flat memory.
+   */
+  keepToolCalls?: boolean;
 }
 
 /** A format read line by line (JSON Lines): one consumer per file. */

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXPORT_HELP, exportCommand } from "../../../cli/commands/export.js";
-import { sha256Tag } from "../../../shared/canonical/index.js";
+import { readJson, sha256Tag } from "../../../shared/canonical/index.js";
 import { ReplayPipelineError, UsageError } from "../../../shared/errors.js";
+import { exportReplayBundle } from "../../../shared/formats/export.js";
 import { corpusPath } from "../../support/corpus.js";
 
 const dir = mkdtempSync(join(tmpdir(), "replay-export-"));
@@ -51,9 +52,9 @@ async function failure(...argv: string[]): Promise<ReplayPipelineError> {
 const SAMPLE = corpusPath("openagents", "replaybundle-sample.json");
 
 describe("replay-pipeline export", () => {
-  it("writes REPLAY.jsonl to -o and prints its replay_hash on stdout", async () => {
+  it("writes the ADR-0003 REPLAY.jsonl to -o with --dialect adr0003 and prints its replay_hash on stdout", async () => {
     const out = join(dir, "REPLAY.jsonl");
-    const result = await run(SAMPLE, "-o", out);
+    const result = await run(SAMPLE, "--dialect", "adr0003", "-o", out);
     expect(result.code).toBe(0);
     const bytes = readFileSync(out);
     expect(result.stdout).toBe(`replay_hash: ${sha256Tag(bytes)}\n`);
@@ -75,11 +76,78 @@ describe("replay-pipeline export", () => {
   });
 
   it("prints the REPLAY on stdout and the hash on stderr without -o", async () => {
-    const result = await run(SAMPLE);
+    const result = await run(SAMPLE, "--dialect", "adr0003");
     expect(result.code).toBe(0);
     expect(result.stdout.split("\n")).toHaveLength(8);
     expect(result.stderr).toContain(`replay_hash: ${sha256Tag(result.stdout)}\n`);
-    expect((await run(SAMPLE, "-o", "-")).stdout).toBe(result.stdout);
+    expect((await run(SAMPLE, "--dialect", "adr0003", "-o", "-")).stdout).toBe(result.stdout);
+  });
+
+  it("writes REPLAY.jsonl v1 by default, the same bytes as --dialect v1 and as the library", async () => {
+    const out = join(dir, "default.jsonl");
+    const result = await run(SAMPLE, "-o", out);
+    expect(result.code).toBe(0);
+    const bytes = readFileSync(out);
+    const expected = exportReplayBundle(readJson(readFileSync(SAMPLE, "utf8")), { dialect: "v1" });
+    expect(bytes.toString("utf8")).toBe(expected.text);
+    expect(result.stdout).toBe(`replay_hash: ${expected.replayHash}\n`);
+    expect(sha256Tag(bytes)).toBe(expected.replayHash);
+    const lines = bytes.toString("utf8").trimEnd().split("\n");
+    expect(lines.map((l) => JSON.parse(l).type)).toEqual([
+      "ReplayHeader",
+      "SessionStart",
+      "ToolCall",
+      "ToolResult",
+      "ToolCall",
+      "ToolResult",
+      "Verification",
+      "Verification",
+      "SessionEnd",
+    ]);
+    expect(JSON.parse(lines[0] as string)).toMatchObject({ type: "ReplayHeader", replay_version: 1 });
+    expect(JSON.parse(lines[1] as string)).toMatchObject({
+      type: "SessionStart",
+      session_id: "replay_test123",
+    });
+    expect((await run(SAMPLE, "--dialect", "v1")).stdout).toBe(expected.text);
+    expect((await run(SAMPLE)).stdout).toBe(expected.text);
+  });
+
+  it("names the values the bundle does not record in warnings on stderr", async () => {
+    const result = await run(SAMPLE, "-o", join(dir, "warned.jsonl"));
+    const warnings = result.stderr
+      .split("\n")
+      .filter((l) => l.startsWith("replay-pipeline export: warning: "));
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toContain("policy_bundle_id");
+    expect(warnings[1]).toContain("confidence");
+    // A bundle whose metadata records both exports without a warning.
+    const bundle = JSON.parse(readFileSync(SAMPLE, "utf8"));
+    bundle.metadata.policy_bundle_id = "policy.autopilot.v1";
+    bundle.metadata.confidence = 1;
+    const quiet = await run(file("with-policy.json", JSON.stringify(bundle)), "-o", join(dir, "quiet.jsonl"));
+    expect(quiet.code).toBe(0);
+    expect(quiet.stderr).toBe("");
+  });
+
+  it("writes the ADR-0003 variant with --dialect adr0003, as the library does", async () => {
+    const result = await run(SAMPLE, "--dialect", "adr0003");
+    const expected = exportReplayBundle(readJson(readFileSync(SAMPLE, "utf8")), { dialect: "adr0003" });
+    expect(result.stdout).toBe(expected.text);
+    expect(JSON.parse(result.stdout.split("\n")[0] as string)).toMatchObject({
+      type: "ReplayHeader",
+      version: "1.0.0",
+    });
+  });
+
+  it("refuses an unknown or missing --dialect before reading the input", async () => {
+    const error = await failure(SAMPLE, "--dialect", "v2");
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.code).toBe("cli.usage");
+    expect(error.message).toContain("unknown dialect 'v2'; expected v1 or adr0003");
+    // The input is not read: a missing file still gives the usage error.
+    expect(await failure(join(dir, "missing.json"), "--dialect", "ADR0003")).toBeInstanceOf(UsageError);
+    expect(await failure(SAMPLE, "--dialect")).toBeInstanceOf(UsageError);
   });
 
   it("rejects a bundle without id with an ExportError naming the file and path", async () => {

@@ -166,6 +166,23 @@ describe("replay-pipeline export", () => {
     expect(result.code).toBe(0);
     const hash = /replay_hash: (sha256:[0-9a-f]{64})/.exec(result.stdout)?.[1];
     const report = JSON.parse(run(["inspect", out, "--json"]).stdout);
-    expect(report).toMatchObject({ format: "replay-adr0003", verdict: "passed", replay_hash: hash });
+    expect(report).toMatchObject({ format: "replay-v1", verdict: "passed", replay_hash: hash });
+    // v1 carries the hashes: one row per call and per result.
+    expect(report.checks_total).toEqual({ passed: 4, failed: 0, unverifiable: 0 });
+  });
+
+  it("writes the ADR-0003 variant with --dialect adr0003", () => {
+    const out = join(dir, "REPLAY-adr.jsonl");
+    expect(
+      run(["export", corpusPath("openagents", "replaybundle-sample.json"), "-o", out, "--dialect", "adr0003"])
+        .code,
+    ).toBe(0);
+    expect(JSON.parse(run(["inspect", out, "--json"]).stdout)).toMatchObject({
+      format: "replay-adr0003",
+      verdict: "passed",
+    });
+    expect(
+      run(["export", corpusPath("openagents", "replaybundle-sample.json"), "--dialect", "v2"]).code,
+    ).toBe(2);
   });
 });

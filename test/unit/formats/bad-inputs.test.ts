@@ -74,6 +74,20 @@ const CASES: [string, Expectation][] = [
   ["unknown-object.jsonl", { verdict: "invalid", code: "format.unknown", line: 1 }],
   ["corrupt.REPLAY.jsonl.gz", { verdict: "invalid", code: "gzip.corrupt" }],
   ["pretty-printed.REPLAY.jsonl", { verdict: "invalid", code: "format.not_lines", line: 1 }],
+  [
+    "unknown-major.rpk",
+    { verdict: "invalid", code: "rpk.unsupported_major", line: 3, column: 14, path: "$.version" },
+  ],
+  ["tampered-step.rpk", { verdict: "failed" }],
+  ["spans-two-roots.jsonl", { verdict: "invalid", code: "spans.multiple_roots", line: 2 }],
+  [
+    "spans-unknown-parent.jsonl",
+    { verdict: "invalid", code: "spans.unknown_parent", line: 3, path: "$.span_parents[0]" },
+  ],
+  [
+    "bundle-time-backwards.json",
+    { verdict: "invalid", code: "bundle.timeline_order", line: 37, column: 12, path: "$.timeline[2].t" },
+  ],
 ];
 
 describe("bad-input corpus", () => {

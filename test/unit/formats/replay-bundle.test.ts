@@ -7,7 +7,7 @@ import {
   sha256Tag,
 } from "../../../shared/canonical/index.js";
 import { ReplayPipelineError } from "../../../shared/errors.js";
-import { ExportError, exportReplayBundle } from "../../../shared/formats/export.js";
+import { ExportError, type ExportOptions, exportReplayBundle } from "../../../shared/formats/export.js";
 import {
   bundleOutcome,
   isReplayBundle,
@@ -16,6 +16,7 @@ import {
   replayBundleFormat,
   toolResultOk,
 } from "../../../shared/formats/replay-bundle.js";
+import { replayV1Format } from "../../../shared/formats/replay-jsonl.js";
 import { Findings, type Session } from "../../../shared/formats/types.js";
 
 /**
@@ -66,14 +67,19 @@ function bundleText(patch: Record<string, unknown> = {}, reverse = false): strin
 
 const bundle = (patch?: Record<string, unknown>): JsonValue => readJson(bundleText(patch));
 
+type ExportDialect = NonNullable<ExportOptions["dialect"]>;
+
 function readSession(value: JsonValue): { session: Session; findings: Findings } {
   const findings = new Findings();
   return { session: replayBundleFormat.read(value, findings, {}), findings };
 }
 
-function exportError(value: JsonValue): ExportError {
+const ADR = { dialect: "adr0003" } as const;
+const DIALECTS = ["v1", "adr0003"] as const;
+
+function exportError(dialect: ExportDialect, value: JsonValue): ExportError {
   try {
-    exportReplayBundle(value);
+    exportReplayBundle(value, { dialect });
   } catch (error) {
     if (error instanceof ExportError) return error;
     throw error;
@@ -339,9 +345,9 @@ describe("status and result helpers", () => {
   });
 });
 
-describe("exportReplayBundle", () => {
+describe("exportReplayBundle (ADR-0003 dialect)", () => {
   it("writes the ADR-0003 events in order, one canonical line each", () => {
-    const { text, replayHash, warnings } = exportReplayBundle(bundle());
+    const { text, replayHash, warnings } = exportReplayBundle(bundle(), ADR);
     expect(text.endsWith("\n")).toBe(true);
     expect(replayHash).toBe(sha256Tag(Buffer.from(text, "utf8")));
     for (const line of text.slice(0, -1).split("\n")) {
@@ -375,6 +381,7 @@ describe("exportReplayBundle", () => {
   it("writes a Verification when the receipts have counts before and after", () => {
     const { text, warnings } = exportReplayBundle(
       bundle({ receipts: { tests_before: 7, tests_passed: 9, ci_status: "success" } }),
+      ADR,
     );
     expect(text.split("\n").at(-3)).toBe(
       '{"ci_status":"success","delta":2,"tests_after":9,"tests_before":7,"type":"Verification"}',
@@ -383,7 +390,7 @@ describe("exportReplayBundle", () => {
   });
 
   it("gives ToolCall and ToolResult ids that pair up, with latency from t", () => {
-    const events = lines(exportReplayBundle(bundle()).text);
+    const events = lines(exportReplayBundle(bundle(), ADR).text);
     const calls = events.filter((e) => field(e, "type") === "ToolCall");
     const results = events.filter((e) => field(e, "type") === "ToolResult");
     expect(calls.map((c) => field(c, "id"))).toEqual(["tc_001", "tc_002"]);
@@ -400,65 +407,19 @@ describe("exportReplayBundle", () => {
   });
 
   it("is deterministic: the same bundle gives the same bytes", () => {
-    const a = exportReplayBundle(bundle());
-    const b = exportReplayBundle(readJson(bundleText()));
+    const a = exportReplayBundle(bundle(), ADR);
+    const b = exportReplayBundle(readJson(bundleText()), ADR);
     expect(b.text).toBe(a.text);
     expect(b.replayHash).toBe(a.replayHash);
     // Member order in the input does not matter either.
     const reordered = bundleText({}, true);
-    expect(exportReplayBundle(readJson(reordered)).text).toBe(a.text);
-  });
-
-  it("throws ExportError naming the path when the bundle lacks its id", () => {
-    const error = exportError(bundle({ id: undefined }));
-    expect(error).toBeInstanceOf(ReplayPipelineError);
-    expect(error.code).toBe("export.invalid_bundle");
-    expect(error.location.path).toBe("$.id");
-    expect(error.message).toBe(
-      "at $.id: cannot export the ReplayBundle: expected a string (the bundle id), found nothing (missing)",
-    );
-  });
-
-  it("counts the further problems in the message", () => {
-    const error = exportError(bundle({ id: undefined, created_at: undefined }));
-    expect(error.message).toMatch(/\(and 1 more problem\)$/);
-  });
-
-  it("throws ExportError for a tool call without input or a name, and a result without output", () => {
-    const withTimeline = (timeline: unknown[]) => bundle({ timeline });
-    expect(
-      exportError(withTimeline([{ t: 0, type: "tool_call", tool: "Read", data: {} }])).location.path,
-    ).toBe("$.timeline[0].data.input");
-    expect(
-      exportError(withTimeline([{ t: 0, type: "tool_call", tool: "Read", data: { input: "x" } }])).message,
-    ).toMatch(/expected an object \(ToolCall params\), found string "x"/);
-    expect(exportError(withTimeline([{ t: 0, type: "tool_call", data: { input: {} } }])).location.path).toBe(
-      "$.timeline[0].tool",
-    );
-    expect(
-      exportError(
-        withTimeline([
-          { t: 0, type: "tool_call", tool: "Read", data: { input: {} } },
-          { t: 1, type: "tool_result", tool: "Read", data: {} },
-        ]),
-      ).location.path,
-    ).toBe("$.timeline[1].data.result");
-  });
-
-  it("locates a number the openagents form cannot hold at its place in the bundle", () => {
-    const value = readJson(
-      bundleText({ timeline: [] }).replace(
-        '"timeline":[]',
-        '"timeline":[{"t":0,"type":"tool_call","tool":"X","data":{"input":{"n":1e999}}}]',
-      ),
-    );
-    const error = exportError(value);
-    expect(error.location.path).toBe("$.timeline[0].data.input.n");
+    expect(exportReplayBundle(readJson(reordered), ADR).text).toBe(a.text);
   });
 
   it("writes outcome failure, saying why, when the bundle does not say how the run ended", () => {
     const { text, warnings } = exportReplayBundle(
       bundle({ metadata: {}, receipts: undefined, timeline: [{ t: 0, type: "phase_start", data: {} }] }),
+      ADR,
     );
     const events = lines(text);
     expect(events.map((e) => field(e, "type"))).toEqual(["ReplayHeader", "SessionStart", "SessionEnd"]);
@@ -471,6 +432,7 @@ describe("exportReplayBundle", () => {
   it("writes a cancelled run as failure with error_message cancelled", () => {
     const { text } = exportReplayBundle(
       bundle({ timeline: [{ t: 0, type: "session_end", data: { status: "cancelled" } }] }),
+      ADR,
     );
     const end = lines(text).at(-1) as JsonValue;
     expect([field(end, "outcome"), field(end, "error_message")]).toEqual(["failure", "cancelled"]);
@@ -479,6 +441,7 @@ describe("exportReplayBundle", () => {
   it("maps a failed run to outcome failure with its message", () => {
     const { text } = exportReplayBundle(
       bundle({ timeline: [{ t: 3, type: "phase_end", data: { success: false, error: "tests failed" } }] }),
+      ADR,
     );
     const end = lines(text).at(-1) as JsonValue;
     expect(field(end, "outcome")).toBe("failure");
@@ -494,10 +457,373 @@ describe("exportReplayBundle", () => {
           { t: 2, type: "tool_result", tool: "Read", data: { result: "x" } },
         ],
       }),
+      ADR,
     );
     expect(text).not.toContain("thinking");
     expect(text).not.toContain("ToolResult");
     expect(warnings).toContainEqual('2 timeline events of unknown type "thinking" dropped');
     expect(warnings.some((w) => w.includes("$.timeline[2]"))).toBe(true);
+  });
+});
+
+/** Reads a REPLAY.jsonl text with our v1 reader, line by line. */
+function readV1(text: string): { session: Session; findings: Findings } {
+  const findings = new Findings();
+  const consumer = replayV1Format.begin(findings, {});
+  text
+    .slice(0, -1)
+    .split("\n")
+    .forEach((l, i) => {
+      consumer.line(i + 1, readJson(l));
+    });
+  return { session: consumer.end(), findings };
+}
+
+const ofType = (events: JsonValue[], type: string): JsonValue[] =>
+  events.filter((e) => field(e, "type") === type);
+
+describe("exportReplayBundle (v1 dialect, the default)", () => {
+  const START = "2026-01-02T03:04:05.123456789Z";
+  /** created_at + t, as the exporter writes it (digits below the millisecond kept). */
+  const at = (t: number): string => offsetTimestamp(START, t) as string;
+
+  it("is the default dialect", () => {
+    const v1 = exportReplayBundle(bundle(), { dialect: "v1" });
+    expect(exportReplayBundle(bundle())).toEqual(v1);
+    expect(exportReplayBundle(bundle(), {})).toEqual(v1);
+    expect(v1.text).not.toBe(exportReplayBundle(bundle(), ADR).text);
+  });
+
+  it("writes the v1 events in order, one canonical line each", () => {
+    const { text, replayHash } = exportReplayBundle(bundle());
+    expect(text.endsWith("\n")).toBe(true);
+    expect(replayHash).toBe(sha256Tag(Buffer.from(text, "utf8")));
+    const raw = text.slice(0, -1).split("\n");
+    for (const l of raw) expect(l).toBe(canonicalize(readJson(l), "openagents"));
+    const events = lines(text);
+    expect(events.map((e) => field(e, "type"))).toEqual([
+      "ReplayHeader",
+      "SessionStart",
+      "ToolCall",
+      "ToolCall",
+      "ToolResult",
+      "ToolResult",
+      "Verification",
+      "Verification",
+      "SessionEnd",
+    ]);
+    expect(raw[0]).toBe(
+      `{"created_at":"${START}","producer":"replay-pipeline export (ReplayBundle 1.0)","replay_version":1,"type":"ReplayHeader"}`,
+    );
+    expect(raw[1]).toBe(
+      `{"policy_bundle_id":"unspecified","session_id":"replay_abc","ts":"${START}","type":"SessionStart"}`,
+    );
+    // The bundle's 1.0 stays 1.0, in the line and in the hash.
+    expect(raw[3]).toBe(
+      `{"params":{"command":"cargo test","timeout":1.0},"params_hash":"${sha256Tag('{"command":"cargo test","timeout":1.0}')}","session_id":"replay_abc","step_id":"tc_002","tool":"Bash","ts":"${at(150)}","type":"ToolCall"}`,
+    );
+    expect(raw[5]).toBe(
+      `{"latency_ms":750,"ok":false,"output":{"exit_code":101,"stdout":""},"output_hash":"${sha256Tag('{"exit_code":101,"stdout":""}')}","session_id":"replay_abc","side_effects":[],"step_id":"tc_002","ts":"${at(900)}","type":"ToolResult"}`,
+    );
+    // Every event after the header carries ts and the session id.
+    for (const e of events.slice(1)) {
+      expect(field(e, "session_id")).toBe("replay_abc");
+      expect(typeof field(e, "ts")).toBe("string");
+    }
+    expect(events.slice(1).map((e) => field(e, "ts"))).toEqual([
+      START,
+      at(100),
+      at(150),
+      at(400),
+      at(900),
+      at(1200),
+      at(1200),
+      at(1200),
+    ]);
+  });
+
+  it("hashes every params and output with the openagents profile", () => {
+    const events = lines(exportReplayBundle(bundle()).text);
+    const calls = ofType(events, "ToolCall");
+    const results = ofType(events, "ToolResult");
+    expect(calls).toHaveLength(2);
+    expect(results).toHaveLength(2);
+    for (const c of calls)
+      expect(field(c, "params_hash")).toBe(canonicalHash(field(c, "params") as JsonValue, "openagents"));
+    for (const r of results)
+      expect(field(r, "output_hash")).toBe(canonicalHash(field(r, "output") as JsonValue, "openagents"));
+    // The same values the bundle reader computes for the bundle itself.
+    const { session } = readSession(bundle());
+    expect(calls.map((c) => field(c, "params_hash"))).toEqual(session.tool_calls.map((c) => c.params_hash));
+    expect(results.map((r) => field(r, "output_hash"))).toEqual(session.tool_calls.map((c) => c.output_hash));
+  });
+
+  it("gives ToolCall and ToolResult step_ids that pair up, with latency from t", () => {
+    const events = lines(exportReplayBundle(bundle()).text);
+    const calls = ofType(events, "ToolCall");
+    const results = ofType(events, "ToolResult");
+    expect(calls.map((c) => [field(c, "step_id"), field(c, "tool")])).toEqual([
+      ["tc_001", "Read"],
+      ["tc_002", "Bash"],
+    ]);
+    expect(results.map((r) => field(r, "step_id")).sort()).toEqual(["tc_001", "tc_002"]);
+    const byId = Object.fromEntries(
+      results.map((r) => [
+        field(r, "step_id"),
+        [num(field(r, "latency_ms")), field(r, "ok"), field(r, "side_effects")],
+      ]),
+    );
+    expect(byId).toEqual({ tc_001: [300, true, []], tc_002: [750, false, []] });
+    // Each result follows its call.
+    for (const r of results) {
+      const callAt = events.findIndex(
+        (e) => field(e, "type") === "ToolCall" && field(e, "step_id") === field(r, "step_id"),
+      );
+      expect(callAt).toBeGreaterThan(0);
+      expect(callAt).toBeLessThan(events.indexOf(r));
+    }
+  });
+
+  it("writes one Verification per receipt record, none without receipts", () => {
+    const verifications = (value: JsonValue) =>
+      ofType(lines(exportReplayBundle(value).text), "Verification").map((v) => [
+        field(v, "command"),
+        num(field(v, "exit_code")),
+      ]);
+    expect(verifications(bundle())).toEqual([
+      ["tests: 9 of 10 passed (bundle receipts)", 1],
+      ["ci: failure (bundle receipts)", 1],
+    ]);
+    expect(
+      verifications(bundle({ receipts: { tests_run: 4, tests_passed: 4, ci_status: "success" } })),
+    ).toEqual([
+      ["tests: 4 of 4 passed (bundle receipts)", 0],
+      ["ci: success (bundle receipts)", 0],
+    ]);
+    expect(verifications(bundle({ receipts: undefined }))).toEqual([]);
+  });
+
+  it("closes with a SessionEnd counting the tool calls", () => {
+    const end = lines(exportReplayBundle(bundle()).text).at(-1) as JsonValue;
+    expect(field(end, "type")).toBe("SessionEnd");
+    expect(field(end, "ts")).toBe(at(1200));
+    expect(field(end, "status")).toBe("success");
+    expect(field(end, "summary")).toBeUndefined();
+    expect(num(field(end, "confidence"))).toBe(0);
+    expect(num(field(end, "total_tool_calls"))).toBe(2);
+    expect(num(field(end, "total_latency_ms"))).toEqual(expect.any(Number));
+  });
+
+  it("warns that policy_bundle_id and confidence are not recorded, and writes unspecified and 0", () => {
+    const { text, warnings } = exportReplayBundle(bundle());
+    expect(warnings).toEqual([
+      expect.stringMatching(/^SessionStart\.policy_bundle_id: .*"unspecified"/),
+      expect.stringMatching(/^SessionEnd\.confidence: .*wrote 0/),
+    ]);
+    const events = lines(text);
+    expect(field(events[1] as JsonValue, "policy_bundle_id")).toBe("unspecified");
+    expect(num(field(events.at(-1) as JsonValue, "confidence"))).toBe(0);
+  });
+
+  it("takes policy_bundle_id and confidence from the metadata, without warnings", () => {
+    const metadata = {
+      model: "claude-test",
+      policy_bundle_id: "policy.autopilot.v2",
+      confidence: "@num:0.85",
+    };
+    const { text, warnings } = exportReplayBundle(bundle({ metadata }));
+    expect(warnings).toEqual([]);
+    expect(text).toContain('"policy_bundle_id":"policy.autopilot.v2"');
+    expect(text).toContain('"confidence":0.85,');
+    // Each alone silences only its own warning.
+    const policyOnly = exportReplayBundle(bundle({ metadata: { policy_bundle_id: "p" } })).warnings;
+    expect(policyOnly).toEqual([expect.stringContaining("confidence")]);
+    const confidenceOnly = exportReplayBundle(bundle({ metadata: { confidence: 1 } })).warnings;
+    expect(confidenceOnly).toEqual([expect.stringContaining("policy_bundle_id")]);
+  });
+
+  it.each([
+    [
+      "success",
+      { t: 3, type: "phase_end", data: { summary: "Completed successfully" } },
+      "success",
+      undefined,
+    ],
+    [
+      "failed, with its error",
+      { t: 3, type: "phase_end", data: { success: false, error: "tests failed" } },
+      "failure",
+      "tests failed",
+    ],
+    [
+      "failed, from the summary text",
+      { t: 3, type: "phase_end", data: { summary: "Failed to apply patch" } },
+      "failure",
+      "Failed to apply patch",
+    ],
+    ["cancelled", { t: 3, type: "session_end", data: { status: "cancelled" } }, "cancelled", undefined],
+    [
+      "timeout (v1 has no timeout: kept in the summary)",
+      { t: 3, type: "phase_end", data: { status: "timed out" } },
+      "failure",
+      "timeout",
+    ],
+    [
+      "unknown",
+      { t: 3, type: "phase_start", data: { phase: "review" } },
+      "failure",
+      "outcome not recorded in the ReplayBundle",
+    ],
+  ])("maps a %s outcome to status %s", (_, closing, status, summary) => {
+    const { text, warnings } = exportReplayBundle(bundle({ receipts: undefined, timeline: [closing] }));
+    const end = lines(text).at(-1) as JsonValue;
+    expect(field(end, "status")).toBe(status);
+    expect(field(end, "summary")).toBe(summary);
+    const said = warnings.some((w) => w.startsWith("SessionEnd.status:"));
+    expect(said).toBe(summary === "outcome not recorded in the ReplayBundle");
+    // Whatever the outcome, our v1 reader accepts the file.
+    expect(readV1(text).findings.errors).toEqual([]);
+  });
+
+  it("is deterministic: the same bundle gives the same bytes", () => {
+    const a = exportReplayBundle(bundle());
+    const b = exportReplayBundle(readJson(bundleText()));
+    expect(b.text).toBe(a.text);
+    expect(b.replayHash).toBe(a.replayHash);
+    expect(exportReplayBundle(readJson(bundleText({}, true))).text).toBe(a.text);
+  });
+
+  it("writes a file our v1 reader accepts: no errors, one passed row per hash", () => {
+    const { text } = exportReplayBundle(bundle());
+    const { session, findings } = readV1(text);
+    expect(findings.errors).toEqual([]);
+    expect(findings.checks.map((c) => [c.check, c.subject, c.status])).toEqual([
+      ["params_hash", "line 3 ToolCall tc_001 params", "passed"],
+      ["params_hash", "line 4 ToolCall tc_002 params", "passed"],
+      ["output_hash", "line 5 ToolResult tc_001 output", "passed"],
+      ["output_hash", "line 6 ToolResult tc_002 output", "passed"],
+    ]);
+    expect(session.summary).toMatchObject({
+      format: "replay-v1",
+      session_id: "replay_abc",
+      started_at: START,
+      ended_at: at(1200),
+      status: "success",
+      confidence: 0,
+      counts: { tool_calls: 2, failed_tool_calls: 1 },
+    });
+    // The tool calls read back are the bundle's own.
+    const fromBundle = readSession(bundle()).session.tool_calls;
+    expect(session.tool_calls.map((c) => [c.step_id, c.tool, c.params_hash, c.output_hash, c.ok])).toEqual(
+      fromBundle.map((c) => [c.id, c.tool, c.params_hash, c.output_hash, c.ok]),
+    );
+  });
+
+  it("warns about an unanswered call and an orphan result, and still counts the call", () => {
+    const { text, warnings } = exportReplayBundle(
+      bundle({
+        timeline: [
+          { t: 0, type: "tool_result", tool: "Grep", data: { result: "x" } },
+          { t: 1, type: "tool_call", tool: "Read", data: { input: {} } },
+          { t: 2, type: "phase_end", data: { summary: "Completed successfully" } },
+        ],
+      }),
+    );
+    const events = lines(text);
+    expect(ofType(events, "ToolResult")).toEqual([]);
+    expect(ofType(events, "ToolCall").map((c) => field(c, "step_id"))).toEqual(["tc_001"]);
+    expect(num(field(events.at(-1) as JsonValue, "total_tool_calls"))).toBe(1);
+    expect(warnings).toContainEqual(expect.stringContaining("ToolCall tc_001 ($.timeline[1])"));
+    expect(warnings).toContainEqual(expect.stringContaining('$.timeline[0]: tool_result of "Grep"'));
+    expect(readV1(text).findings.errors).toEqual([]);
+  });
+
+  // Known bugs in shared/formats/export.ts (reported, not fixed here): `it.fails` passes while
+  // the bug is there; when export.ts is fixed it fails, and should become `it`.
+  it("warns about the unknown timeline event types it drops, as the ADR-0003 dialect does", () => {
+    const { text, warnings } = exportReplayBundle(
+      bundle({ timeline: [{ t: 0, type: "thinking", data: {} }] }),
+    );
+    expect(text).not.toContain("thinking");
+    expect(warnings).toContainEqual(expect.stringContaining('"thinking"'));
+  });
+
+  /** The export is refused, or is a file our v1 reader accepts. */
+  function exportsValidOrRefuses(metadata: Record<string, unknown>): void {
+    let text: string;
+    try {
+      text = exportReplayBundle(bundle({ metadata })).text;
+    } catch (error) {
+      expect(error).toBeInstanceOf(ExportError);
+      return;
+    }
+    expect(readV1(text).findings.errors).toEqual([]);
+  }
+
+  it("never writes a confidence outside 0..1 that its own v1 reader rejects", () => {
+    exportsValidOrRefuses({ policy_bundle_id: "p", confidence: 5 });
+  });
+
+  it("never writes an empty policy_bundle_id that its own v1 reader rejects", () => {
+    exportsValidOrRefuses({ policy_bundle_id: "", confidence: 1 });
+  });
+});
+
+// Both dialects validate the bundle the same way and refuse what a REPLAY line cannot hold.
+describe.each(DIALECTS)("exportReplayBundle errors (%s dialect)", (dialect) => {
+  it("throws ExportError naming the path when the bundle lacks its id", () => {
+    const error = exportError(dialect, bundle({ id: undefined }));
+    expect(error).toBeInstanceOf(ReplayPipelineError);
+    expect(error.code).toBe("export.invalid_bundle");
+    expect(error.location.path).toBe("$.id");
+    expect(error.message).toBe(
+      "at $.id: cannot export the ReplayBundle: expected a string (the bundle id), found nothing (missing)",
+    );
+  });
+
+  it("counts the further problems in the message", () => {
+    const error = exportError(dialect, bundle({ id: undefined, created_at: undefined }));
+    expect(error.message).toMatch(/\(and 1 more problem\)$/);
+  });
+
+  it("throws ExportError for a tool call without input or a name, and a result without output", () => {
+    const withTimeline = (timeline: unknown[]) => bundle({ timeline });
+    expect(
+      exportError(dialect, withTimeline([{ t: 0, type: "tool_call", tool: "Read", data: {} }])).location.path,
+    ).toBe("$.timeline[0].data.input");
+    expect(
+      exportError(dialect, withTimeline([{ t: 0, type: "tool_call", tool: "Read", data: { input: "x" } }]))
+        .message,
+    ).toMatch(/expected an object \(ToolCall params\), found string "x"/);
+    expect(
+      exportError(dialect, withTimeline([{ t: 0, type: "tool_call", data: { input: {} } }])).location.path,
+    ).toBe("$.timeline[0].tool");
+    expect(
+      exportError(
+        dialect,
+        withTimeline([
+          { t: 0, type: "tool_call", tool: "Read", data: { input: {} } },
+          { t: 1, type: "tool_result", tool: "Read", data: {} },
+        ]),
+      ).location.path,
+    ).toBe("$.timeline[1].data.result");
+  });
+
+  it("locates a number the openagents form cannot hold at its place in the bundle", () => {
+    const value = readJson(
+      bundleText({ timeline: [] }).replace(
+        '"timeline":[]',
+        '"timeline":[{"t":0,"type":"tool_call","tool":"X","data":{"input":{"n":1e999}}}]',
+      ),
+    );
+    const error = exportError(dialect, value);
+    expect(error.location.path).toBe("$.timeline[0].data.input.n");
+    const result = readJson(
+      bundleText({ timeline: [] }).replace(
+        '"timeline":[]',
+        '"timeline":[{"t":0,"type":"tool_call","tool":"X","data":{"input":{}}},{"t":1,"type":"tool_result","tool":"X","data":{"result":[1e999]}}]',
+      ),
+    );
+    expect(exportError(dialect, result).location.path).toBe("$.timeline[1].data.result[0]");
   });
 });
