@@ -255,64 +255,36 @@ function exportV1(bundle: JsonValue): ExportResult {
     }),
     line({ type: "SessionStart", ts: startedAt, session_id: id, policy_bundle_id: policy ?? "unspecified" }),
   ];
-  const { calls } = pairToolCalls(view.entries);
-  const callOf = new Map(calls.map((c) => [c.call, c]));
-  const resultOf = new Map(calls.flatMap((c) => (c.result === null ? [] : [[c.result, c] as const])));
-  const dropped = new Map<string, number>();
   let toolLatency = 0;
-  for (const entry of view.entries) {
-    const call = callOf.get(entry);
-    const result = resultOf.get(entry);
-    if (call !== undefined) {
-      if (entry.tool === null || entry.tool === "")
-        fail(
-          `$.timeline[${entry.index}].tool`,
-          "expected the tool name (tool or data.tool)",
-          "nothing (missing)",
-        );
-      const params = required(entry, "input", "expected the tool's input object");
-      const source = `$.timeline[${entry.index}].data.input`;
-      if (!isJsonObject(params)) fail(source, "expected an object (ToolCall params)", describe(params));
+  const callCount = walkTimeline(view, warnings, {
+    call: (entry, stepId, tool, params, source) => {
       const event: JsonObject = {
         type: "ToolCall",
         ts: at(entry.t),
         session_id: id,
-        step_id: call.id,
-        tool: entry.tool,
+        step_id: stepId,
+        tool,
         params,
-        params_hash: "",
       };
       event.params_hash = hashOf(params, source);
       lines.push(line(event, "params", source));
-      if (call.result === null)
-        warnings.push(
-          `ToolCall ${call.id} ($.timeline[${entry.index}]): no tool_result of ${entry.tool}; no ToolResult written`,
-        );
-    } else if (result !== undefined) {
-      const output = required(entry, "result", "expected the tool's result (ToolResult output)");
-      const source = `$.timeline[${entry.index}].data.result`;
+    },
+    result: (entry, stepId, latency, output, source) => {
+      toolLatency += latency;
       const event: JsonObject = {
         type: "ToolResult",
         ts: at(entry.t),
         session_id: id,
-        step_id: result.id,
+        step_id: stepId,
         ok: toolResultOk(entry.data),
         output,
         output_hash: hashOf(output, source),
-        latency_ms: num(entry.t - result.call.t),
+        latency_ms: num(latency),
         side_effects: [],
       };
-      toolLatency += entry.t - result.call.t;
       lines.push(line(event, "output", source));
-    } else if (entry.type === "tool_result") {
-      warnings.push(
-        `$.timeline[${entry.index}]: tool_result of ${JSON.stringify(entry.tool)} follows no unanswered tool_call of that tool; dropped`,
-      );
-    } else if (!["phase_start", "phase_end", "assistant"].includes(entry.type)) {
-      dropped.set(entry.type, (dropped.get(entry.type) ?? 0) + 1);
-    }
-  }
-  warnDropped(dropped, warnings);
+    },
+  });
   for (const v of receiptVerification(view.receipts)) {
     // A result the receipts do not state is not a failed check: leave it out and say so.
     if (v.exit_code === null) {
@@ -343,7 +315,7 @@ function exportV1(bundle: JsonValue): ExportResult {
     session_id: id,
     status: outcome.status === "unknown" ? "failure" : V1_STATUS[outcome.status],
     confidence: confidence ?? num(0),
-    total_tool_calls: num(calls.length),
+    total_tool_calls: num(callCount),
     // As the bundle reader and dsrs count it: the tools' time, not the run's length.
     total_latency_ms: num(toolLatency),
   };
@@ -361,6 +333,64 @@ function exportV1(bundle: JsonValue): ExportResult {
   lines.push(line(end));
   const text = lines.join("");
   return { text, replayHash: sha256Tag(text), warnings };
+}
+
+/** What each dialect writes for a tool call and a tool result of the timeline. */
+interface TimelineVisitor {
+  call(entry: BundleEntry, id: string, tool: string, params: JsonObject, source: string): void;
+  result(entry: BundleEntry, id: string, latencyMs: number, output: JsonValue, source: string): void;
+}
+
+/**
+ * Walks the timeline for both dialects: pairs calls with results (`pairToolCalls`), refuses a
+ * call without tool name or input object and a result without output, warns about unanswered
+ * calls, orphan results and unknown event types, and hands each call and result to `visit`.
+ * Returns the number of calls.
+ */
+function walkTimeline(view: BundleView, warnings: string[], visit: TimelineVisitor): number {
+  const { calls } = pairToolCalls(view.entries);
+  const callOf = new Map(calls.map((c) => [c.call, c]));
+  const resultOf = new Map(calls.flatMap((c) => (c.result === null ? [] : [[c.result, c] as const])));
+  const dropped = new Map<string, number>();
+  for (const entry of view.entries) {
+    const call = callOf.get(entry);
+    const result = resultOf.get(entry);
+    if (call !== undefined) {
+      if (entry.tool === null || entry.tool === "") {
+        fail(
+          `$.timeline[${entry.index}].tool`,
+          "expected the tool name (tool or data.tool)",
+          "nothing (missing)",
+        );
+      }
+      const params = required(entry, "input", "expected the tool's input object");
+      const source = `$.timeline[${entry.index}].data.input`;
+      if (!isJsonObject(params)) fail(source, "expected an object (ToolCall params)", describe(params));
+      visit.call(entry, call.id, entry.tool, params, source);
+      if (call.result === null) {
+        warnings.push(
+          `ToolCall ${call.id} ($.timeline[${entry.index}]): no tool_result of ${entry.tool}; no ToolResult written`,
+        );
+      }
+    } else if (result !== undefined) {
+      const output = required(entry, "result", "expected the tool's result (ToolResult output)");
+      visit.result(
+        entry,
+        result.id,
+        entry.t - result.call.t,
+        output,
+        `$.timeline[${entry.index}].data.result`,
+      );
+    } else if (entry.type === "tool_result") {
+      warnings.push(
+        `$.timeline[${entry.index}]: tool_result of ${JSON.stringify(entry.tool)} follows no unanswered tool_call of that tool; dropped`,
+      );
+    } else if (!["phase_start", "phase_end", "assistant"].includes(entry.type)) {
+      dropped.set(entry.type, (dropped.get(entry.type) ?? 0) + 1);
+    }
+  }
+  warnDropped(dropped, warnings);
+  return calls.length;
 }
 
 /** One warning per unknown timeline type dropped, in name order. */
@@ -382,41 +412,16 @@ function exportAdr0003(bundle: JsonValue): ExportResult {
     line({ type: "SessionStart", task: task(view, id, warnings), context: context(view) }),
   ];
 
-  const { calls } = pairToolCalls(view.entries);
-  const callOf = new Map(calls.map((c) => [c.call, c]));
-  const resultOf = new Map(calls.flatMap((c) => (c.result === null ? [] : [[c.result, c] as const])));
-  const dropped = new Map<string, number>();
-  for (const entry of view.entries) {
-    const call = callOf.get(entry);
-    const result = resultOf.get(entry);
-    if (call !== undefined) {
-      if (entry.tool === null || entry.tool === "")
-        fail(
-          `$.timeline[${entry.index}].tool`,
-          "expected the tool name (tool or data.tool)",
-          "nothing (missing)",
-        );
-      const params = required(entry, "input", "expected the tool's input object");
-      const source = `$.timeline[${entry.index}].data.input`;
-      if (!isJsonObject(params)) fail(source, "expected an object (ToolCall params)", describe(params));
-      lines.push(line({ type: "ToolCall", id: call.id, tool: entry.tool, params }, "params", source));
-      if (call.result === null)
-        warnings.push(
-          `ToolCall ${call.id} ($.timeline[${entry.index}]): no tool_result of ${entry.tool}; no ToolResult written`,
-        );
-    } else if (result !== undefined) {
-      const output = required(entry, "result", "expected the tool's result (ToolResult output)");
-      const event = { type: "ToolResult", id: result.id, output, latency_ms: num(entry.t - result.call.t) };
-      lines.push(line(event, "output", `$.timeline[${entry.index}].data.result`));
-    } else if (entry.type === "tool_result") {
-      warnings.push(
-        `$.timeline[${entry.index}]: tool_result of ${JSON.stringify(entry.tool)} follows no unanswered tool_call of that tool; dropped`,
+  walkTimeline(view, warnings, {
+    call: (_entry, callId, tool, params, source) => {
+      lines.push(line({ type: "ToolCall", id: callId, tool, params }, "params", source));
+    },
+    result: (_entry, callId, latency, output, source) => {
+      lines.push(
+        line({ type: "ToolResult", id: callId, output, latency_ms: num(latency) }, "output", source),
       );
-    } else if (!["phase_start", "phase_end", "assistant"].includes(entry.type)) {
-      dropped.set(entry.type, (dropped.get(entry.type) ?? 0) + 1);
-    }
-  }
-  warnDropped(dropped, warnings);
+    },
+  });
 
   const check = verification(view, warnings);
   if (check !== null) lines.push(line(check));

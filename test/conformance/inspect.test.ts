@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { VOLATILE_KEYS } from "../../shared/canonical/replaykit-rules.js";
 import { inspect } from "../../shared/formats/inspect.js";
 import { corpusBytes, corpusList } from "../support/corpus.js";
 
@@ -85,23 +86,11 @@ describe("one changed byte inside a hashed value fails the row that names it", (
     // A string under a key that is not volatile (volatile keys are outside the step hash).
     const steps = (JSON.parse(text) as { payload: { run: { steps: { input: Record<string, unknown> }[] } } })
       .payload.run.steps;
-    const VOLATILE = [
-      "duration_ms",
-      "latency_ms",
-      "wall_time_ms",
-      "request_id",
-      "trace_id",
-      "span_id",
-      "captured_at",
-      "captured_ns",
-      "thread_id",
-      "pid",
-    ];
     const target = steps
       .flatMap((step) => Object.entries(step.input))
       .find(
         ([key, value]) =>
-          typeof value === "string" && value.length > 1 && !VOLATILE.includes(key.toLowerCase()),
+          typeof value === "string" && value.length > 1 && !VOLATILE_KEYS.has(key.toLowerCase()),
       );
     expect(target).toBeDefined();
     const [key, value] = target as [string, string];
