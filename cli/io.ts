@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
-import { JsonInputError, ReplayPipelineError } from "../shared/errors.js";
+import { JsonInputError, ReplayPipelineError, UsageError } from "../shared/errors.js";
 
 /** Read errors of the operating system (missing file, permission), with a stable code. */
 export class InputFileError extends ReplayPipelineError {}
@@ -69,4 +69,26 @@ export function toInputError(path: string, error: unknown): unknown {
 export async function writeOut(text: string | Uint8Array): Promise<void> {
   if (!process.stdout.write(text))
     await new Promise<void>((resolve) => process.stdout.once("drain", resolve));
+}
+
+/** The ReplayKit HMAC key from `--hmac-key-env VAR` or `--hmac-key-file F` (not both), if any. */
+export async function readHmacKey(
+  command: string,
+  env: string | undefined,
+  file: string | undefined,
+): Promise<Uint8Array | undefined> {
+  if (env !== undefined && file !== undefined)
+    throw new UsageError(`${command}: give --hmac-key-env or --hmac-key-file, not both`);
+  if (env !== undefined) {
+    const value = process.env[env];
+    if (value === undefined || value === "")
+      throw new UsageError(`${command}: environment variable ${env} (--hmac-key-env) is not set`);
+    return Buffer.from(value, "utf8");
+  }
+  if (file === undefined) return undefined;
+  try {
+    return await readFile(file);
+  } catch (error) {
+    throw toInputError(file, error);
+  }
 }

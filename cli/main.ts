@@ -4,7 +4,9 @@ import { CANON_HELP, canonCommand } from "./commands/canon.js";
 import { EXPORT_HELP, exportCommand } from "./commands/export.js";
 import { HASH_HELP, hashCommand } from "./commands/hash.js";
 import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
+import { RECEIPT_HELP, receiptCommand } from "./commands/receipt.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
+import { VERIFY_HELP, verifyCommand } from "./commands/verify.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string; summary: string }> =
   {
@@ -27,6 +29,16 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
       run: inspectCommand,
       help: INSPECT_HELP,
       summary: "validate a replay file, recompute its hashes, print a verdict",
+    },
+    receipt: {
+      run: receiptCommand,
+      help: RECEIPT_HELP,
+      summary: "write an openagents.receipt.v1 RECEIPT.json for a replay",
+    },
+    verify: {
+      run: verifyCommand,
+      help: VERIFY_HELP,
+      summary: "check a replay against its RECEIPT.json",
     },
     scan: {
       run: scanCommand,

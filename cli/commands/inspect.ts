@@ -1,8 +1,6 @@
-import { readFile } from "node:fs/promises";
-import { UsageError } from "../../shared/errors.js";
 import { type InspectReport, inspect } from "../../shared/formats/inspect.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
-import { openStream, toInputError, writeOut } from "../io.js";
+import { openStream, readHmacKey, toInputError, writeOut } from "../io.js";
 
 /** Help text of `inspect`. */
 export const INSPECT_HELP = `Usage: replay-pipeline inspect <file> [--json] [options]
@@ -40,25 +38,6 @@ export function exitCodeOf(verdict: InspectReport["verdict"]): number {
   return verdict === "passed" ? 0 : verdict === "unverifiable" ? 3 : 1;
 }
 
-async function hmacKey(env: string | undefined, file: string | undefined): Promise<Uint8Array | undefined> {
-  if (env !== undefined && file !== undefined)
-    throw new UsageError("inspect: give --hmac-key-env or --hmac-key-file, not both");
-  if (env !== undefined) {
-    const value = process.env[env];
-    if (value === undefined || value === "")
-      throw new UsageError(`inspect: environment variable ${env} (--hmac-key-env) is not set`);
-    return Buffer.from(value, "utf8");
-  }
-  if (file !== undefined) {
-    try {
-      return await readFile(file);
-    } catch (error) {
-      throw toInputError(file, error);
-    }
-  }
-  return undefined;
-}
-
 /** `replay-pipeline inspect`: verdict, checks and summary of one replay file. */
 export async function inspectCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("inspect", argv, OPTIONS);
@@ -67,7 +46,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const file = singleFile("inspect", positionals);
-  const key = await hmacKey(values["hmac-key-env"], values["hmac-key-file"]);
+  const key = await readHmacKey("inspect", values["hmac-key-env"], values["hmac-key-file"]);
   let report: InspectReport;
   try {
     ({ report } = await inspect(openStream(file), {

@@ -429,11 +429,13 @@ class ReplayConsumer implements LineConsumer {
     switch (type) {
       case "ReplayHeader":
         summary.producer = stringMember(event, "producer");
+        summary.policy_bundle_id ??= stringMember(event, "policy_bundle_id");
         summary.session_id ??= stringMember(event, "session_id");
         summary.started_at = stringMember(event, "started_at") ?? stringMember(event, "created_at");
         break;
       case "SessionStart":
         summary.session_id = stringMember(event, "session_id") ?? summary.session_id;
+        summary.policy_bundle_id = stringMember(event, "policy_bundle_id") ?? summary.policy_bundle_id;
         if (time !== null) summary.started_at = time;
         break;
       case "ToolCall": {

@@ -140,6 +140,8 @@ export interface SessionSummary {
   session_id: string | null;
   format: FormatId;
   producer: string | null;
+  /** The policy bundle the session ran under, where the format records it. */
+  policy_bundle_id: string | null;
   started_at: string | null;
   ended_at: string | null;
   /** Normalized: success, failed, cancelled, timeout, running, unknown. */
@@ -222,6 +224,7 @@ export function emptySummary(format: FormatId): SessionSummary {
     session_id: null,
     format,
     producer: null,
+    policy_bundle_id: null,
     started_at: null,
     ended_at: null,
     status: null,

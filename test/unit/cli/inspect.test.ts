@@ -186,3 +186,31 @@ describe("replay-pipeline export", () => {
     ).toBe(2);
   });
 });
+
+describe("replay-pipeline receipt and verify", () => {
+  it("round-trips: a generated receipt verifies passed; an edited one fails; none is unverifiable", () => {
+    const replay = corpusPath("openagents", "replays-type-ts", "run_failure_from_canceling_v1.REPLAY.jsonl");
+    const receipt = join(dir, "RECEIPT.json");
+    expect(run(["receipt", replay, "-o", receipt]).code).toBe(0);
+    const passed = run(["verify", replay, "--receipt", receipt, "--json"]);
+    expect(passed.code).toBe(0);
+    expect(JSON.parse(passed.stdout).verdict).toBe("passed");
+
+    const edited = join(dir, "RECEIPT-edited.json");
+    const text = readFileSync(receipt, "utf8");
+    const replayHash = (JSON.parse(text) as { replay_hash: string }).replay_hash;
+    writeFileSync(edited, text.replace(replayHash, `sha256:${"0".repeat(64)}`));
+    const failed = run(["verify", replay, "--receipt", edited, "--json"]);
+    expect(failed.code).toBe(1);
+    const failedRows = JSON.parse(failed.stdout).checks.filter(
+      (c: { status: string }) => c.status === "failed",
+    );
+    // The edit breaks the replay_hash row, and the receipt's own canonical_json_sha256 with it.
+    expect(failedRows.map((c: { check: string }) => c.check).sort()).toEqual([
+      "canonical_json_sha256",
+      "replay_hash",
+    ]);
+
+    expect(run(["verify", replay]).code).toBe(3);
+  });
+});

@@ -1,0 +1,97 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { ReplayPipelineError, UsageError } from "../../shared/errors.js";
+import { type InspectResult, inspect } from "../../shared/formats/inspect.js";
+import { generateReceipt, serializeReceipt } from "../../shared/receipt/index.js";
+import { parseCommandArgs, singleFile } from "../args.js";
+import { openStream, readHmacKey, toInputError, writeOut } from "../io.js";
+import { renderReport } from "./inspect.js";
+
+/** Help text of `receipt`. */
+export const RECEIPT_HELP = `Usage: replay-pipeline receipt <replay> [-o RECEIPT.json] [options]
+
+Inspects a replay (any format inspect reads) and writes an openagents.receipt.v1 RECEIPT.json
+for it: session_id, trajectory_hash (replays with runtime events), policy_bundle_id (when
+known), created_at, tool_calls (tool, id/step_id, params_hash, output_hash, latency_ms,
+side_effects, ok; a value the replay does not carry is null), verification, payments [],
+replay_hash (ADR-0003) and canonical_json_sha256. Written as canonical openagents JSON.
+A replay that is invalid or failed gets no receipt.
+
+Options:
+  -o, --output FILE          write the receipt to FILE (default: standard output)
+  --policy-bundle-id ID      policy_bundle_id to record when the replay does not carry one
+  --created-at TIME          created_at to record (default: now)
+  --hmac-key-env VAR   ReplayKit signature key from environment variable VAR
+  --hmac-key-file F    ReplayKit signature key from file F
+  -h, --help                 this help
+
+Exit codes: 0 written, 1 the replay is invalid or failed (nothing written), 2 usage or I/O error.`;
+
+const OPTIONS = {
+  "hmac-key-env": { type: "string" },
+  "hmac-key-file": { type: "string" },
+  output: { type: "string", short: "o" },
+  "policy-bundle-id": { type: "string" },
+  "created-at": { type: "string" },
+} as const;
+
+/** A receipt that could not be written (missing folder, permission), with a stable code. */
+export class ReceiptWriteError extends ReplayPipelineError {}
+
+/** `replay-pipeline receipt`: generate RECEIPT.json for one replay. */
+export async function receiptCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("receipt", argv, OPTIONS);
+  if (values.help === true) {
+    await writeOut(`${RECEIPT_HELP}\n`);
+    return 0;
+  }
+  const file = singleFile("receipt", positionals);
+  const output = values.output === undefined || values.output === "-" ? null : values.output;
+  if (output !== null && file !== "-" && resolve(output) === resolve(file))
+    throw new UsageError(`receipt: -o ${output} is the replay; expected a different output path`);
+  const createdAt = values["created-at"];
+  if (createdAt !== undefined && Number.isNaN(Date.parse(createdAt)))
+    throw new UsageError(`receipt: --created-at expects an ISO-8601 time, got '${createdAt}'`);
+
+  let inspected: InspectResult;
+  try {
+    inspected = await inspect(openStream(file), {
+      file,
+      keepToolCalls: true,
+      hmacKey: await readHmacKey("receipt", values["hmac-key-env"], values["hmac-key-file"]),
+    });
+  } catch (error) {
+    throw toInputError(file, error);
+  }
+  const { report } = inspected;
+  if (report.verdict === "invalid" || report.verdict === "failed" || inspected.session === null) {
+    process.stderr.write(renderReport(report));
+    process.stderr.write(`replay-pipeline receipt: ${file} is ${report.verdict}; no receipt written\n`);
+    return 1;
+  }
+  if (report.verdict === "unverifiable")
+    process.stderr.write(
+      `replay-pipeline receipt: warning: ${file} has checks that could not be evaluated (verdict unverifiable)\n`,
+    );
+  const receipt = generateReceipt(inspected, {
+    createdAt,
+    policyBundleId: values["policy-bundle-id"],
+  });
+  if (!Object.hasOwn(receipt, "policy_bundle_id"))
+    process.stderr.write(
+      "replay-pipeline receipt: warning: policy_bundle_id unknown (give --policy-bundle-id); left out\n",
+    );
+  const text = serializeReceipt(receipt);
+  if (output === null) {
+    await writeOut(text);
+  } else {
+    try {
+      await writeFile(output, text);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown";
+      throw new ReceiptWriteError("io.write", `${output}: cannot write (${code})`, {}, { cause: error });
+    }
+    await writeOut(`wrote ${output} (${String(receipt.canonical_json_sha256)})\n`);
+  }
+  return 0;
+}

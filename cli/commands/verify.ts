@@ -1,0 +1,112 @@
+import { decodeUtf8, type JsonValue, readJson } from "../../shared/canonical/index.js";
+import { ReplayPipelineError } from "../../shared/errors.js";
+import { type InspectResult, inspect } from "../../shared/formats/inspect.js";
+import { Findings } from "../../shared/formats/types.js";
+import { type VerifyReport, verifyReplay } from "../../shared/receipt/index.js";
+import { parseCommandArgs, singleFile } from "../args.js";
+import { openStream, readHmacKey, readInput, toInputError, writeOut } from "../io.js";
+import { exitCodeOf } from "./inspect.js";
+
+/** Help text of `verify`. */
+export const VERIFY_HELP = `Usage: replay-pipeline verify <replay> --receipt <RECEIPT.json> [--json]
+
+Inspects a replay and checks it against its RECEIPT.json (openagents.receipt.v1, the coding
+loop's SessionReceipt, or an ADR-0003 receipt with replay_hash): replay_hash, trajectory_hash,
+session_id, each tool call (matched by id or step_id, else in order: tool, params_hash,
+output_hash, ok, side_effects), calls missing on either side, verification commands and exit
+codes, and canonical_json_sha256. A signed receipt is unverifiable: no receipt signing scheme
+is specified. Without --receipt the verdict is unverifiable.
+
+Options:
+  --receipt FILE   the receipt to check against
+  --json           one JSON object on stdout: verdict, replay (the inspect report),
+                   receipt_shape, checks, errors
+  --hmac-key-env VAR   ReplayKit signature key from environment variable VAR
+  --hmac-key-file F    ReplayKit signature key from file F
+  -h, --help       this help
+
+Verdicts: passed (exit 0), failed (exit 1), invalid (replay or receipt malformed, exit 1),
+unverifiable (a check could not be evaluated, or no receipt, exit 3). Usage and read errors
+exit 2.`;
+
+const OPTIONS = {
+  "hmac-key-env": { type: "string" },
+  "hmac-key-file": { type: "string" },
+  receipt: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+/** `replay-pipeline verify`: a replay against its receipt. */
+export async function verifyCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("verify", argv, OPTIONS);
+  if (values.help === true) {
+    await writeOut(`${VERIFY_HELP}\n`);
+    return 0;
+  }
+  const file = singleFile("verify", positionals);
+  const receiptPath = values.receipt;
+  const findings = new Findings();
+  let receiptValue: JsonValue | null = null;
+  if (receiptPath !== undefined) {
+    const bytes = await readInput(receiptPath);
+    try {
+      receiptValue = readJson(decodeUtf8(bytes));
+    } catch (error) {
+      if (!(error instanceof ReplayPipelineError)) throw error;
+      // Malformed receipt JSON is an invalid receipt (a verdict), not a usage error.
+      findings.error({
+        line: error.location.line ?? null,
+        column: error.location.column ?? null,
+        path: error.location.path ?? "$",
+        code: error.code,
+        message: `${receiptPath}: ${error.detail}`,
+      });
+    }
+  }
+  let inspected: InspectResult;
+  try {
+    inspected = await inspect(openStream(file), {
+      file,
+      keepToolCalls: true,
+      hmacKey: await readHmacKey("verify", values["hmac-key-env"], values["hmac-key-file"]),
+    });
+  } catch (error) {
+    throw toInputError(file, error);
+  }
+  const report = verifyReplay(inspected, receiptValue, findings, {
+    receiptUnreadable: receiptPath !== undefined && receiptValue === null,
+  });
+  await writeOut(values.json === true ? `${JSON.stringify(report)}\n` : renderVerify(report, receiptPath));
+  return exitCodeOf(report.verdict);
+}
+
+/** The short human report of `verify`. */
+export function renderVerify(r: VerifyReport, receiptPath: string | undefined): string {
+  const out: string[] = [];
+  out.push(
+    `${r.replay.file} vs ${receiptPath ?? "(no receipt)"}: ${r.verdict.toUpperCase()} (replay ${r.replay.verdict}, ${r.replay.format ?? "unknown format"}; receipt ${r.receipt_shape ?? "-"})`,
+  );
+  out.push(`  replay_hash ${r.replay.replay_hash}`);
+  const t = r.checks_total;
+  out.push(`  receipt checks: ${t.passed} passed, ${t.failed} failed, ${t.unverifiable} unverifiable`);
+  const shown = r.checks.filter((row) => row.status !== "passed");
+  for (const c of shown.slice(0, 30))
+    out.push(
+      `    ${c.status === "failed" ? "FAILED" : "UNVERIFIABLE"} ${c.check} (${c.subject}): expected ${c.expected ?? "-"}, got ${c.actual ?? "-"}`,
+    );
+  if (shown.length > 30) out.push(`    … ${shown.length - 30} more (verify --json lists them)`);
+  const rt = r.replay.checks_total;
+  if (rt.failed + rt.unverifiable > 0 || r.replay.errors_total > 0)
+    out.push(
+      `  replay: ${rt.failed} failed, ${rt.unverifiable} unverifiable, ${r.replay.errors_total} errors (run inspect for details)`,
+    );
+  if (r.errors_total > 0) {
+    out.push(`  receipt errors: ${r.errors_total}`);
+    for (const e of r.errors.slice(0, 20)) out.push(`    ${e.path}: ${e.message} [${e.code}]`);
+  }
+  if (r.notices.length > 0) {
+    out.push(`  receipt notices: ${r.notices.length}`);
+    for (const n of r.notices.slice(0, 10)) out.push(`    ${n.path}: ${n.message} [${n.code}]`);
+  }
+  return `${out.join("\n")}\n`;
+}

@@ -1,0 +1,22 @@
+/** RECEIPT.json: reading its three shapes, verifying it against a replay, and generating one. */
+export { type GenerateOptions, generateReceipt, serializeReceipt } from "./generate.js";
+export {
+  normalizeReplaySideEffect,
+  RECEIPT_SCHEMA_V1,
+  type Receipt,
+  type ReceiptShape,
+  type ReceiptToolCall,
+  type ReceiptVerification,
+  readReceipt,
+  receiptDigest,
+  shapeName,
+  sideEffectString,
+} from "./read.js";
+export {
+  combinedVerdict,
+  type Inspected,
+  matchToolCalls,
+  type VerifyReport,
+  verifyReceipt,
+  verifyReplay,
+} from "./verify.js";
