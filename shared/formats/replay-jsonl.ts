@@ -64,6 +64,8 @@ const V1: Dialect = {
       replay_version: zInteger().pipe(z.literal(1, { error: "expected replay_version 1" })),
       producer: nonEmpty(),
       created_at: zTimestamp(),
+      // The Layer C redaction summary our `redact` adds.
+      redaction: obj().optional(),
     }),
     SessionStart: z.looseObject({
       type: z.literal("SessionStart"),
@@ -131,6 +133,8 @@ const DSRS: Dialect = {
       replay_version: zCount(),
       producer: nonEmpty(),
       created_at: zTimestamp(),
+      // The Layer C redaction summary our `redact` adds.
+      redaction: obj().optional(),
     }),
     SessionStart: z.looseObject({
       event: z.literal("SessionStart"),
@@ -204,6 +208,8 @@ const ADR0003: Dialect = {
       session_id: nonEmpty(),
       started_at: zTimestamp(),
       policy_bundle_id: str().optional(),
+      // The Layer C redaction summary our `redact` adds.
+      redaction: obj().optional(),
     }),
     SessionStart: z.looseObject({
       type: z.literal("SessionStart"),
@@ -215,13 +221,14 @@ const ADR0003: Dialect = {
       type: z.literal("ToolCall"),
       id: nonEmpty(),
       tool: nonEmpty(),
-      params: z.unknown(),
+      // Optional: a Layer C copy removes it (ADR-0017) and keeps or adds params_hash.
+      params: z.unknown().optional(),
       params_hash: zHash().optional(),
     }),
     ToolResult: z.looseObject({
       type: z.literal("ToolResult"),
       id: nonEmpty(),
-      output: z.unknown(),
+      output: z.unknown().optional(),
       output_hash: zHash().optional(),
       step_utility: zRange(-1, 1).optional(),
       latency_ms: zNumber().pipe(z.number().min(0, "expected 0 or more")).optional(),
