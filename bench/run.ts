@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import canonicalizeNpm from "canonicalize";
 import { canonicalJsonLines, type Profile } from "../shared/canonical/index.js";
 import { inspect } from "../shared/formats/inspect.js";
+import { redactFile } from "../shared/redact/layer-c.js";
 import { type DatasetMeta, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
 
 // ---- measurements ----------------------------------------------------------------------------
@@ -203,6 +204,21 @@ export const MEASUREMENTS: Measurement[] = [
           `${file}: inspect verdict ${report.verdict}: ${JSON.stringify(report.errors.slice(0, 3))}`,
         );
       return { bytes: counter.bytes, digest: report.replay_hash };
+    },
+  },
+  {
+    kind: "node",
+    name: "redact",
+    label: "replay-pipeline `redact` (Layer C, private_repo preset), 500 MB",
+    scale: 5,
+    run: async (file) => {
+      const counter = { bytes: 0 };
+      const hash = new BatchedSha256();
+      const result = redactFile(readChunks(file, counter), { file });
+      for await (const chunk of result.chunks) hash.add(chunk);
+      if (result.summary().total === 0)
+        throw new Error(`${file}: redact removed nothing; the benchmark would measure the wrong thing`);
+      return { bytes: counter.bytes, digest: hash.digest() };
     },
   },
 ];

@@ -5,6 +5,7 @@ import { EXPORT_HELP, exportCommand } from "./commands/export.js";
 import { HASH_HELP, hashCommand } from "./commands/hash.js";
 import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
 import { RECEIPT_HELP, receiptCommand } from "./commands/receipt.js";
+import { REDACT_HELP, redactCommand } from "./commands/redact.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
 import { VERIFY_HELP, verifyCommand } from "./commands/verify.js";
 
@@ -39,6 +40,11 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
       run: verifyCommand,
       help: VERIFY_HELP,
       summary: "check a replay against its RECEIPT.json",
+    },
+    redact: {
+      run: redactCommand,
+      help: REDACT_HELP,
+      summary: "write a Layer C copy (raw content removed, secrets scrubbed) safe to publish",
     },
     scan: {
       run: scanCommand,

@@ -1,0 +1,154 @@
+import { createWriteStream } from "node:fs";
+import { readFile, rm } from "node:fs/promises";
+import { resolve } from "node:path";
+import { ReplayPipelineError, UsageError } from "../../shared/errors.js";
+import { type LayerCSummary, redactFile } from "../../shared/redact/layer-c.js";
+import { PRESETS, type Preset } from "../../shared/redact/presets.js";
+import { intOption, parseCommandArgs, singleFile } from "../args.js";
+import { openStream, toInputError, writeOut } from "../io.js";
+
+/** Help text of `redact`. */
+export const REDACT_HELP = `Usage: replay-pipeline redact <file> [-o OUT] [--preset P] [--key-env VAR | --key-file F] [--json]
+
+Writes the Layer C (published) copy of a replay file (ADR-0017): REPLAY.jsonl (every dialect),
+Braintrust spans, ReplayKit .rpk and ReplayBundle, detected by content.
+- Raw content (params, output, result, content, stdout, stderr, messages, payload, span input and
+  output, step input/output, ...) is removed; every hash is kept, and where a removed value had
+  none, one is added (params_hash, output_hash, input_hash, ...) so each event still matches the
+  original's receipt.
+- Every string left (commands, summaries, error messages, names, metadata) is scrubbed with the
+  preset's rules; members of unknown event types are dropped (fail closed).
+- What was done is recorded in the copy: the ReplayHeader's "redaction", the root span's
+  metadata.redaction, or metadata.redaction of an .rpk / ReplayBundle. An .rpk keeps its original
+  step hashes (metadata.redaction.step_hashes "original"), loses its signature and gets a new
+  checksum over the redacted content.
+JSON Lines inputs are streamed (one canonical JSON line per event, same order and count).
+
+Options:
+  -o, --output FILE    write the copy to FILE (default: standard output; - is standard output);
+                       suggested name: <file>.layer-c.<ext>, e.g. REPLAY.layer-c.jsonl
+  --preset P           open_source, private_repo (default) or paranoid (ADR-0016); paranoid keeps
+                       only types, ids, timings, statuses and hashes
+  --key-env VAR        scrubbing key (keyed pseudonyms) from environment variable VAR
+  --key-file F         scrubbing key from the bytes of file F
+  --json               print the redaction summary as JSON (to standard output with -o, else to
+                       standard error, after the copy)
+  --max-line-bytes N   longest JSON Lines line accepted (default 64 MiB)
+  -h, --help           this help
+
+<file> may be - for standard input. Exit 0 on success, 2 on a usage, read or format error (nothing
+is left at -o then).`;
+
+const OPTIONS = {
+  output: { type: "string", short: "o" },
+  preset: { type: "string" },
+  "key-env": { type: "string" },
+  "key-file": { type: "string" },
+  json: { type: "boolean" },
+  "max-line-bytes": { type: "string" },
+} as const;
+
+/** The Layer C copy could not be written (missing folder, permission), with a stable code. */
+export class RedactOutputError extends ReplayPipelineError {}
+
+function presetOption(value: string | undefined): Preset {
+  if (value === undefined) return "private_repo";
+  if (!(PRESETS as readonly string[]).includes(value))
+    throw new UsageError(`redact: unknown preset '${value}'; expected one of ${PRESETS.join(", ")}`);
+  return value as Preset;
+}
+
+async function keyOption(env: string | undefined, file: string | undefined): Promise<Uint8Array | undefined> {
+  if (env !== undefined && file !== undefined)
+    throw new UsageError("redact: --key-env and --key-file are exclusive; give one of them");
+  if (env !== undefined) {
+    const value = process.env[env];
+    if (value === undefined || value === "")
+      throw new UsageError(`redact: --key-env ${env}: the environment variable is not set or empty`);
+    return Buffer.from(value, "utf8");
+  }
+  if (file !== undefined) {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(file);
+    } catch (error) {
+      throw toInputError(file, error);
+    }
+    if (bytes.length === 0) throw new UsageError(`redact: --key-file ${file}: the file is empty`);
+    return bytes;
+  }
+  return undefined;
+}
+
+function writeError(path: string, error: unknown): RedactOutputError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown";
+  const why =
+    code === "ENOENT"
+      ? "no such folder"
+      : code === "EACCES" || code === "EPERM"
+        ? "permission denied"
+        : code === "EISDIR"
+          ? "is a directory; expected a file"
+          : `cannot write (${code})`;
+  return new RedactOutputError("io.write", `${path}: ${why}`, {}, { cause: error });
+}
+
+/** Writes `chunks` to `path`; on any failure the partial file is removed. */
+async function writeChunks(path: string, chunks: AsyncIterable<Uint8Array>): Promise<void> {
+  const out = createWriteStream(path);
+  const failed = new Promise<never>((_, reject) => out.once("error", reject));
+  failed.catch(() => undefined);
+  try {
+    for await (const chunk of chunks) {
+      if (!out.write(chunk))
+        await Promise.race([new Promise<void>((r) => out.once("drain", () => r())), failed]);
+    }
+    await Promise.race([new Promise<void>((r) => out.end(() => r())), failed]);
+  } catch (error) {
+    out.destroy();
+    await rm(path, { force: true });
+    if (error instanceof ReplayPipelineError) throw error;
+    if ((error as NodeJS.ErrnoException | undefined)?.syscall !== undefined) throw writeError(path, error);
+    throw error;
+  }
+}
+
+/** `replay-pipeline redact`: the Layer C copy of a replay file, with its redaction summary. */
+export async function redactCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("redact", argv, OPTIONS);
+  if (values.help === true) {
+    await writeOut(`${REDACT_HELP}\n`);
+    return 0;
+  }
+  const file = singleFile("redact", positionals);
+  const output = values.output === undefined || values.output === "-" ? null : values.output;
+  if (output !== null && file !== "-" && resolve(output) === resolve(file))
+    throw new UsageError(`redact: -o ${output} is the input file; expected a different output path`);
+  const preset = presetOption(values.preset);
+  const key = await keyOption(values["key-env"], values["key-file"]);
+  const maxLineBytes = intOption("redact", "max-line-bytes", values["max-line-bytes"]);
+
+  const source = openStream(file);
+  const result = redactFile(source, {
+    file,
+    preset,
+    ...(key === undefined ? {} : { key }),
+    ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+  });
+  try {
+    if (output === null) {
+      for await (const chunk of result.chunks) await writeOut(chunk);
+    } else {
+      await writeChunks(output, result.chunks);
+    }
+  } catch (error) {
+    throw toInputError(file, error);
+  }
+  if (values.json === true) {
+    const summary: LayerCSummary = result.summary();
+    const text = `${JSON.stringify(summary, null, 2)}\n`;
+    if (output === null) process.stderr.write(text);
+    else await writeOut(text);
+  }
+  return 0;
+}

@@ -1,0 +1,877 @@
+/**
+ * Layer C (published) copies of replay files, as ADR-0017 defines them: raw tool inputs and
+ * outputs removed with only their hashes kept (hashes added where the file had none), every
+ * remaining string scrubbed by the privacy preset's `Scrubber` (ADR-0016), unknown content
+ * dropped (fail closed), and what was done recorded in the copy's header.
+ *
+ * Rules shared by every format:
+ * - Raw content members (`RAW_KEYS`: `params`, `input`, `output`, `result`, `content`, `stdout`,
+ *   `stderr`, `messages`, `payload`, …) are removed at any depth; when no sibling `<name>_hash`
+ *   exists one is added, the hash of the removed value (openagents profile; replaykit for `.rpk`).
+ * - Hash members are never changed: the copy still matches the original's receipt.
+ * - Structural members (discriminator, ids, timestamps and timings, statuses, versions, hashes)
+ *   are kept; ids, timestamps and hashes of an event's own top level are not scrubbed.
+ * - Unknown event types keep only structural members plus the preset's allow-list; unknown
+ *   members of known events are dropped unless the preset allows them.
+ * - `paranoid` keeps only structural members (and the ones the format's schema requires, so the
+ *   copy still reads), everywhere.
+ */
+import { mkdtemp, open, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  canonicalHash,
+  canonicalize,
+  decodeUtf8,
+  isJsonObject,
+  JsonNumber,
+  type JsonObject,
+  type JsonValue,
+  memberPath,
+  type Profile,
+  readByteLines,
+  readJson,
+  setMember,
+} from "../canonical/index.js";
+import { ReplayPipelineError } from "../errors.js";
+import { detectFormat } from "../formats/registry.js";
+import { REPLAY_DIALECTS } from "../formats/replay-jsonl.js";
+import type { FormatId } from "../formats/types.js";
+import type { Preset } from "./presets.js";
+import { type RedactionSummary, Scrubber, type ScrubOptions } from "./scrub.js";
+
+/** A Layer C failure (unknown format, unreadable line); `location` names the line. */
+export class RedactError extends ReplayPipelineError {}
+
+/** What `redactFile` needs. */
+export interface LayerCOptions {
+  /** File name, for messages. */
+  file: string;
+  /** Privacy preset (ADR-0016); default `private_repo`. */
+  preset?: Preset;
+  /** Key for the scrubber's keyed pseudonyms. */
+  key?: Uint8Array;
+  /** Longest JSON Lines line, bytes (default 64 MiB). */
+  maxLineBytes?: number;
+  /** Largest whole-document input (`.rpk`, ReplayBundle), bytes (default 256 MiB). */
+  maxDocumentBytes?: number;
+  /** Folder for the spool file of JSON Lines inputs (default the OS temp folder). */
+  tmpDir?: string;
+}
+
+/** What Layer C needs of a `Scrubber` (`./scrub.ts`). */
+export interface StringScrubber {
+  scrub(value: string, path: string, key?: string): string;
+  scrubKey(name: string, path: string): string;
+  summary(): RedactionSummary;
+}
+
+/** What a Layer C copy records about its redaction (in its header and for `--json`). */
+export interface LayerCSummary {
+  layer: "C";
+  format: FormatId;
+  preset: Preset;
+  /** Events (lines), steps or timeline entries written; always the input's count. */
+  events: number;
+  /** Counts per rule: the scrubber's rules plus `layer_c.*` (removals, fail-closed drops). */
+  by_rule: Record<string, number>;
+  /** Counts per JSON path inside an event (array positions written `[*]`). */
+  by_path: Record<string, number>;
+  /** Members removed or dropped, by path. */
+  removed_fields: Record<string, number>;
+  /** Hash members added for removed values that had none, by path. */
+  hashes_added: Record<string, number>;
+  /** Sum of `by_rule`. */
+  total: number;
+  /** `.rpk` only: step `hash` values are the original ones and no longer recompute. */
+  step_hashes?: "original";
+  /** `.rpk` only: the original signature covered the unredacted content and was removed. */
+  signature?: "removed";
+}
+
+/** The running redaction of one file: read `chunks` to the end, then `summary()`. */
+export interface LayerCRedaction {
+  /** The Layer C copy's bytes. Nothing is yielded for JSON Lines until the whole input was read. */
+  chunks: AsyncGenerator<Uint8Array>;
+  /** The summary; throws until `chunks` has been read to the end. */
+  summary(): LayerCSummary;
+}
+
+/** Members holding raw content: removed at any depth, their hash kept. */
+export const RAW_KEYS: ReadonlySet<string> = new Set([
+  "params",
+  "input",
+  "output",
+  "result",
+  "results",
+  "content",
+  "stdout",
+  "stderr",
+  "messages",
+  "payload",
+  "prompt",
+  "completion",
+  "body",
+  "arguments",
+  "expected",
+  "request",
+  "response",
+  "diff",
+  "patch",
+  "text",
+]);
+
+/** Required free-text members `paranoid` replaces with `PARANOID_TEXT` (REPLAY events). */
+const PARANOID_REPLACED: ReadonlySet<string> = new Set(["command", "commands", "task"]);
+/** What `paranoid` writes in place of a required free-text value. */
+export const PARANOID_TEXT = "[REDACTED]";
+
+/**
+ * Members of UNKNOWN event types (REPLAY lines, ReplayBundle timeline entries) that a preset keeps
+ * beside the structural ones; `paranoid` keeps none. `open_source` also keeps unknown scalar
+ * members of known events.
+ */
+export const UNKNOWN_EVENT_ALLOW: Record<Preset, ReadonlySet<string>> = {
+  open_source: new Set(["name", "tool", "kind", "phase", "model", "runtime_event_type", "event_type"]),
+  private_repo: new Set(["tool", "kind", "phase", "runtime_event_type", "event_type"]),
+  paranoid: new Set(),
+};
+
+const HASH_KEY = /^(hash|checksum)$|_hash$/;
+const ID_KEY = /^(id|seq|idempotency_key|span_parents)$|_ids?$/;
+const TIME_KEY = /^(ts|t|created|timestamp|start|end)$|_at$|_ms$|_ns$|_seconds$/;
+const STATUS_KEY =
+  /^(type|event|ok|success|outcome|exit_code|exit_codes|is_error|is_root|version)$|(^|_)status$|_version$/;
+
+/** Structural member names: kept by every preset (ADR-0016 `paranoid`: types, ids, timings, statuses, hashes). */
+export function isStructuralKey(key: string): boolean {
+  return HASH_KEY.test(key) || ID_KEY.test(key) || TIME_KEY.test(key) || STATUS_KEY.test(key);
+}
+
+/** Values never scrubbed on an event's own top level: they identify it for receipts. */
+function isVerbatimKey(key: string): boolean {
+  return HASH_KEY.test(key) || ID_KEY.test(key) || TIME_KEY.test(key) || key === "type" || key === "event";
+}
+
+class Counter {
+  readonly counts: Record<string, number> = {};
+  add(key: string, n = 1): void {
+    this.counts[key] = (this.counts[key] ?? 0) + n;
+  }
+}
+
+/** Path inside an event for the summary: array positions folded to `[*]`. */
+function child(path: string, key: string): string {
+  return `${path}${memberPath(key)}`;
+}
+
+/** Per-file redaction state: the scrubber, the counters and the hashing profile. */
+class Context {
+  readonly scrubber: StringScrubber;
+  readonly rules = new Counter();
+  readonly paths = new Counter();
+  readonly removed = new Counter();
+  readonly added = new Counter();
+  readonly paranoid: boolean;
+  readonly allow: ReadonlySet<string>;
+  profile: Profile = "openagents";
+
+  constructor(
+    readonly preset: Preset,
+    scrubber: StringScrubber,
+  ) {
+    this.scrubber = scrubber;
+    this.paranoid = preset === "paranoid";
+    this.allow = UNKNOWN_EVENT_ALLOW[preset] ?? new Set<string>();
+  }
+
+  scrub(value: string, path: string, key: string): string {
+    return this.scrubber.scrub(value, path, key);
+  }
+
+  scrubKey(name: string, path: string): string {
+    return this.scrubber.scrubKey(name, path);
+  }
+
+  drop(path: string, rule: string): void {
+    this.rules.add(rule);
+    this.paths.add(path);
+    this.removed.add(path);
+  }
+
+  hash(value: JsonValue): string {
+    return canonicalHash(value, this.profile);
+  }
+
+  /** Removes raw member `key` of `source` into `out`, adding `<key>_hash` unless `source` has it. */
+  removeRaw(source: JsonObject, out: JsonObject, key: string, path: string): void {
+    this.drop(child(path, key), "layer_c.raw_removed");
+    const hashKey = `${key}_hash`;
+    if (Object.hasOwn(source, hashKey)) return;
+    setMember(out, hashKey, this.hash(source[key] as JsonValue));
+    this.added.add(child(path, hashKey));
+    this.rules.add("layer_c.hash_added");
+  }
+
+  summary(format: FormatId, events: number): LayerCSummary {
+    const scrubbed: RedactionSummary = this.scrubber.summary();
+    const byRule: Record<string, number> = { ...scrubbed.by_rule };
+    for (const [k, n] of Object.entries(this.rules.counts)) byRule[k] = (byRule[k] ?? 0) + n;
+    const byPath: Record<string, number> = { ...scrubbed.by_path };
+    for (const [k, n] of Object.entries(this.paths.counts)) byPath[k] = (byPath[k] ?? 0) + n;
+    return {
+      layer: "C",
+      format,
+      preset: this.preset,
+      events,
+      by_rule: byRule,
+      by_path: byPath,
+      removed_fields: { ...this.removed.counts },
+      hashes_added: { ...this.added.counts },
+      total: Object.values(byRule).reduce((a, b) => a + b, 0),
+    };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values
+
+/**
+ * Free content: every member kept except raw ones (removed, hash kept); strings and member
+ * names scrubbed. In `paranoid` this is never used: see `structural`.
+ */
+function freeValue(value: JsonValue, path: string, key: string, ctx: Context): JsonValue {
+  if (typeof value === "string") return ctx.scrub(value, path, key);
+  if (Array.isArray(value)) return value.map((v) => freeValue(v, `${path}[*]`, key, ctx));
+  if (!isJsonObject(value)) return value;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (RAW_KEYS.has(k)) {
+      ctx.removeRaw(value, out, k, path);
+      continue;
+    }
+    const name = ctx.scrubKey(k, path);
+    const at = child(path, name);
+    // A hash keeps its exact value wherever it is.
+    if (HASH_KEY.test(k) && typeof v === "string") setMember(out, name, v);
+    else setMember(out, name, freeValue(v, at, k, ctx));
+  }
+  return out;
+}
+
+/**
+ * Structural content only: structural members at any depth, with the objects and arrays that
+ * lead to them; raw members removed (hash kept); everything else dropped under `rule`.
+ * Undefined when nothing is left.
+ */
+function structuralValue(
+  value: JsonValue,
+  path: string,
+  key: string,
+  ctx: Context,
+  rule: string,
+  keyIsStructural: boolean,
+): JsonValue | undefined {
+  if (Array.isArray(value)) {
+    const out: JsonValue[] = [];
+    for (const v of value) {
+      const kept = structuralValue(v, `${path}[*]`, key, ctx, rule, keyIsStructural);
+      if (kept !== undefined) out.push(kept);
+    }
+    return out.length === 0 && value.length > 0 ? undefined : out;
+  }
+  if (!isJsonObject(value)) {
+    if (!keyIsStructural) {
+      ctx.drop(path, rule);
+      return undefined;
+    }
+    return typeof value === "string" && !HASH_KEY.test(key) ? ctx.scrub(value, path, key) : value;
+  }
+  const out: JsonObject = {};
+  let kept = 0;
+  for (const [k, v] of Object.entries(value)) {
+    if (RAW_KEYS.has(k)) {
+      ctx.removeRaw(value, out, k, path);
+      kept++;
+      continue;
+    }
+    const name = ctx.scrubKey(k, path);
+    const r = structuralValue(v, child(path, name), k, ctx, rule, isStructuralKey(k));
+    if (r !== undefined) {
+      setMember(out, name, r);
+      kept++;
+    }
+  }
+  return kept === 0 && Object.keys(value).length > 0 ? undefined : out;
+}
+
+/** How an event-like object's members are treated. */
+interface ObjectRules {
+  /** Members the format knows for this object; undefined when the whole object is unknown. */
+  known?: ReadonlySet<string>;
+  /** Known members the format requires: kept even in `paranoid`. */
+  required?: ReadonlySet<string>;
+  /** Members kept free beside the structural ones when the object is unknown. */
+  allow?: ReadonlySet<string>;
+}
+
+/**
+ * One event, span, step or entry. Top-level ids, timestamps and hashes are kept verbatim; raw
+ * members removed; known members kept (scrubbed) unless `paranoid`; unknown ones fail closed.
+ */
+function redactEvent(event: JsonObject, path: string, ctx: Context, rules: ObjectRules): JsonObject {
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(event)) {
+    const at = child(path, k);
+    if (RAW_KEYS.has(k)) {
+      ctx.removeRaw(event, out, k, path);
+      continue;
+    }
+    if (isVerbatimKey(k) && isScalarOrScalars(v)) {
+      setMember(out, k, v);
+      continue;
+    }
+    const known = rules.known?.has(k) === true;
+    const required = rules.required?.has(k) === true;
+    if (ctx.paranoid) {
+      if (required && PARANOID_REPLACED.has(k)) {
+        setMember(out, k, Array.isArray(v) ? v.map(() => PARANOID_TEXT) : PARANOID_TEXT);
+        ctx.rules.add("layer_c.paranoid_text");
+        ctx.paths.add(at);
+        continue;
+      }
+      if (required && !isJsonObject(v) && !Array.isArray(v)) {
+        setMember(out, k, typeof v === "string" ? ctx.scrub(v, at, k) : v);
+        continue;
+      }
+      const kept = structuralValue(v, at, k, ctx, "layer_c.paranoid", isStructuralKey(k));
+      if (kept !== undefined) setMember(out, k, kept);
+      else if (required) setMember(out, k, Array.isArray(v) ? [] : {});
+      continue;
+    }
+    const allowed =
+      known ||
+      (rules.known === undefined
+        ? rules.allow?.has(k) === true
+        : ctx.preset === "open_source" && !isJsonObject(v) && !Array.isArray(v));
+    if (allowed) {
+      setMember(out, k, freeValue(v, at, k, ctx));
+      continue;
+    }
+    const kept = structuralValue(v, at, k, ctx, "layer_c.fail_closed", isStructuralKey(k));
+    if (kept !== undefined) setMember(out, k, kept);
+  }
+  return out;
+}
+
+/** The summary as a JSON value (numbers as `JsonNumber`), to write into the copy. */
+function summaryValue(summary: LayerCSummary): JsonValue {
+  const convert = (v: unknown): JsonValue => {
+    if (typeof v === "number") return new JsonNumber(String(v));
+    if (typeof v === "string" || typeof v === "boolean" || v === null) return v;
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) setMember(out, k, convert(x));
+    return out;
+  };
+  return convert(summary);
+}
+
+/** A scalar, or an array of scalars (`span_parents`, `exit_codes`). */
+function isScalarOrScalars(v: JsonValue): boolean {
+  const scalar = (x: JsonValue): boolean => !Array.isArray(x) && !isJsonObject(x);
+  return Array.isArray(v) ? v.every(scalar) : scalar(v);
+}
+
+// ---------------------------------------------------------------------------------------------
+// REPLAY.jsonl
+
+interface EventRules {
+  typeKey: string;
+  byType: Map<string, ObjectRules>;
+}
+
+/** Known and required members of every event type of a REPLAY dialect, from its schemas. */
+function replayRules(format: "replay-v1" | "replay-dsrs" | "replay-adr0003"): EventRules {
+  const dialect = REPLAY_DIALECTS[format];
+  const byType = new Map<string, ObjectRules>();
+  for (const [type, schema] of Object.entries(dialect.events)) {
+    const shape = schema.shape as Record<string, { _zod: { optin?: string } }>;
+    const known = new Set(Object.keys(shape));
+    const required = new Set(Object.keys(shape).filter((k) => shape[k]?._zod.optin !== "optional"));
+    byType.set(type, { known, required });
+  }
+  return { typeKey: dialect.typeKey, byType };
+}
+
+function redactReplayEvent(value: JsonObject, ctx: Context, rules: EventRules): JsonObject {
+  const type = value[rules.typeKey];
+  const known = typeof type === "string" ? rules.byType.get(type) : undefined;
+  return redactEvent(value, "$", ctx, known ?? { allow: ctx.allow });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Braintrust spans
+
+/** Span members Braintrust defines (braintrust.ts); the rest fail closed. */
+const SPAN_KNOWN: ReadonlySet<string> = new Set([
+  "span_id",
+  "root_span_id",
+  "span_parents",
+  "id",
+  "created",
+  "input",
+  "output",
+  "expected",
+  "error",
+  "metadata",
+  "span_attributes",
+  "metrics",
+  "scores",
+  "tags",
+  "context",
+  "is_root",
+  "origin",
+  "comments",
+  "audit_data",
+  "facets",
+  "classifications",
+  "_xact_id",
+  "_pagination_key",
+  "_async_scoring_state",
+  "org_id",
+  "project_id",
+  "log_id",
+  "_object_delete",
+  "_is_merge",
+  "_merge_paths",
+  "_array_delete",
+  "_parent_id",
+]);
+const SPAN_RULES: ObjectRules = { known: SPAN_KNOWN, required: new Set(["span_id"]) };
+
+function isRootShaped(span: JsonObject): boolean {
+  const parents = span.span_parents;
+  if (parents === undefined || parents === null) return true;
+  if (!Array.isArray(parents)) return false;
+  return parents.length === 0 || parents.includes(span.span_id as JsonValue);
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON Lines
+
+/**
+ * The Layer C copy of a JSON Lines file. Redacted lines go to a spool file so the header (or
+ * root span) can carry the final counts; only that one line is held in memory.
+ */
+async function* redactLines(
+  first: { value: JsonValue; line: number },
+  rest: AsyncIterator<{ line: number; bytes: Buffer }>,
+  format: FormatId,
+  ctx: Context,
+  options: LayerCOptions,
+  done: (summary: LayerCSummary) => void,
+): AsyncGenerator<Uint8Array> {
+  const replay = format === "braintrust-spans" ? undefined : replayRules(format as "replay-v1");
+  const dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), "layer-c-"));
+  const spoolPath = join(dir, "spool.jsonl");
+  try {
+    /** The line that carries the summary: the ReplayHeader or root span, else the first line. */
+    let carrier: { index: number; value: JsonObject } | undefined;
+    let firstOut: JsonObject | undefined;
+    let events = 0;
+    const spool = await open(spoolPath, "w");
+    try {
+      let pending: Buffer[] = [];
+      let pendingBytes = 0;
+      const handle = async (value: JsonValue, line: number): Promise<void> => {
+        if (!isJsonObject(value)) {
+          throw new RedactError("redact.not_object", "expected an event object on every line", {
+            file: options.file,
+            line,
+          });
+        }
+        const out =
+          replay === undefined
+            ? redactEvent(value, "$", ctx, SPAN_RULES)
+            : redactReplayEvent(value, ctx, replay);
+        const index = events++;
+        if (index === 0) firstOut = out;
+        const isCarrier =
+          replay === undefined ? isRootShaped(value) : value[replay.typeKey] === "ReplayHeader";
+        if (carrier === undefined && isCarrier) carrier = { index, value: out };
+        const text = Buffer.from(`${canonicalize(out, "openagents")}\n`);
+        pending.push(text);
+        pendingBytes += text.length;
+        if (pendingBytes >= 1 << 20) {
+          await spool.write(Buffer.concat(pending, pendingBytes));
+          pending = [];
+          pendingBytes = 0;
+        }
+      };
+      await handle(first.value, first.line);
+      for (;;) {
+        const next = await rest.next();
+        if (next.done === true) break;
+        const { line, bytes } = next.value;
+        if (isBlankLine(bytes)) continue;
+        let value: JsonValue;
+        try {
+          value = readJson(decodeUtf8(bytes));
+        } catch (error) {
+          if (error instanceof ReplayPipelineError)
+            error.locate({ file: options.file, lineOffset: line - 1 });
+          throw error;
+        }
+        await handle(value, line);
+      }
+      if (pendingBytes > 0) await spool.write(Buffer.concat(pending, pendingBytes));
+    } finally {
+      await spool.close();
+    }
+    const target = carrier ?? (firstOut === undefined ? undefined : { index: 0, value: firstOut });
+    const summary = ctx.summary(format, events);
+    let targetLine: Buffer | undefined;
+    if (target !== undefined) {
+      if (replay === undefined) {
+        const metadata = isJsonObject(target.value.metadata) ? target.value.metadata : {};
+        setMember(metadata, "redaction", summaryValue(summary));
+        setMember(target.value, "metadata", metadata);
+      } else {
+        setMember(target.value, "redaction", summaryValue(summary));
+      }
+      targetLine = Buffer.from(`${canonicalize(target.value, "openagents")}\n`);
+    }
+    const reader = await open(spoolPath, "r");
+    try {
+      let index = 0;
+      const spooled = readByteLines(reader.createReadStream({ autoClose: false }), {
+        maxLineBytes: Number.MAX_SAFE_INTEGER,
+      });
+      for await (const { bytes } of spooled) {
+        if (targetLine !== undefined && index === target?.index) yield targetLine;
+        else yield Buffer.concat([bytes, NEWLINE]);
+        index++;
+      }
+    } finally {
+      await reader.close();
+    }
+    done(summary);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const NEWLINE = Buffer.from("\n");
+
+function isBlankLine(bytes: Uint8Array): boolean {
+  for (const b of bytes) if (b !== 32 && b !== 9 && b !== 13) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Documents
+
+/** Keys of the `.rpk` layout (replaykit.ts); the rest fail closed. */
+const RPK_RUN_KNOWN: ReadonlySet<string> = new Set([
+  "id",
+  "timestamp",
+  "environment_fingerprint",
+  "runtime_versions",
+  "steps",
+  "source",
+  "provider",
+  "agent",
+  "capture_mode",
+  "listener_session_id",
+  "listener_process",
+  "listener_bind",
+  // 0.9
+  "env_fingerprint",
+  "runtime",
+]);
+const RPK_RUN_REQUIRED: ReadonlySet<string> = new Set(["environment_fingerprint", "runtime_versions"]);
+const RPK_STEP_KNOWN: ReadonlySet<string> = new Set([
+  "id",
+  "type",
+  "metadata",
+  "hash",
+  "timestamp",
+  "step_hash",
+]);
+
+/**
+ * A ReplayKit artifact: step `input`/`output` (0.9 `request`/`response`) become null with their
+ * replaykit hash beside them (`input_hash`, …); step hashes keep their original values (recorded
+ * as `metadata.redaction.step_hashes: "original"`); the signature is removed; the checksum is
+ * recomputed over the redacted `{version, metadata, payload}`.
+ */
+function redactReplaykit(doc: JsonObject, ctx: Context): { value: JsonObject; events: number } {
+  ctx.profile = "replaykit";
+  const run = isJsonObject(doc.payload) && isJsonObject(doc.payload.run) ? doc.payload.run : undefined;
+  const steps: JsonValue[] = [];
+  const rawSteps = run !== undefined && Array.isArray(run.steps) ? run.steps : [];
+  for (const raw of rawSteps) {
+    if (!isJsonObject(raw)) {
+      steps.push(raw);
+      continue;
+    }
+    const base = "$.payload.run.steps[*]";
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(raw)) {
+      const at = child(base, k);
+      if (k === "input" || k === "output" || k === "request" || k === "response") {
+        ctx.drop(at, "layer_c.raw_removed");
+        setMember(out, k, null);
+        const hashKey = `${k}_hash`;
+        if (!Object.hasOwn(raw, hashKey)) {
+          setMember(out, hashKey, ctx.hash(v));
+          ctx.added.add(child(base, hashKey));
+          ctx.rules.add("layer_c.hash_added");
+        }
+      } else if (k === "metadata" && isJsonObject(v)) {
+        setMember(out, k, metadataOf(v, at, ctx));
+      } else {
+        const one = redactEvent({ [k]: v }, base, ctx, { known: RPK_STEP_KNOWN, required: RPK_STEP_KNOWN });
+        if (Object.hasOwn(one, k)) setMember(out, k, one[k] as JsonValue);
+        else for (const [kk, vv] of Object.entries(one)) setMember(out, kk, vv);
+      }
+    }
+    steps.push(out);
+  }
+  let payload: JsonValue | undefined = doc.payload;
+  if (run !== undefined && isJsonObject(doc.payload)) {
+    const { steps: _steps, ...others } = run;
+    const redactedRun = redactEvent(others as JsonObject, "$.payload.run", ctx, {
+      known: RPK_RUN_KNOWN,
+      required: RPK_RUN_REQUIRED,
+    });
+    setMember(redactedRun, "steps", steps);
+    payload = { run: redactedRun };
+    for (const k of Object.keys(doc.payload))
+      if (k !== "run") ctx.drop(child("$.payload", k), "layer_c.fail_closed");
+  } else if (payload !== undefined) {
+    payload = structuralValue(payload, "$.payload", "payload", ctx, "layer_c.fail_closed", true) ?? {};
+  }
+  const metadata = isJsonObject(doc.metadata) ? metadataOf(doc.metadata, "$.metadata", ctx) : {};
+  const out: JsonObject = {};
+  for (const k of Object.keys(doc)) {
+    if (k === "version" || k === "metadata" || k === "payload" || k === "checksum") continue;
+    ctx.drop(child("$", k), k === "signature" ? "layer_c.signature_removed" : "layer_c.fail_closed");
+  }
+  const summary = ctx.summary("replaykit-rpk", rawSteps.length);
+  summary.step_hashes = "original";
+  if (Object.hasOwn(doc, "signature")) summary.signature = "removed";
+  setMember(metadata, "redaction", summaryValue(summary));
+  setMember(out, "version", doc.version ?? null);
+  setMember(out, "metadata", metadata);
+  if (payload !== undefined) setMember(out, "payload", payload);
+  setMember(
+    out,
+    "checksum",
+    canonicalHash({ version: out.version ?? null, metadata, payload: payload ?? null }, "replaykit"),
+  );
+  return { value: out, events: rawSteps.length };
+}
+
+/** Free-form metadata: kept scrubbed (structural only in `paranoid`), raw members removed. */
+function metadataOf(metadata: JsonObject, path: string, ctx: Context): JsonObject {
+  if (ctx.paranoid) {
+    const kept = structuralValue(metadata, path, "metadata", ctx, "layer_c.paranoid", true);
+    return isJsonObject(kept ?? null) ? (kept as JsonObject) : {};
+  }
+  return freeValue(metadata, path, "metadata", ctx) as JsonObject;
+}
+
+const BUNDLE_TOP: ObjectRules = {
+  known: new Set(["version", "id", "created_at", "metadata", "timeline", "receipts"]),
+  required: new Set(["version", "id", "created_at", "timeline"]),
+};
+const BUNDLE_ENTRY_TYPES: ReadonlySet<string> = new Set([
+  "phase_start",
+  "phase_end",
+  "tool_call",
+  "tool_result",
+  "assistant",
+]);
+
+/**
+ * A ReplayBundle: `data.input` and `data.result` (and any other raw member) removed with their
+ * openagents hashes (`data.input_hash` equals the reader's `params_hash`, `data.result_hash` its
+ * `output_hash`); entries keep `t`, `type`, `tool`; unknown entry types fail closed; the summary
+ * goes to `metadata.redaction`.
+ */
+function redactBundle(doc: JsonObject, ctx: Context): { value: JsonObject; events: number } {
+  const timeline = Array.isArray(doc.timeline) ? doc.timeline : [];
+  const { timeline: _t, metadata: rawMeta, ...top } = doc;
+  const out = redactEvent(top as JsonObject, "$", ctx, BUNDLE_TOP);
+  const entries = timeline.map((entry) => {
+    if (!isJsonObject(entry)) return entry;
+    const type = typeof entry.type === "string" ? entry.type : "";
+    const known = BUNDLE_ENTRY_TYPES.has(type);
+    const { data, ...rest } = entry;
+    const redacted = redactEvent(rest as JsonObject, "$.timeline[*]", ctx, {
+      known: new Set(["t", "type", "tool"]),
+      required: new Set(["t", "type"]),
+    });
+    if (data !== undefined) {
+      const at = "$.timeline[*].data";
+      let d: JsonValue | undefined;
+      if (!isJsonObject(data)) {
+        d = known && !ctx.paranoid && !Array.isArray(data) ? freeValue(data, at, "data", ctx) : null;
+      } else if (known && !ctx.paranoid) {
+        d = freeValue(data, at, "data", ctx);
+      } else {
+        d = redactEvent(data, at, ctx, { allow: known ? new Set() : ctx.allow });
+      }
+      setMember(redacted, "data", d ?? {});
+    }
+    return redacted;
+  });
+  const metadata = isJsonObject(rawMeta) ? metadataOf(rawMeta, "$.metadata", ctx) : {};
+  setMember(out, "timeline", entries);
+  const summary = ctx.summary("replay-bundle", timeline.length);
+  setMember(metadata, "redaction", summaryValue(summary));
+  setMember(out, "metadata", metadata);
+  return { value: out, events: timeline.length };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry point
+
+/**
+ * Writes the Layer C copy of a replay file of any supported format (detected from the first
+ * line, or the whole document). JSON Lines (REPLAY dialects, Braintrust spans) are read line by
+ * line in flat memory and written as one canonical (openagents) line per input event, in order;
+ * the summary goes on the ReplayHeader (`redaction`) or the root span (`metadata.redaction`).
+ * Documents (`.rpk`, ReplayBundle) are written as one canonical line (`.rpk`: replaykit profile).
+ */
+export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOptions): LayerCRedaction {
+  const preset = options.preset ?? "private_repo";
+  let result: LayerCSummary | undefined;
+  const done = (summary: LayerCSummary): void => {
+    result = summary;
+  };
+  async function* run(): AsyncGenerator<Uint8Array> {
+    const scrubOptions: ScrubOptions = options.key === undefined ? { preset } : { preset, key: options.key };
+    const scrubber = new Scrubber(scrubOptions);
+    const ctx = new Context(preset, scrubber);
+    const maxDocument = options.maxDocumentBytes ?? 256 * 1024 * 1024;
+    const lines = readByteLines(source, { maxLineBytes: options.maxLineBytes })[Symbol.asyncIterator]();
+    const parts: Buffer[] = [];
+    let size = 0;
+    let documentMode = false;
+    for (;;) {
+      const next = await lines.next();
+      if (next.done === true) break;
+      const { line, bytes, terminated } = next.value;
+      if (documentMode) {
+        size += bytes.length + 1;
+        if (size > maxDocument) {
+          throw new RedactError(
+            "document.too_large",
+            `document is larger than ${maxDocument} bytes; expected at most that`,
+            { file: options.file },
+          );
+        }
+        parts.push(Buffer.from(bytes), terminated ? NEWLINE : Buffer.alloc(0));
+        continue;
+      }
+      if (isBlankLine(bytes)) continue;
+      let value: JsonValue;
+      try {
+        value = readJson(decodeUtf8(bytes));
+      } catch (error) {
+        const text = bytes.toString("utf8").trim();
+        if (text === "{" || text === "[") {
+          documentMode = true;
+          parts.push(Buffer.from(bytes), NEWLINE);
+          size = bytes.length + 1;
+          continue;
+        }
+        if (error instanceof ReplayPipelineError) error.locate({ file: options.file, lineOffset: line - 1 });
+        throw error;
+      }
+      const format = formatOf(value, options.file, line);
+      if (format === "replaykit-rpk" || format === "replay-bundle") {
+        for (;;) {
+          const more = await lines.next();
+          if (more.done === true) break;
+          if (!isBlankLine(more.value.bytes)) {
+            throw new RedactError("document.trailing_content", `more content after the ${format} document`, {
+              file: options.file,
+              line: more.value.line,
+            });
+          }
+        }
+        yield* document(value, format, ctx, done);
+        return;
+      }
+      yield* redactLines({ value, line }, lines, format, ctx, options, done);
+      return;
+    }
+    if (!documentMode)
+      throw new RedactError("input.empty", "the file has no content; expected a replay file", {
+        file: options.file,
+      });
+    let value: JsonValue;
+    try {
+      value = readJson(decodeUtf8(Buffer.concat(parts)), { rejectLoneSurrogates: false });
+    } catch (error) {
+      if (error instanceof ReplayPipelineError) error.locate({ file: options.file });
+      throw error;
+    }
+    const format = formatOf(value, options.file, 1);
+    if (format !== "replaykit-rpk" && format !== "replay-bundle") {
+      throw new RedactError(
+        "format.not_lines",
+        `${format} is JSON Lines, but this file is one multi-line document`,
+        {
+          file: options.file,
+        },
+      );
+    }
+    yield* document(value, format, ctx, done);
+  }
+  return {
+    chunks: run(),
+    summary(): LayerCSummary {
+      if (result === undefined)
+        throw new RedactError(
+          "redact.not_finished",
+          "the redaction summary is known once every chunk was read",
+        );
+      return result;
+    },
+  };
+}
+
+function formatOf(value: JsonValue, file: string, line: number): FormatId {
+  const format = detectFormat(value);
+  if (format === null) {
+    throw new RedactError(
+      "format.unknown",
+      "not a replay format this tool reads; expected a REPLAY.jsonl event, a Braintrust span, a ReplayBundle or a ReplayKit artifact",
+      { file, line },
+    );
+  }
+  return format;
+}
+
+/** The summary back from its JSON value. */
+function summaryOf(value: JsonValue | undefined): LayerCSummary {
+  return JSON.parse(JSON.stringify(value)) as LayerCSummary;
+}
+
+async function* document(
+  value: JsonValue,
+  format: "replaykit-rpk" | "replay-bundle",
+  ctx: Context,
+  done: (summary: LayerCSummary) => void,
+): AsyncGenerator<Uint8Array> {
+  const doc = value as JsonObject;
+  const { value: out } = format === "replaykit-rpk" ? redactReplaykit(doc, ctx) : redactBundle(doc, ctx);
+  const profile: Profile = format === "replaykit-rpk" ? "replaykit" : "openagents";
+  const metadata = out.metadata as JsonObject;
+  yield Buffer.from(`${canonicalize(out, profile)}\n`);
+  done(summaryOf(metadata.redaction));
+}

@@ -1,0 +1,262 @@
+/**
+ * Layer C string scrubber: replaces secrets (always) and, per preset, e-mails, IP addresses and home paths in
+ * DECODED string values (and member names) of a replay document.
+ *
+ * Pipeline for one string:
+ * 1. our pattern rules (`rules.ts`) — always;
+ * 2. secretlint preset-recommend — skipped when {@link canSkipSecretlint} says the string cannot hold a secret;
+ * 3. decode-and-scan: if the string contains `%XX` escapes, the percent-decoded view is scanned too and its
+ *    findings are mapped back onto the escaped text; every base64/base64url run of 20+ characters that
+ *    decodes (at any of the 4 alignments) to mostly printable text is scanned, and the WHOLE run is
+ *    redacted if a secret is inside. One level of decoding only (no base64-in-percent-encoding).
+ * 4. overlapping secret findings are merged (never partially kept); privacy findings that touch a secret are
+ *    dropped (the secret replacement covers them).
+ *
+ * `policy.keepOnlyStructural` (paranoid) is NOT applied here: which members are structural is decided by
+ * the per-format transform (`layer-c.ts`), which then scrubs the values it keeps with this class.
+ */
+import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
+import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
+import {
+  canSkipSecretlint,
+  type Finding,
+  isSecretMemberName,
+  PATTERN_RULES,
+  type PatternRule,
+  runPatternRules as runPattern,
+  SecretlintScanner,
+} from "./rules.js";
+
+/** Options of a {@link Scrubber}. */
+export interface ScrubOptions {
+  /** Privacy preset; `private_repo` by default. */
+  preset?: Preset;
+  /** HMAC-SHA256 key: replacements read [REDACTED:<rule>:<8 hex>] */
+  key?: Uint8Array;
+  /**
+   * TEST ONLY: rule ids to switch off (e.g. `["jwt"]`, `"secretlint"` for all of secretlint or
+   * `"secretlint-aws"` for one of its rules), to prove that the leak tests notice a weakened rule set.
+   */
+  disableRules?: readonly string[];
+}
+
+/** Counts of replacements made so far by a {@link Scrubber}. */
+export interface RedactionSummary {
+  by_rule: Record<string, number>;
+  by_path: Record<string, number>;
+  total: number;
+}
+
+const DB_LIKE = new Set(["url-password", "db-connection-string"]);
+const SECRETLINT_URL_RULES = new Set(["secretlint-basicauth", "secretlint-database-connection-string"]);
+const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}/g;
+const PERCENT = /%[0-9A-Fa-f]{2}/;
+
+/** Percent-decoded view of `text` with, per decoded char, the index of its source in `text` (+ end sentinel). */
+function percentDecoded(text: string): { text: string; map: Int32Array } {
+  const map = new Int32Array(text.length + 1);
+  const parts: string[] = [];
+  let n = 0;
+  for (let i = 0; i < text.length; ) {
+    if (text.charCodeAt(i) === 37 && PERCENT.test(text.slice(i, i + 3))) {
+      parts.push(String.fromCharCode(Number.parseInt(text.slice(i + 1, i + 3), 16)));
+      map[n++] = i;
+      i += 3;
+    } else {
+      parts.push(text[i] ?? "");
+      map[n++] = i;
+      i++;
+    }
+  }
+  map[n] = text.length;
+  return { text: parts.join(""), map: map.subarray(0, n + 1) };
+}
+
+/** Decoded text of a base64 run if (at some alignment) it is at least 90% printable ASCII, else undefined. */
+function printableBase64(run: string): string | undefined {
+  for (let k = 0; k < 4; k++) {
+    const bytes = Buffer.from(run.slice(k), "base64");
+    if (bytes.length < 12) continue;
+    let printable = 0;
+    for (const b of bytes) if ((b >= 0x20 && b < 0x7f) || b === 9 || b === 10 || b === 13) printable++;
+    if (printable >= bytes.length * 0.9) return bytes.toString("latin1");
+  }
+  return undefined;
+}
+
+/**
+ * Scrubs strings of one document (or of many: the summary accumulates). Not thread-safe; cheap to create, but
+ * reuse one per document: it instantiates the secretlint rules once.
+ */
+export class Scrubber {
+  /** The active preset policy. */
+  readonly policy: PresetPolicy;
+  private readonly hmacKey: KeyObject | undefined;
+  private readonly rules: readonly PatternRule[];
+  private readonly secretRules: readonly PatternRule[];
+  private readonly secretlint: SecretlintScanner;
+  private readonly disabled: ReadonlySet<string>;
+  private byRule: Record<string, number> = {};
+  private byPath: Record<string, number> = {};
+  private total = 0;
+
+  constructor(options: ScrubOptions = {}) {
+    this.policy = presetPolicy(options.preset ?? "private_repo");
+    this.hmacKey = options.key === undefined ? undefined : createSecretKey(options.key);
+    this.disabled = new Set(options.disableRules ?? []);
+    this.rules = PATTERN_RULES.filter(
+      (r) => !this.disabled.has(r.id) && (r.policy === undefined || this.policy[r.policy]),
+    );
+    this.secretRules = this.rules.filter((r) => r.kind === "secret");
+    this.secretlint = new SecretlintScanner(this.disabled);
+  }
+
+  /** Scrubs one string value found at JSON path `path`; `key` is the member name it sits under (secret-like names such as token/key/secret/password/auth/credential make the whole value redacted, rule "secret-key-name"). */
+  scrub(value: string, path: string, key?: string): string {
+    if (value.length === 0 || value.startsWith("[REDACTED:")) return value;
+    if (key !== undefined && !this.disabled.has("secret-key-name") && isSecretMemberName(key)) {
+      return this.whole(value, "secret-key-name", path);
+    }
+    return this.apply(value, path);
+  }
+
+  /** Scrubs a member NAME (object keys can hold secrets too): same rules as values, no name-based rule. */
+  scrubKey(name: string, path: string): string {
+    if (name.length === 0 || name.startsWith("[REDACTED:")) return name;
+    return this.apply(name, path);
+  }
+
+  /** Replacements made so far, per rule and per JSON path (a copy). */
+  summary(): RedactionSummary {
+    return { by_rule: { ...this.byRule }, by_path: { ...this.byPath }, total: this.total };
+  }
+
+  /** Findings on `text` after merging (exposed for tests and for callers that only need to know). */
+  findings(text: string): Finding[] {
+    const raw: Finding[] = [];
+    this.detect(text, this.rules, raw);
+    if (PERCENT.test(text)) {
+      const view = percentDecoded(text);
+      const inner: Finding[] = [];
+      this.detect(view.text, this.rules, inner);
+      for (const f of inner) {
+        const mapped: Finding = { ...f, start: view.map[f.start] ?? 0, end: view.map[f.end] ?? text.length };
+        // A replacement computed on the decoded text does not fit the escaped one: use the generic form.
+        if (
+          mapped.replacement !== undefined &&
+          text.slice(mapped.start, mapped.end) !== view.text.slice(f.start, f.end)
+        ) {
+          delete mapped.replacement;
+        }
+        raw.push(mapped);
+      }
+    }
+    this.scanBase64(text, raw);
+    return resolve(text.includes("[REDACTED:") ? withoutTags(text, raw) : raw);
+  }
+
+  private detect(text: string, rules: readonly PatternRule[], out: Finding[]): void {
+    const before = out.length;
+    runPattern(text, rules, out);
+    if (!canSkipSecretlint(text)) this.secretlint.scan(text, out);
+    // secretlint reports whole URLs for credentials; ours keeps scheme/user/host: prefer ours when present.
+    const own = out.slice(before).filter((f) => DB_LIKE.has(f.rule));
+    if (own.length > 0) {
+      for (let i = out.length - 1; i >= before; i--) {
+        const f = out[i];
+        if (f && SECRETLINT_URL_RULES.has(f.rule) && own.some((o) => o.start >= f.start && o.end <= f.end)) {
+          out.splice(i, 1);
+        }
+      }
+    }
+  }
+
+  private scanBase64(text: string, out: Finding[]): void {
+    if (text.length < 20) return;
+    const secrets = out.filter((f) => f.kind === "secret");
+    BASE64_RUN.lastIndex = 0;
+    for (let m = BASE64_RUN.exec(text); m !== null; m = BASE64_RUN.exec(text)) {
+      const start = m.index;
+      const end = start + m[0].length;
+      if (secrets.some((f) => f.start <= start && f.end >= end)) continue;
+      const decoded = printableBase64(m[0]);
+      if (decoded === undefined) continue;
+      const inner: Finding[] = [];
+      this.detect(decoded, this.secretRules, inner);
+      const hit = inner.find((f) => f.kind === "secret");
+      if (hit !== undefined) out.push({ start, end, rule: hit.rule, kind: "secret" });
+    }
+  }
+
+  private apply(text: string, path: string): string {
+    const findings = this.findings(text);
+    if (findings.length === 0) return text;
+    const parts: string[] = [];
+    let at = 0;
+    for (const f of findings) {
+      parts.push(text.slice(at, f.start), f.replacement ?? this.tag(f.rule, text.slice(f.start, f.end)));
+      at = f.end;
+      this.count(f.rule, path);
+    }
+    parts.push(text.slice(at));
+    return parts.join("");
+  }
+
+  private whole(value: string, rule: string, path: string): string {
+    this.count(rule, path);
+    return this.tag(rule, value);
+  }
+
+  private tag(rule: string, secret: string): string {
+    if (this.hmacKey === undefined) return `[REDACTED:${rule}]`;
+    const mac = createHmac("sha256", this.hmacKey).update(secret, "utf8").digest("hex").slice(0, 8);
+    return `[REDACTED:${rule}:${mac}]`;
+  }
+
+  private count(rule: string, path: string): void {
+    this.byRule[rule] = (this.byRule[rule] ?? 0) + 1;
+    this.byPath[path] = (this.byPath[path] ?? 0) + 1;
+    this.total++;
+  }
+}
+
+const TAG = /\[REDACTED:[A-Za-z0-9-]+(?::[0-9a-f]{8})?\]/g;
+
+/** Drops findings that touch one of our own `[REDACTED:…]` tags (keeps scrubbing idempotent). */
+function withoutTags(text: string, findings: readonly Finding[]): Finding[] {
+  const tags: [number, number][] = [];
+  for (const m of text.matchAll(TAG)) tags.push([m.index, m.index + m[0].length]);
+  return findings.filter((f) => !tags.some(([s, e]) => f.start < e && s < f.end));
+}
+
+/**
+ * Merges findings: overlapping secret findings become one (label: the earliest-starting, longest; own rules
+ * before secretlint's); privacy findings overlapping a secret are dropped, overlapping privacy findings keep
+ * the first. Returns findings sorted by start, non-overlapping.
+ */
+export function resolve(findings: readonly Finding[]): Finding[] {
+  const byStart = (a: Finding, b: Finding) =>
+    a.start - b.start ||
+    b.end - a.end ||
+    Number(a.rule.startsWith("secretlint-")) - Number(b.rule.startsWith("secretlint-"));
+  const secrets = findings.filter((f) => f.kind === "secret").sort(byStart);
+  const merged: Finding[] = [];
+  for (const f of secrets) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && f.start < last.end) {
+      if (f.end > last.end) last.end = f.end;
+      if (last.rule.startsWith("secretlint-") && !f.rule.startsWith("secretlint-")) last.rule = f.rule;
+    } else {
+      merged.push({ start: f.start, end: f.end, rule: f.rule, kind: "secret" });
+    }
+  }
+  const privacy = findings.filter((f) => f.kind === "privacy").sort(byStart);
+  const kept: Finding[] = [];
+  for (const p of privacy) {
+    if (merged.some((s) => p.start < s.end && s.start < p.end)) continue;
+    const last = kept[kept.length - 1];
+    if (last !== undefined && p.start < last.end) continue;
+    kept.push(p);
+  }
+  return [...merged, ...kept].sort((a, b) => a.start - b.start);
+}
