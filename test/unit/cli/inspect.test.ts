@@ -214,3 +214,45 @@ describe("replay-pipeline receipt and verify", () => {
     expect(run(["verify", replay]).code).toBe(3);
   });
 });
+
+describe("replay-pipeline redact", () => {
+  it("writes a Layer C .rpk whose checksum passes and whose original step hashes are unverifiable", () => {
+    const out = join(dir, "minimal.layer-c.rpk");
+    const result = run(["redact", corpusPath("replaykit", "runs", "minimal_v1.rpk"), "-o", out, "--json"]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      layer: "C",
+      format: "replaykit-rpk",
+      step_hashes: "original",
+    });
+    const copy = readFileSync(out, "utf8");
+    expect(copy).not.toContain("/Users/alice");
+    const report = JSON.parse(run(["inspect", out, "--json"]).stdout);
+    expect(report.verdict).toBe("unverifiable");
+    expect(report.checks.find((c: { check: string }) => c.check === "checksum").status).toBe("passed");
+    expect(
+      report.checks
+        .filter((c: { check: string }) => c.check === "step_hash")
+        .map((c: { status: string }) => c.status),
+    ).toEqual(["unverifiable", "unverifiable"]);
+  });
+
+  it("removes a planted secret from a REPLAY.jsonl and keeps its hashes; the copy inspects as passed", () => {
+    const secret = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8";
+    const replay = join(dir, "secret.REPLAY.jsonl");
+    const original = readFileSync(
+      corpusPath("openagents", "replays-type-ts", "run_happy_path_v1.REPLAY.jsonl"),
+      "utf8",
+    ).replace(
+      '"policy_bundle_id":"policy.history.v1"',
+      `"policy_bundle_id":"policy.history.v1","note":"token ${secret}"`,
+    );
+    writeFileSync(replay, original);
+    const out = join(dir, "secret.layer-c.jsonl");
+    expect(run(["redact", replay, "-o", out, "--preset", "open_source"]).code).toBe(0);
+    const copy = readFileSync(out, "utf8");
+    expect(copy).not.toContain(secret);
+    for (const hash of original.match(/sha256:[0-9a-f]{64}/g) ?? []) expect(copy).toContain(hash);
+    expect(JSON.parse(run(["inspect", out, "--json"]).stdout).verdict).toBe("passed");
+  });
+});
