@@ -253,7 +253,7 @@ function freeValue(value: JsonValue, path: string, key: string, ctx: Context): J
     const name = ctx.scrubKey(k, path);
     const at = child(path, name);
     // A hash keeps its exact value wherever it is.
-    if (HASH_KEY.test(k) && typeof v === "string") setMember(out, name, v);
+    if (HASH_KEY.test(k) && typeof v === "string" && HASH_VALUE.test(v)) setMember(out, name, v);
     else setMember(out, name, freeValue(v, at, k, ctx));
   }
   return out;
@@ -285,7 +285,9 @@ function structuralValue(
       ctx.drop(path, rule);
       return undefined;
     }
-    return typeof value === "string" && !HASH_KEY.test(key) ? ctx.scrub(value, path, key) : value;
+    return typeof value === "string" && !(HASH_KEY.test(key) && HASH_VALUE.test(value))
+      ? ctx.scrub(value, path, key)
+      : value;
   }
   const out: JsonObject = {};
   let kept = 0;
@@ -322,17 +324,20 @@ interface ObjectRules {
 function redactEvent(event: JsonObject, path: string, ctx: Context, rules: ObjectRules): JsonObject {
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(event)) {
-    const at = child(path, k);
     if (RAW_KEYS.has(k)) {
       ctx.removeRaw(event, out, k, path);
       continue;
     }
-    if (isVerbatimKey(k) && isScalarOrScalars(v)) {
+    const known = rules.known?.has(k) === true;
+    const required = rules.required?.has(k) === true;
+    // A member the format does not define is untrusted down to its name: the name is scrubbed
+    // before it is written anywhere (the copy or its summary), and its value is never verbatim.
+    const name = known ? k : ctx.scrubKey(k, path);
+    const at = child(path, name);
+    if (known && isVerbatimKey(k) && isScalarOrScalars(v) && verbatimSafe(k, v)) {
       setMember(out, k, v);
       continue;
     }
-    const known = rules.known?.has(k) === true;
-    const required = rules.required?.has(k) === true;
     if (ctx.paranoid) {
       if (required && PARANOID_REPLACED.has(k)) {
         setMember(out, k, Array.isArray(v) ? v.map(() => PARANOID_TEXT) : PARANOID_TEXT);
@@ -345,7 +350,7 @@ function redactEvent(event: JsonObject, path: string, ctx: Context, rules: Objec
         continue;
       }
       const kept = structuralValue(v, at, k, ctx, "layer_c.paranoid", isStructuralKey(k));
-      if (kept !== undefined) setMember(out, k, kept);
+      if (kept !== undefined) setMember(out, name, kept);
       else if (required) setMember(out, k, Array.isArray(v) ? [] : {});
       continue;
     }
@@ -355,14 +360,26 @@ function redactEvent(event: JsonObject, path: string, ctx: Context, rules: Objec
         ? rules.allow?.has(k) === true
         : ctx.preset === "open_source" && !isJsonObject(v) && !Array.isArray(v));
     if (allowed) {
-      setMember(out, k, freeValue(v, at, k, ctx));
+      setMember(out, name, freeValue(v, at, k, ctx));
       continue;
     }
     const kept = structuralValue(v, at, k, ctx, "layer_c.fail_closed", isStructuralKey(k));
-    if (kept !== undefined) setMember(out, k, kept);
+    if (kept !== undefined) setMember(out, name, kept);
   }
   return out;
 }
+
+/**
+ * A hash member is copied verbatim only when it holds a hash (receipts match on the exact value);
+ * anything else under a hash-like or id-like name is scrubbed like free text.
+ */
+function verbatimSafe(key: string, value: JsonValue): boolean {
+  if (!HASH_KEY.test(key)) return true;
+  const values = Array.isArray(value) ? value : [value];
+  return values.every((v) => typeof v !== "string" || HASH_VALUE.test(v));
+}
+
+const HASH_VALUE = /^(?:sha256:|hmac-sha256:)?[0-9a-f]{64}$/;
 
 /** The summary as a JSON value (numbers as `JsonNumber`), to write into the copy. */
 function summaryValue(summary: LayerCSummary): JsonValue {
@@ -648,7 +665,7 @@ function redactReplaykit(doc: JsonObject, ctx: Context): { value: JsonObject; ev
     setMember(redactedRun, "steps", steps);
     payload = { run: redactedRun };
     for (const k of Object.keys(doc.payload))
-      if (k !== "run") ctx.drop(child("$.payload", k), "layer_c.fail_closed");
+      if (k !== "run") ctx.drop(child("$.payload", ctx.scrubKey(k, "$.payload")), "layer_c.fail_closed");
   } else if (payload !== undefined) {
     payload = structuralValue(payload, "$.payload", "payload", ctx, "layer_c.fail_closed", true) ?? {};
   }
@@ -656,7 +673,10 @@ function redactReplaykit(doc: JsonObject, ctx: Context): { value: JsonObject; ev
   const out: JsonObject = {};
   for (const k of Object.keys(doc)) {
     if (k === "version" || k === "metadata" || k === "payload" || k === "checksum") continue;
-    ctx.drop(child("$", k), k === "signature" ? "layer_c.signature_removed" : "layer_c.fail_closed");
+    ctx.drop(
+      child("$", ctx.scrubKey(k, "$")),
+      k === "signature" ? "layer_c.signature_removed" : "layer_c.fail_closed",
+    );
   }
   const summary = ctx.summary("replaykit-rpk", rawSteps.length);
   summary.step_hashes = "original";

@@ -34,6 +34,11 @@ export interface PatternRule {
   policy?: PolicySwitch;
   /** Cheap pre-check: the rule runs only if the text contains one of these (case-sensitive) strings. */
   needles?: readonly string[];
+  /**
+   * Cheap pre-check (speed only): the rule runs only if `gate.test(text)`. Must be a NECESSARY condition: every
+   * match of `pattern` that `accept` would keep implies a match of `gate` (non-global, same case flags).
+   */
+  gate?: RegExp;
   /** Global regexp with the `d` flag; `group` names the capture to replace (default: whole match). */
   pattern?: RegExp;
   group?: number;
@@ -134,6 +139,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   {
     id: "aws-access-key-id",
     kind: "secret",
+    // Every match starts with "A" followed by one of the listed prefixes' remaining letters.
+    gate: /A(?:3T|KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|PKA|ROA)/,
     pattern:
       /(?<![A-Z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA)[A-Z0-9]{16}/dg,
   },
@@ -141,6 +148,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // Labelled secret access key (`aws_secret_access_key = …`, `SecretAccessKey: …`).
     id: "aws-secret-key",
     kind: "secret",
+    // "secret" is a mandatory literal of the pattern (both case-insensitive).
+    gate: /secret/i,
     pattern:
       /(?:aws)?[_-]?secret[_-]?(?:access)?[_-]?key(?:[_-]?id)?["']?\s*(?:=|:|=>)\s*["']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dgi,
     group: 1,
@@ -149,6 +158,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // A 40-character base64 token in the same string as an access key id ("secret key next to it").
     id: "aws-secret-key",
     kind: "secret",
+    // `accept` requires AWS_ID to match somewhere in the text.
+    gate: AWS_ID,
     pattern: /(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/dg,
     accept: (m, text) => hasMixedCase(m[0], 1) && /[0-9/+]/.test(m[0]) && AWS_ID.test(text),
   },
@@ -190,6 +201,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     id: "url-password",
     kind: "secret",
     needles: ["://"],
+    // Every match is "://", then non-blank user ":" password (no \s in either), then "@".
+    gate: /:\/\/\S*@/,
     pattern:
       /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}|jdbc:[a-z]+):\/\/([^\s:/?#@"'<>[\]\\]*):([^\s?#"'<>\\]+)@(?=[A-Za-z0-9[_])/dg,
     group: 3,
@@ -201,6 +214,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // `Authorization: Bearer …` / `Proxy-Authorization: Basic …` (credential only; the scheme is kept).
     id: "auth-header",
     kind: "secret",
+    // "authorization" is a mandatory literal of the pattern (both case-insensitive).
+    gate: /authorization/i,
     pattern:
       /authorization["']?\s*(?:=|:|=>)\s*["']?(?:(?:bearer|basic|token|digest|negotiate|apikey|api-key|bot)\s+)?([^\s"',;]{6,})/dgi,
     group: 1,
@@ -209,6 +224,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   {
     id: "bearer-token",
     kind: "secret",
+    // "bearer" is a mandatory literal of the pattern (both case-insensitive).
+    gate: /bearer/i,
     pattern: /\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)/dgi,
     group: 1,
     accept: (m) => /[0-9]/.test(m[1] ?? "") || (m[1]?.length ?? 0) >= 24,
@@ -217,6 +234,10 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // password=…, token: "…", api_key => …; the name must END in the secret word ("max_tokens=" is not one).
     id: "generic-secret",
     kind: "secret",
+    // Every name alternative contains one of these (case-insensitive): password/passwd/passphrase → pass;
+    // secret, client_secret → secret; token; api_key, apikey, access/secret/private/signing/encryption/master/
+    // auth_key → key; credential(s) → credential.
+    gate: /pass|secret|token|key|credential/i,
     pattern:
       /(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)["']?\s*(?:=|:=|:|=>)\s*(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})'|(\$\{[^}\r\n]{0,200}\}|\{\{[^}\r\n]{0,200}\}\})|([^\s"'&;,<>(){}[\]]{1,1024}))/dgi,
     accept: (m) => m[3] === undefined && !isPlaceholder(m[1] ?? m[2] ?? m[4] ?? ""),
@@ -244,6 +265,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     kind: "privacy",
     policy: "redactIps",
     needles: [":"],
+    // (?:hex{0,4}:){2,7} holds two consecutive groups: ":" hex{0,4} ":".
+    gate: /:[0-9A-Fa-f]{0,4}:/,
     pattern: /(?<![A-Za-z0-9:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![A-Za-z0-9:])/dg,
     accept: (m) => {
       const s = m[0];
@@ -258,10 +281,16 @@ export const OWN_RULE_IDS: readonly string[] = [
   ...new Set([...PATTERN_RULES.map((r) => r.id), "db-connection-string"]),
 ];
 
+function includesAny(text: string, needles: readonly string[]): boolean {
+  for (const n of needles) if (text.includes(n)) return true;
+  return false;
+}
+
 /** Runs `rules` over `text`, appending findings to `out`. */
 export function runPatternRules(text: string, rules: readonly PatternRule[], out: Finding[]): void {
   for (const rule of rules) {
-    if (rule.needles !== undefined && !rule.needles.some((n) => text.includes(n))) continue;
+    if (rule.needles !== undefined && !includesAny(text, rule.needles)) continue;
+    if (rule.gate !== undefined && !rule.gate.test(text)) continue;
     if (rule.scan !== undefined) {
       rule.scan(text, out, rule);
       continue;
@@ -331,6 +360,50 @@ export function canSkipSecretlint(text: string): boolean {
   return !LONG_TOKEN.test(text) && !SECRETLINT_NEEDLES.some((n) => text.includes(n));
 }
 
+/**
+ * Per-rule pre-checks for secretlint 12.0.0's preset-recommend (speed only): a rule's `file` handler runs
+ * only when its gate matches. Each gate is a NECESSARY condition, read off the rule's source: every pattern
+ * the rule runs on a text source (our source has no file path and ext "") contains one of these literals,
+ * with the same case sensitivity. Rules without an entry (or a future preset version's new rules) always run.
+ */
+const SECRETLINT_GATES: Readonly<Record<string, RegExp>> = {
+  // AccessKeyID: (A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)…; SecretAccessKey:
+  // (?:SECRET|secret|Secret)…; AccountID: (ACCOUNT|account|Account)… (all case-sensitive).
+  "@secretlint/secretlint-rule-aws":
+    /A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|SECRET|[Ss]ecret|ACCOUNT|[Aa]ccount/,
+  // `-----BEGIN… PRIVATE KEY… -----END…` (case-sensitive).
+  "@secretlint/secretlint-rule-privatekey": /PRIVATE KEY/,
+  // npm_…; package.json / .npmrc checks (x-oauth-basic, _authToken=) need a file path we never pass, listed anyway.
+  "@secretlint/secretlint-rule-npm": /npm_|_authToken|x-oauth-basic/,
+  // (https?|ftp|ftps)://user:password@…
+  "@secretlint/secretlint-rule-basicauth": /:\/\//,
+  // (xoxb|xoxp|xapp|xoxa|xoxo|xoxr)-…; https://hooks.slack.com/services/… (case-insensitive, "://" has no letters).
+  "@secretlint/secretlint-rule-slack": /xox|xapp|:\/\//,
+  "@secretlint/secretlint-rule-sendgrid": /SG\./,
+  // (shppa|shpca|shpat|shpss)_…
+  "@secretlint/secretlint-rule-shopify": /shp/,
+  // (ghp|gho|ghu|ghs|ghr)_…, github_pat_…
+  "@secretlint/secretlint-rule-github": /gh[pousr]_|github_pat_/,
+  "@secretlint/secretlint-rule-gitlab": /glpat-/,
+  "@secretlint/secretlint-rule-grafana": /glc_|glsa_/,
+  // sk-(proj|svcacct|admin)-…T3BlbkFJ…, sk-…T3BlbkFJ…
+  "@secretlint/secretlint-rule-openai": /sk-/,
+  "@secretlint/secretlint-rule-anthropic": /sk-ant-api0/,
+  "@secretlint/secretlint-rule-groq": /gsk_/,
+  "@secretlint/secretlint-rule-huggingface": /hf_/,
+  "@secretlint/secretlint-rule-linear": /lin_api_/,
+  "@secretlint/secretlint-rule-notion": /ntn_/,
+  "@secretlint/secretlint-rule-1password": /ops_/,
+  // mongodb(+srv)://, (jdbc:)mysql(x)://, postgres(ql):// (case-insensitive, "://" has no letters).
+  "@secretlint/secretlint-rule-database-connection-string": /:\/\//,
+  "@secretlint/secretlint-rule-hashicorp-vault": /hv[sbr]\./,
+  // (vcp|vci|vca|vcr|vck)_…
+  "@secretlint/secretlint-rule-vercel": /vc[piark]_/,
+  "@secretlint/secretlint-rule-databricks": /dapi/,
+  "@secretlint/secretlint-rule-docker": /dckr_pat_/,
+  "@secretlint/secretlint-rule-figma": /figd_/,
+};
+
 function lineStarts(text: string): number[] {
   const starts = [0];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
@@ -349,7 +422,7 @@ function lineStarts(text: string): number[] {
  * rule gets `enableIDScanRule: true`.
  */
 export class SecretlintScanner {
-  private readonly handlers: { id: string; handler: RuleHandler }[] = [];
+  private readonly handlers: { id: string; handler: RuleHandler; gate: RegExp | undefined }[] = [];
   private sink: Finding[] = [];
 
   /** @param disabled secretlint rule names (`secretlint-aws`) or full ids to leave out; `secretlint` = all. */
@@ -374,13 +447,21 @@ export class SecretlintScanner {
         ignore: () => {},
       } as unknown as RuleContext;
       const options = id === "@secretlint/secretlint-rule-aws" ? { enableIDScanRule: true } : {};
-      this.handlers.push({ id, handler: creator.create(context, options as never) });
+      this.handlers.push({
+        id,
+        handler: creator.create(context, options as never),
+        gate: SECRETLINT_GATES[id],
+      });
     }
   }
 
   /** Appends secretlint's findings on `text` to `out`. */
   scan(text: string, out: Finding[]): void {
-    if (this.handlers.length === 0) return;
+    const active: RuleHandler[] = [];
+    for (const { handler, gate } of this.handlers) {
+      if (gate === undefined || gate.test(text)) active.push(handler);
+    }
+    if (active.length === 0) return;
     let starts: number[] | undefined;
     const lines = (): number[] => {
       starts ??= lineStarts(text);
@@ -420,7 +501,7 @@ export class SecretlintScanner {
     } as unknown as FileSource;
     this.sink = out;
     try {
-      for (const { handler } of this.handlers) {
+      for (const handler of active) {
         try {
           const result = handler.file?.(source) as unknown;
           if (result instanceof Promise) result.catch(() => {});

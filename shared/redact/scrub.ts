@@ -49,7 +49,42 @@ export interface RedactionSummary {
 
 const DB_LIKE = new Set(["url-password", "db-connection-string"]);
 const SECRETLINT_URL_RULES = new Set(["secretlint-basicauth", "secretlint-database-connection-string"]);
-const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}/g;
+
+/** Is char code `c` one of `[A-Za-z0-9+/_-]` (base64 and base64url alphabets)? */
+function isBase64Char(c: number): boolean {
+  return (
+    (c >= 97 && c <= 122) ||
+    (c >= 65 && c <= 90) ||
+    (c >= 48 && c <= 57) ||
+    c === 43 ||
+    c === 47 ||
+    c === 95 ||
+    c === 45
+  );
+}
+
+/**
+ * Calls `visit(start, end)` for every maximal run of 20+ `[A-Za-z0-9+/_-]` plus up to two following "=" — the
+ * matches of /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}/g, found by a linear scan without a regexp.
+ */
+function base64Runs(text: string, visit: (start: number, end: number) => void): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isBase64Char(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && isBase64Char(text.charCodeAt(i))) i++;
+    if (i - start < 20) continue;
+    let end = i;
+    if (end < n && text.charCodeAt(end) === 61) end++;
+    if (end < n && text.charCodeAt(end) === 61) end++;
+    visit(start, end);
+    i = end;
+  }
+}
 const PERCENT = /%[0-9A-Fa-f]{2}/;
 
 /** Percent-decoded view of `text` with, per decoded char, the index of its source in `text` (+ end sentinel). */
@@ -174,18 +209,15 @@ export class Scrubber {
   private scanBase64(text: string, out: Finding[]): void {
     if (text.length < 20) return;
     const secrets = out.filter((f) => f.kind === "secret");
-    BASE64_RUN.lastIndex = 0;
-    for (let m = BASE64_RUN.exec(text); m !== null; m = BASE64_RUN.exec(text)) {
-      const start = m.index;
-      const end = start + m[0].length;
-      if (secrets.some((f) => f.start <= start && f.end >= end)) continue;
-      const decoded = printableBase64(m[0]);
-      if (decoded === undefined) continue;
+    base64Runs(text, (start, end) => {
+      if (secrets.some((f) => f.start <= start && f.end >= end)) return;
+      const decoded = printableBase64(text.slice(start, end));
+      if (decoded === undefined) return;
       const inner: Finding[] = [];
       this.detect(decoded, this.secretRules, inner);
       const hit = inner.find((f) => f.kind === "secret");
       if (hit !== undefined) out.push({ start, end, rule: hit.rule, kind: "secret" });
-    }
+    });
   }
 
   private apply(text: string, path: string): string {
