@@ -1,5 +1,6 @@
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { JsonInputError, ReplayPipelineError, UsageError } from "../shared/errors.js";
 
 /** Read errors of the operating system (missing file, permission), with a stable code. */
@@ -71,24 +72,71 @@ export async function writeOut(text: string | Uint8Array): Promise<void> {
     await new Promise<void>((resolve) => process.stdout.once("drain", resolve));
 }
 
-/** The ReplayKit HMAC key from `--hmac-key-env VAR` or `--hmac-key-file F` (not both), if any. */
-export async function readHmacKey(
+/**
+ * A key given as `<envFlag> VAR` (an environment variable) or `<fileFlag> F` (a file's bytes), not
+ * both; undefined when neither. Used for ReplayKit HMAC keys and Layer C redaction keys.
+ */
+export async function readKeyOption(
+  command: string,
+  flags: { env: string; file: string },
+  env: string | undefined,
+  file: string | undefined,
+): Promise<Uint8Array | undefined> {
+  if (env !== undefined && file !== undefined) {
+    throw new UsageError(`${command}: give ${flags.env} or ${flags.file}, not both`);
+  }
+  if (env !== undefined) {
+    const value = process.env[env];
+    if (value === undefined || value === "") {
+      throw new UsageError(`${command}: environment variable ${env} (${flags.env}) is not set or empty`);
+    }
+    return Buffer.from(value, "utf8");
+  }
+  if (file === undefined) return undefined;
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw toInputError(file, error);
+  }
+  if (bytes.length === 0) throw new UsageError(`${command}: ${flags.file} ${file}: the file is empty`);
+  return bytes;
+}
+
+/** The ReplayKit HMAC key from `--hmac-key-env VAR` or `--hmac-key-file F`, if any. */
+export function readHmacKey(
   command: string,
   env: string | undefined,
   file: string | undefined,
 ): Promise<Uint8Array | undefined> {
-  if (env !== undefined && file !== undefined)
-    throw new UsageError(`${command}: give --hmac-key-env or --hmac-key-file, not both`);
-  if (env !== undefined) {
-    const value = process.env[env];
-    if (value === undefined || value === "")
-      throw new UsageError(`${command}: environment variable ${env} (--hmac-key-env) is not set`);
-    return Buffer.from(value, "utf8");
+  return readKeyOption(command, { env: "--hmac-key-env", file: "--hmac-key-file" }, env, file);
+}
+
+/** An output file that could not be written (missing folder, permission), with a stable code. */
+export class OutputFileError extends ReplayPipelineError {}
+
+/** The `OutputFileError` for an fs error while writing `path`. */
+export function outputError(path: string, error: unknown): OutputFileError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown";
+  const why =
+    code === "ENOENT"
+      ? "no such folder"
+      : code === "EACCES" || code === "EPERM"
+        ? "permission denied"
+        : code === "EISDIR"
+          ? "is a directory; expected a file"
+          : `cannot write (${code})`;
+  return new OutputFileError("io.write", `${path}: ${why}`, {}, { cause: error });
+}
+
+/**
+ * The `-o` target: null for standard output (no option, or `-`). Refuses the input file itself,
+ * which a typo would otherwise replace with its own output.
+ */
+export function outputTarget(command: string, option: string | undefined, input: string): string | null {
+  const output = option === undefined || option === "-" ? null : option;
+  if (output !== null && input !== "-" && resolve(output) === resolve(input)) {
+    throw new UsageError(`${command}: -o ${output} is the input file; expected a different output path`);
   }
-  if (file === undefined) return undefined;
-  try {
-    return await readFile(file);
-  } catch (error) {
-    throw toInputError(file, error);
-  }
+  return output;
 }

@@ -1,10 +1,9 @@
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
 import { decodeUtf8, readJson } from "../../shared/canonical/index.js";
 import { ReplayPipelineError, UsageError } from "../../shared/errors.js";
 import { exportReplayBundle } from "../../shared/formats/export.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
-import { readInput, writeOut } from "../io.js";
+import { outputError, outputTarget, readInput, writeOut } from "../io.js";
 
 /** Help text of `export`. */
 export const EXPORT_HELP = `Usage: replay-pipeline export <bundle.json> [-o REPLAY.jsonl] [--dialect v1|adr0003]
@@ -32,23 +31,11 @@ const OPTIONS = {
   "max-depth": { type: "string" },
 } as const;
 
-/** A REPLAY.jsonl that could not be written (missing folder, permission), with a stable code. */
-export class OutputFileError extends ReplayPipelineError {}
-
 async function writeReplay(path: string, text: string): Promise<void> {
   try {
     await writeFile(path, text);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown";
-    const why =
-      code === "ENOENT"
-        ? "no such folder"
-        : code === "EACCES" || code === "EPERM"
-          ? "permission denied"
-          : code === "EISDIR"
-            ? "is a directory; expected a file"
-            : `cannot write (${code})`;
-    throw new OutputFileError("io.write", `${path}: ${why}`, {}, { cause: error });
+    throw outputError(path, error);
   }
 }
 
@@ -60,11 +47,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const file = singleFile("export", positionals);
-  const output = values.output === undefined || values.output === "-" ? null : values.output;
-  // Reading completes before writing, but a typo that replaces the bundle with its export
-  // destroys the input; refuse it.
-  if (output !== null && file !== "-" && resolve(output) === resolve(file))
-    throw new UsageError(`export: -o ${output} is the input file; expected a different output path`);
+  const output = outputTarget("export", values.output, file);
   const maxDepth = intOption("export", "max-depth", values["max-depth"]);
   const dialect = values.dialect ?? "v1";
   if (dialect !== "v1" && dialect !== "adr0003")

@@ -1,11 +1,10 @@
 import { createWriteStream } from "node:fs";
-import { readFile, rm } from "node:fs/promises";
-import { resolve } from "node:path";
+import { rm } from "node:fs/promises";
 import { ReplayPipelineError, UsageError } from "../../shared/errors.js";
 import { type LayerCSummary, redactFile } from "../../shared/redact/layer-c.js";
 import { PRESETS, type Preset } from "../../shared/redact/presets.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
-import { openStream, toInputError, writeOut } from "../io.js";
+import { openStream, outputError, outputTarget, readKeyOption, toInputError, writeOut } from "../io.js";
 
 /** Help text of `redact`. */
 export const REDACT_HELP = `Usage: replay-pipeline redact <file> [-o OUT] [--preset P] [--key-env VAR | --key-file F] [--json]
@@ -48,49 +47,11 @@ const OPTIONS = {
   "max-line-bytes": { type: "string" },
 } as const;
 
-/** The Layer C copy could not be written (missing folder, permission), with a stable code. */
-export class RedactOutputError extends ReplayPipelineError {}
-
 function presetOption(value: string | undefined): Preset {
   if (value === undefined) return "private_repo";
   if (!(PRESETS as readonly string[]).includes(value))
     throw new UsageError(`redact: unknown preset '${value}'; expected one of ${PRESETS.join(", ")}`);
   return value as Preset;
-}
-
-async function keyOption(env: string | undefined, file: string | undefined): Promise<Uint8Array | undefined> {
-  if (env !== undefined && file !== undefined)
-    throw new UsageError("redact: --key-env and --key-file are exclusive; give one of them");
-  if (env !== undefined) {
-    const value = process.env[env];
-    if (value === undefined || value === "")
-      throw new UsageError(`redact: --key-env ${env}: the environment variable is not set or empty`);
-    return Buffer.from(value, "utf8");
-  }
-  if (file !== undefined) {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(file);
-    } catch (error) {
-      throw toInputError(file, error);
-    }
-    if (bytes.length === 0) throw new UsageError(`redact: --key-file ${file}: the file is empty`);
-    return bytes;
-  }
-  return undefined;
-}
-
-function writeError(path: string, error: unknown): RedactOutputError {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown";
-  const why =
-    code === "ENOENT"
-      ? "no such folder"
-      : code === "EACCES" || code === "EPERM"
-        ? "permission denied"
-        : code === "EISDIR"
-          ? "is a directory; expected a file"
-          : `cannot write (${code})`;
-  return new RedactOutputError("io.write", `${path}: ${why}`, {}, { cause: error });
 }
 
 /** Writes `chunks` to `path`; on any failure the partial file is removed. */
@@ -108,7 +69,7 @@ async function writeChunks(path: string, chunks: AsyncIterable<Uint8Array>): Pro
     out.destroy();
     await rm(path, { force: true });
     if (error instanceof ReplayPipelineError) throw error;
-    if ((error as NodeJS.ErrnoException | undefined)?.syscall !== undefined) throw writeError(path, error);
+    if ((error as NodeJS.ErrnoException | undefined)?.syscall !== undefined) throw outputError(path, error);
     throw error;
   }
 }
@@ -121,11 +82,14 @@ export async function redactCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const file = singleFile("redact", positionals);
-  const output = values.output === undefined || values.output === "-" ? null : values.output;
-  if (output !== null && file !== "-" && resolve(output) === resolve(file))
-    throw new UsageError(`redact: -o ${output} is the input file; expected a different output path`);
+  const output = outputTarget("redact", values.output, file);
   const preset = presetOption(values.preset);
-  const key = await keyOption(values["key-env"], values["key-file"]);
+  const key = await readKeyOption(
+    "redact",
+    { env: "--key-env", file: "--key-file" },
+    values["key-env"],
+    values["key-file"],
+  );
   const maxLineBytes = intOption("redact", "max-line-bytes", values["max-line-bytes"]);
 
   const source = openStream(file);

@@ -55,7 +55,8 @@ const SIGNATURE_ALGORITHM = "hmac-sha256";
 // `runtime_versions` and step payloads are free-form maps by design, so their keys are not checked.
 const ENVELOPE_KEYS = new Set(["version", "metadata", "payload", "checksum", "signature"]);
 const PAYLOAD_KEYS = new Set(["run"]);
-const RUN_KEYS = new Set([
+/** Members of a 1.y `payload.run` (the published schema's and the producer's). */
+export const RUN_KEYS: ReadonlySet<string> = new Set([
   "id",
   "timestamp",
   "environment_fingerprint",
@@ -69,7 +70,16 @@ const RUN_KEYS = new Set([
   "listener_process",
   "listener_bind",
 ]);
-const STEP_KEYS = new Set(["id", "type", "input", "output", "metadata", "hash", "timestamp"]);
+/** Members of a 1.y step. */
+export const STEP_KEYS: ReadonlySet<string> = new Set([
+  "id",
+  "type",
+  "input",
+  "output",
+  "metadata",
+  "hash",
+  "timestamp",
+]);
 const SIGNATURE_KEYS = new Set(["algorithm", "key_id", "value"]);
 // What the producer's 0.9 migration reads; everything else is dropped by it.
 const LEGACY_RUN_KEYS = new Set(["id", "timestamp", "steps", "env_fingerprint", "runtime"]);

@@ -36,6 +36,7 @@ import {
 import { ReplayPipelineError } from "../errors.js";
 import { detectFormat } from "../formats/registry.js";
 import { REPLAY_DIALECTS } from "../formats/replay-jsonl.js";
+import { RUN_KEYS, STEP_KEYS } from "../formats/replaykit.js";
 import type { FormatId } from "../formats/types.js";
 import type { Preset } from "./presets.js";
 import { type RedactionSummary, Scrubber, type ScrubOptions } from "./scrub.js";
@@ -589,32 +590,12 @@ function isBlankLine(bytes: Uint8Array): boolean {
 // Documents
 
 /** Keys of the `.rpk` layout (replaykit.ts); the rest fail closed. */
-const RPK_RUN_KNOWN: ReadonlySet<string> = new Set([
-  "id",
-  "timestamp",
-  "environment_fingerprint",
-  "runtime_versions",
-  "steps",
-  "source",
-  "provider",
-  "agent",
-  "capture_mode",
-  "listener_session_id",
-  "listener_process",
-  "listener_bind",
-  // 0.9
-  "env_fingerprint",
-  "runtime",
-]);
+/** The `.rpk` layout (replaykit.ts) plus the 0.9 names; step input/output are handled apart. */
+const RPK_RUN_KNOWN: ReadonlySet<string> = new Set([...RUN_KEYS, "env_fingerprint", "runtime"]);
 const RPK_RUN_REQUIRED: ReadonlySet<string> = new Set(["environment_fingerprint", "runtime_versions"]);
-const RPK_STEP_KNOWN: ReadonlySet<string> = new Set([
-  "id",
-  "type",
-  "metadata",
-  "hash",
-  "timestamp",
-  "step_hash",
-]);
+const RPK_STEP_KNOWN: ReadonlySet<string> = new Set(
+  [...STEP_KEYS, "step_hash"].filter((k) => k !== "input" && k !== "output"),
+);
 
 /**
  * A ReplayKit artifact: step `input`/`output` (0.9 `request`/`response`) become null with their
