@@ -569,7 +569,7 @@ class ByteCanonicalizer {
     if (top !== null) {
       // The caller wants the member values, not the top-level object itself: leave its members
       // where they are (their values are canonical) and skip moving every byte of the line.
-      this.recordMembers(top, base, count);
+      this.recordMembers(top, count);
       return true;
     }
     if (sorted) return true;
@@ -601,7 +601,7 @@ class ByteCanonicalizer {
   }
 
   /** Where each member value of the top-level object is in the output, keys in sorted order. */
-  private recordMembers(top: TopLevelMembers, base: number, count: number): void {
+  private recordMembers(top: TopLevelMembers, count: number): void {
     for (let k = 0; k < count; k++) {
       const slot = this.order[k] as number;
       const text = this.kInSrc[slot] === 1 ? this.src : this.buf;
