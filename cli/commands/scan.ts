@@ -3,6 +3,7 @@ import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { PROFILES, type Profile } from "../../shared/canonical/index.js";
 import { ReplayPipelineError } from "../../shared/errors.js";
+import { inspect } from "../../shared/formats/inspect.js";
 import { parseCommandArgs } from "../args.js";
 import { openStream, toInputError, writeOut } from "../io.js";
 import { canonicalPieces, isJsonLines } from "./canonical-source.js";
@@ -10,18 +11,24 @@ import { canonicalPieces, isJsonLines } from "./canonical-source.js";
 /** Help text of `scan`. */
 export const SCAN_HELP = `Usage: replay-pipeline scan [dir] [--json]
 
-Walks a folder (default: examples) and, for every .json, .jsonl and .rpk file, prints its raw
-sha256 (replay_hash) and its canonical sha256 in each profile (jcs, openagents, replaykit).
+Walks a folder (default: examples) and, for every .json, .jsonl and .rpk file, prints what
+inspect says of it (format, verdict, check rows), its raw sha256 (replay_hash) and its canonical
+sha256 in each profile (jcs, openagents, replaykit).
 A file that cannot be read or canonicalized gets its error and the scan goes on.
 
 Options:
   --json       one JSON object per file instead of the table
   -h, --help   this help
 
-Exit 0 when every file was hashed, 1 when some file had an error, 2 on a usage or read error.`;
+Exit 0 when every file was hashed and none is failed or invalid, 1 otherwise, 2 on a usage or
+read error.`;
 
 interface FileRow {
   file: string;
+  /** What `inspect` says of the file. */
+  format: string | null;
+  verdict: string;
+  checks: Record<string, number>;
   bytes: number;
   raw: string;
   canonical: Partial<Record<Profile, string>>;
@@ -68,7 +75,17 @@ export async function scanCommand(argv: string[]): Promise<number> {
   for (const path of files) {
     const file = relative(process.cwd(), path) || path;
     const raw = await hashPieces(openStream(path));
-    const row: FileRow = { file, bytes: raw.bytes, raw: raw.hash, canonical: {}, errors: {} };
+    const { report } = await inspect(openStream(path), { file, keepToolCalls: false });
+    const row: FileRow = {
+      file,
+      format: report.format,
+      verdict: report.verdict,
+      checks: report.checks_total,
+      bytes: raw.bytes,
+      raw: raw.hash,
+      canonical: {},
+      errors: {},
+    };
     for (const profile of PROFILES) {
       try {
         row.canonical[profile] = (
@@ -79,7 +96,8 @@ export async function scanCommand(argv: string[]): Promise<number> {
         row.errors[profile] = { code: error.code, message: error.message };
       }
     }
-    if (Object.keys(row.errors).length > 0) failed++;
+    if (Object.keys(row.errors).length > 0 || report.verdict === "failed" || report.verdict === "invalid")
+      failed++;
     rows.push(row);
     if (values.json === true) await writeOut(`${JSON.stringify(row)}\n`);
   }
@@ -90,18 +108,19 @@ export async function scanCommand(argv: string[]): Promise<number> {
 function renderTable(rows: FileRow[], dir: string): string {
   if (rows.length === 0) return `No .json, .jsonl or .rpk files under ${dir}.\n`;
   const short = (h: string | undefined): string => (h === undefined ? "error" : `${h.slice(0, 19)}…`);
-  const lines = [`Canonical hashes of ${rows.length} file(s) under ${dir}:`, ""];
+  const lines = [`${rows.length} file(s) under ${dir}: inspect verdict, check rows, and hashes:`, ""];
   lines.push(
-    "| file | bytes | raw (replay_hash) | jcs | openagents | replaykit |",
-    "|---|---:|---|---|---|---|",
+    "| file | format | verdict | checks passed/failed/unverifiable | bytes | raw (replay_hash) | jcs | openagents | replaykit |",
+    "|---|---|---|---|---:|---|---|---|---|",
   );
   for (const r of rows) {
+    const checks = `${r.checks.passed ?? 0}/${r.checks.failed ?? 0}/${r.checks.unverifiable ?? 0}`;
     lines.push(
-      `| ${r.file} | ${r.bytes} | ${short(r.raw)} | ${short(r.canonical.jcs)} | ${short(r.canonical.openagents)} | ${short(r.canonical.replaykit)} |`,
+      `| ${r.file} | ${r.format ?? "unknown"} | ${r.verdict} | ${checks} | ${r.bytes} | ${short(r.raw)} | ${short(r.canonical.jcs)} | ${short(r.canonical.openagents)} | ${short(r.canonical.replaykit)} |`,
     );
   }
   for (const r of rows)
     for (const [profile, e] of Object.entries(r.errors)) lines.push(`${profile}: ${e.message}`);
-  lines.push("", "Full hashes: replay-pipeline scan --json, or replay-pipeline hash <file> --profile P.");
+  lines.push("", "Details: replay-pipeline inspect <file>; full hashes: replay-pipeline scan --json.");
   return `${lines.join("\n")}\n`;
 }

@@ -157,12 +157,21 @@ describe("replay-pipeline scan", () => {
     expect(rows.map((r) => r.file.split("/").pop())).toEqual(["bad.json", "good.jsonl"]);
     expect(rows[1].raw).toBe(`sha256:${createHash("sha256").update('{"a":1}\n').digest("hex")}`);
     expect(rows[0].errors.jcs.code).toBe("json.syntax");
+    expect(rows.map((r) => r.verdict)).toEqual(["invalid", "invalid"]);
   });
 
   it("is what npm start runs: every example hashes cleanly", () => {
     const result = run("scan", "examples");
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain("fix-auth.REPLAY.jsonl");
+    // One example per format family, each inspected as passed.
+    for (const [file, format] of [
+      ["fix-auth.REPLAY.jsonl", "replay-dsrs"],
+      ["summarize.rpk", "replaykit-rpk"],
+      ["support-chat.trace.jsonl", "braintrust-spans"],
+      ["autopilot.bundle.json", "replay-bundle"],
+    ]) {
+      expect(result.stdout).toMatch(new RegExp(`${file.replaceAll(".", "\\.")} \\| ${format} \\| passed`));
+    }
     expect(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")).toContain("scan examples");
   });
 });
