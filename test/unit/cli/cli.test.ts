@@ -164,12 +164,13 @@ describe("replay-pipeline scan", () => {
     const result = run("scan", "examples");
     expect(result.code).toBe(0);
     // One example per format family, each inspected as passed.
-    for (const [file, format] of [
+    const examples: [string, string][] = [
       ["fix-auth.REPLAY.jsonl", "replay-dsrs"],
       ["summarize.rpk", "replaykit-rpk"],
       ["support-chat.trace.jsonl", "braintrust-spans"],
       ["autopilot.bundle.json", "replay-bundle"],
-    ]) {
+    ];
+    for (const [file, format] of examples) {
       expect(result.stdout).toMatch(new RegExp(`${file.replaceAll(".", "\\.")} \\| ${format} \\| passed`));
     }
     expect(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")).toContain("scan examples");
