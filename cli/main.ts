@@ -49,7 +49,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
     scan: {
       run: scanCommand,
       help: SCAN_HELP,
-      summary: "hash every replay-like file in a folder (default: examples)",
+      summary: "inspect and hash every replay file in a folder (default: examples)",
     },
   };
 
