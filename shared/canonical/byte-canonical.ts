@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import { formatEs6, formatRyu } from "./numbers.js";
+import { compareCodePoints, fitsSerdeInteger, formatEs6, formatRyu } from "./numbers.js";
 
 /**
  * The fast path of `jcs` and `openagents` canonicalization: straight from UTF-8 bytes to canonical
@@ -39,9 +39,6 @@ export class ByteSink {
 
 const ESCAPED = 1; // the key's canonical text holds a backslash: byte order may differ from code-point order
 const HIGH = 2; // the key holds U+E000 or above: UTF-16 order (jcs) may differ from byte order
-
-const U64_MAX = "18446744073709551615";
-const I64_MIN_ABS = "9223372036854775808";
 
 function grow(a: Int32Array): Int32Array<ArrayBuffer> {
   const next = new Int32Array(a.length * 2);
@@ -479,10 +476,8 @@ class ByteCanonicalizer {
       // Integers print as written: below 10^15 for jcs; in the u64/i64 range for serde_json.
       verbatim = !negativeZero && digits <= 15;
       if (!verbatim && !this.jcs && !negativeZero) {
-        const t = digits >= 19 ? src.toString("latin1", negative ? s + 1 : s, j) : "";
-        verbatim = negative
-          ? digits < 19 || (digits === 19 && t <= I64_MIN_ABS)
-          : digits < 20 || (digits === 20 && t <= U64_MAX);
+        // Only 19- and 20-digit integers need the exact comparison.
+        verbatim = digits < 19 || fitsSerdeInteger(src.toString("latin1", negative ? s + 1 : s, j), negative);
       }
     } else if (!exponent) {
       verbatim = this.plainDecimalIsCanonical(
@@ -692,18 +687,6 @@ function hex4(src: Buffer, at: number): number {
     else return -1;
   }
   return v;
-}
-
-/** Orders strings by Unicode code point, which is UTF-8 byte order. */
-export function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let k = 0; k < n; k++) {
-    const x = a.codePointAt(k) as number;
-    const y = b.codePointAt(k) as number;
-    if (x !== y) return x - y;
-    if (x > 0xffff) k++;
-  }
-  return a.length - b.length;
 }
 
 /**

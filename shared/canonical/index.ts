@@ -14,8 +14,6 @@ export {
   isBlankBytes,
   type LineOptions,
   readByteLines,
-  readLines,
-  type TextLine,
 } from "./jsonl.js";
 export {
   type CanonicalOptions,

@@ -15,14 +15,6 @@ export interface ByteLine {
   tooLong?: boolean;
 }
 
-/** One line of a JSON Lines input, decoded. */
-export interface TextLine {
-  line: number;
-  text: string;
-  /** Bytes the line occupied, its newline included. */
-  bytes: number;
-}
-
 /** Limits for reading JSON Lines. */
 export interface LineOptions {
   /** Longest line accepted, in bytes. Default 64 MiB. */
@@ -127,22 +119,6 @@ export function decodeUtf8(bytes: Uint8Array): string {
       { line, column },
       { cause },
     );
-  }
-}
-
-/** Splits and decodes JSON Lines; invalid UTF-8 is a `JsonInputError` with line and column. */
-export async function* readLines(
-  source: AsyncIterable<Uint8Array>,
-  options: LineOptions = {},
-): AsyncGenerator<TextLine> {
-  for await (const { line, bytes, terminated } of readByteLines(source, options)) {
-    let text: string;
-    try {
-      text = decodeUtf8(bytes);
-    } catch (error) {
-      throw error instanceof ReplayPipelineError ? error.locate({ lineOffset: line - 1 }) : error;
-    }
-    yield { line, text, bytes: bytes.length + (terminated ? 1 : 0) };
   }
 }
 

@@ -116,3 +116,27 @@ function isExactly(v: number, dec: string): boolean {
   else left <<= BigInt(-exp2);
   return left === right;
 }
+
+const U64_MAX = "18446744073709551615";
+const I64_MIN_ABS = "9223372036854775808";
+
+/**
+ * True when serde_json keeps an integer as written: `digits` (no sign, no leading zeros) fits
+ * u64, or with `negative` fits i64. Larger integers become f64. `-0` is not asked about here.
+ */
+export function fitsSerdeInteger(digits: string, negative: boolean): boolean {
+  const max = negative ? I64_MIN_ABS : U64_MAX;
+  return digits.length < max.length || (digits.length === max.length && digits <= max);
+}
+
+/** Orders strings by Unicode code point (UTF-8 byte order), as Rust's BTreeMap and Python do. */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let k = 0; k < n; k++) {
+    const x = a.codePointAt(k) as number;
+    const y = b.codePointAt(k) as number;
+    if (x !== y) return x - y;
+    if (x > 0xffff) k++;
+  }
+  return a.length - b.length;
+}

@@ -1,6 +1,13 @@
 import { CanonicalizationError } from "../errors.js";
 import { isJsonObject, JsonNumber, type JsonValue } from "./json-value.js";
-import { formatEs6, formatPythonFloat, formatRyu, roundTo12Significant } from "./numbers.js";
+import {
+  compareCodePoints,
+  fitsSerdeInteger,
+  formatEs6,
+  formatPythonFloat,
+  formatRyu,
+  roundTo12Significant,
+} from "./numbers.js";
 import {
   isPathKey,
   isTimestampKey,
@@ -75,19 +82,12 @@ function jcsNumber(n: JsonNumber): string {
   return formatEs6(v);
 }
 
-const U64_MAX = "18446744073709551615";
-const I64_MIN_ABS = "9223372036854775808";
-
 /** serde_json (no arbitrary_precision): u64/i64 integers print as written, everything else as f64. */
 function serdeNumber(n: JsonNumber): string {
   const t = n.text;
-  if (n.isIntegerText) {
-    if (t.charCodeAt(0) !== 45) {
-      if (t.length < 20 || (t.length === 20 && t <= U64_MAX)) return t;
-    } else if (t !== "-0") {
-      const abs = t.length - 1;
-      if (abs < 19 || (abs === 19 && t.slice(1) <= I64_MIN_ABS)) return t;
-    }
+  if (n.isIntegerText && t !== "-0") {
+    const negative = t.charCodeAt(0) === 45;
+    if (fitsSerdeInteger(negative ? t.slice(1) : t, negative)) return t;
   }
   const v = Number(t);
   if (!Number.isFinite(v))
@@ -105,17 +105,6 @@ function sortByCodePoint(keys: string[]): string[] {
     if (HAS_UPPER_BMP.test(k)) return keys.sort(compareCodePoints);
   }
   return keys;
-}
-
-function compareCodePoints(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a.codePointAt(i) as number;
-    const y = b.codePointAt(i) as number;
-    if (x !== y) return x - y;
-    if (x > 0xffff) i++;
-  }
-  return a.length - b.length;
 }
 
 function jsonString(s: string): string {

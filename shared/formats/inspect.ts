@@ -7,6 +7,7 @@ import {
   canonicalizeBytes,
   DEFAULT_MAX_DEPTH,
   decodeUtf8,
+  isBlankBytes,
   isJsonObject,
   JsonNumber,
   type JsonObject,
@@ -279,7 +280,7 @@ async function readContent(
       });
       continue;
     }
-    if (isBlank(lineBytes)) {
+    if (isBlankBytes(lineBytes)) {
       if (!blankReported && (terminated || lineBytes.length > 0)) {
         blankReported = true;
         findings.notice({
@@ -359,7 +360,7 @@ async function readContent(
         const session = reader.read(value, findings, options);
         // Keep reading: only blank lines may follow.
         for await (const rest of lines) {
-          if (!isBlank(rest.bytes)) {
+          if (!isBlankBytes(rest.bytes)) {
             findings.error({
               line: rest.line,
               column: 1,
@@ -539,11 +540,6 @@ function readSmall(buf: Buffer, start: number, end: number, first: number | unde
   if (first === 0x66) return false;
   if (first === 0x6e) return null;
   return readJson(text);
-}
-
-function isBlank(bytes: Uint8Array): boolean {
-  for (const b of bytes) if (b !== 32 && b !== 9 && b !== 13) return false;
-  return true;
 }
 
 /** A short description of a value's shape for "unknown format" errors. */

@@ -32,7 +32,8 @@ import { describe, member, numberMember, stringMember, validate, zHash } from ".
 
 // The published schema's enum (rpk-1.0.schema.json). It includes `agent.command`, which the
 // format doc and older producer code lack; artifacts naming it are valid by the schema.
-const STEP_TYPES = [
+/** The step types of the published schema (rpk-1.0.schema.json). */
+export const STEP_TYPES = [
   "agent.command",
   "prompt.render",
   "model.request",

@@ -23,6 +23,7 @@ import {
   canonicalHash,
   canonicalize,
   decodeUtf8,
+  isBlankBytes,
   isJsonObject,
   JsonNumber,
   type JsonObject,
@@ -531,7 +532,7 @@ async function* redactLines(
         const next = await rest.next();
         if (next.done === true) break;
         const { line, bytes } = next.value;
-        if (isBlankLine(bytes)) continue;
+        if (isBlankBytes(bytes)) continue;
         let value: JsonValue;
         try {
           value = readJson(decodeUtf8(bytes));
@@ -580,11 +581,6 @@ async function* redactLines(
 }
 
 const NEWLINE = Buffer.from("\n");
-
-function isBlankLine(bytes: Uint8Array): boolean {
-  for (const b of bytes) if (b !== 32 && b !== 9 && b !== 13) return false;
-  return true;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Documents
@@ -777,7 +773,7 @@ export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOpt
         parts.push(Buffer.from(bytes), terminated ? NEWLINE : Buffer.alloc(0));
         continue;
       }
-      if (isBlankLine(bytes)) continue;
+      if (isBlankBytes(bytes)) continue;
       let value: JsonValue;
       try {
         value = readJson(decodeUtf8(bytes));
@@ -797,7 +793,7 @@ export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOpt
         for (;;) {
           const more = await lines.next();
           if (more.done === true) break;
-          if (!isBlankLine(more.value.bytes)) {
+          if (!isBlankBytes(more.value.bytes)) {
             throw new RedactError("document.trailing_content", `more content after the ${format} document`, {
               file: options.file,
               line: more.value.line,

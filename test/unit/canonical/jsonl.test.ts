@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJsonLines, readByteLines, readLines } from "../../../shared/canonical/index.js";
+import { canonicalJsonLines, decodeUtf8, readByteLines } from "../../../shared/canonical/index.js";
 import { JsonInputError } from "../../../shared/errors.js";
 
 async function* chunks(...parts: (string | Buffer)[]): AsyncGenerator<Uint8Array> {
@@ -41,8 +41,10 @@ describe("readByteLines", () => {
   it("splits a multi-byte character across chunks without damage", async () => {
     const bytes = Buffer.from('"é😀"\n');
     const texts: string[] = [];
-    for await (const l of readLines(chunks(bytes.subarray(0, 2), bytes.subarray(2, 5), bytes.subarray(5))))
-      texts.push(l.text);
+    for await (const l of readByteLines(
+      chunks(bytes.subarray(0, 2), bytes.subarray(2, 5), bytes.subarray(5)),
+    ))
+      texts.push(decodeUtf8(l.bytes));
     expect(texts).toEqual(['"é😀"']);
   });
 

@@ -12,6 +12,7 @@
  * Secrets have realistic random bodies (same shapes as `leak-rules.property.test.ts`); filler text is made of
  * random words, identifiers, paths and numbers.
  */
+
 import fc from "fast-check";
 import {
   canonicalHash,
@@ -19,6 +20,7 @@ import {
   type JsonObject,
   type JsonValue,
 } from "../../../shared/canonical/index.js";
+import { STEP_TYPES } from "../../../shared/formats/replaykit.js";
 import { isStructuralKey } from "../../../shared/redact/layer-c.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -967,17 +969,6 @@ export const braintrust = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}):
       }
       return lines(rendered, "braintrust-spans", used);
     });
-
-const STEP_TYPES = [
-  "agent.command",
-  "prompt.render",
-  "model.request",
-  "model.response",
-  "tool.request",
-  "tool.response",
-  "error.event",
-  "output.final",
-] as const;
 
 /** Serializes a document on one line or pretty-printed (the reader's multi-line document mode). */
 function documentBytes(doc: JsonObject, pretty: boolean): string {
