@@ -37,10 +37,17 @@ export function singleFile(command: string, positionals: string[]): string {
 }
 
 /** Parses a positive integer option such as `--max-depth`. */
-export function intOption(command: string, name: string, value: string | undefined): number | undefined {
+export function intOption(
+  command: string,
+  name: string,
+  value: string | undefined,
+  min = 1,
+): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n <= 0)
-    throw new UsageError(`${command}: --${name} expects a positive integer, got '${value}'`);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new UsageError(
+      `${command}: --${name} expects ${min === 1 ? "a positive integer" : `an integer of at least ${min}`}, got '${value}'`,
+    );
   return n;
 }

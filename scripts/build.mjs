@@ -1,8 +1,13 @@
-// Bundles the CLI and the benchmark into dist/ so `npx replay-pipeline` runs plain JavaScript.
+// Bundles the CLI, the benchmark and the line worker into dist/ so `npx replay-pipeline` runs plain JavaScript.
 import { existsSync } from "node:fs";
 import { build } from "esbuild";
 
-const entryPoints = { cli: "./cli/main.ts", bench: "./bench/run.ts" };
+const entryPoints = {
+  cli: "./cli/main.ts",
+  bench: "./bench/run.ts",
+  // Loaded by shared/parallel/line-pool.ts as a worker thread, beside the bundle that starts it.
+  "line-worker": "./shared/parallel/line-worker.ts",
+};
 for (const [name, path] of Object.entries(entryPoints)) {
   if (!existsSync(path)) throw new Error(`build: entry point ${name} (${path}) is missing`);
 }

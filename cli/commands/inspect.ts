@@ -18,6 +18,8 @@ Options:
   --max-line-bytes N          longest JSON Lines line (default 67108864)
   --max-document-bytes N      largest single-document input such as .rpk (default 268435456)
   --max-decompressed-bytes N  most a gzip input may expand to (default 4294967296)
+  --workers N                 worker threads for JSON Lines files over 8 MiB (default: one
+                              per core, none on a single core; 0 = none)
   -h, --help                  this help
 
 Verdicts: passed (exit 0), failed (a hash or check did not match, exit 1), invalid (the file
@@ -31,6 +33,7 @@ const OPTIONS = {
   "max-line-bytes": { type: "string" },
   "max-document-bytes": { type: "string" },
   "max-decompressed-bytes": { type: "string" },
+  workers: { type: "string" },
 } as const;
 
 /** Exit code of a verdict (DESIGN.md). */
@@ -57,6 +60,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
       maxLineBytes: intOption("inspect", "max-line-bytes", values["max-line-bytes"]),
       maxDocumentBytes: intOption("inspect", "max-document-bytes", values["max-document-bytes"]),
       maxDecompressedBytes: intOption("inspect", "max-decompressed-bytes", values["max-decompressed-bytes"]),
+      parallel: { workers: intOption("inspect", "workers", values.workers, 0) },
     }));
   } catch (error) {
     throw toInputError(file, error);

@@ -33,6 +33,8 @@ Options:
   --json               print the redaction summary as JSON (to standard output with -o, else to
                        standard error, after the copy)
   --max-line-bytes N   longest JSON Lines line accepted (default 64 MiB)
+  --workers N          worker threads for JSON Lines files over 8 MiB (default: one per core,
+                       none on a single core; 0 = none)
   -h, --help           this help
 
 <file> may be - for standard input. Exit 0 on success, 2 on a usage, read or format error (nothing
@@ -45,6 +47,7 @@ const OPTIONS = {
   "key-file": { type: "string" },
   json: { type: "boolean" },
   "max-line-bytes": { type: "string" },
+  workers: { type: "string" },
 } as const;
 
 function presetOption(value: string | undefined): Preset {
@@ -98,6 +101,7 @@ export async function redactCommand(argv: string[]): Promise<number> {
     preset,
     ...(key === undefined ? {} : { key }),
     ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+    parallel: { workers: intOption("redact", "workers", values.workers, 0) },
   });
   try {
     if (output === null) {

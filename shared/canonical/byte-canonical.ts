@@ -46,9 +46,8 @@ function grow(a: Int32Array): Int32Array<ArrayBuffer> {
   return next;
 }
 
-// A raw control byte anywhere in the input.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-const CONTROL = /[\u0000-\u001f]/;
+const EMPTY = Buffer.alloc(0);
+const EMPTY_VIEW: DataView = new DataView(new ArrayBuffer(0));
 
 /**
  * The scanner's state lives in fields, so no closure is made per call and the hot loops stay
@@ -59,18 +58,17 @@ const CONTROL = /[\u0000-\u001f]/;
  * therefore `o + (i - from)`.
  */
 class ByteCanonicalizer {
-  private src: Buffer = Buffer.alloc(0);
+  private src: Buffer = EMPTY;
+  private view: DataView = EMPTY_VIEW;
   private n = 0;
   private i = 0;
   private from = 0;
   private sink: ByteSink = new ByteSink(0);
-  private buf: Buffer = Buffer.alloc(0);
+  private buf: Buffer = EMPTY;
   private o = 0;
   private jcs = true;
-  /** The line holds a raw byte below 0x20, so string contents must be checked byte by byte. */
-  private control = false;
-  /** Offset of the next backslash at or after `i` (or n). */
-  private nextBackslash = 0;
+  /** The value may be followed by more text (`canonicalizeValueAt`). */
+  private prefix = false;
   // Open containers: 1 for an object, 0 for an array; and where each object's members begin.
   private kinds = new Int32Array(64);
   private bases = new Int32Array(64);
@@ -87,51 +85,65 @@ class ByteCanonicalizer {
   private kPrefix = new Uint32Array(256);
   private m = 0;
   private order = new Int32Array(256);
-  private scratch = Buffer.allocUnsafe(1 << 16);
   private members: TopLevelMembers | null = null;
+  /** Top-level names repeat line after line: recent ASCII ones, so most need no decoding. */
+  private names: string[] = new Array<string>(256).fill("");
 
+  /**
+   * Canonicalizes `src` (from `start`) into `sink`; returns the offset where reading stopped, or
+   * -1. In `prefix` mode the value may be followed by more text (the offset is past the value
+   * and any whitespace after it); otherwise it must be all of `src`.
+   */
   run(
     src: Buffer,
     profile: "jcs" | "openagents",
     sink: ByteSink,
     maxDepth: number,
     members: TopLevelMembers | null,
-  ): boolean {
+    start = 0,
+    prefix = false,
+  ): number {
     this.members = members;
     if (members !== null) {
       members.keys.length = 0;
       members.starts.length = 0;
       members.ends.length = 0;
     }
-    if (!isUtf8(src)) return false;
+    if (!prefix && !isUtf8(src)) return -1;
     this.src = src;
+    this.view = new DataView(src.buffer, src.byteOffset, src.length);
     this.n = src.length;
-    this.i = 0;
-    this.from = 0;
+    this.i = start;
+    this.from = start;
+    this.prefix = prefix;
     this.sink = sink;
-    sink.reserve(src.length + 64);
+    sink.reserve(src.length - start + 64);
     this.buf = sink.buf;
     this.o = sink.len;
     this.jcs = profile === "jcs";
-    this.control = CONTROL.test(src.toString("latin1"));
-    this.nextBackslash = -1;
     this.depth = 0;
     this.m = 0;
-    const ok = this.document(maxDepth);
+    // A prefix's bytes are checked once its end is known.
+    const ok = this.document(maxDepth) && (!prefix || isUtf8(src.subarray(start, this.i)));
     if (ok) {
       this.flush();
       sink.len = this.o;
     }
+    const end = this.i;
     // Drop references so a large input is not kept alive by this shared instance.
-    this.src = Buffer.alloc(0);
-    this.buf = this.src;
-    return ok;
+    this.src = EMPTY;
+    this.buf = EMPTY;
+    this.view = EMPTY_VIEW;
+    return ok ? end : -1;
   }
 
   private ensure(k: number): void {
     if (this.o + k > this.buf.length) {
+      // reserve keeps the first `len` bytes; len goes back after, so a failed run leaves it as is.
+      const len = this.sink.len;
       this.sink.len = this.o;
       this.sink.reserve(k);
+      this.sink.len = len;
       this.buf = this.sink.buf;
     }
   }
@@ -141,10 +153,7 @@ class ByteCanonicalizer {
     const len = this.i - this.from;
     if (len === 0) return;
     this.ensure(len);
-    const buf = this.buf;
-    const src = this.src;
-    if (len > 32) buf.set(src.subarray(this.from, this.i), this.o);
-    else for (let k = 0; k < len; k++) buf[this.o + k] = src[this.from + k] as number;
+    copy(this.src, this.from, this.i, this.buf, this.o);
     this.o += len;
     this.from = this.i;
   }
@@ -209,7 +218,7 @@ class ByteCanonicalizer {
       // A value ended: go on in its container, closing containers as they end.
       for (;;) {
         this.skipWs();
-        if (this.depth === 0) return this.i === this.n;
+        if (this.depth === 0) return this.prefix || this.i === this.n;
         const d = src[this.i];
         const isObject = this.kinds[this.depth - 1] === 1;
         if (isObject) this.mEnd[this.m - 1] = this.o + this.i - this.from;
@@ -266,33 +275,35 @@ class ByteCanonicalizer {
    */
   private string(slot: number): boolean {
     const src = this.src;
+    const n = this.n;
     const start = this.i + 1;
-    const q = src.indexOf(34, start);
-    if (q === -1) return false;
-    if (this.nextBackslash < start && this.nextBackslash !== this.n) {
-      const b = src.indexOf(92, start);
-      this.nextBackslash = b === -1 ? this.n : b;
-    }
-    if (this.nextBackslash > q) {
-      // No escape: the string is already canonical, unless it hides a raw control character.
-      if (this.control) for (let k = start; k < q; k++) if ((src[k] as number) < 0x20) return false;
-      if (slot >= 0) this.keyInSrc(slot, start, q, 0);
-      this.i = q + 1;
-      return true;
-    }
-    // Escapes: the ones JSON.stringify also writes (\n, \", \u001f, …) leave the string canonical,
-    // so a read-only scan usually settles it; \/ and other \u escapes need rewriting.
-    if (this.control)
-      for (let k = start; k < this.nextBackslash; k++) if ((src[k] as number) < 0x20) return false;
-    let k = this.nextBackslash;
+    const view = this.view;
+    let k = start;
+    let flags = 0;
+    // Scan in JavaScript up to the closing quote, a backslash or a raw control byte (rejected):
+    // most strings are short, and a native search per string (or per byte class) costs more.
     for (;;) {
+      // Four bytes at a time while none of them stops the scan ("Bit Twiddling Hacks": for t <= 0x80,
+      // `(x - t * 0x01010101) & ~x & 0x80808080` is non-zero iff some byte of x is below t; a quote
+      // or backslash byte is a zero byte of `v ^ 0x22222222` or `v ^ 0x5c5c5c5c`).
+      while (k + 4 <= n) {
+        const v = view.getInt32(k);
+        const q = v ^ 0x22222222;
+        const b = v ^ 0x5c5c5c5c;
+        if ((((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((v - 0x20202020) & ~v)) & 0x80808080) break;
+        k += 4;
+      }
+      // Then byte by byte to the stop. The `k < n` bound (not a read past the end) keeps this loop
+      // fast.
+      for (; k < n; k++) {
+        const c = src[k] as number;
+        if (c === 34 || c === 92 || c < 0x20) break;
+      }
       const c = src[k];
       if (c === 34) break;
-      if (c === undefined || c < 0x20) return false;
-      if (c !== 92) {
-        k++;
-        continue;
-      }
+      if (c !== 92) return false;
+      // The escapes JSON.stringify also writes (\n, \", \u001f, …) leave the string canonical;
+      // \/ and other \u escapes need rewriting.
       const e = src[k + 1];
       if (e === 110 || e === 34 || e === 92 || e === 116 || e === 114 || e === 98 || e === 102) k += 2;
       else if (e === 117 && isCanonicalControlEscape(src, k)) k += 6;
@@ -300,8 +311,9 @@ class ByteCanonicalizer {
         this.flush();
         return this.escapedString(slot);
       }
+      flags = ESCAPED;
     }
-    if (slot >= 0) this.keyInSrc(slot, start, k, ESCAPED);
+    if (slot >= 0) this.keyInSrc(slot, start, k, flags);
     this.i = k + 1;
     return true;
   }
@@ -328,34 +340,18 @@ class ByteCanonicalizer {
     let flags = 0;
     buf[o++] = 34;
     const textStart = o;
-    const isKey = slot >= 0;
-    let quote = -1;
     for (;;) {
-      // Copy the plain run up to the next backslash or closing quote in one go.
-      if (quote < i) {
-        quote = src.indexOf(34, i);
-        if (quote === -1) return false;
+      // Copy the plain run up to the next backslash or closing quote. HIGH matters only for jcs
+      // keys but costs nothing to track.
+      for (; i < n; i++) {
+        const c = src[i] as number;
+        if (c === 34 || c === 92 || c < 0x20) break;
+        if (c >= 0xee) flags |= HIGH;
+        buf[o++] = c;
       }
-      let backslash = this.nextBackslash;
-      if (backslash < i) {
-        backslash = src.indexOf(92, i);
-        if (backslash === -1) backslash = n;
-        this.nextBackslash = backslash;
-      }
-      const stop = Math.min(backslash, quote);
-      if (this.control || (isKey && this.jcs)) {
-        for (let k = i; k < stop; k++) {
-          const c = src[k] as number;
-          if (c < 0x20) return false;
-          if (c >= 0xee) flags |= HIGH;
-        }
-      }
-      const run = stop - i;
-      if (run > 64) buf.set(src.subarray(i, stop), o);
-      else for (let k = 0; k < run; k++) buf[o + k] = src[i + k] as number;
-      o += run;
-      i = stop;
-      if (stop === quote) break;
+      const c = src[i];
+      if (c === 34) break;
+      if (c !== 92) return false;
       const e = src[i + 1];
       if (e === 34 || e === 92 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116) {
         // Escapes JSON.stringify writes the same way.
@@ -535,32 +531,24 @@ class ByteCanonicalizer {
     this.m = base;
     const top = this.depth === 0 ? this.members : null;
     if (count < 2 && top === null) return true;
-    let sorted = true;
-    for (let k = base + 1; k < base + count; k++) {
-      const cmp = this.compare(k - 1, k);
-      if (cmp === 0) return false;
-      if (cmp > 0) sorted = false;
-    }
     if (this.order.length < count) this.order = new Int32Array(count * 2);
     const order = this.order;
-    if (sorted) {
-      for (let k = 0; k < count; k++) order[k] = base + k;
-    } else {
-      // Insertion sort: objects are small, and it needs no comparator closure.
-      for (let k = 0; k < count; k++) {
-        const slot = base + k;
-        let x = k - 1;
-        while (x >= 0) {
-          const cmp = this.compare(order[x] as number, slot);
-          if (cmp === 0) return false;
-          if (cmp < 0) break;
-          order[x + 1] = order[x] as number;
-          x--;
-        }
-        order[x + 1] = slot;
+    // Insertion sort: objects are small, it needs no comparator closure, and on members already in
+    // order it makes the one comparison per pair that checking sortedness would.
+    let sorted = true;
+    for (let k = 0; k < count; k++) {
+      const slot = base + k;
+      let x = k - 1;
+      while (x >= 0) {
+        const cmp = this.compare(order[x] as number, slot);
+        if (cmp === 0) return false;
+        if (cmp < 0) break;
+        order[x + 1] = order[x] as number;
+        x--;
       }
+      if (x !== k - 1) sorted = false;
+      order[x + 1] = slot;
     }
-    const from = this.mStart[base] as number;
     if (top !== null) {
       // The caller wants the member values, not the top-level object itself: leave its members
       // where they are (their values are canonical) and skip moving every byte of the line.
@@ -568,29 +556,31 @@ class ByteCanonicalizer {
       return true;
     }
     if (sorted) return true;
-    // Assemble the members in order in scratch, reading each from wherever its bytes are now
-    // (written output, or the pending input span), then put the result in place.
+    const from = this.mStart[base] as number;
     const to = this.mEnd[base + count - 1] as number;
-    if (this.scratch.length < to - from)
-      this.scratch = Buffer.allocUnsafe(Math.max(to - from, this.scratch.length * 2));
-    const scratch = this.scratch;
-    let w = 0;
-    for (let k = 0; k < count; k++) {
-      const slot = order[k] as number;
-      if (k > 0) scratch[w++] = 44;
-      w = this.copyLogical(scratch, w, this.mStart[slot] as number, this.mEnd[slot] as number);
-    }
-    // Write out what precedes the object if it is still pending, then the object itself: its
-    // bytes end at `to` and nothing of it stays pending.
+    // Write out what precedes the object if it is still pending, so the object starts the pending
+    // span or is partly written.
     if (this.o < from) {
       const len = from - this.o;
       this.ensure(len);
-      this.buf.set(this.src.subarray(this.from, this.from + len), this.o);
+      copy(this.src, this.from, this.from + len, this.buf, this.o);
+      this.from += len;
+      this.o = from;
     }
+    // Assemble the members in order. When none of the object is written yet, its bytes are all in
+    // src and go straight to their place; otherwise they are assembled in the unused output past
+    // `to`, then moved into place (copyWithin, unlike a copy from another buffer, makes no view).
+    const inPlace = this.o === from;
+    this.ensure(to - this.o + (inPlace ? 0 : to - from));
+    const buf = this.buf;
+    let w = inPlace ? from : to;
+    for (let k = 0; k < count; k++) {
+      const slot = order[k] as number;
+      if (k > 0) buf[w++] = 44;
+      w = this.copyLogical(w, this.mStart[slot] as number, this.mEnd[slot] as number);
+    }
+    if (!inPlace) buf.copyWithin(from, to, w);
     this.from = this.i;
-    this.o = from;
-    this.ensure(w);
-    this.buf.set(scratch.subarray(0, w), from);
     this.o = to;
     return true;
   }
@@ -602,29 +592,48 @@ class ByteCanonicalizer {
       const text = this.kInSrc[slot] === 1 ? this.src : this.buf;
       const ks = this.kStart[slot] as number;
       const ke = this.kEnd[slot] as number;
-      const raw = text.toString("utf8", ks, ke);
-      top.keys.push((this.kFlags[slot] as number) & ESCAPED ? (JSON.parse(`"${raw}"`) as string) : raw);
+      top.keys.push(
+        (this.kFlags[slot] as number) & ESCAPED
+          ? (JSON.parse(`"${text.toString("utf8", ks, ke)}"`) as string)
+          : this.keyName(text, ks, ke, this.kPrefix[slot] as number),
+      );
       // Member text is `"key":value`; the key's canonical text is its bytes plus two quotes.
       top.starts.push((this.mStart[slot] as number) + (ke - ks) + 3);
       top.ends.push(this.mEnd[slot] as number);
     }
   }
 
-  /** Copies logical output bytes [start, end) (written, or still pending in src) to dst at w. */
-  private copyLogical(dst: Buffer, w: number, start: number, end: number): number {
+  /** The name a key's unescaped canonical text `text[start, end)` spells; `prefix` is its kPrefix. */
+  private keyName(text: Buffer, start: number, end: number, prefix: number): string {
+    const len = end - start;
+    const slot = Math.imul(prefix ^ len, 0x9e3779b1) >>> 24;
+    const cached = this.names[slot] as string;
+    if (cached.length === len) {
+      let k = 0;
+      while (k < len && cached.charCodeAt(k) === text[start + k]) k++;
+      if (k === len) return cached;
+    }
+    const name = text.toString("utf8", start, end);
+    // Only short ASCII names (as many UTF-16 units as bytes) are kept: equal units mean equal bytes.
+    if (name.length === len && len <= 64) this.names[slot] = name;
+    return name;
+  }
+
+  /** Copies logical output bytes [start, end) (written, or still pending in src) to the output at w. */
+  private copyLogical(w: number, start: number, end: number): number {
     const o = this.o;
+    const buf = this.buf;
     if (start < o) {
       const stop = Math.min(end, o);
-      if (stop - start > 32) dst.set(this.buf.subarray(start, stop), w);
-      else for (let x = start; x < stop; x++) dst[w + x - start] = this.buf[x] as number;
+      // copyWithin makes no view, so it beats a byte loop sooner than `copy` does.
+      if (stop - start > 12) buf.copyWithin(w, start, stop);
+      else for (let x = start; x < stop; x++) buf[w + x - start] = buf[x] as number;
       w += stop - start;
     }
     if (end > o) {
       const s0 = this.from + (Math.max(start, o) - o);
       const s1 = this.from + (end - o);
-      const src = this.src;
-      if (s1 - s0 > 32) dst.set(src.subarray(s0, s1), w);
-      else for (let x = s0; x < s1; x++) dst[w + x - s0] = src[x] as number;
+      copy(this.src, s0, s1, buf, w);
       w += s1 - s0;
     }
     return w;
@@ -676,6 +685,12 @@ function isCanonicalControlEscape(src: Buffer, at: number): boolean {
   return cp !== 8 && cp !== 9 && cp !== 10 && cp !== 12 && cp !== 13;
 }
 
+/** Copies src[start, end) to dst at `at`: short runs byte by byte, which beats a native call. */
+function copy(src: Buffer, start: number, end: number, dst: Buffer, at: number): void {
+  if (end - start > 32) dst.set(src.subarray(start, end), at);
+  else for (let k = start; k < end; k++) dst[at + k - start] = src[k] as number;
+}
+
 function hex4(src: Buffer, at: number): number {
   let v = 0;
   for (let k = 0; k < 4; k++) {
@@ -715,5 +730,21 @@ export function canonicalizeBytes(
   maxDepth = 512,
   members: TopLevelMembers | null = null,
 ): boolean {
-  return shared.run(src, profile, out, maxDepth, members);
+  return shared.run(src, profile, out, maxDepth, members) >= 0;
+}
+
+/**
+ * Appends the canonical form of the one JSON value that starts at `src[start]` (more text may
+ * follow it) to `out` and returns the offset just past the value and any whitespace after it; or
+ * returns -1 (leaving `out.len` unchanged) when the value needs the lossless reader's attention.
+ * For callers that cut a large member out of a line while canonicalizing it in the same pass.
+ */
+export function canonicalizeValueAt(
+  src: Buffer,
+  start: number,
+  profile: "jcs" | "openagents",
+  out: ByteSink,
+  maxDepth = 512,
+): number {
+  return shared.run(src, profile, out, maxDepth, null, start, true);
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { JsonValue } from "./json-value.js";
 import { type CanonicalOptions, canonicalize, type Profile } from "./profiles.js";
 
@@ -10,7 +10,7 @@ export const SHA256_TAG = /^sha256:[0-9a-f]{64}$/;
 
 /** `sha256:<hex>` of raw bytes, or of a string's UTF-8 bytes. */
 export function sha256Tag(data: string | Uint8Array): Sha256Tag {
-  return `sha256:${createHash("sha256").update(data).digest("hex")}`;
+  return `sha256:${hash("sha256", data, "hex")}`;
 }
 
 /** `sha256:<hex>` of the value's canonical form in `profile`. */

@@ -1,5 +1,5 @@
 /** Lossless JSON reading, the three producers' canonical forms, and SHA-256 tags. */
-export { ByteSink, canonicalizeBytes, type TopLevelMembers } from "./byte-canonical.js";
+export { ByteSink, canonicalizeBytes, canonicalizeValueAt, type TopLevelMembers } from "./byte-canonical.js";
 export { canonicalHash, SHA256_TAG, type Sha256Tag, sha256Tag } from "./hash.js";
 export { DEFAULT_MAX_DEPTH, lineColumnAt, type ReadOptions, readJson } from "./json-reader.js";
 export { isJsonObject, JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-value.js";
@@ -25,3 +25,12 @@ export {
   pathTo,
   rejectsLoneSurrogates,
 } from "./profiles.js";
+export {
+  boxNumbers,
+  materialize,
+  readShallow,
+  type ShallowLine,
+  type SplitLine,
+  splitLine,
+  unboxNumbers,
+} from "./shallow.js";

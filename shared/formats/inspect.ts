@@ -2,23 +2,20 @@ import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import {
-  ByteSink,
+  type ByteLine,
   canonicalHash,
-  canonicalizeBytes,
-  DEFAULT_MAX_DEPTH,
   decodeUtf8,
   isBlankBytes,
   isJsonObject,
-  JsonNumber,
-  type JsonObject,
   type JsonValue,
   readByteLines,
   readJson,
-  setMember,
-  sha256Tag,
-  type TopLevelMembers,
+  readShallow,
+  type ShallowLine,
 } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
+import { mapLines, type ParallelOptions } from "../parallel/line-pool.js";
+import { createTask, type TaskInit } from "../parallel/tasks.js";
 import { locatePath } from "./locate.js";
 import { detectFormat, readerFor } from "./registry.js";
 import {
@@ -45,6 +42,8 @@ export interface InspectOptions extends FormatOptions {
   maxDecompressedBytes?: number;
   /** Largest expansion ratio of a gzip input past its first 64 MiB (default 1000). */
   maxCompressionRatio?: number;
+  /** Worker threads for the byte work of large JSON Lines files (default: one per core). */
+  parallel?: ParallelOptions;
 }
 
 /** What `inspect` reports for one file (the `inspect --json` object). */
@@ -245,242 +244,239 @@ async function readContent(
   findings: Findings,
   options: InspectOptions,
 ): Promise<{ format: FormatId | null; session: Session | null }> {
-  const lines = readByteLines(bytes, { maxLineBytes: options.maxLineBytes, skipLongLines: true });
-  let format: FormatId | null = null;
-  let consumer: LineConsumer | undefined;
-  let lazy: ReadonlySet<string> | undefined;
-  let blankReported = false;
-  let crlfReported = false;
-  const documentParts: Buffer[] = [];
-  let documentBytes = 0;
-  let documentMode = false;
-  const maxDocument = options.maxDocumentBytes ?? 256 * 1024 * 1024;
+  const lines = readByteLines(bytes, { maxLineBytes: options.maxLineBytes, skipLongLines: true })[
+    Symbol.asyncIterator
+  ]();
+  // Lines with the fast read's result once the format is known (see readShallow), computed on
+  // worker threads for large files; undefined until then.
+  let source: AsyncIterator<{ item: ByteLine; result: unknown }> = unmapped(lines);
+  try {
+    return await readLines();
+  } finally {
+    await source.return?.();
+  }
 
-  for await (const { line, bytes: lineBytes, terminated, tooLong } of lines) {
-    if (documentMode) {
-      documentBytes += lineBytes.length + 1;
-      if (documentBytes > maxDocument || tooLong === true) {
-        throw new StreamLimitError(
-          "document.too_large",
-          `document is larger than ${maxDocument} bytes; expected at most that`,
-        );
+  async function readLines(): Promise<{ format: FormatId | null; session: Session | null }> {
+    let format: FormatId | null = null;
+    let consumer: LineConsumer | undefined;
+    let lazy: ReadonlySet<string> | undefined;
+    let blankReported = false;
+    let crlfReported = false;
+    const documentParts: Buffer[] = [];
+    let documentBytes = 0;
+    let documentMode = false;
+    const maxDocument = options.maxDocumentBytes ?? 256 * 1024 * 1024;
+
+    for (;;) {
+      const next = await source.next();
+      if (next.done === true) break;
+      const { line, bytes: lineBytes, terminated, tooLong } = next.value.item;
+      if (documentMode) {
+        documentBytes += lineBytes.length + 1;
+        if (documentBytes > maxDocument || tooLong === true) {
+          throw new StreamLimitError(
+            "document.too_large",
+            `document is larger than ${maxDocument} bytes; expected at most that`,
+          );
+        }
+        documentParts.push(Buffer.from(lineBytes), Buffer.from(terminated ? "\n" : ""));
+        continue;
       }
-      documentParts.push(Buffer.from(lineBytes), Buffer.from(terminated ? "\n" : ""));
-      continue;
-    }
-    if (tooLong === true) {
-      findings.error({
-        line,
-        column: null,
-        path: "$",
-        code: "jsonl.line_too_long",
-        message: `line is longer than ${options.maxLineBytes ?? 64 * 1024 * 1024} bytes; skipped`,
-        expected: "a shorter line",
-        found: "an over-long line",
-      });
-      continue;
-    }
-    if (isBlankBytes(lineBytes)) {
-      if (!blankReported && (terminated || lineBytes.length > 0)) {
-        blankReported = true;
+      if (tooLong === true) {
+        findings.error({
+          line,
+          column: null,
+          path: "$",
+          code: "jsonl.line_too_long",
+          message: `line is longer than ${options.maxLineBytes ?? 64 * 1024 * 1024} bytes; skipped`,
+          expected: "a shorter line",
+          found: "an over-long line",
+        });
+        continue;
+      }
+      if (isBlankBytes(lineBytes)) {
+        if (!blankReported && (terminated || lineBytes.length > 0)) {
+          blankReported = true;
+          findings.notice({
+            line,
+            column: null,
+            path: "$",
+            code: "jsonl.blank_line",
+            message: "blank line skipped (first at this line)",
+          });
+        }
+        continue;
+      }
+      if (!crlfReported && lineBytes[lineBytes.length - 1] === 13) {
+        crlfReported = true;
         findings.notice({
           line,
           column: null,
           path: "$",
-          code: "jsonl.blank_line",
-          message: "blank line skipped (first at this line)",
+          code: "jsonl.crlf",
+          message: "CRLF line endings (first at this line); read as JSON whitespace, hashed as they are",
         });
       }
-      continue;
-    }
-    if (!crlfReported && lineBytes[lineBytes.length - 1] === 13) {
-      crlfReported = true;
-      findings.notice({
-        line,
-        column: null,
-        path: "$",
-        code: "jsonl.crlf",
-        message: "CRLF line endings (first at this line); read as JSON whitespace, hashed as they are",
-      });
-    }
-    if (consumer !== undefined && lazy !== undefined) {
-      const fast = readShallow(lineBytes, lazy);
-      if (fast !== undefined) {
-        const listed = findings.errors.length;
-        consumer.line(line, fast.value, fast.hashes);
-        if (findings.errors.length > listed) locateColumns(findings.errors, listed, lineBytes);
+      if (consumer !== undefined && lazy !== undefined) {
+        // Read by mapLines (null when the fast read declined), or read here.
+        const result = next.value.result as ShallowLine | null | undefined;
+        const fast = result === undefined ? readShallow(lineBytes, lazy) : (result ?? undefined);
+        if (fast !== undefined) {
+          const listed = findings.errors.length;
+          consumer.line(line, fast.value, fast.hashes);
+          if (findings.errors.length > listed) locateColumns(findings.errors, listed, lineBytes);
+          continue;
+        }
+      }
+      let value: JsonValue;
+      try {
+        value = readJson(decodeUtf8(lineBytes));
+      } catch (error) {
+        if (!(error instanceof ReplayPipelineError)) throw error;
+        // A pretty-printed document opens with a bare brace: read the whole file as one document.
+        const text = lineBytes.toString("utf8").trim();
+        if (consumer === undefined && format === null && (text === "{" || text === "[")) {
+          documentMode = true;
+          documentParts.push(Buffer.from(lineBytes), Buffer.from(terminated ? "\n" : ""));
+          documentBytes = lineBytes.length + 1;
+          continue;
+        }
+        findings.error(jsonFinding(error, line));
         continue;
       }
-    }
-    let value: JsonValue;
-    try {
-      value = readJson(decodeUtf8(lineBytes));
-    } catch (error) {
-      if (!(error instanceof ReplayPipelineError)) throw error;
-      // A pretty-printed document opens with a bare brace: read the whole file as one document.
-      const text = lineBytes.toString("utf8").trim();
-      if (consumer === undefined && format === null && (text === "{" || text === "[")) {
-        documentMode = true;
-        documentParts.push(Buffer.from(lineBytes), Buffer.from(terminated ? "\n" : ""));
-        documentBytes = lineBytes.length + 1;
-        continue;
+      if (consumer === undefined) {
+        if (format !== null) {
+          // A one-line document format followed by more content.
+          findings.error({
+            line,
+            column: 1,
+            path: "$",
+            code: "document.trailing_content",
+            message: `more content after the ${format} document`,
+            expected: "end of file",
+            found: describe(value),
+          });
+          continue;
+        }
+        format = detectFormat(value);
+        if (format === null) {
+          findings.error({
+            line,
+            column: 1,
+            path: "$",
+            code: "format.unknown",
+            message: `not a replay format this tool reads: ${shape(value)}`,
+            expected: "a REPLAY.jsonl event, a Braintrust span, a ReplayBundle or a ReplayKit artifact",
+            found: shape(value),
+          });
+          return { format: null, session: null };
+        }
+        const reader = readerFor(format);
+        if (reader.kind === "document") {
+          const session = reader.read(value, findings, options);
+          // Keep reading: only blank lines may follow.
+          for (let rest = await lines.next(); rest.done !== true; rest = await lines.next()) {
+            if (!isBlankBytes(rest.value.bytes)) {
+              findings.error({
+                line: rest.value.line,
+                column: 1,
+                path: "$",
+                code: "document.trailing_content",
+                message: `more content after the ${format} document`,
+                expected: "end of file",
+                found: "more lines",
+              });
+              break;
+            }
+          }
+          return { format, session };
+        }
+        consumer = reader.begin(findings, options);
+        lazy = reader.lazyMembers;
+        if (lazy !== undefined) {
+          const init: TaskInit = { task: "split", lazy: [...lazy] };
+          source = mapLines(lines, wantsSplit, createTask(init), init, options.parallel);
+        }
       }
-      findings.error(jsonFinding(error, line));
-      continue;
+      const listed = findings.errors.length;
+      consumer.line(line, value);
+      if (findings.errors.length > listed) locateColumns(findings.errors, listed, lineBytes);
     }
-    if (consumer === undefined) {
-      if (format !== null) {
-        // A one-line document format followed by more content.
-        findings.error({
-          line,
-          column: 1,
-          path: "$",
-          code: "document.trailing_content",
-          message: `more content after the ${format} document`,
-          expected: "end of file",
-          found: describe(value),
-        });
-        continue;
+
+    if (documentMode) {
+      const all = Buffer.concat(documentParts);
+      let value: JsonValue;
+      try {
+        value = readJson(decodeUtf8(all), { rejectLoneSurrogates: false });
+      } catch (error) {
+        if (!(error instanceof ReplayPipelineError)) throw error;
+        findings.error(jsonFinding(error, error.location.line ?? 1));
+        return { format: null, session: null };
       }
       format = detectFormat(value);
       if (format === null) {
         findings.error({
-          line,
+          line: 1,
           column: 1,
           path: "$",
           code: "format.unknown",
           message: `not a replay format this tool reads: ${shape(value)}`,
-          expected: "a REPLAY.jsonl event, a Braintrust span, a ReplayBundle or a ReplayKit artifact",
+          expected: "a ReplayBundle or a ReplayKit artifact",
           found: shape(value),
         });
         return { format: null, session: null };
       }
       const reader = readerFor(format);
-      if (reader.kind === "document") {
-        const session = reader.read(value, findings, options);
-        // Keep reading: only blank lines may follow.
-        for await (const rest of lines) {
-          if (!isBlankBytes(rest.bytes)) {
-            findings.error({
-              line: rest.line,
-              column: 1,
-              path: "$",
-              code: "document.trailing_content",
-              message: `more content after the ${format} document`,
-              expected: "end of file",
-              found: "more lines",
-            });
-            break;
-          }
-        }
-        return { format, session };
+      if (reader.kind !== "document") {
+        findings.error({
+          line: 1,
+          column: 1,
+          path: "$",
+          code: "format.not_lines",
+          message: `${format} is JSON Lines, but this file is one multi-line document`,
+          expected: "one event per line",
+          found: "a pretty-printed document",
+        });
+        return { format, session: null };
       }
-      consumer = reader.begin(findings, options);
-      lazy = reader.lazyMembers;
+      const listed = findings.errors.length;
+      const session = reader.read(value, findings, options);
+      // Document readers know the JSON path of a problem; the text gives its line and column.
+      const text = all.toString("utf8");
+      for (const error of findings.errors.slice(listed)) {
+        if (error.line !== null) continue;
+        const at = locatePath(text, error.path);
+        if (at !== null) Object.assign(error, at);
+      }
+      return { format, session };
     }
-    const listed = findings.errors.length;
-    consumer.line(line, value);
-    if (findings.errors.length > listed) locateColumns(findings.errors, listed, lineBytes);
-  }
-
-  if (documentMode) {
-    const all = Buffer.concat(documentParts);
-    let value: JsonValue;
-    try {
-      value = readJson(decodeUtf8(all), { rejectLoneSurrogates: false });
-    } catch (error) {
-      if (!(error instanceof ReplayPipelineError)) throw error;
-      findings.error(jsonFinding(error, error.location.line ?? 1));
-      return { format: null, session: null };
-    }
-    format = detectFormat(value);
-    if (format === null) {
+    if (consumer === undefined) {
       findings.error({
-        line: 1,
-        column: 1,
+        line: null,
+        column: null,
         path: "$",
-        code: "format.unknown",
-        message: `not a replay format this tool reads: ${shape(value)}`,
-        expected: "a ReplayBundle or a ReplayKit artifact",
-        found: shape(value),
+        code: "input.empty",
+        message: "the file has no content",
+        expected: "a replay file",
+        found: "nothing",
       });
       return { format: null, session: null };
     }
-    const reader = readerFor(format);
-    if (reader.kind !== "document") {
-      findings.error({
-        line: 1,
-        column: 1,
-        path: "$",
-        code: "format.not_lines",
-        message: `${format} is JSON Lines, but this file is one multi-line document`,
-        expected: "one event per line",
-        found: "a pretty-printed document",
-      });
-      return { format, session: null };
-    }
-    const listed = findings.errors.length;
-    const session = reader.read(value, findings, options);
-    // Document readers know the JSON path of a problem; the text gives its line and column.
-    const text = all.toString("utf8");
-    for (const error of findings.errors.slice(listed)) {
-      if (error.line !== null) continue;
-      const at = locatePath(text, error.path);
-      if (at !== null) Object.assign(error, at);
-    }
-    return { format, session };
+    return { format, session: consumer.end() };
   }
-  if (consumer === undefined) {
-    findings.error({
-      line: null,
-      column: null,
-      path: "$",
-      code: "input.empty",
-      message: "the file has no content",
-      expected: "a replay file",
-      found: "nothing",
-    });
-    return { format: null, session: null };
-  }
-  return { format, session: consumer.end() };
+}
+/** Lines the fast read can take: not blank, not over the length limit. */
+function wantsSplit(line: ByteLine): boolean {
+  return line.tooLong !== true && !isBlankBytes(line.bytes);
 }
 
-const shallowSink = new ByteSink(1 << 16);
-const shallowMembers: TopLevelMembers = { keys: [], starts: [], ends: [] };
-
-/**
- * The fast read of one JSON Lines event: the byte canonicalizer validates the whole line (any
- * doubt sends it to the lossless reader, which reports the exact error) and tells where each
- * top-level member's canonical value is. Small members are read; large `lazy` members are hashed
- * from those bytes and passed on as empty placeholders of their JSON type.
- */
-function readShallow(
-  bytes: Buffer,
-  lazy: ReadonlySet<string>,
-): { value: JsonObject; hashes: Map<string, string> } | undefined {
-  const sink = shallowSink;
-  sink.len = 0;
-  if (!canonicalizeBytes(bytes, "openagents", sink, DEFAULT_MAX_DEPTH, shallowMembers)) return undefined;
-  const buf = sink.buf;
-  if (buf[0] !== 0x7b) return undefined;
-  const value: JsonObject = {};
-  const hashes = new Map<string, string>();
-  const { keys, starts, ends } = shallowMembers;
-  for (let k = 0; k < keys.length; k++) {
-    const key = keys[k] as string;
-    const start = starts[k] as number;
-    const end = ends[k] as number;
-    const first = buf[start];
-    if (lazy.has(key)) {
-      hashes.set(key, sha256Tag(buf.subarray(start, end)));
-      if (first === 0x7b || first === 0x5b) {
-        setMember(value, key, first === 0x7b ? {} : []);
-        continue;
-      }
-    }
-    setMember(value, key, readSmall(buf, start, end, first));
+/** Lines as they are, without a precomputed result. */
+async function* unmapped(
+  lines: AsyncIterator<ByteLine>,
+): AsyncGenerator<{ item: ByteLine; result: unknown }> {
+  for (let next = await lines.next(); next.done !== true; next = await lines.next()) {
+    yield { item: next.value, result: undefined };
   }
-  return { value, hashes };
 }
 
 /**
@@ -528,18 +524,6 @@ function topLevelKeyOffset(text: string, name: string): number {
     }
   }
   return -1;
-}
-
-/** One canonical member value, read without the full reader where the text says what it is. */
-function readSmall(buf: Buffer, start: number, end: number, first: number | undefined): JsonValue {
-  const text = buf.toString("utf8", start, end);
-  // Canonical text is valid JSON: a string's JSON.parse is exact, a number keeps its text.
-  if (first === 0x22) return JSON.parse(text) as string;
-  if (first === 0x2d || (first !== undefined && first >= 0x30 && first <= 0x39)) return new JsonNumber(text);
-  if (first === 0x74) return true;
-  if (first === 0x66) return false;
-  if (first === 0x6e) return null;
-  return readJson(text);
 }
 
 /** A short description of a value's shape for "unknown format" errors. */

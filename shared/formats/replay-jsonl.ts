@@ -14,14 +14,25 @@ import {
   describe,
   numberMember,
   numberOf,
+  type Quick,
+  qArray,
+  qCount,
+  qHash,
+  qInteger,
+  qLooseObject,
+  qNull,
+  qNullable,
+  qNumber,
+  qOptional,
+  qRange,
+  qTimestamp,
+  qUnion,
+  qUnknown,
+  quick,
   stringMember,
   validate,
-  zCount,
-  zHash,
   zInteger,
   zNumber,
-  zRange,
-  zTimestamp,
 } from "./validate.js";
 
 /**
@@ -36,219 +47,261 @@ interface Dialect {
   callKey: "step_id" | "id";
   /** Schemas of the known event types; each lists the fields it knows (others are notices). */
   events: Record<string, z.ZodObject>;
+  /** The same events for the per-line path (see EventRule), by type. */
+  rules: ReadonlyMap<string, EventRule>;
 }
 
-const str = () => z.string({ error: "expected a string" });
-const nonEmpty = () => str().min(1, "expected a non-empty string");
-const obj = () => z.record(z.string(), z.unknown(), { error: "expected an object" });
-const strings = () => z.array(str(), { error: "expected an array of strings" });
+/** One known event type as ReplayConsumer checks it, line after line. */
+interface EventRule {
+  schema: z.ZodObject;
+  /** True only for events `schema` accepts: when it holds, the zod parse is skipped (see Quick). */
+  accepts: Quick["accepts"];
+  /** The members `schema` knows. */
+  fields: ReadonlySet<string>;
+}
 
-const RUNTIME_EVENT = z.looseObject({
-  type: z.literal("RuntimeEvent"),
-  ts: zTimestamp(),
-  session_id: str().optional(),
-  seq: zCount(),
+/** A dialect from the fields of each event type, each a zod schema with its quick check. */
+function dialect(
+  id: Dialect["id"],
+  typeKey: Dialect["typeKey"],
+  callKey: Dialect["callKey"],
+  shapes: Record<string, Record<string, Quick>>,
+): Dialect {
+  const events: Record<string, z.ZodObject> = {};
+  const rules = new Map<string, EventRule>();
+  for (const [type, shape] of Object.entries(shapes)) {
+    const { schema, accepts } = qLooseObject(shape);
+    events[type] = schema;
+    rules.set(type, { schema, accepts, fields: new Set(Object.keys(shape)) });
+  }
+  return { id, typeKey, callKey, events, rules };
+}
+
+// Field schemas: each pairs the zod schema that findings come from with its quick check (see Quick).
+const text = () => z.string({ error: "expected a string" });
+const str = () => quick(text(), (v) => typeof v === "string");
+const nonEmpty = () =>
+  quick(text().min(1, "expected a non-empty string"), (v) => typeof v === "string" && v !== "");
+const bool = () => quick(z.boolean({ error: "expected true or false" }), (v) => typeof v === "boolean");
+const strings = () => qArray(str(), { error: "expected an array of strings" });
+const literal = (value: string, params?: { error: string }) =>
+  quick(z.literal(value, params), (v) => v === value);
+const oneOf = (values: readonly [string, ...string[]], error: string) => {
+  const known: ReadonlySet<JsonValue | undefined> = new Set(values);
+  return quick(z.enum(values, { error }), (v) => known.has(v));
+};
+/** A latency: any number from 0. */
+const nonNegative = () =>
+  quick(zNumber().pipe(z.number().min(0, "expected 0 or more")), (v) => (numberOf(v) ?? -1) >= 0);
+
+/**
+ * A JSON object. `z.record` wants a "plain" object, judged by its `constructor`: one inherited from
+ * Object.prototype passes; an own `constructor` member is left to zod's rules.
+ */
+const obj = () =>
+  quick(
+    z.record(z.string(), z.unknown(), { error: "expected an object" }),
+    (v) =>
+      isJsonObject(v) && Object.getPrototypeOf(v) === Object.prototype && !Object.hasOwn(v, "constructor"),
+  );
+
+const RUNTIME_EVENT = {
+  type: literal("RuntimeEvent"),
+  ts: qTimestamp(),
+  session_id: qOptional(str()),
+  seq: qCount(),
   runtime_event_type: nonEmpty(),
-  payload: z.unknown().optional(),
-  payload_hash: zHash().optional(),
-  idempotency_key: z.union([str(), z.null()]).optional(),
+  payload: qOptional(qUnknown()),
+  payload_hash: qOptional(qHash()),
+  idempotency_key: qOptional(qUnion(str(), qNull())),
+};
+
+const V1 = dialect("replay-v1", "type", "step_id", {
+  ReplayHeader: {
+    type: literal("ReplayHeader"),
+    replay_version: quick(
+      zInteger().pipe(z.literal(1, { error: "expected replay_version 1" })),
+      (v) => numberOf(v) === 1,
+    ),
+    producer: nonEmpty(),
+    created_at: qTimestamp(),
+    // The Layer C redaction summary our `redact` adds.
+    redaction: qOptional(obj()),
+  },
+  SessionStart: {
+    type: literal("SessionStart"),
+    ts: qTimestamp(),
+    session_id: nonEmpty(),
+    policy_bundle_id: nonEmpty(),
+    repo: qOptional(obj()),
+    lane: qOptional(str()),
+  },
+  ToolCall: {
+    type: literal("ToolCall"),
+    ts: qTimestamp(),
+    session_id: qOptional(str()),
+    step_id: nonEmpty(),
+    tool: nonEmpty(),
+    params: qOptional(obj()),
+    params_hash: qHash(),
+  },
+  ToolResult: {
+    type: literal("ToolResult"),
+    ts: qTimestamp(),
+    session_id: qOptional(str()),
+    step_id: nonEmpty(),
+    ok: bool(),
+    output: qOptional(qUnknown()),
+    output_hash: qHash(),
+    latency_ms: nonNegative(),
+    side_effects: strings(),
+    error: qOptional(qNullable(obj())),
+    step_utility: qOptional(qRange(-1, 1)),
+  },
+  Verification: {
+    type: literal("Verification"),
+    ts: qTimestamp(),
+    session_id: qOptional(str()),
+    command: nonEmpty(),
+    exit_code: qInteger(),
+    cwd: qOptional(str()),
+    duration_ms: qOptional(qNumber()),
+    verification_delta: qOptional(qNumber()),
+  },
+  SessionEnd: {
+    type: literal("SessionEnd"),
+    ts: qTimestamp(),
+    session_id: qOptional(str()),
+    status: oneOf(
+      ["success", "failure", "failed", "cancelled", "canceled", "timeout"],
+      "expected success, failure, cancelled or timeout",
+    ),
+    confidence: qRange(0, 1),
+    summary: qOptional(str()),
+    total_tool_calls: qOptional(qCount()),
+    total_latency_ms: qOptional(qNumber()),
+  },
+  RuntimeEvent: RUNTIME_EVENT,
 });
 
-const V1: Dialect = {
-  id: "replay-v1",
-  typeKey: "type",
-  callKey: "step_id",
-  events: {
-    ReplayHeader: z.looseObject({
-      type: z.literal("ReplayHeader"),
-      replay_version: zInteger().pipe(z.literal(1, { error: "expected replay_version 1" })),
-      producer: nonEmpty(),
-      created_at: zTimestamp(),
-      // The Layer C redaction summary our `redact` adds.
-      redaction: obj().optional(),
-    }),
-    SessionStart: z.looseObject({
-      type: z.literal("SessionStart"),
-      ts: zTimestamp(),
-      session_id: nonEmpty(),
-      policy_bundle_id: nonEmpty(),
-      repo: obj().optional(),
-      lane: str().optional(),
-    }),
-    ToolCall: z.looseObject({
-      type: z.literal("ToolCall"),
-      ts: zTimestamp(),
-      session_id: str().optional(),
-      step_id: nonEmpty(),
-      tool: nonEmpty(),
-      params: obj().optional(),
-      params_hash: zHash(),
-    }),
-    ToolResult: z.looseObject({
-      type: z.literal("ToolResult"),
-      ts: zTimestamp(),
-      session_id: str().optional(),
-      step_id: nonEmpty(),
-      ok: z.boolean({ error: "expected true or false" }),
-      output: z.unknown().optional(),
-      output_hash: zHash(),
-      latency_ms: zNumber().pipe(z.number().min(0, "expected 0 or more")),
-      side_effects: strings(),
-      error: obj().nullable().optional(),
-      step_utility: zRange(-1, 1).optional(),
-    }),
-    Verification: z.looseObject({
-      type: z.literal("Verification"),
-      ts: zTimestamp(),
-      session_id: str().optional(),
-      command: nonEmpty(),
-      exit_code: zInteger(),
-      cwd: str().optional(),
-      duration_ms: zNumber().optional(),
-      verification_delta: zNumber().optional(),
-    }),
-    SessionEnd: z.looseObject({
-      type: z.literal("SessionEnd"),
-      ts: zTimestamp(),
-      session_id: str().optional(),
-      status: z.enum(["success", "failure", "failed", "cancelled", "canceled", "timeout"], {
-        error: "expected success, failure, cancelled or timeout",
-      }),
-      confidence: zRange(0, 1),
-      summary: str().optional(),
-      total_tool_calls: zCount().optional(),
-      total_latency_ms: zNumber().optional(),
-    }),
-    RuntimeEvent: RUNTIME_EVENT,
+const DSRS = dialect("replay-dsrs", "event", "id", {
+  ReplayHeader: {
+    event: literal("ReplayHeader"),
+    replay_version: qCount(),
+    producer: nonEmpty(),
+    created_at: qTimestamp(),
+    // The Layer C redaction summary our `redact` adds.
+    redaction: qOptional(obj()),
   },
-};
+  SessionStart: {
+    event: literal("SessionStart"),
+    t: qTimestamp(),
+    session_id: nonEmpty(),
+    issue_number: qOptional(qUnion(qInteger(), qNull())),
+    policy_version: str(),
+  },
+  PlanStart: {
+    event: literal("PlanStart"),
+    t: qTimestamp(),
+    plan_hash: qHash(),
+    step_count: qCount(),
+  },
+  ToolCall: {
+    event: literal("ToolCall"),
+    t: qTimestamp(),
+    id: nonEmpty(),
+    tool: nonEmpty(),
+    params: qOptional(qUnknown()),
+    params_hash: qHash(),
+    step_id: nonEmpty(),
+  },
+  ToolResult: {
+    event: literal("ToolResult"),
+    t: qTimestamp(),
+    id: nonEmpty(),
+    output: qOptional(qUnknown()),
+    output_hash: qHash(),
+    exit_code: qOptional(qUnion(qInteger(), qNull())),
+    step_utility: qRange(-1, 1),
+    latency_ms: qCount(),
+  },
+  StepComplete: {
+    event: literal("StepComplete"),
+    t: qTimestamp(),
+    step_id: nonEmpty(),
+    status: oneOf(
+      ["Success", "Failed", "Skipped", "MaxIterationsReached"],
+      "expected Success, Failed, Skipped or MaxIterationsReached",
+    ),
+    iterations: qCount(),
+  },
+  Verification: {
+    event: literal("Verification"),
+    t: qTimestamp(),
+    commands: strings(),
+    exit_codes: qArray(qInteger(), { error: "expected an array of integers" }),
+    verification_delta: qInteger(),
+  },
+  SessionEnd: {
+    event: literal("SessionEnd"),
+    t: qTimestamp(),
+    status: oneOf(
+      ["Success", "Failed", "Cancelled", "Timeout"],
+      "expected Success, Failed, Cancelled or Timeout",
+    ),
+    confidence: qRange(0, 1),
+    total_tool_calls: qCount(),
+    total_latency_ms: qCount(),
+  },
+});
 
-const DSRS: Dialect = {
-  id: "replay-dsrs",
-  typeKey: "event",
-  callKey: "id",
-  events: {
-    ReplayHeader: z.looseObject({
-      event: z.literal("ReplayHeader"),
-      replay_version: zCount(),
-      producer: nonEmpty(),
-      created_at: zTimestamp(),
-      // The Layer C redaction summary our `redact` adds.
-      redaction: obj().optional(),
-    }),
-    SessionStart: z.looseObject({
-      event: z.literal("SessionStart"),
-      t: zTimestamp(),
-      session_id: nonEmpty(),
-      issue_number: z.union([zInteger(), z.null()]).optional(),
-      policy_version: str(),
-    }),
-    PlanStart: z.looseObject({
-      event: z.literal("PlanStart"),
-      t: zTimestamp(),
-      plan_hash: zHash(),
-      step_count: zCount(),
-    }),
-    ToolCall: z.looseObject({
-      event: z.literal("ToolCall"),
-      t: zTimestamp(),
-      id: nonEmpty(),
-      tool: nonEmpty(),
-      params: z.unknown().optional(),
-      params_hash: zHash(),
-      step_id: nonEmpty(),
-    }),
-    ToolResult: z.looseObject({
-      event: z.literal("ToolResult"),
-      t: zTimestamp(),
-      id: nonEmpty(),
-      output: z.unknown().optional(),
-      output_hash: zHash(),
-      exit_code: z.union([zInteger(), z.null()]).optional(),
-      step_utility: zRange(-1, 1),
-      latency_ms: zCount(),
-    }),
-    StepComplete: z.looseObject({
-      event: z.literal("StepComplete"),
-      t: zTimestamp(),
-      step_id: nonEmpty(),
-      status: z.enum(["Success", "Failed", "Skipped", "MaxIterationsReached"], {
-        error: "expected Success, Failed, Skipped or MaxIterationsReached",
-      }),
-      iterations: zCount(),
-    }),
-    Verification: z.looseObject({
-      event: z.literal("Verification"),
-      t: zTimestamp(),
-      commands: strings(),
-      exit_codes: z.array(zInteger(), { error: "expected an array of integers" }),
-      verification_delta: zInteger(),
-    }),
-    SessionEnd: z.looseObject({
-      event: z.literal("SessionEnd"),
-      t: zTimestamp(),
-      status: z.enum(["Success", "Failed", "Cancelled", "Timeout"], {
-        error: "expected Success, Failed, Cancelled or Timeout",
-      }),
-      confidence: zRange(0, 1),
-      total_tool_calls: zCount(),
-      total_latency_ms: zCount(),
-    }),
+const ADR0003 = dialect("replay-adr0003", "type", "id", {
+  ReplayHeader: {
+    type: literal("ReplayHeader"),
+    version: literal("1.0.0", { error: 'expected version "1.0.0"' }),
+    session_id: nonEmpty(),
+    started_at: qTimestamp(),
+    policy_bundle_id: qOptional(str()),
+    // The Layer C redaction summary our `redact` adds.
+    redaction: qOptional(obj()),
   },
-};
-
-const ADR0003: Dialect = {
-  id: "replay-adr0003",
-  typeKey: "type",
-  callKey: "id",
-  events: {
-    ReplayHeader: z.looseObject({
-      type: z.literal("ReplayHeader"),
-      version: z.literal("1.0.0", { error: 'expected version "1.0.0"' }),
-      session_id: nonEmpty(),
-      started_at: zTimestamp(),
-      policy_bundle_id: str().optional(),
-      // The Layer C redaction summary our `redact` adds.
-      redaction: obj().optional(),
-    }),
-    SessionStart: z.looseObject({
-      type: z.literal("SessionStart"),
-      task: str(),
-      context: obj().optional(),
-      instructions: str().optional(),
-    }),
-    ToolCall: z.looseObject({
-      type: z.literal("ToolCall"),
-      id: nonEmpty(),
-      tool: nonEmpty(),
-      // Optional: a Layer C copy removes it (ADR-0017) and keeps or adds params_hash.
-      params: z.unknown().optional(),
-      params_hash: zHash().optional(),
-    }),
-    ToolResult: z.looseObject({
-      type: z.literal("ToolResult"),
-      id: nonEmpty(),
-      output: z.unknown().optional(),
-      output_hash: zHash().optional(),
-      step_utility: zRange(-1, 1).optional(),
-      latency_ms: zNumber().pipe(z.number().min(0, "expected 0 or more")).optional(),
-      side_effects: z.array(z.unknown()).optional(),
-    }),
-    Verification: z.looseObject({
-      type: z.literal("Verification"),
-      tests_before: zCount(),
-      tests_after: zCount(),
-      delta: zInteger(),
-      ci_status: str().optional(),
-    }),
-    SessionEnd: z.looseObject({
-      type: z.literal("SessionEnd"),
-      ended_at: zTimestamp(),
-      outcome: z.enum(["success", "failure", "timeout"], { error: "expected success, failure or timeout" }),
-      error_message: str().optional(),
-    }),
+  SessionStart: {
+    type: literal("SessionStart"),
+    task: str(),
+    context: qOptional(obj()),
+    instructions: qOptional(str()),
   },
-};
+  ToolCall: {
+    type: literal("ToolCall"),
+    id: nonEmpty(),
+    tool: nonEmpty(),
+    // Optional: a Layer C copy removes it (ADR-0017) and keeps or adds params_hash.
+    params: qOptional(qUnknown()),
+    params_hash: qOptional(qHash()),
+  },
+  ToolResult: {
+    type: literal("ToolResult"),
+    id: nonEmpty(),
+    output: qOptional(qUnknown()),
+    output_hash: qOptional(qHash()),
+    step_utility: qOptional(qRange(-1, 1)),
+    latency_ms: qOptional(nonNegative()),
+    side_effects: qOptional(qArray(qUnknown())),
+  },
+  Verification: {
+    type: literal("Verification"),
+    tests_before: qCount(),
+    tests_after: qCount(),
+    delta: qInteger(),
+    ci_status: qOptional(str()),
+  },
+  SessionEnd: {
+    type: literal("SessionEnd"),
+    ended_at: qTimestamp(),
+    outcome: oneOf(["success", "failure", "timeout"], "expected success, failure or timeout"),
+    error_message: qOptional(str()),
+  },
+});
 
 /** The dialects by format id. */
 export const REPLAY_DIALECTS: Record<Dialect["id"], Dialect> = {
@@ -286,6 +339,15 @@ const STATUS: Record<string, string> = {
   timeout: "timeout",
   Timeout: "timeout",
 };
+
+/** A side effect as a tool call record lists it: a string as is, any other value as JSON. */
+const effectText = (effect: JsonValue): string =>
+  typeof effect === "string" ? effect : JSON.stringify(effect);
+
+/** When the event happened: `ts` (v1) or `t` (dsrs); ADR-0003 events carry no time. */
+function eventTime(event: JsonObject): string | null {
+  return stringMember(event, "ts") ?? stringMember(event, "t");
+}
 
 class ReplayConsumer implements LineConsumer {
   private readonly summary;
@@ -346,10 +408,11 @@ class ReplayConsumer implements LineConsumer {
       return;
     }
     this.order(line, type);
-    const schema = dialect.events[type];
+    // A Map, not `events[type]`: a type such as "toString" must be unknown, not Object.prototype's.
+    const rule = dialect.rules.get(type);
     this.summary.counts.steps_by_type[type] = (this.summary.counts.steps_by_type[type] ?? 0) + 1;
     if (type !== "ReplayHeader") this.summary.counts.events++;
-    if (schema === undefined) {
+    if (rule === undefined) {
       this.noticeOnce(`type:${type}`, {
         line,
         column: null,
@@ -360,7 +423,7 @@ class ReplayConsumer implements LineConsumer {
       return;
     }
     for (const key of Object.keys(value)) {
-      if (!Object.hasOwn(schema.shape, key)) {
+      if (!rule.fields.has(key)) {
         this.noticeOnce(`field:${type}.${key}`, {
           line,
           column: null,
@@ -370,7 +433,12 @@ class ReplayConsumer implements LineConsumer {
         });
       }
     }
-    if (validate(schema, value, findings, { line, code: "replay" }) === undefined) return;
+    // Almost every line is valid: the quick check clears those; zod reports on the rest.
+    if (
+      !rule.accepts(value) &&
+      validate(rule.schema, value, findings, { line, code: "replay" }) === undefined
+    )
+      return;
     this.apply(line, type, value);
   }
 
@@ -432,7 +500,6 @@ class ReplayConsumer implements LineConsumer {
 
   private apply(line: number, type: string, event: JsonObject): void {
     const { dialect, findings, summary } = this;
-    const time = stringMember(event, "ts") ?? stringMember(event, "t");
     switch (type) {
       case "ReplayHeader":
         summary.producer = stringMember(event, "producer");
@@ -440,11 +507,13 @@ class ReplayConsumer implements LineConsumer {
         summary.session_id ??= stringMember(event, "session_id");
         summary.started_at = stringMember(event, "started_at") ?? stringMember(event, "created_at");
         break;
-      case "SessionStart":
+      case "SessionStart": {
         summary.session_id = stringMember(event, "session_id") ?? summary.session_id;
         summary.policy_bundle_id = stringMember(event, "policy_bundle_id") ?? summary.policy_bundle_id;
+        const time = eventTime(event);
         if (time !== null) summary.started_at = time;
         break;
+      }
       case "ToolCall": {
         const key = stringMember(event, dialect.callKey) as string;
         const record: ToolCallRecord = {
@@ -518,8 +587,7 @@ class ReplayConsumer implements LineConsumer {
           call.latency_ms = latency;
           call.ok = ok;
           const effects = event.side_effects;
-          if (Array.isArray(effects))
-            call.side_effects = effects.map((e) => (typeof e === "string" ? e : JSON.stringify(e)));
+          if (Array.isArray(effects)) call.side_effects = effects.map(effectText);
         }
         if (!ok) summary.counts.failed_tool_calls++;
         if (latency !== null) this.latencySum += latency;
@@ -565,7 +633,7 @@ class ReplayConsumer implements LineConsumer {
       }
       case "SessionEnd": {
         this.endLine = line;
-        summary.ended_at = time ?? stringMember(event, "ended_at");
+        summary.ended_at = eventTime(event) ?? stringMember(event, "ended_at");
         const status = stringMember(event, "status") ?? stringMember(event, "outcome");
         summary.status = status === null ? null : (STATUS[status] ?? status);
         summary.confidence = numberMember(event, "confidence");
@@ -574,12 +642,13 @@ class ReplayConsumer implements LineConsumer {
         break;
       }
       case "RuntimeEvent": {
+        const ts = event.ts as string;
         this.runtime.push({
           seq: event.seq as JsonValue,
           event_type: event.runtime_event_type as JsonValue,
           payload: event.payload ?? {},
           idempotency_key: event.idempotency_key ?? null,
-          recorded_at: (event.ts as string).replace(/Z$/, "+00:00"),
+          recorded_at: ts.endsWith("Z") ? `${ts.slice(0, -1)}+00:00` : ts,
         });
         this.rehash(
           line,

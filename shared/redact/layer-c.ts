@@ -16,12 +16,16 @@
  * - `paranoid` keeps only structural members (and the ones the format's schema requires, so the
  *   copy still reads), everywhere.
  */
-import { mkdtemp, open, rm } from "node:fs/promises";
+import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  type ByteLine,
+  ByteSink,
   canonicalHash,
   canonicalize,
+  canonicalizeValueAt,
+  DEFAULT_MAX_DEPTH,
   decodeUtf8,
   isBlankBytes,
   isJsonObject,
@@ -33,12 +37,15 @@ import {
   readByteLines,
   readJson,
   setMember,
+  sha256Tag,
 } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
 import { detectFormat } from "../formats/registry.js";
 import { REPLAY_DIALECTS } from "../formats/replay-jsonl.js";
 import { RUN_KEYS, STEP_KEYS } from "../formats/replaykit.js";
 import type { FormatId } from "../formats/types.js";
+import { mapLines, type ParallelOptions } from "../parallel/line-pool.js";
+import type { LineTask } from "../parallel/tasks.js";
 import type { Preset } from "./presets.js";
 import { type RedactionSummary, Scrubber, type ScrubOptions } from "./scrub.js";
 
@@ -59,6 +66,8 @@ export interface LayerCOptions {
   maxDocumentBytes?: number;
   /** Folder for the spool file of JSON Lines inputs (default the OS temp folder). */
   tmpDir?: string;
+  /** Worker threads for large JSON Lines files (default: one per core). */
+  parallel?: ParallelOptions;
 }
 
 /** What Layer C needs of a `Scrubber` (`./scrub.ts`). */
@@ -205,34 +214,109 @@ class Context {
     return canonicalHash(value, this.profile);
   }
 
-  /** Removes raw member `key` of `source` into `out`, adding `<key>_hash` unless `source` has it. */
-  removeRaw(source: JsonObject, out: JsonObject, key: string, path: string): void {
+  /**
+   * Removes raw member `key` of `source` into `out`, adding `<key>_hash` unless `source` has it.
+   * `known` is the hash of the removed value when the reader already computed it (`LineRedactor`'s
+   * fast read, whose `source[key]` is then only a placeholder).
+   */
+  removeRaw(source: JsonObject, out: JsonObject, key: string, path: string, known?: string): void {
     this.drop(child(path, key), "layer_c.raw_removed");
     const hashKey = `${key}_hash`;
     if (Object.hasOwn(source, hashKey)) return;
-    setMember(out, hashKey, this.hash(source[key] as JsonValue));
+    setMember(out, hashKey, known ?? this.hash(source[key] as JsonValue));
     this.added.add(child(path, hashKey));
     this.rules.add("layer_c.hash_added");
   }
 
-  summary(format: FormatId, events: number): LayerCSummary {
-    const scrubbed: RedactionSummary = this.scrubber.summary();
-    const byRule: Record<string, number> = { ...scrubbed.by_rule };
-    for (const [k, n] of Object.entries(this.rules.counts)) byRule[k] = (byRule[k] ?? 0) + n;
-    const byPath: Record<string, number> = { ...scrubbed.by_path };
-    for (const [k, n] of Object.entries(this.paths.counts)) byPath[k] = (byPath[k] ?? 0) + n;
+  /** What was counted so far, as plain JSON. */
+  counts(events: number): LayerCCounts {
     return {
-      layer: "C",
-      format,
-      preset: this.preset,
       events,
-      by_rule: byRule,
-      by_path: byPath,
-      removed_fields: { ...this.removed.counts },
-      hashes_added: { ...this.added.counts },
-      total: Object.values(byRule).reduce((a, b) => a + b, 0),
+      scrubbed: this.scrubber.summary(),
+      rules: { ...this.rules.counts },
+      paths: { ...this.paths.counts },
+      removed: { ...this.removed.counts },
+      added: { ...this.added.counts },
     };
   }
+
+  summary(format: FormatId, events: number): LayerCSummary {
+    return layerCSummary(format, this.preset, this.counts(events));
+  }
+}
+
+/**
+ * The counts behind a `LayerCSummary`, as plain JSON (numbers and string-keyed records only): what
+ * `LineRedactor.snapshot` returns, what `mergeCounts` adds up and `layerCSummary` turns into the
+ * summary. Every record lists its keys in the order they were first counted.
+ */
+export interface LayerCCounts {
+  /** Events (lines) redacted. */
+  events: number;
+  /** The scrubber's replacements (`Scrubber.summary()`). */
+  scrubbed: RedactionSummary;
+  /** Layer C's own counts per rule (`layer_c.*`). */
+  rules: Record<string, number>;
+  /** Layer C's own counts per JSON path. */
+  paths: Record<string, number>;
+  /** Members removed or dropped, by path. */
+  removed: Record<string, number>;
+  /** Hash members added, by path. */
+  added: Record<string, number>;
+}
+
+/** Adds the counts of `from` to `into`; keys new to `into` go last, in `from`'s order. */
+function addCounts(into: Record<string, number>, from: Readonly<Record<string, number>>): void {
+  for (const [k, n] of Object.entries(from)) into[k] = (into[k] ?? 0) + n;
+}
+
+/**
+ * The counts of several `LineRedactor`s that redacted consecutive parts of one file, merged in the
+ * order given (the file's order), so that the result equals what one instance redacting the
+ * whole file would have counted, key order included. The snapshots are not changed.
+ */
+export function mergeCounts(snapshots: readonly LayerCCounts[]): LayerCCounts {
+  const out: LayerCCounts = {
+    events: 0,
+    scrubbed: { by_rule: {}, by_path: {}, total: 0 },
+    rules: {},
+    paths: {},
+    removed: {},
+    added: {},
+  };
+  for (const s of snapshots) {
+    out.events += s.events;
+    addCounts(out.scrubbed.by_rule, s.scrubbed.by_rule);
+    addCounts(out.scrubbed.by_path, s.scrubbed.by_path);
+    out.scrubbed.total += s.scrubbed.total;
+    addCounts(out.rules, s.rules);
+    addCounts(out.paths, s.paths);
+    addCounts(out.removed, s.removed);
+    addCounts(out.added, s.added);
+  }
+  return out;
+}
+
+/**
+ * The summary of a Layer C copy from its counts (one snapshot, or `mergeCounts` of several):
+ * `by_rule` and `by_path` are the scrubber's counts followed by Layer C's own.
+ */
+export function layerCSummary(format: FormatId, preset: Preset, counts: LayerCCounts): LayerCSummary {
+  const byRule: Record<string, number> = { ...counts.scrubbed.by_rule };
+  addCounts(byRule, counts.rules);
+  const byPath: Record<string, number> = { ...counts.scrubbed.by_path };
+  addCounts(byPath, counts.paths);
+  return {
+    layer: "C",
+    format,
+    preset,
+    events: counts.events,
+    by_rule: byRule,
+    by_path: byPath,
+    removed_fields: { ...counts.removed },
+    hashes_added: { ...counts.added },
+    total: Object.values(byRule).reduce((a, b) => a + b, 0),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,12 +406,19 @@ interface ObjectRules {
 /**
  * One event, span, step or entry. Top-level ids, timestamps and hashes are kept verbatim; raw
  * members removed; known members kept (scrubbed) unless `paranoid`; unknown ones fail closed.
+ * `hashes`: the openagents hash of top-level raw members the reader left as placeholders.
  */
-function redactEvent(event: JsonObject, path: string, ctx: Context, rules: ObjectRules): JsonObject {
+function redactEvent(
+  event: JsonObject,
+  path: string,
+  ctx: Context,
+  rules: ObjectRules,
+  hashes?: ReadonlyMap<string, string>,
+): JsonObject {
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(event)) {
     if (RAW_KEYS.has(k)) {
-      ctx.removeRaw(event, out, k, path);
+      ctx.removeRaw(event, out, k, path, hashes?.get(k));
       continue;
     }
     const known = rules.known?.has(k) === true;
@@ -422,10 +513,15 @@ function replayRules(format: "replay-v1" | "replay-dsrs" | "replay-adr0003"): Ev
   return { typeKey: dialect.typeKey, byType };
 }
 
-function redactReplayEvent(value: JsonObject, ctx: Context, rules: EventRules): JsonObject {
+function redactReplayEvent(
+  value: JsonObject,
+  ctx: Context,
+  rules: EventRules,
+  hashes?: ReadonlyMap<string, string>,
+): JsonObject {
   const type = value[rules.typeKey];
   const known = typeof type === "string" ? rules.byType.get(type) : undefined;
-  return redactEvent(value, "$", ctx, known ?? { allow: ctx.allow });
+  return redactEvent(value, "$", ctx, known ?? { allow: ctx.allow }, hashes);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -478,98 +574,423 @@ function isRootShaped(span: JsonObject): boolean {
 // ---------------------------------------------------------------------------------------------
 // JSON Lines
 
+/** The JSON Lines formats: the REPLAY dialects and Braintrust spans. */
+export type LinesFormat = "replay-v1" | "replay-dsrs" | "replay-adr0003" | "braintrust-spans";
+
+/** True for a format `LineRedactor` reads. */
+export function isLinesFormat(format: FormatId): format is LinesFormat {
+  return format !== "replaykit-rpk" && format !== "replay-bundle";
+}
+
+/** What a `LineRedactor` needs beside the format and preset. */
+export interface LineRedactorOptions {
+  /** File name, for error locations. */
+  file: string;
+  /** Key for the scrubber's keyed pseudonyms. */
+  key?: Uint8Array;
+  /**
+   * Read lines with the fast path (raw top-level objects and arrays checked, and hashed when a hash
+   * must be added, at byte level, never read). Default true; false reads every line with the
+   * lossless reader only (the output is the same; tests compare the two).
+   */
+  fastRead?: boolean;
+}
+
+/** One redacted line. */
+export interface RedactedLine {
+  /** The canonical (openagents) redacted event and a final `\n`. */
+  text: Buffer;
+  /**
+   * True when this line can carry the summary: a ReplayHeader (REPLAY dialects) or a root-shaped
+   * span (Braintrust). The first carrier of the file gets it (`withSummary`), else its first line.
+   */
+  carrier: boolean;
+}
+
 /**
- * The Layer C copy of a JSON Lines file. Redacted lines go to a spool file so the header (or
- * root span) can carry the final counts; only that one line is held in memory.
+ * The redaction of the lines of one JSON Lines file, one line at a time: each `line` call is a
+ * synchronous function of that line's bytes (plus the counts so far), so consecutive batches of
+ * lines can be redacted by separate instances (on worker threads) and their `snapshot`s merged in
+ * order with `mergeCounts`; `layerCSummary` then gives the file's summary and `withSummary` writes
+ * it into the carrier line. An instance holds its own scrubber and counters and shares nothing
+ * mutable with other instances. `snapshot` counts every line the instance redacted, so give each
+ * batch its own instance (cheap: a fraction of a millisecond once the module is loaded), or merge
+ * one snapshot per instance whose lines were consecutive.
+ *
+ * Raw top-level members (`RAW_KEYS`) that are objects or arrays, the bulk of most lines, are only
+ * checked and canonicalized at byte level, never read (their `<name>_hash`, when one is added, is
+ * the hash of those bytes); the rest of the line is read losslessly, in its own member order, so
+ * the output and the counts are exactly those of reading the whole line. Any line the fast path
+ * does not accept is read whole with `readJson`, which gives today's value or exact error.
+ */
+export class LineRedactor {
+  private readonly ctx: Context;
+  private readonly replay: EventRules | undefined;
+  private readonly file: string;
+  private readonly fastRead: boolean;
+  /** Output buffer of the byte canonicalizer, for the raw values of the fast read. */
+  private sink = new ByteSink(1 << 16);
+  private events = 0;
+
+  /** `format` must be a JSON Lines format (`isLinesFormat`); throws `RedactError` otherwise. */
+  constructor(
+    readonly format: LinesFormat,
+    readonly preset: Preset,
+    options: LineRedactorOptions,
+  ) {
+    if (!isLinesFormat(format)) {
+      throw new RedactError("format.not_lines", `${format} is a document format, not JSON Lines`, {
+        file: options.file,
+      });
+    }
+    const scrubOptions: ScrubOptions = options.key === undefined ? { preset } : { preset, key: options.key };
+    this.ctx = new Context(preset, new Scrubber(scrubOptions));
+    this.replay = format === "braintrust-spans" ? undefined : replayRules(format);
+    this.file = options.file;
+    this.fastRead = options.fastRead ?? true;
+  }
+
+  /**
+   * Redacts one non-blank line (`bytes` without its line break; `line` is its 1-based number in the
+   * file, for errors). Throws what the lossless reader throws for an unreadable line (located at
+   * `file` and `line`), `RedactError` `redact.not_object` for a line that is not an object, and
+   * `CanonicalizationError` for a value the openagents profile cannot serialize.
+   */
+  line(bytes: Buffer, line: number): RedactedLine {
+    const { value, hashes } = this.read(bytes, line);
+    if (!isJsonObject(value)) {
+      throw new RedactError("redact.not_object", "expected an event object on every line", {
+        file: this.file,
+        line,
+      });
+    }
+    const replay = this.replay;
+    const out =
+      replay === undefined
+        ? redactEvent(value, "$", this.ctx, SPAN_RULES, hashes)
+        : redactReplayEvent(value, this.ctx, replay, hashes);
+    this.events++;
+    const carrier = replay === undefined ? isRootShaped(value) : value[replay.typeKey] === "ReplayHeader";
+    return { text: Buffer.from(`${canonicalize(out, "openagents")}\n`), carrier };
+  }
+
+  /** The counts so far (lines, scrubber, Layer C's own), as a new plain JSON value. */
+  snapshot(): LayerCCounts {
+    return this.ctx.counts(this.events);
+  }
+
+  private read(bytes: Buffer, line: number): { value: JsonValue; hashes?: ReadonlyMap<string, string> } {
+    if (this.fastRead) {
+      let fast: ReturnType<typeof readLazily>;
+      try {
+        fast = readLazily(bytes, this.sink);
+      } catch {
+        // Whatever the fast read trips on, the lossless reader decides (and words the error).
+        fast = undefined;
+      }
+      // Do not keep a buffer the size of one huge line.
+      if (this.sink.buf.length > 1 << 24) this.sink = new ByteSink(1 << 16);
+      if (fast !== undefined) return fast;
+    }
+    try {
+      return { value: readJson(decodeUtf8(bytes)) };
+    } catch (error) {
+      if (error instanceof ReplayPipelineError) error.locate({ file: this.file, lineOffset: line - 1 });
+      throw error;
+    }
+  }
+}
+
+/**
+ * The carrier line `text` (a `RedactedLine`'s) with the summary written in: the ReplayHeader's
+ * `redaction` (REPLAY dialects) or the span's `metadata.redaction` (Braintrust); canonical, with
+ * its final `\n`.
+ */
+export function withSummary(format: LinesFormat, text: Buffer, summary: LayerCSummary): Buffer {
+  const end = text[text.length - 1] === 0x0a ? text.length - 1 : text.length;
+  const value = readJson(decodeUtf8(text.subarray(0, end))) as JsonObject;
+  if (format === "braintrust-spans") {
+    const metadata = isJsonObject(value.metadata) ? value.metadata : {};
+    setMember(metadata, "redaction", summaryValue(summary));
+    setMember(value, "metadata", metadata);
+  } else {
+    setMember(value, "redaction", summaryValue(summary));
+  }
+  return Buffer.from(`${canonicalize(value, "openagents")}\n`);
+}
+
+/**
+ * The fast read of one line: undefined unless it is an object with raw top-level members
+ * (`RAW_KEYS`) that are objects or arrays, and the line reads cleanly. Those values are cut out
+ * while they are checked and canonicalized at byte level in one pass (`canonicalizeValueAt`,
+ * which gives up on anything the lossless reader could see differently); the rest of the line is
+ * read with `readJson`, the cut values as `{}` or `[]`, so every other member is exactly what
+ * `readJson` reads of the whole line, in the same order (which decides the summary's key order,
+ * and which of two members whose names scrub alike is written). `hashes` holds the openagents
+ * hash of each cut value that has no `<name>_hash` sibling (the only ones `removeRaw` hashes).
+ */
+function readLazily(
+  bytes: Buffer,
+  sink: ByteSink,
+): { value: JsonObject; hashes: ReadonlyMap<string, string> } | undefined {
+  const cuts: RawCuts = { keys: [], starts: [], ends: [], canonical: [] };
+  sink.len = 0;
+  if (!rawContainers(bytes, cuts, sink) || cuts.keys.length === 0) return undefined;
+  // The line reads as JSON exactly when the line with each cut value replaced by an empty one
+  // does (read below) and each cut value does on its own (checked by the scan): swapping a value
+  // for another at a value position keeps a document valid. `readJson` of the whole line would
+  // then give this value with the cut values in place of the placeholders.
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let c = 0; c < cuts.keys.length; c++) {
+    const start = cuts.starts[c] as number;
+    parts.push(bytes.subarray(from, start), bytes[start] === 0x7b ? EMPTY_OBJECT : EMPTY_ARRAY);
+    from = cuts.ends[c] as number;
+  }
+  parts.push(bytes.subarray(from));
+  let value: JsonValue;
+  try {
+    value = readJson(decodeUtf8(Buffer.concat(parts)));
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(value)) return undefined;
+  const hashes = new Map<string, string>();
+  for (let c = 0; c < cuts.keys.length; c++) {
+    const key = cuts.keys[c] as string;
+    const start = cuts.starts[c] as number;
+    const placeholder = value[key];
+    const isEmpty =
+      bytes[start] === 0x7b
+        ? isJsonObject(placeholder) && Object.keys(placeholder).length === 0
+        : Array.isArray(placeholder) && placeholder.length === 0;
+    if (!isEmpty) return undefined;
+    if (!Object.hasOwn(value, `${key}_hash`))
+      hashes.set(key, sha256Tag(sink.buf.subarray(cuts.canonical[2 * c], cuts.canonical[2 * c + 1])));
+  }
+  return { value, hashes };
+}
+
+const EMPTY_OBJECT = Buffer.from("{}");
+const EMPTY_ARRAY = Buffer.from("[]");
+
+/** Top-level raw members whose value is an object or array: names, and where the values are. */
+interface RawCuts {
+  keys: string[];
+  /** Where each value starts in the line, and where it ends (whitespace after it included). */
+  starts: number[];
+  ends: number[];
+  /** Where each value's canonical bytes are in the sink: start and end, in turn. */
+  canonical: number[];
+}
+
+/**
+ * Finds, in document order, the top-level members of the JSON object line `b` named in `RAW_KEYS`
+ * whose value is an object or array, and appends each one's canonical bytes to `sink` (false
+ * when one does not canonicalize). Everything else is only delimited (strings by their unescaped
+ * quotes, containers by their brackets): on a malformed line the result means nothing, and
+ * `readLazily` then rejects the line. False when the line does not even scan as an object.
+ */
+function rawContainers(b: Buffer, cuts: RawCuts, sink: ByteSink): boolean {
+  let i = skipSpace(b, 0);
+  if (b[i] !== 0x7b) return false;
+  i = skipSpace(b, i + 1);
+  if (b[i] === 0x7d) return true;
+  for (;;) {
+    if (b[i] !== 0x22) return false;
+    const keyStart = i;
+    i = stringEnd(b, i);
+    if (i < 0) return false;
+    const keyEnd = i;
+    i = skipSpace(b, i);
+    if (b[i] !== 0x3a) return false;
+    i = skipSpace(b, i + 1);
+    const start = i;
+    const open = b[i];
+    const key = open === 0x7b || open === 0x5b ? memberName(b, keyStart, keyEnd) : "";
+    if (RAW_KEYS.has(key)) {
+      // The value sits one level down in the line: it may nest one level less.
+      const from = sink.len;
+      i = canonicalizeValueAt(b, start, "openagents", sink, DEFAULT_MAX_DEPTH - 1);
+      if (i < 0) return false;
+      cuts.keys.push(key);
+      cuts.starts.push(start);
+      cuts.ends.push(i);
+      cuts.canonical.push(from, sink.len);
+    } else {
+      i = valueEnd(b, i);
+      if (i < 0) return false;
+    }
+    i = skipSpace(b, i);
+    if (b[i] === 0x7d) return true;
+    if (b[i] !== 0x2c) return false;
+    i = skipSpace(b, i + 1);
+  }
+}
+
+/** The name of a member from its quoted bytes `[start, end)`; "" when they do not read. */
+function memberName(b: Buffer, start: number, end: number): string {
+  const raw = b.toString("utf8", start + 1, end - 1);
+  if (!raw.includes("\\")) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return "";
+  }
+}
+
+/** The index after JSON whitespace from `i`. */
+function skipSpace(b: Buffer, i: number): number {
+  for (;;) {
+    const c = b[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return i;
+    i++;
+  }
+}
+
+/** The index after the string whose opening quote is at `i`; -1 when it does not close. */
+function stringEnd(b: Buffer, i: number): number {
+  let from = i + 1;
+  for (;;) {
+    const q = b.indexOf(0x22, from);
+    if (q < 0) return -1;
+    let k = q - 1;
+    while (b[k] === 0x5c) k--;
+    // An even run of backslashes escapes itself, not the quote.
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    from = q + 1;
+  }
+}
+
+/** The index after the value starting at `i`; -1 when it does not end. */
+function valueEnd(b: Buffer, i: number): number {
+  const n = b.length;
+  const first = b[i];
+  if (first === 0x22) return stringEnd(b, i);
+  if (first !== 0x7b && first !== 0x5b) {
+    // A number or literal runs to the next delimiter.
+    while (i < n) {
+      const c = b[i];
+      if (c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d)
+        break;
+      i++;
+    }
+    return i;
+  }
+  let depth = 0;
+  while (i < n) {
+    const c = b[i];
+    if (c === 0x22) {
+      i = stringEnd(b, i);
+      if (i < 0) return -1;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+    i++;
+  }
+  return -1;
+}
+
+/** How `mapLines` builds the line redaction, on this thread and on workers. */
+export interface RedactTaskInit {
+  task: "redact";
+  format: LinesFormat;
+  preset: Preset;
+  file: string;
+  key?: Uint8Array;
+}
+
+/**
+ * The redaction of lines as a `mapLines` task: each line's `RedactedLine` (its text in a buffer of
+ * its own, so it crosses threads without the shared pool slab), and as state the counts since the
+ * last `finish`, which `mergeCounts` adds up in file order.
+ */
+export function redactTask(init: RedactTaskInit): LineTask {
+  const options = (): LineRedactorOptions =>
+    init.key === undefined ? { file: init.file } : { file: init.file, key: init.key };
+  let redactor = new LineRedactor(init.format, init.preset, options());
+  return {
+    line: (bytes, line) => {
+      const { text, carrier } = redactor.line(bytes, line);
+      return { text: new Uint8Array(text), carrier };
+    },
+    finish: () => {
+      const counts = redactor.snapshot();
+      redactor = new LineRedactor(init.format, init.preset, options());
+      return counts;
+    },
+  };
+}
+
+/**
+ * The Layer C copy of a JSON Lines file, its lines redacted on worker threads when the file is
+ * large (`mapLines`). Redacted lines go to a spool file so the header (or root span) can carry the
+ * final counts; only that one line is held in memory.
  */
 async function* redactLines(
-  first: { value: JsonValue; line: number },
-  rest: AsyncIterator<{ line: number; bytes: Buffer }>,
-  format: FormatId,
-  ctx: Context,
+  first: ByteLine,
+  rest: AsyncIterator<ByteLine>,
+  format: LinesFormat,
+  preset: Preset,
   options: LayerCOptions,
   done: (summary: LayerCSummary) => void,
 ): AsyncGenerator<Uint8Array> {
-  const replay = format === "braintrust-spans" ? undefined : replayRules(format as "replay-v1");
+  const init: RedactTaskInit =
+    options.key === undefined
+      ? { task: "redact", format, preset, file: options.file }
+      : { task: "redact", format, preset, file: options.file, key: options.key };
+  const counts: LayerCCounts[] = [];
+  const lines = mapLines(
+    prepend(first, rest),
+    (line) => !isBlankBytes(line.bytes),
+    redactTask(init),
+    init,
+    options.parallel,
+    (state) => counts.push(state as LayerCCounts),
+  );
   const dir = await mkdtemp(join(options.tmpDir ?? tmpdir(), "layer-c-"));
   const spoolPath = join(dir, "spool.jsonl");
   try {
-    /** The line that carries the summary: the ReplayHeader or root span, else the first line. */
-    let carrier: { index: number; value: JsonObject } | undefined;
-    let firstOut: JsonObject | undefined;
-    let events = 0;
+    /** The line that carries the summary (the ReplayHeader or root span, else the first line). */
+    let carrier: { start: number; text: Buffer } | undefined;
+    let firstText: Buffer | undefined;
+    let written = 0;
     const spool = await open(spoolPath, "w");
     try {
-      let pending: Buffer[] = [];
+      let pending: Uint8Array[] = [];
       let pendingBytes = 0;
-      const handle = async (value: JsonValue, line: number): Promise<void> => {
-        if (!isJsonObject(value)) {
-          throw new RedactError("redact.not_object", "expected an event object on every line", {
-            file: options.file,
-            line,
-          });
-        }
-        const out =
-          replay === undefined
-            ? redactEvent(value, "$", ctx, SPAN_RULES)
-            : redactReplayEvent(value, ctx, replay);
-        const index = events++;
-        if (index === 0) firstOut = out;
-        const isCarrier =
-          replay === undefined ? isRootShaped(value) : value[replay.typeKey] === "ReplayHeader";
-        if (carrier === undefined && isCarrier) carrier = { index, value: out };
-        const text = Buffer.from(`${canonicalize(out, "openagents")}\n`);
+      for await (const { result } of lines) {
+        if (result === undefined) continue;
+        const { text: bytes, carrier: isCarrier } = result as { text: Uint8Array; carrier: boolean };
+        const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        if (firstText === undefined) firstText = text;
+        if (carrier === undefined && isCarrier) carrier = { start: written, text };
         pending.push(text);
         pendingBytes += text.length;
+        written += text.length;
         if (pendingBytes >= 1 << 20) {
           await spool.write(Buffer.concat(pending, pendingBytes));
           pending = [];
           pendingBytes = 0;
         }
-      };
-      await handle(first.value, first.line);
-      for (;;) {
-        const next = await rest.next();
-        if (next.done === true) break;
-        const { line, bytes } = next.value;
-        if (isBlankBytes(bytes)) continue;
-        let value: JsonValue;
-        try {
-          value = readJson(decodeUtf8(bytes));
-        } catch (error) {
-          if (error instanceof ReplayPipelineError)
-            error.locate({ file: options.file, lineOffset: line - 1 });
-          throw error;
-        }
-        await handle(value, line);
       }
       if (pendingBytes > 0) await spool.write(Buffer.concat(pending, pendingBytes));
     } finally {
       await spool.close();
     }
-    const target = carrier ?? (firstOut === undefined ? undefined : { index: 0, value: firstOut });
-    const summary = ctx.summary(format, events);
-    let targetLine: Buffer | undefined;
-    if (target !== undefined) {
-      if (replay === undefined) {
-        const metadata = isJsonObject(target.value.metadata) ? target.value.metadata : {};
-        setMember(metadata, "redaction", summaryValue(summary));
-        setMember(target.value, "metadata", metadata);
-      } else {
-        setMember(target.value, "redaction", summaryValue(summary));
-      }
-      targetLine = Buffer.from(`${canonicalize(target.value, "openagents")}\n`);
-    }
+    const target = carrier ?? (firstText === undefined ? undefined : { start: 0, text: firstText });
+    const summary = layerCSummary(format, preset, mergeCounts(counts));
     const reader = await open(spoolPath, "r");
     try {
-      let index = 0;
-      const spooled = readByteLines(reader.createReadStream({ autoClose: false }), {
-        maxLineBytes: Number.MAX_SAFE_INTEGER,
-      });
-      for await (const { bytes } of spooled) {
-        if (targetLine !== undefined && index === target?.index) yield targetLine;
-        else yield Buffer.concat([bytes, NEWLINE]);
-        index++;
+      // The spool as it is, with the target line swapped for its copy carrying the summary.
+      if (target !== undefined) {
+        yield* spooled(reader, 0, target.start);
+        yield withSummary(format, target.text, summary);
+        yield* spooled(reader, target.start + target.text.length, written);
       }
     } finally {
       await reader.close();
@@ -578,6 +999,23 @@ async function* redactLines(
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Bytes `[from, to)` of an open file, in chunks of up to 1 MiB. */
+async function* spooled(file: FileHandle, from: number, to: number): AsyncGenerator<Uint8Array> {
+  for (let at = from; at < to; ) {
+    const chunk = Buffer.allocUnsafeSlow(Math.min(1 << 20, to - at));
+    const { bytesRead } = await file.read(chunk, 0, chunk.length, at);
+    if (bytesRead === 0) throw new RedactError("redact.spool_truncated", "the spool file ended early");
+    at += bytesRead;
+    yield chunk.subarray(0, bytesRead);
+  }
+}
+
+/** `first`, then the rest of the lines. */
+async function* prepend(first: ByteLine, rest: AsyncIterator<ByteLine>): AsyncGenerator<ByteLine> {
+  yield first;
+  for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value;
 }
 
 const NEWLINE = Buffer.from("\n");
@@ -749,9 +1187,6 @@ export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOpt
     result = summary;
   };
   async function* run(): AsyncGenerator<Uint8Array> {
-    const scrubOptions: ScrubOptions = options.key === undefined ? { preset } : { preset, key: options.key };
-    const scrubber = new Scrubber(scrubOptions);
-    const ctx = new Context(preset, scrubber);
     const maxDocument = options.maxDocumentBytes ?? 256 * 1024 * 1024;
     const lines = readByteLines(source, { maxLineBytes: options.maxLineBytes })[Symbol.asyncIterator]();
     const parts: Buffer[] = [];
@@ -789,7 +1224,7 @@ export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOpt
         throw error;
       }
       const format = formatOf(value, options.file, line);
-      if (format === "replaykit-rpk" || format === "replay-bundle") {
+      if (!isLinesFormat(format)) {
         for (;;) {
           const more = await lines.next();
           if (more.done === true) break;
@@ -800,10 +1235,10 @@ export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOpt
             });
           }
         }
-        yield* document(value, format, ctx, done);
+        yield* document(value, format, preset, options.key, done);
         return;
       }
-      yield* redactLines({ value, line }, lines, format, ctx, options, done);
+      yield* redactLines(next.value, lines, format, preset, options, done);
       return;
     }
     if (!documentMode)
@@ -818,7 +1253,7 @@ export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOpt
       throw error;
     }
     const format = formatOf(value, options.file, 1);
-    if (format !== "replaykit-rpk" && format !== "replay-bundle") {
+    if (isLinesFormat(format)) {
       throw new RedactError(
         "format.not_lines",
         `${format} is JSON Lines, but this file is one multi-line document`,
@@ -827,7 +1262,7 @@ export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOpt
         },
       );
     }
-    yield* document(value, format, ctx, done);
+    yield* document(value, format, preset, options.key, done);
   }
   return {
     chunks: run(),
@@ -862,9 +1297,12 @@ function summaryOf(value: JsonValue | undefined): LayerCSummary {
 async function* document(
   value: JsonValue,
   format: "replaykit-rpk" | "replay-bundle",
-  ctx: Context,
+  preset: Preset,
+  key: Uint8Array | undefined,
   done: (summary: LayerCSummary) => void,
 ): AsyncGenerator<Uint8Array> {
+  const scrubOptions: ScrubOptions = key === undefined ? { preset } : { preset, key };
+  const ctx = new Context(preset, new Scrubber(scrubOptions));
   const doc = value as JsonObject;
   const { value: out } = format === "replaykit-rpk" ? redactReplaykit(doc, ctx) : redactBundle(doc, ctx);
   const profile: Profile = format === "replaykit-rpk" ? "replaykit" : "openagents";

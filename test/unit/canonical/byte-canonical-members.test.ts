@@ -4,6 +4,7 @@ import {
   ByteSink,
   canonicalize,
   canonicalizeBytes,
+  canonicalizeValueAt,
   readJson,
   type TopLevelMembers,
 } from "../../../shared/canonical/index.js";
@@ -38,5 +39,44 @@ describe("canonicalizeBytes with top-level member spans", () => {
     expect(canonicalizeBytes(Buffer.from('{"a":1,"a":2}'), "openagents", new ByteSink(4), 512, members)).toBe(
       false,
     );
+  });
+});
+
+describe("canonicalizeValueAt", () => {
+  const ws = fc.constantFrom("", " ", "\t", "\n ", "\r\n");
+  const suffix = fc.constantFrom("", ',"next":1}', "]", ", 2]", "}}");
+
+  it("canonicalizes the value at an offset and returns where it (and its whitespace) ends", () => {
+    fc.assert(
+      fc.property(fc.string(), ws, fc.jsonValue(), ws, suffix, (head, before, value, after, rest) => {
+        const text = JSON.stringify(value, null, before.length > 1 ? 1 : undefined);
+        const prefix = Buffer.from(`${head}:`);
+        const src = Buffer.concat([prefix, Buffer.from(`${before}${text}${after}${rest}`)]);
+        const sink = new ByteSink(4);
+        sink.len = 2;
+        const end = canonicalizeValueAt(src, prefix.length, "openagents", sink);
+        expect(end).toBe(prefix.length + Buffer.byteLength(`${before}${text}${after}`));
+        expect(sink.buf.subarray(2, sink.len).toString("utf8")).toBe(
+          canonicalize(readJson(text), "openagents"),
+        );
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("returns -1 and leaves the sink as it was for what the lossless reader must judge", () => {
+    for (const bad of ['{"a":1,"a":2}', '{"a":1', '["\\ud800"]', "[1e999]", '{"a":"\xff"}', "[01]"]) {
+      const sink = new ByteSink(4);
+      sink.len = 1;
+      const src = Buffer.concat([Buffer.from("x"), Buffer.from(bad, "latin1"), Buffer.from(",1")]);
+      expect(canonicalizeValueAt(src, 1, "openagents", sink), bad).toBe(-1);
+      expect(sink.len).toBe(1);
+    }
+  });
+
+  it("gives up past the depth limit", () => {
+    const deep = Buffer.from(`${"[".repeat(5)}${"]".repeat(5)},`);
+    expect(canonicalizeValueAt(deep, 0, "openagents", new ByteSink(4), 4)).toBe(-1);
+    expect(canonicalizeValueAt(deep, 0, "openagents", new ByteSink(4), 5)).toBe(10);
   });
 });

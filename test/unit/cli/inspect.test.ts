@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { ReplayGenerator } from "../../../bench/generate.js";
 import { canonicalize, readJson } from "../../../shared/canonical/index.js";
 import { corpusPath, corpusText, PROJECT_ROOT } from "../../support/corpus.js";
 
@@ -86,6 +87,28 @@ describe("replay-pipeline inspect", () => {
     expect(report.replay_hash).toBe(
       "sha256:8c091d9c93711189e51ca37c8f313e3749b0adb8ba7982c7c4e78ba8641c8010",
     );
+  });
+
+  it("reads a replay past the 8 MiB worker threshold on worker threads with the same report; --workers 0 keeps one thread", () => {
+    const gen = new ReplayGenerator(3);
+    const lines = [gen.header(), gen.sessionStart()];
+    for (let size = 0; size < 9 * 1024 * 1024; ) {
+      for (const line of gen.nextEvents()) {
+        lines.push(line);
+        size += line.length + 1;
+      }
+    }
+    lines.push(gen.sessionEnd());
+    const file = join(dir, "large.REPLAY.jsonl");
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const parallel = run(["inspect", file, "--json", "--workers", "2"]);
+    const single = run(["inspect", file, "--json", "--workers", "0"]);
+    expect(parallel.code).toBe(0);
+    expect(JSON.parse(parallel.stdout).verdict).toBe("passed");
+    expect(parallel.stdout).toBe(single.stdout);
+    const bad = run(["inspect", file, "--workers", "many"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--workers expects an integer of at least 0, got 'many'");
   });
 
   it("gives the span trace turns in its JSON", () => {

@@ -1,0 +1,336 @@
+/**
+ * Spreads the per-line byte work of large JSON Lines files over worker threads while the caller
+ * keeps everything that depends on order (validation state, summaries, output order).
+ *
+ * `mapLines` runs a `LineTask` over a stream of lines and yields each line with its result, in
+ * input order. The first `threshold` bytes are handled on the calling thread, so small files
+ * never pay for starting workers; past it, lines are copied into batches of about `batchBytes`,
+ * each batch goes to the least busy worker (which runs the same task, built from the same
+ * `TaskInit`), and at most two batches per worker are in flight, which bounds memory. A machine
+ * with one core, or a bundle without the worker script, runs everything on the calling thread.
+ * A task's per-part state (`LineTask.finish`: counters) comes back for each part of the input in
+ * input order, so the caller can merge it exactly as one thread would have counted.
+ */
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { ReplayPipelineError } from "../errors.js";
+import type { LineTask, TaskInit } from "./tasks.js";
+
+/** How `mapLines` spreads work. */
+export interface ParallelOptions {
+  /** Worker threads; 0 keeps all work on the calling thread. Default: `defaultWorkers()`. */
+  workers?: number;
+  /** Line bytes handled on the calling thread before workers start (default 8 MiB). */
+  threshold?: number;
+  /** Bytes per batch sent to a worker (default 1 MiB). */
+  batchBytes?: number;
+}
+
+/** A worker thread failed (crashed, or its task threw where the calling thread's would not). */
+export class WorkerPoolError extends ReplayPipelineError {}
+
+/**
+ * One worker per core beyond the first (the calling thread works too); none on a single core,
+ * where they would only cost.
+ */
+export function defaultWorkers(): number {
+  return Math.min(availableParallelism() - 1, 7);
+}
+
+/** The bundled worker script: beside this bundle (dist/), or dist/ from the source tree. */
+function workerScript(): URL | undefined {
+  for (const candidate of ["./line-worker.js", "../../dist/line-worker.js"]) {
+    const url = new URL(candidate, import.meta.url);
+    if (existsSync(fileURLToPath(url))) return url;
+  }
+  return undefined;
+}
+
+/** Statistics of the pools started in this process, for tests and the benchmark. */
+export const poolStats = { pools: 0, batches: 0 };
+
+/** What a worker answers for one batch: a result per line and the task's state for the batch. */
+interface BatchResult {
+  results: unknown[];
+  state: unknown;
+}
+
+interface Pending {
+  resolve: (result: BatchResult) => void;
+  reject: (error: Error) => void;
+  worker: number;
+}
+
+/** A fixed set of workers running one task. */
+class Pool {
+  private readonly workers: Worker[] = [];
+  private readonly busy: number[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private failure: Error | undefined;
+
+  constructor(script: URL, init: TaskInit, size: number) {
+    poolStats.pools++;
+    for (let w = 0; w < size; w++) {
+      const worker = new Worker(script, { workerData: init });
+      worker.on(
+        "message",
+        (message: { id: number; results?: unknown[]; state?: unknown; error?: string }) => {
+          const job = this.pending.get(message.id);
+          if (job === undefined) return;
+          this.pending.delete(message.id);
+          this.busy[job.worker] = (this.busy[job.worker] ?? 1) - 1;
+          if (message.error !== undefined)
+            job.reject(new WorkerPoolError("worker.task_failed", message.error));
+          else job.resolve({ results: message.results ?? [], state: message.state });
+        },
+      );
+      worker.on("error", (error) => this.fail(error));
+      worker.on("exit", (code) => {
+        if (code !== 0) this.fail(new Error(`worker exited with code ${code}`));
+      });
+      this.workers.push(worker);
+      this.busy.push(0);
+    }
+  }
+
+  private fail(cause: Error): void {
+    this.failure ??= new WorkerPoolError(
+      "worker.crashed",
+      `a worker thread failed: ${cause.message}`,
+      {},
+      { cause },
+    );
+    for (const job of this.pending.values()) job.reject(this.failure);
+    this.pending.clear();
+  }
+
+  /** Runs the task over the batch's lines on the least busy worker. */
+  run(batch: Batch): Promise<BatchResult> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    let w = 0;
+    for (let k = 1; k < this.workers.length; k++) if ((this.busy[k] ?? 0) < (this.busy[w] ?? 0)) w = k;
+    const id = this.nextId++;
+    this.busy[w] = (this.busy[w] ?? 0) + 1;
+    poolStats.batches++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, worker: w });
+      // The batch buffer is the worker's now: moved, not copied.
+      this.workers[w]?.postMessage({ id, ...batch }, [batch.buf.buffer]);
+    });
+  }
+
+  size(): number {
+    return this.workers.length;
+  }
+
+  /** Batches sent and not answered yet. */
+  inFlight(): number {
+    return this.pending.size;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+}
+
+/** Lines copied into one buffer: line k is `buf[ends[k-1] .. ends[k])`, numbered `lines[k]`. */
+interface Batch {
+  buf: Uint8Array<ArrayBuffer>;
+  ends: Int32Array;
+  lines: Int32Array;
+}
+
+/** A line as `mapLines` reads it: its number and bytes, plus whatever the caller carries along. */
+export interface MappedLine {
+  line: number;
+  bytes: Buffer;
+}
+
+/** A group of consecutive items and its answer (settled at once when run on this thread). */
+interface Group<T> {
+  items: T[];
+  selected: boolean[];
+  answer: Promise<BatchResult>;
+  settled: boolean;
+  /** Run on this thread: results are not in wire form. */
+  settledHere?: true;
+}
+
+/**
+ * Runs a task over the lines of `items` that `wanted` selects (on the calling thread with `local`,
+ * or on workers built from `init`, which must build the same task) and yields every item, in
+ * order, with its result (undefined for items not selected). `onState` gets the task's `finish()`
+ * state for each consecutive part of the input, in order. While the oldest batch is still on a
+ * worker, the calling thread runs the next batch itself rather than wait, so with one worker both
+ * cores of a two-core machine stay busy. When a worker's task throws, the batch is run again on
+ * the calling thread, so the caller gets the task's own typed error.
+ */
+export async function* mapLines<T extends MappedLine>(
+  items: AsyncIterator<T>,
+  wanted: (item: T) => boolean,
+  local: LineTask,
+  init: TaskInit,
+  options: ParallelOptions = {},
+  onState?: (state: unknown) => void,
+): AsyncGenerator<{ item: T; result: unknown }> {
+  const workers = options.workers ?? defaultWorkers();
+  const threshold = options.threshold ?? 8 * 1024 * 1024;
+  const batchBytes = options.batchBytes ?? 1024 * 1024;
+  let seen = 0;
+  let pool: Pool | undefined;
+  const script = workers > 0 ? workerScript() : undefined;
+  try {
+    // Below the threshold (or without workers): the task runs here, line by line.
+    for (;;) {
+      if (script !== undefined && seen >= threshold) break;
+      const next = await items.next();
+      if (next.done === true) {
+        onState?.(local.finish());
+        return;
+      }
+      const item = next.value;
+      if (!wanted(item)) {
+        yield { item, result: undefined };
+        continue;
+      }
+      seen += item.bytes.length;
+      yield { item, result: local.line(item.bytes, item.line) };
+    }
+    onState?.(local.finish());
+    const running = new Pool(script as URL, init, workers);
+    pool = running;
+    const fromWire = local.fromWire;
+    let done = false;
+    /** The next group of consecutive items, up to about `batchBytes` of selected lines. */
+    const read = async (): Promise<{ items: T[]; selected: boolean[]; bytes: number } | undefined> => {
+      const group: T[] = [];
+      const selected: boolean[] = [];
+      let bytes = 0;
+      while (bytes < batchBytes && group.length < 4096) {
+        const next = await items.next();
+        if (next.done === true) {
+          done = true;
+          break;
+        }
+        const want = wanted(next.value);
+        group.push(next.value);
+        selected.push(want);
+        if (want) bytes += next.value.bytes.length;
+      }
+      return group.length === 0 ? undefined : { items: group, selected, bytes };
+    };
+    const queue: Group<T>[] = [];
+    const limit = 2 * running.size();
+    while (!done || queue.length > 0) {
+      // Keep every worker two batches deep.
+      while (!done && running.inFlight() < limit) {
+        const g = await read();
+        if (g === undefined) break;
+        const entry: Group<T> = {
+          items: g.items,
+          selected: g.selected,
+          answer: running.run(pack(g)),
+          settled: false,
+        };
+        entry.answer.then(
+          () => {
+            entry.settled = true;
+          },
+          // Awaited in order below; a batch still out when an earlier one fails is dropped.
+          () => undefined,
+        );
+        queue.push(entry);
+      }
+      const head = queue[0];
+      if (head === undefined) break;
+      if (!head.settled && !done && queue.length < 2 * limit) {
+        // Rather than wait: the next batch, here.
+        const g = await read();
+        if (g !== undefined) queue.push(runHere(g, local));
+        continue;
+      }
+      queue.shift();
+      const { results, state } = await answerOf(head, local);
+      let r = 0;
+      for (let k = 0; k < head.items.length; k++) {
+        const item = head.items[k] as T;
+        if (head.selected[k] !== true) {
+          yield { item, result: undefined };
+          continue;
+        }
+        const result = results[r++];
+        yield { item, result: fromWire !== undefined && !head.settledHere ? fromWire(result) : result };
+      }
+      onState?.(state);
+    }
+  } finally {
+    await pool?.close();
+  }
+}
+
+/**
+ * Runs a group on the calling thread: a settled entry with the task's state for the group. A
+ * line that throws fails the entry, not the call, so earlier batches still come first.
+ */
+function runHere<T extends MappedLine>(g: { items: T[]; selected: boolean[] }, local: LineTask): Group<T> {
+  let answer: Promise<BatchResult>;
+  try {
+    const results: unknown[] = [];
+    g.items.forEach((item, k) => {
+      if (g.selected[k] === true) results.push(local.line(item.bytes, item.line));
+    });
+    answer = Promise.resolve({ results, state: local.finish() });
+  } catch (error) {
+    answer = Promise.reject(error);
+    answer.catch(() => undefined);
+  }
+  return { items: g.items, selected: g.selected, answer, settled: true, settledHere: true };
+}
+
+/**
+ * A batch's answer; when the worker's task threw, the batch's lines run here so the task throws
+ * its own error with its own type (the worker could only send the message).
+ */
+async function answerOf<T extends MappedLine>(batch: Group<T>, local: LineTask): Promise<BatchResult> {
+  try {
+    return await batch.answer;
+  } catch (error) {
+    if (!(error instanceof WorkerPoolError) || error.code !== "worker.task_failed") throw error;
+    batch.items.forEach((item, k) => {
+      if (batch.selected[k] === true) local.line(item.bytes, item.line);
+    });
+    throw error;
+  }
+}
+
+/** Copies the selected lines of a group into one transferable buffer. */
+function pack<T extends MappedLine>({
+  items: group,
+  selected,
+  bytes,
+}: {
+  items: T[];
+  selected: boolean[];
+  bytes: number;
+}): Batch {
+  const count = selected.filter(Boolean).length;
+  // Not from Buffer's shared pool: the buffer is transferred to the worker.
+  const buf = new Uint8Array(bytes);
+  const ends = new Int32Array(count);
+  const lines = new Int32Array(count);
+  let at = 0;
+  let k = 0;
+  for (let g = 0; g < group.length; g++) {
+    if (selected[g] !== true) continue;
+    const item = group[g] as T;
+    buf.set(item.bytes, at);
+    at += item.bytes.length;
+    ends[k] = at;
+    lines[k] = item.line;
+    k++;
+  }
+  return { buf, ends, lines };
+}
