@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url";
 import canonicalizeNpm from "canonicalize";
 import { canonicalJsonLines, type Profile } from "../shared/canonical/index.js";
 import { inspect } from "../shared/formats/inspect.js";
+import { defaultWorkers } from "../shared/parallel/line-pool.js";
 import { redactFile } from "../shared/redact/layer-c.js";
 import { type DatasetMeta, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
 
@@ -190,37 +191,48 @@ export const MEASUREMENTS: Measurement[] = [
     command: (file) => ["python3", join(ROOT, "bench", "peers", "python_hash.py"), file],
     unavailable: pythonUnavailable,
   },
-  {
-    kind: "node",
-    name: "inspect",
-    label: "replay-pipeline `inspect` (validate, rehash every hash, summary), 500 MB",
-    scale: 5,
-    run: async (file) => {
-      const counter = { bytes: 0 };
-      const { report } = await inspect(readChunks(file, counter), { file, keepToolCalls: false });
-      // A benchmark of a path that rejects its input would measure the wrong thing.
-      if (report.verdict !== "passed")
-        throw new Error(
-          `${file}: inspect verdict ${report.verdict}: ${JSON.stringify(report.errors.slice(0, 3))}`,
-        );
-      return { bytes: counter.bytes, digest: report.replay_hash };
-    },
-  },
-  {
-    kind: "node",
-    name: "redact",
-    label: "replay-pipeline `redact` (Layer C, private_repo preset), 500 MB",
-    scale: 5,
-    run: async (file) => {
-      const counter = { bytes: 0 };
-      const hash = new BatchedSha256();
-      const result = redactFile(readChunks(file, counter), { file });
-      for await (const chunk of result.chunks) hash.add(chunk);
-      if (result.summary().total === 0)
-        throw new Error(`${file}: redact removed nothing; the benchmark would measure the wrong thing`);
-      return { bytes: counter.bytes, digest: hash.digest() };
-    },
-  },
+  ...[true, false].flatMap((parallel): NodeMeasurement[] => {
+    const workers = parallel ? defaultWorkers() : 0;
+    const threads = workers === 0 ? "one thread" : `${workers} worker thread${workers > 1 ? "s" : ""} + main`;
+    const suffix = parallel ? "" : "-1t";
+    return [
+      {
+        kind: "node",
+        name: `inspect${suffix}`,
+        label: `replay-pipeline \`inspect\` (validate, rehash every hash, summary), ${threads}`,
+        scale: 5,
+        run: async (file) => {
+          const counter = { bytes: 0 };
+          const { report } = await inspect(readChunks(file, counter), {
+            file,
+            keepToolCalls: false,
+            parallel: { workers },
+          });
+          // A benchmark of a path that rejects its input would measure the wrong thing.
+          if (report.verdict !== "passed")
+            throw new Error(
+              `${file}: inspect verdict ${report.verdict}: ${JSON.stringify(report.errors.slice(0, 3))}`,
+            );
+          return { bytes: counter.bytes, digest: report.replay_hash };
+        },
+      },
+      {
+        kind: "node",
+        name: `redact${suffix}`,
+        label: `replay-pipeline \`redact\` (Layer C, private_repo preset), ${threads}`,
+        scale: 5,
+        run: async (file) => {
+          const counter = { bytes: 0 };
+          const hash = new BatchedSha256();
+          const result = redactFile(readChunks(file, counter), { file, parallel: { workers } });
+          for await (const chunk of result.chunks) hash.add(chunk);
+          if (result.summary().total === 0)
+            throw new Error(`${file}: redact removed nothing; the benchmark would measure the wrong thing`);
+          return { bytes: counter.bytes, digest: hash.digest() };
+        },
+      },
+    ];
+  }),
 ];
 
 function packageVersion(name: string): string {
@@ -512,7 +524,7 @@ async function main(): Promise<void> {
       : `Input: a generated OpenAgents REPLAY.jsonl of ${fmt(primary.meta.bytes / 1e6)} MB, ${primary.meta.lines.toLocaleString("en-US")} lines (generator v${GENERATOR_VERSION}, seed ${primary.meta.seed}).`;
   const text = [
     input,
-    `Each run is a fresh process, single thread; the file is streamed in 1 MiB chunks and the canonical output hashed in ~1 MB batches. MB/s = file bytes / 10^6 / wall seconds (Python times itself with \`time.perf_counter\`); peak RSS is the highest over the runs${existsSync(TIME) ? " (`/usr/bin/time -v`)" : " (`process.resourceUsage().maxRSS`)"}.`,
+    `Each run is a fresh process; the canonicalization rows run on one thread, \`inspect\` and \`redact\` with the default worker threads (one per core beyond the first; the main thread works too) and again on one thread (\`--workers 0\`). The file is streamed in 1 MiB chunks and the canonical output hashed in ~1 MB batches. MB/s = file bytes / 10^6 / wall seconds (Python times itself with \`time.perf_counter\`); peak RSS is the highest over the runs${existsSync(TIME) ? " (`/usr/bin/time -v`)" : " (`process.resourceUsage().maxRSS`)"}.`,
     "",
     table(rows, args.runs),
     "",

@@ -69,6 +69,9 @@ export async function inspectCommand(argv: string[]): Promise<number> {
   return exitCodeOf(report.verdict);
 }
 
+/** Verification runs listed in the human report. */
+const SHOWN_VERIFICATIONS = 10;
+
 /** The short human report. */
 export function renderReport(r: InspectReport): string {
   const out: string[] = [];
@@ -107,7 +110,14 @@ export function renderReport(r: InspectReport): string {
     out.push(
       `    ${s.counts.events} events, ${s.counts.tool_calls} tool calls (${s.counts.failed_tool_calls} failed)${s.counts.turns > 0 ? `, ${s.counts.turns} turns` : ""}${s.confidence === null ? "" : `, confidence ${s.confidence}`}`,
     );
-    for (const v of s.verification) out.push(`    verification: ${v.command} → exit ${v.exit_code ?? "?"}`);
+    // A long session runs thousands of checks: the first ones, then a count (all are in --json).
+    for (const v of s.verification.slice(0, SHOWN_VERIFICATIONS))
+      out.push(`    verification: ${v.command} → exit ${v.exit_code ?? "?"}`);
+    const failed = s.verification.filter((v) => v.exit_code !== 0).length;
+    if (s.verification.length > SHOWN_VERIFICATIONS)
+      out.push(
+        `    … ${s.verification.length - SHOWN_VERIFICATIONS} more verification runs (${s.verification.length} in all, ${failed} not exit 0; see --json)`,
+      );
   }
   return `${out.join("\n")}\n`;
 }

