@@ -27,10 +27,7 @@ export {
 } from "./profiles.js";
 export {
   boxNumbers,
-  materialize,
   readShallow,
   type ShallowLine,
-  type SplitLine,
-  splitLine,
   unboxNumbers,
 } from "./shallow.js";

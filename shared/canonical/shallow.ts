@@ -1,5 +1,5 @@
-import { hash as nodeHash } from "node:crypto";
 import { ByteSink, canonicalizeBytes, type TopLevelMembers } from "./byte-canonical.js";
+import { sha256Tag } from "./hash.js";
 import { DEFAULT_MAX_DEPTH, readJson } from "./json-reader.js";
 import { JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-value.js";
 
@@ -21,76 +21,35 @@ export interface ShallowLine {
   hashes: Map<string, string>;
 }
 
-const sink = new ByteSink(1 << 16);
+let sink = new ByteSink(1 << 16);
 const members: TopLevelMembers = { keys: [], starts: [], ends: [] };
 
-/** `sha256:<hex>` of bytes, with the one-shot hash (no Hash object per value). */
-function tag(bytes: Uint8Array): string {
-  return `sha256:${nodeHash("sha256", bytes, "hex")}`;
-}
-
-/** One line's members as `splitLine` read them, before `materialize`. */
-export interface SplitLine {
-  /** Member names in canonical order. */
-  keys: string[];
-  /** Per member: 0 for a value in `texts`, 1 for a lazy object, 2 for a lazy array. */
-  kinds: number[];
-  /** Per member: the canonical value's text (empty for lazy containers). */
-  texts: string[];
-  /** openagents `sha256:` hash of each lazy member's canonical value, by name (scalars too). */
-  hashes: Map<string, string>;
-}
-
-/**
- * The byte half of `readShallow`: undefined when the line is not a well-formed JSON object the
- * fast path accepts (the caller then reads it with `readJson` for the exact error or value).
- */
-export function splitLine(bytes: Buffer, lazy: ReadonlySet<string>): SplitLine | undefined {
+/** The fast read of one line; undefined when the line needs the lossless reader. */
+export function readShallow(bytes: Buffer, lazy: ReadonlySet<string>): ShallowLine | undefined {
+  // Do not keep a buffer the size of one huge line.
+  if (sink.buf.length > 1 << 24) sink = new ByteSink(1 << 16);
   sink.len = 0;
   if (!canonicalizeBytes(bytes, "openagents", sink, DEFAULT_MAX_DEPTH, members)) return undefined;
   const buf = sink.buf;
   if (buf[0] !== 0x7b) return undefined;
-  const { keys, starts, ends } = members;
-  const kinds: number[] = [];
-  const texts: string[] = [];
+  const value: JsonObject = {};
   const hashes = new Map<string, string>();
+  const { keys, starts, ends } = members;
   for (let k = 0; k < keys.length; k++) {
+    const key = keys[k] as string;
     const start = starts[k] as number;
     const end = ends[k] as number;
     const first = buf[start];
-    if (lazy.has(keys[k] as string)) {
-      hashes.set(keys[k] as string, tag(buf.subarray(start, end)));
+    if (lazy.has(key)) {
+      hashes.set(key, sha256Tag(buf.subarray(start, end)));
       if (first === 0x7b || first === 0x5b) {
-        kinds.push(first === 0x7b ? 1 : 2);
-        texts.push("");
+        setMember(value, key, first === 0x7b ? {} : []);
         continue;
       }
     }
-    kinds.push(0);
-    texts.push(buf.toString("utf8", start, end));
+    setMember(value, key, readCanonical(buf.toString("utf8", start, end)));
   }
-  return { keys: keys.slice(), kinds, texts, hashes };
-}
-
-/** The event object of a `SplitLine`: small members read, lazy containers as `{}` or `[]`. */
-export function materialize(split: SplitLine): JsonObject {
-  const value: JsonObject = {};
-  const { keys, kinds, texts } = split;
-  for (let k = 0; k < keys.length; k++) {
-    const kind = kinds[k];
-    setMember(
-      value,
-      keys[k] as string,
-      kind === 1 ? {} : kind === 2 ? [] : readCanonical(texts[k] as string),
-    );
-  }
-  return value;
-}
-
-/** The fast read of one line; undefined when the line needs the lossless reader. */
-export function readShallow(bytes: Buffer, lazy: ReadonlySet<string>): ShallowLine | undefined {
-  const split = splitLine(bytes, lazy);
-  return split === undefined ? undefined : { value: materialize(split), hashes: split.hashes };
+  return { value, hashes };
 }
 
 /**

@@ -75,6 +75,8 @@ export interface StringScrubber {
   scrub(value: string, path: string, key?: string): string;
   scrubKey(name: string, path: string): string;
   summary(): RedactionSummary;
+  /** The counts since the last call, counting afresh after it. */
+  takeSummary(): RedactionSummary;
 }
 
 /** What a Layer C copy records about its redaction (in its header and for `--json`). */
@@ -165,9 +167,15 @@ function isVerbatimKey(key: string): boolean {
 }
 
 class Counter {
-  readonly counts: Record<string, number> = {};
+  counts: Record<string, number> = {};
   add(key: string, n = 1): void {
     this.counts[key] = (this.counts[key] ?? 0) + n;
+  }
+  /** The counts so far; counting starts afresh. */
+  take(): Record<string, number> {
+    const counts = this.counts;
+    this.counts = {};
+    return counts;
   }
 }
 
@@ -237,6 +245,18 @@ class Context {
       paths: { ...this.paths.counts },
       removed: { ...this.removed.counts },
       added: { ...this.added.counts },
+    };
+  }
+
+  /** What was counted since the last call, as plain JSON; counting starts afresh. */
+  takeCounts(events: number): LayerCCounts {
+    return {
+      events,
+      scrubbed: this.scrubber.takeSummary(),
+      rules: this.rules.take(),
+      paths: this.paths.take(),
+      removed: this.removed.take(),
+      added: this.added.take(),
     };
   }
 
@@ -679,6 +699,13 @@ export class LineRedactor {
     return this.ctx.counts(this.events);
   }
 
+  /** The counts since the last call (as `snapshot`), counting afresh after it. */
+  takeSnapshot(): LayerCCounts {
+    const counts = this.ctx.takeCounts(this.events);
+    this.events = 0;
+    return counts;
+  }
+
   private read(bytes: Buffer, line: number): { value: JsonValue; hashes?: ReadonlyMap<string, string> } {
     if (this.fastRead) {
       let fast: ReturnType<typeof readLazily>;
@@ -905,23 +932,26 @@ export interface RedactTaskInit {
 }
 
 /**
- * The redaction of lines as a `mapLines` task: each line's `RedactedLine` (its text in a buffer of
- * its own, so it crosses threads without the shared pool slab), and as state the counts since the
- * last `finish`, which `mergeCounts` adds up in file order.
+ * The redaction of lines as a `mapLines` task: each line's `RedactedLine`, and as state the counts
+ * since the last `finish`, which `mergeCounts` adds up in file order. Between threads a line's
+ * text travels in a buffer of its own, not the pool slab a small Buffer shares.
  */
 export function redactTask(init: RedactTaskInit): LineTask {
-  const options = (): LineRedactorOptions =>
-    init.key === undefined ? { file: init.file } : { file: init.file, key: init.key };
-  let redactor = new LineRedactor(init.format, init.preset, options());
+  const redactor = new LineRedactor(
+    init.format,
+    init.preset,
+    init.key === undefined ? { file: init.file } : { file: init.file, key: init.key },
+  );
   return {
-    line: (bytes, line) => {
-      const { text, carrier } = redactor.line(bytes, line);
+    line: (bytes, line) => redactor.line(bytes, line),
+    finish: () => redactor.takeSnapshot(),
+    toWire: (result) => {
+      const { text, carrier } = result as RedactedLine;
       return { text: new Uint8Array(text), carrier };
     },
-    finish: () => {
-      const counts = redactor.snapshot();
-      redactor = new LineRedactor(init.format, init.preset, options());
-      return counts;
+    fromWire: (result) => {
+      const { text, carrier } = result as { text: Uint8Array; carrier: boolean };
+      return { text: Buffer.from(text.buffer, text.byteOffset, text.byteLength), carrier };
     },
   };
 }
@@ -965,8 +995,7 @@ async function* redactLines(
       let pendingBytes = 0;
       for await (const { result } of lines) {
         if (result === undefined) continue;
-        const { text: bytes, carrier: isCarrier } = result as { text: Uint8Array; carrier: boolean };
-        const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        const { text, carrier: isCarrier } = result as RedactedLine;
         if (firstText === undefined) firstText = text;
         if (carrier === undefined && isCarrier) carrier = { start: written, text };
         pending.push(text);
@@ -1012,10 +1041,17 @@ async function* spooled(file: FileHandle, from: number, to: number): AsyncGenera
   }
 }
 
-/** `first`, then the rest of the lines. */
-async function* prepend(first: ByteLine, rest: AsyncIterator<ByteLine>): AsyncGenerator<ByteLine> {
-  yield first;
-  for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value;
+/** `first`, then the rest of the lines (a plain iterator: no generator step per line). */
+function prepend(first: ByteLine, rest: AsyncIterator<ByteLine>): AsyncIterator<ByteLine> {
+  let pending: ByteLine | undefined = first;
+  return {
+    next: () => {
+      if (pending === undefined) return rest.next();
+      const value = pending;
+      pending = undefined;
+      return Promise.resolve({ value, done: false });
+    },
+  };
 }
 
 const NEWLINE = Buffer.from("\n");

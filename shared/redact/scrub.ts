@@ -134,6 +134,7 @@ export class Scrubber {
   private byRule: Record<string, number> = {};
   private byPath: Record<string, number> = {};
   private total = 0;
+  private readonly cache = new Map<string, Finding[]>();
 
   constructor(options: ScrubOptions = {}) {
     this.policy = presetPolicy(options.preset ?? "private_repo");
@@ -164,6 +165,15 @@ export class Scrubber {
   /** Replacements made so far, per rule and per JSON path (a copy). */
   summary(): RedactionSummary {
     return { by_rule: { ...this.byRule }, by_path: { ...this.byPath }, total: this.total };
+  }
+
+  /** The replacements made since the last call (or since creation), counting afresh after it. */
+  takeSummary(): RedactionSummary {
+    const summary: RedactionSummary = { by_rule: this.byRule, by_path: this.byPath, total: this.total };
+    this.byRule = {};
+    this.byPath = {};
+    this.total = 0;
+    return summary;
   }
 
   /** Findings on `text` after merging (exposed for tests and for callers that only need to know). */
@@ -221,7 +231,7 @@ export class Scrubber {
   }
 
   private apply(text: string, path: string): string {
-    const findings = this.findings(text);
+    const findings = this.cachedFindings(text);
     if (findings.length === 0) return text;
     const parts: string[] = [];
     let at = 0;
@@ -232,6 +242,21 @@ export class Scrubber {
     }
     parts.push(text.slice(at));
     return parts.join("");
+  }
+
+  /**
+   * `findings(text)`, remembered for short strings: tool names, statuses and commands repeat on
+   * every line of a replay. Findings depend on the text alone and are never changed after.
+   */
+  private cachedFindings(text: string): Finding[] {
+    if (text.length > CACHED_TEXT) return this.findings(text);
+    let findings = this.cache.get(text);
+    if (findings === undefined) {
+      findings = this.findings(text);
+      if (this.cache.size >= CACHE_ENTRIES) this.cache.clear();
+      this.cache.set(text, findings);
+    }
+    return findings;
   }
 
   private whole(value: string, rule: string, path: string): string {
@@ -251,6 +276,10 @@ export class Scrubber {
     this.total++;
   }
 }
+
+/** Longest string whose findings are remembered, and how many are (then the memory starts over). */
+const CACHED_TEXT = 256;
+const CACHE_ENTRIES = 4096;
 
 const TAG = /\[REDACTED:[A-Za-z0-9-]+(?::[0-9a-f]{8})?\]/g;
 

@@ -334,6 +334,28 @@ describe("LineRedactor snapshots merged in order", () => {
     expect(isJsonObject(readJson(JSON.stringify(merged)))).toBe(true);
   });
 
+  it("takeSnapshot gives the counts since the last one; merged in order they equal one snapshot of the whole", () => {
+    const token = `ghp_${"b".repeat(36)}`;
+    const lines = [1, 2, 3, 4, 5].map((n) =>
+      Buffer.from(
+        `{"type":"ToolCall","ts":"t","step_id":"s${n}","tool":"run ${n % 2 === 0 ? token : "ls"}","params":{"k":${n}}}`,
+      ),
+    );
+    const whole = new LineRedactor("replay-v1", "private_repo", { file: "f" });
+    const parts = new LineRedactor("replay-v1", "private_repo", { file: "f" });
+    const taken: LayerCCounts[] = [];
+    lines.forEach((line, i) => {
+      expect(parts.line(line, i + 1).text).toEqual(whole.line(line, i + 1).text);
+      if (i === 1 || i === 4) taken.push(parts.takeSnapshot());
+    });
+    expect(taken[0]?.events).toBe(2);
+    expect(taken[1]?.events).toBe(3);
+    expect(taken[0]?.scrubbed.total).toBe(1);
+    expect(taken[1]?.scrubbed.total).toBe(1);
+    expect(JSON.stringify(mergeCounts(taken))).toBe(JSON.stringify(whole.snapshot()));
+    expect(parts.takeSnapshot()).toMatchObject({ events: 0, scrubbed: { total: 0 }, removed: {} });
+  });
+
   it("refuses a document format", () => {
     expect(() => new LineRedactor("replay-bundle" as LinesFormat, "private_repo", { file: "f" })).toThrow(
       /document format/,

@@ -437,3 +437,25 @@ describe("presets", () => {
     expect(() => presetPolicy("nope" as never)).toThrow(/unknown privacy preset/);
   });
 });
+
+describe("Scrubber remembers the findings of short strings", () => {
+  it("replaces and counts every occurrence of a repeated string, as a fresh scrubber does", () => {
+    const text = `curl -H "Authorization: token ghp_${"c".repeat(36)}" https://api.github.com`;
+    const reused = new Scrubber({ key: Buffer.from("k") });
+    const outputs = [1, 2, 3].map((n) => reused.scrub(text, `$.p${n}`));
+    for (const out of outputs) expect(out).toBe(new Scrubber({ key: Buffer.from("k") }).scrub(text, "$.x"));
+    expect(outputs[0]).not.toContain("ghp_");
+    const summary = reused.summary();
+    expect(summary.total).toBe(3 * new Scrubber().findings(text).length);
+    expect(Object.keys(summary.by_path)).toEqual(["$.p1", "$.p2", "$.p3"]);
+  });
+
+  it("takeSummary returns the counts since the last call and starts afresh", () => {
+    const scrubber = new Scrubber();
+    scrubber.scrub("mail me at someone@example.com", "$.a");
+    const first = scrubber.takeSummary();
+    expect(first.total).toBeGreaterThan(0);
+    expect(scrubber.takeSummary()).toEqual({ by_rule: {}, by_path: {}, total: 0 });
+    expect(scrubber.summary().total).toBe(0);
+  });
+});
