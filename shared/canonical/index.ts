@@ -25,9 +25,4 @@ export {
   pathTo,
   rejectsLoneSurrogates,
 } from "./profiles.js";
-export {
-  boxNumbers,
-  readShallow,
-  type ShallowLine,
-  unboxNumbers,
-} from "./shallow.js";
+export { materialize, type SplitLine, splitLine } from "./shallow.js";

@@ -4,19 +4,23 @@ import { DEFAULT_MAX_DEPTH, readJson } from "./json-reader.js";
 import { JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-value.js";
 
 /**
- * The fast read of one JSON Lines event: the byte canonicalizer validates the whole line (any
- * doubt sends the caller to the lossless reader, which reports the exact error) and tells where
- * each top-level member's canonical value is. Small members are read; large `lazy` members that
- * are objects or arrays are hashed from those bytes and passed on as empty placeholders of their
- * JSON type. On worker threads (`../parallel/line-pool.ts`) the result crosses to the calling
- * thread by structured clone, which keeps plain data only: `boxNumbers` and `unboxNumbers` carry
- * the `JsonNumber`s across.
+ * The fast read of one JSON Lines event in two halves. `splitLine` does the byte work: the byte
+ * canonicalizer validates the whole line (any doubt sends the caller to the lossless reader, which
+ * reports the exact error) and tells where each top-level member's canonical value is; large
+ * `lazy` members that are objects or arrays are hashed from those bytes, every other member's
+ * canonical text is kept. `materialize` turns that into the event object, the lazy members as
+ * empty placeholders of their JSON type. The byte half runs on worker threads for large files
+ * (`../parallel/line-pool.ts`): its plain strings and numbers cross threads cheaply.
  */
 
-/** One line read by `readShallow`. */
-export interface ShallowLine {
-  /** The event, with lazy containers as `{}` or `[]`. */
-  value: JsonObject;
+/** One line's members as `splitLine` read them. */
+export interface SplitLine {
+  /** Member names in canonical order. */
+  keys: string[];
+  /** Per member: 0 for a value in `texts`, 1 for a lazy object, 2 for a lazy array. */
+  kinds: number[];
+  /** Per member: the canonical value's text (empty for lazy containers). */
+  texts: string[];
   /** openagents `sha256:` hash of each lazy member's canonical value, by name (scalars too). */
   hashes: Map<string, string>;
 }
@@ -24,17 +28,18 @@ export interface ShallowLine {
 let sink = new ByteSink(1 << 16);
 const members: TopLevelMembers = { keys: [], starts: [], ends: [] };
 
-/** The fast read of one line; undefined when the line needs the lossless reader. */
-export function readShallow(bytes: Buffer, lazy: ReadonlySet<string>): ShallowLine | undefined {
+/** The byte half; undefined when the line needs the lossless reader. */
+export function splitLine(bytes: Buffer, lazy: ReadonlySet<string>): SplitLine | undefined {
   // Do not keep a buffer the size of one huge line.
   if (sink.buf.length > 1 << 24) sink = new ByteSink(1 << 16);
   sink.len = 0;
   if (!canonicalizeBytes(bytes, "openagents", sink, DEFAULT_MAX_DEPTH, members)) return undefined;
   const buf = sink.buf;
   if (buf[0] !== 0x7b) return undefined;
-  const value: JsonObject = {};
-  const hashes = new Map<string, string>();
   const { keys, starts, ends } = members;
+  const kinds: number[] = [];
+  const texts: string[] = [];
+  const hashes = new Map<string, string>();
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k] as string;
     const start = starts[k] as number;
@@ -43,40 +48,28 @@ export function readShallow(bytes: Buffer, lazy: ReadonlySet<string>): ShallowLi
     if (lazy.has(key)) {
       hashes.set(key, sha256Tag(buf.subarray(start, end)));
       if (first === 0x7b || first === 0x5b) {
-        setMember(value, key, first === 0x7b ? {} : []);
+        kinds.push(first === 0x7b ? 1 : 2);
+        texts.push("");
         continue;
       }
     }
-    setMember(value, key, readCanonical(buf.toString("utf8", start, end)));
+    kinds.push(0);
+    texts.push(buf.toString("utf8", start, end));
   }
-  return { value, hashes };
+  return { keys: keys.slice(), kinds, texts, hashes };
 }
 
-/**
- * Replaces every `JsonNumber` in `value` by a `String` object holding its text, in place: boxed
- * strings survive structured cloning and never occur in JSON values, so `unboxNumbers` can tell
- * them apart from real strings.
- */
-export function boxNumbers(value: JsonValue): JsonValue {
-  return mapNumbers(value, (n) => new String((n as JsonNumber).text) as unknown as JsonValue);
-}
-
-/** Undoes `boxNumbers` on a structured clone, in place. */
-export function unboxNumbers(value: JsonValue): JsonValue {
-  return mapNumbers(value, (n) => new JsonNumber(String(n)));
-}
-
-/** `value` with `f` applied to each number (JsonNumber or boxed), in place. */
-function mapNumbers(value: JsonValue, f: (n: object) => JsonValue): JsonValue {
-  if (typeof value !== "object" || value === null) return value;
-  if (value instanceof JsonNumber || value instanceof String) return f(value);
-  if (Array.isArray(value)) {
-    for (let k = 0; k < value.length; k++) value[k] = mapNumbers(value[k] as JsonValue, f);
-    return value;
-  }
-  for (const key of Object.keys(value)) {
-    const v = value[key] as JsonValue;
-    if (typeof v === "object" && v !== null) setMember(value, key, mapNumbers(v, f));
+/** The event object of a `SplitLine`: small members read, lazy containers as `{}` or `[]`. */
+export function materialize(split: SplitLine): JsonObject {
+  const value: JsonObject = {};
+  const { keys, kinds, texts } = split;
+  for (let k = 0; k < keys.length; k++) {
+    const kind = kinds[k];
+    setMember(
+      value,
+      keys[k] as string,
+      kind === 1 ? {} : kind === 2 ? [] : readCanonical(texts[k] as string),
+    );
   }
   return value;
 }

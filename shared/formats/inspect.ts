@@ -8,10 +8,11 @@ import {
   isBlankBytes,
   isJsonObject,
   type JsonValue,
+  materialize,
   readByteLines,
   readJson,
-  readShallow,
-  type ShallowLine,
+  type SplitLine,
+  splitLine,
 } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
 import { mapLines, type ParallelOptions } from "../parallel/line-pool.js";
@@ -247,7 +248,7 @@ async function readContent(
   const lines = readByteLines(bytes, { maxLineBytes: options.maxLineBytes, skipLongLines: true })[
     Symbol.asyncIterator
   ]();
-  // Lines with the fast read's result once the format is known (see readShallow), computed on
+  // Lines with the fast read's result once the format is known (see splitLine), computed on
   // worker threads for large files; undefined until then.
   let source: AsyncIterator<{ item: ByteLine; result: unknown }> = unmapped(lines);
   try {
@@ -319,11 +320,11 @@ async function readContent(
       }
       if (consumer !== undefined && lazy !== undefined) {
         // Read by mapLines (null when the fast read declined), or read here.
-        const result = next.value.result as ShallowLine | null | undefined;
-        const fast = result === undefined ? readShallow(lineBytes, lazy) : (result ?? undefined);
-        if (fast !== undefined) {
+        const result = next.value.result as SplitLine | null | undefined;
+        const split = result === undefined ? splitLine(lineBytes, lazy) : (result ?? undefined);
+        if (split !== undefined) {
           const listed = findings.errors.length;
-          consumer.line(line, fast.value, fast.hashes);
+          consumer.line(line, materialize(split), split.hashes);
           if (findings.errors.length > listed) locateColumns(findings.errors, listed, lineBytes);
           continue;
         }

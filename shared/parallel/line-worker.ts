@@ -25,11 +25,11 @@ port.on("message", (request: Request) => {
     let start = 0;
     for (let k = 0; k < ends.length; k++) {
       const end = ends[k] as number;
-      const result = task.line(bytes.subarray(start, end), lines[k] as number);
-      results[k] = task.toWire === undefined ? result : task.toWire(result);
+      results[k] = task.line(bytes.subarray(start, end), lines[k] as number);
       start = end;
     }
-    port.postMessage({ id: request.id, results, state: task.finish() });
+    const wire = task.toWire === undefined ? results : task.toWire(results);
+    port.postMessage({ id: request.id, results: wire, state: task.finish() });
   } catch (error) {
     port.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) });
   }

@@ -3,7 +3,7 @@
  * cloneable `TaskInit` the same way on the calling thread and in every worker, so a line's
  * result never depends on where it ran.
  */
-import { boxNumbers, readShallow, type ShallowLine, unboxNumbers } from "../canonical/shallow.js";
+import { type SplitLine, splitLine } from "../canonical/shallow.js";
 import { type RedactTaskInit, redactTask } from "../redact/layer-c.js";
 
 /** What a task is built from (sent to each worker as `workerData`). */
@@ -11,15 +11,16 @@ export type TaskInit = { task: "split"; lazy: string[] } | RedactTaskInit;
 
 /**
  * Per-line work: `line` for each selected line; `finish` returns the state gathered since the
- * last `finish` (plain, cloneable data such as counters) and starts afresh. A result that does
- * not survive structured cloning as it is goes through `toWire` in the worker and `fromWire` on
- * the calling thread.
+ * last `finish` (plain, cloneable data such as counters) and starts afresh. A batch's results can
+ * travel back from a worker in a compact form: `toWire` (in the worker) and `fromWire` (on the
+ * calling thread). One string or buffer per batch clones far cheaper than thousands of small
+ * objects, which the receiving heap would also have to collect.
  */
 export interface LineTask {
   line(bytes: Buffer, line: number): unknown;
   finish(): unknown;
-  toWire?(result: unknown): unknown;
-  fromWire?(result: unknown): unknown;
+  toWire?(results: unknown[]): unknown;
+  fromWire?(wire: unknown): unknown[];
 }
 
 /** Builds the task `init` names. */
@@ -29,17 +30,19 @@ export function createTask(init: TaskInit): LineTask {
       const lazy = new Set(init.lazy);
       return {
         // null, not undefined, marks a line the fast path declined (the caller reads it fully).
-        line: (bytes) => readShallow(bytes, lazy) ?? null,
+        line: (bytes) => splitLine(bytes, lazy) ?? null,
         finish: () => null,
-        // JsonNumbers would arrive as plain objects.
-        toWire: (result) => {
-          if (result !== null) boxNumbers((result as ShallowLine).value);
-          return result;
-        },
-        fromWire: (result) => {
-          if (result !== null) unboxNumbers((result as ShallowLine).value);
-          return result;
-        },
+        toWire: (results) =>
+          JSON.stringify(
+            (results as (SplitLine | null)[]).map((s) =>
+              s === null ? 0 : [s.keys, s.kinds, s.texts, [...s.hashes]],
+            ),
+          ),
+        fromWire: (wire) =>
+          (JSON.parse(wire as string) as (0 | [string[], number[], string[], [string, string][]])[]).map(
+            (s): SplitLine | null =>
+              s === 0 ? null : { keys: s[0], kinds: s[1], texts: s[2], hashes: new Map(s[3]) },
+          ),
       };
     }
     case "redact":

@@ -933,8 +933,8 @@ export interface RedactTaskInit {
 
 /**
  * The redaction of lines as a `mapLines` task: each line's `RedactedLine`, and as state the counts
- * since the last `finish`, which `mergeCounts` adds up in file order. Between threads a line's
- * text travels in a buffer of its own, not the pool slab a small Buffer shares.
+ * since the last `finish`, which `mergeCounts` adds up in file order. Between threads a batch's
+ * texts travel in one buffer.
  */
 export function redactTask(init: RedactTaskInit): LineTask {
   const redactor = new LineRedactor(
@@ -945,13 +945,33 @@ export function redactTask(init: RedactTaskInit): LineTask {
   return {
     line: (bytes, line) => redactor.line(bytes, line),
     finish: () => redactor.takeSnapshot(),
-    toWire: (result) => {
-      const { text, carrier } = result as RedactedLine;
-      return { text: new Uint8Array(text), carrier };
+    // A batch's texts in one buffer, cut again into views on arrival.
+    toWire: (results) => {
+      const lines = results as RedactedLine[];
+      const ends = new Int32Array(lines.length);
+      const carriers = new Uint8Array(lines.length);
+      let at = 0;
+      lines.forEach((r, k) => {
+        at += r.text.length;
+        ends[k] = at;
+        carriers[k] = r.carrier ? 1 : 0;
+      });
+      const texts = new Uint8Array(at);
+      lines.forEach((r, k) => {
+        texts.set(r.text, (ends[k] as number) - r.text.length);
+      });
+      return { texts, ends, carriers };
     },
-    fromWire: (result) => {
-      const { text, carrier } = result as { text: Uint8Array; carrier: boolean };
-      return { text: Buffer.from(text.buffer, text.byteOffset, text.byteLength), carrier };
+    fromWire: (wire) => {
+      const { texts, ends, carriers } = wire as { texts: Uint8Array; ends: Int32Array; carriers: Uint8Array };
+      const all = Buffer.from(texts.buffer, texts.byteOffset, texts.byteLength);
+      const lines: RedactedLine[] = [];
+      let start = 0;
+      ends.forEach((end, k) => {
+        lines.push({ text: all.subarray(start, end), carrier: carriers[k] === 1 });
+        start = end;
+      });
+      return lines;
     },
   };
 }

@@ -2,7 +2,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReplayGenerator } from "../../../bench/generate.js";
-import { type ByteLine, JsonNumber, readByteLines } from "../../../shared/canonical/index.js";
+import {
+  type ByteLine,
+  JsonNumber,
+  materialize,
+  readByteLines,
+  type SplitLine,
+} from "../../../shared/canonical/index.js";
 import { inspect } from "../../../shared/formats/inspect.js";
 import { mapLines, poolStats, WorkerPoolError } from "../../../shared/parallel/line-pool.js";
 import { createTask, type TaskInit } from "../../../shared/parallel/tasks.js";
@@ -68,14 +74,14 @@ describe("mapLines", () => {
     expect(parallel[1]?.result).toBeUndefined();
     expect(parallel[2]?.result).toBeNull();
     expect(parallel[4]?.result).toBeNull();
-    type Read = { value: Record<string, unknown>; hashes: Map<string, string> };
-    const first = parallel[0]?.result as Read;
-    const here = local[0]?.result as Read;
+    const first = parallel[0]?.result as SplitLine;
+    const here = local[0]?.result as SplitLine;
     expect(first.hashes.get("params")).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(first.hashes).toEqual(here.hashes);
-    expect(first.value.params).toEqual({});
-    expect(first.value.b).toEqual(new JsonNumber("1"));
-    expect(first.value.a).toEqual({ x: null, y: [new JsonNumber("1.5"), true] });
+    const value = materialize(first);
+    expect(value.params).toEqual({});
+    expect(value.b).toEqual(new JsonNumber("1"));
+    expect(value.a).toEqual({ x: null, y: [new JsonNumber("1.5"), true] });
     expect(parallel).toEqual(local);
   });
 
