@@ -6,7 +6,7 @@
  * input order. The first `threshold` bytes are handled on the calling thread, so small files
  * never pay for starting workers; past it, lines are copied into batches of about `batchBytes`,
  * each batch goes to the least busy worker (which runs the same task, built from the same
- * `TaskInit`), at most two batches per worker are in flight, and the calling thread works on the
+ * `TaskInit`), a few batches per worker are in flight, and the calling thread works on the
  * batches after them while it waits, at most a fixed number ahead, which bounds memory. A machine
  * with one core, or a bundle without the worker script, runs everything on the calling thread.
  * A task's per-part state (`LineTask.finish`: counters) comes back for each part of the input in
@@ -17,7 +17,7 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { ReplayPipelineError } from "../errors.js";
-import type { LineTask, TaskInit } from "./tasks.js";
+import { batchesInFlight, type LineTask, type TaskInit, youngGenerationMb } from "./tasks.js";
 
 /** How `mapLines` spreads work. */
 export interface ParallelOptions {
@@ -76,11 +76,10 @@ class Pool {
   constructor(script: URL, init: TaskInit, size: number, fromWire?: (wire: unknown) => unknown[]) {
     poolStats.pools++;
     for (let w = 0; w < size; w++) {
-      // A small young generation keeps each worker's memory near its live data: a 2 GB inspect
-      // peaked at 246-254 MiB with the default, 237-244 MiB with this (the bound is 256 MB).
+      // A small young generation keeps each worker's memory near its live data (see TaskInit).
       const worker = new Worker(script, {
         workerData: init,
-        resourceLimits: { maxYoungGenerationSizeMb: 4 },
+        resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb(init) },
       });
       worker.on("message", (message: { id: number; results?: unknown; state?: unknown; error?: string }) => {
         const job = this.pending.get(message.id);
@@ -227,9 +226,9 @@ export async function* mapLines<T extends MappedLine>(
       return group.length === 0 ? undefined : { items: group, selected, bytes };
     };
     const queue: Group<T>[] = [];
-    const limit = 2 * running.size();
+    const limit = batchesInFlight(init) * running.size();
     while (!done || queue.length > 0) {
-      // Keep every worker two batches deep.
+      // Keep every worker that many batches deep.
       while (!done && running.inFlight() < limit) {
         const g = await read();
         if (g === undefined) break;
@@ -250,13 +249,12 @@ export async function* mapLines<T extends MappedLine>(
       }
       const head = queue[0];
       if (head === undefined) break;
-      // Rather than wait: the next batch, here, up to 4 per worker ahead of the oldest (results
-      // and the input they came from are held until their turn). Measured on 2 cores with 1 MiB
-      // batches and 2 ahead, the worker sat idle 18% of the time, its next batch waiting for this
-      // thread to finish one of its own; 512 KiB batches and 4 ahead keep both busy. Deeper
-      // queues only cost memory: 4 batches per worker in flight took a 2 GB inspect from 236 to
-      // 281 MB peak (more results cloned across) at the same speed.
-      if (!head.settled && !done && queue.length < 4 * limit) {
+      // Rather than wait: the next batch, here, up to 4 per worker beyond those on the workers
+      // (results and the input they came from are held until their turn). Measured on 2 cores
+      // with 1 MiB batches and 2 ahead, the worker sat idle 18% of the time, its next batch
+      // waiting for this thread to finish one of its own; 512 KiB batches and 4 ahead keep both
+      // busy.
+      if (!head.settled && !done && queue.length < 4 * running.size() + limit) {
         const g = await read();
         if (g !== undefined) queue.push(runHere(g, local));
         continue;
