@@ -171,11 +171,9 @@ class Counter {
   add(key: string, n = 1): void {
     this.counts[key] = (this.counts[key] ?? 0) + n;
   }
-  /** The counts so far; counting starts afresh. */
-  take(): Record<string, number> {
-    const counts = this.counts;
+  /** Counting starts afresh. */
+  reset(): void {
     this.counts = {};
-    return counts;
   }
 }
 
@@ -248,16 +246,12 @@ class Context {
     };
   }
 
-  /** What was counted since the last call, as plain JSON; counting starts afresh. */
+  /** What was counted since the last call (as `counts`); counting starts afresh. */
   takeCounts(events: number): LayerCCounts {
-    return {
-      events,
-      scrubbed: this.scrubber.takeSummary(),
-      rules: this.rules.take(),
-      paths: this.paths.take(),
-      removed: this.removed.take(),
-      added: this.added.take(),
-    };
+    const counts = this.counts(events);
+    this.scrubber.takeSummary();
+    for (const counter of [this.rules, this.paths, this.removed, this.added]) counter.reset();
+    return counts;
   }
 
   summary(format: FormatId, events: number): LayerCSummary {
