@@ -69,6 +69,8 @@ class ByteCanonicalizer {
   private jcs = true;
   /** The value may be followed by more text (`canonicalizeValueAt`). */
   private prefix = false;
+  /** Check only (`checkValueAt`): accept and reject exactly as canonicalizing, write nothing. */
+  private check = false;
   // Open containers: 1 for an object, 0 for an array; and where each object's members begin.
   private kinds = new Int32Array(64);
   private bases = new Int32Array(64);
@@ -102,8 +104,10 @@ class ByteCanonicalizer {
     members: TopLevelMembers | null,
     start = 0,
     prefix = false,
+    check = false,
   ): number {
     this.members = members;
+    this.check = check;
     if (members !== null) {
       members.keys.length = 0;
       members.starts.length = 0;
@@ -125,7 +129,7 @@ class ByteCanonicalizer {
     this.m = 0;
     // A prefix's bytes are checked once its end is known.
     const ok = this.document(maxDepth) && (!prefix || isUtf8(src.subarray(start, this.i)));
-    if (ok) {
+    if (ok && !check) {
       this.flush();
       sink.len = this.o;
     }
@@ -152,6 +156,12 @@ class ByteCanonicalizer {
   private flush(): void {
     const len = this.i - this.from;
     if (len === 0) return;
+    if (this.check) {
+      // Logically written: offsets stay those of a canonicalizing run.
+      this.o += len;
+      this.from = this.i;
+      return;
+    }
     this.ensure(len);
     copy(this.src, this.from, this.i, this.buf, this.o);
     this.o += len;
@@ -490,6 +500,10 @@ class ByteCanonicalizer {
     }
     const v = Number(src.toString("latin1", s, j));
     if (!Number.isFinite(v)) return false;
+    if (this.check) {
+      this.i = j;
+      return true;
+    }
     const text = this.jcs ? formatEs6(v) : formatRyu(v);
     this.flush();
     this.ensure(text.length);
@@ -549,6 +563,7 @@ class ByteCanonicalizer {
       if (x !== k - 1) sorted = false;
       order[x + 1] = slot;
     }
+    if (this.check) return true;
     if (top !== null) {
       // The caller wants the member values, not the top-level object itself: leave its members
       // where they are (their values are canonical) and skip moving every byte of the line.
@@ -747,4 +762,19 @@ export function canonicalizeValueAt(
   maxDepth = 512,
 ): number {
   return shared.run(src, profile, out, maxDepth, null, start, true);
+}
+
+/**
+ * `canonicalizeValueAt` without the output: the same offset or -1 for the same input, and
+ * `scratch.len` unchanged (its buffer serves as working space). For callers that must know a
+ * value reads but not its canonical bytes, such as a removed member whose hash the line carries.
+ */
+export function checkValueAt(
+  src: Buffer,
+  start: number,
+  profile: "jcs" | "openagents",
+  scratch: ByteSink,
+  maxDepth = 512,
+): number {
+  return shared.run(src, profile, scratch, maxDepth, null, start, true, true);
 }

@@ -1,5 +1,11 @@
 /** Lossless JSON reading, the three producers' canonical forms, and SHA-256 tags. */
-export { ByteSink, canonicalizeBytes, canonicalizeValueAt, type TopLevelMembers } from "./byte-canonical.js";
+export {
+  ByteSink,
+  canonicalizeBytes,
+  canonicalizeValueAt,
+  checkValueAt,
+  type TopLevelMembers,
+} from "./byte-canonical.js";
 export { canonicalHash, SHA256_TAG, type Sha256Tag, sha256Tag } from "./hash.js";
 export { DEFAULT_MAX_DEPTH, lineColumnAt, type ReadOptions, readJson } from "./json-reader.js";
 export { isJsonObject, JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-value.js";

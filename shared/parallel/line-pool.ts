@@ -14,6 +14,7 @@
  */
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { setImmediate } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { ReplayPipelineError } from "../errors.js";
@@ -27,6 +28,12 @@ export interface ParallelOptions {
   threshold?: number;
   /** Bytes per batch sent to a worker (default 512 KiB: as fast as 1 MiB, less memory in flight). */
   batchBytes?: number;
+  /**
+   * Queue batches on workers that are still starting. Default false: until a worker has built its
+   * task, the calling thread works alone rather than wait for it (a worker takes a few hundred
+   * milliseconds to start). Tests set it so that every batch runs on a worker.
+   */
+  waitForWorkers?: boolean;
 }
 
 /** A worker thread failed (crashed, or its task threw where the calling thread's would not). */
@@ -68,12 +75,21 @@ interface Pending {
 class Pool {
   private readonly workers: Worker[] = [];
   private readonly busy: number[] = [];
+  /** Which workers have built their task (or all, when batches may wait for them). */
+  private readonly ready: boolean[] = [];
+  private readyCount = 0;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private failure: Error | undefined;
 
   /** `fromWire` decodes a batch's results as the workers' tasks encoded them (`LineTask.toWire`). */
-  constructor(script: URL, init: TaskInit, size: number, fromWire?: (wire: unknown) => unknown[]) {
+  constructor(
+    script: URL,
+    init: TaskInit,
+    size: number,
+    waitForWorkers: boolean,
+    fromWire?: (wire: unknown) => unknown[],
+  ) {
     poolStats.pools++;
     for (let w = 0; w < size; w++) {
       // A small young generation keeps each worker's memory near its live data (see TaskInit).
@@ -81,7 +97,14 @@ class Pool {
         workerData: init,
         resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb(init) },
       });
-      worker.on("message", (message: { id: number; results?: unknown; state?: unknown; error?: string }) => {
+      const w = this.workers.length;
+      worker.on("message", (message: { id?: number; results?: unknown; state?: unknown; error?: string }) => {
+        if (message.id === undefined) {
+          // The worker built its task.
+          if (this.ready[w] !== true) this.readyCount++;
+          this.ready[w] = true;
+          return;
+        }
         const job = this.pending.get(message.id);
         if (job === undefined) return;
         this.pending.delete(message.id);
@@ -99,7 +122,9 @@ class Pool {
       });
       this.workers.push(worker);
       this.busy.push(0);
+      this.ready.push(waitForWorkers);
     }
+    if (waitForWorkers) this.readyCount = size;
   }
 
   private fail(cause: Error): void {
@@ -113,11 +138,12 @@ class Pool {
     this.pending.clear();
   }
 
-  /** Runs the task over the batch's lines on the least busy worker. */
+  /** Runs the task over the batch's lines on the least busy ready worker (there must be one). */
   run(batch: Batch): Promise<BatchResult> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    let w = 0;
-    for (let k = 1; k < this.workers.length; k++) if ((this.busy[k] ?? 0) < (this.busy[w] ?? 0)) w = k;
+    let w = -1;
+    for (let k = 0; k < this.workers.length; k++)
+      if (this.ready[k] === true && (w < 0 || (this.busy[k] ?? 0) < (this.busy[w] ?? 0))) w = k;
     const id = this.nextId++;
     this.busy[w] = (this.busy[w] ?? 0) + 1;
     poolStats.batches++;
@@ -130,6 +156,16 @@ class Pool {
 
   size(): number {
     return this.workers.length;
+  }
+
+  /** Workers that take batches now. */
+  readySize(): number {
+    return this.readyCount;
+  }
+
+  /** Throws the pool's failure, if a worker failed (also before it took any batch). */
+  check(): void {
+    if (this.failure !== undefined) throw this.failure;
   }
 
   /** Batches sent and not answered yet. */
@@ -204,7 +240,13 @@ export async function* mapLines<T extends MappedLine>(
       yield { item, result: local.line(item.bytes, item.line) };
     }
     onState?.(local.finish());
-    const running = new Pool(script as URL, init, workers, local.fromWire?.bind(local));
+    const running = new Pool(
+      script as URL,
+      init,
+      workers,
+      options.waitForWorkers === true,
+      local.fromWire?.bind(local),
+    );
     pool = running;
     let done = false;
     /** The next group of consecutive items, up to about `batchBytes` of selected lines. */
@@ -226,9 +268,10 @@ export async function* mapLines<T extends MappedLine>(
       return group.length === 0 ? undefined : { items: group, selected, bytes };
     };
     const queue: Group<T>[] = [];
-    const limit = batchesInFlight(init) * running.size();
     while (!done || queue.length > 0) {
-      // Keep every worker that many batches deep.
+      running.check();
+      // Keep every ready worker that many batches deep.
+      const limit = batchesInFlight(init) * running.readySize();
       while (!done && running.inFlight() < limit) {
         const g = await read();
         if (g === undefined) break;
@@ -248,13 +291,16 @@ export async function* mapLines<T extends MappedLine>(
         queue.push(entry);
       }
       const head = queue[0];
-      if (head === undefined) break;
       // Rather than wait: the next batch, here, up to 4 per worker beyond those on the workers
       // (results and the input they came from are held until their turn). Measured on 2 cores
       // with 1 MiB batches and 2 ahead, the worker sat idle 18% of the time, its next batch
       // waiting for this thread to finish one of its own; 512 KiB batches and 4 ahead keep both
-      // busy.
-      if (!head.settled && !done && queue.length < 4 * running.size() + limit) {
+      // busy. With no worker ready yet, this thread just goes on alone.
+      if (head === undefined || (!head.settled && !done && queue.length < 4 * running.size() + limit)) {
+        if (done) break;
+        // A worker's "ready" arrives as an event: let the event loop turn (input already in memory
+        // would never yield to it).
+        if (running.readySize() === 0) await setImmediate();
         const g = await read();
         if (g !== undefined) queue.push(runHere(g, local));
         continue;

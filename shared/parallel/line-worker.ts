@@ -1,6 +1,6 @@
 /**
  * Worker thread entry of `mapLines` (bundled to dist/line-worker.js): builds the task from
- * `workerData`, then answers each batch with one result per line and the task's state for the
+ * `workerData`, says it is ready, then answers each batch with one result per line and the task's state for the
  * batch (`finish`). An exception is reported as the batch's error, never swallowed.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -16,6 +16,8 @@ interface Request {
 const port = parentPort;
 if (port === null) throw new Error("line-worker runs only as a worker thread");
 const task = createTask(workerData as TaskInit);
+// Batches go to a worker once it says it is ready (a message without an id).
+port.postMessage({ ready: true });
 
 port.on("message", (request: Request) => {
   try {

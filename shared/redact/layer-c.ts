@@ -25,6 +25,7 @@ import {
   canonicalHash,
   canonicalize,
   canonicalizeValueAt,
+  checkValueAt,
   DEFAULT_MAX_DEPTH,
   decodeUtf8,
   isBlankBytes,
@@ -156,14 +157,42 @@ const TIME_KEY = /^(ts|t|created|timestamp|start|end)$|_at$|_ms$|_ns$|_seconds$/
 const STATUS_KEY =
   /^(type|event|ok|success|outcome|exit_code|exit_codes|is_error|is_root|version)$|(^|_)status$|_version$/;
 
+const IS_HASH = 1;
+const IS_STRUCTURAL = 2;
+const IS_VERBATIM = 4;
+
+/** What a member name is (IS_* bits), remembered: the same few names come on every line. */
+function keyKind(key: string): number {
+  let kind = KEY_KINDS.get(key);
+  if (kind === undefined) {
+    const hash = HASH_KEY.test(key);
+    const idOrTime = ID_KEY.test(key) || TIME_KEY.test(key);
+    kind =
+      (hash ? IS_HASH : 0) |
+      (hash || idOrTime || STATUS_KEY.test(key) ? IS_STRUCTURAL : 0) |
+      (hash || idOrTime || key === "type" || key === "event" ? IS_VERBATIM : 0);
+    if (key.length <= 64) {
+      if (KEY_KINDS.size >= 4096) KEY_KINDS.clear();
+      KEY_KINDS.set(key, kind);
+    }
+  }
+  return kind;
+}
+const KEY_KINDS = new Map<string, number>();
+
 /** Structural member names: kept by every preset (ADR-0016 `paranoid`: types, ids, timings, statuses, hashes). */
 export function isStructuralKey(key: string): boolean {
-  return HASH_KEY.test(key) || ID_KEY.test(key) || TIME_KEY.test(key) || STATUS_KEY.test(key);
+  return (keyKind(key) & IS_STRUCTURAL) !== 0;
 }
 
 /** Values never scrubbed on an event's own top level: they identify it for receipts. */
 function isVerbatimKey(key: string): boolean {
-  return HASH_KEY.test(key) || ID_KEY.test(key) || TIME_KEY.test(key) || key === "type" || key === "event";
+  return (keyKind(key) & IS_VERBATIM) !== 0;
+}
+
+/** True for a hash-like member name (`hash`, `checksum`, `…_hash`). */
+function isHashKey(key: string): boolean {
+  return (keyKind(key) & IS_HASH) !== 0;
 }
 
 class Counter {
@@ -179,8 +208,17 @@ class Counter {
 
 /** Path inside an event for the summary: array positions folded to `[*]`. */
 function child(path: string, key: string): string {
-  return `${path}${memberPath(key)}`;
+  let segment = SEGMENTS.get(key);
+  if (segment === undefined) {
+    segment = memberPath(key);
+    if (key.length <= 64) {
+      if (SEGMENTS.size >= 4096) SEGMENTS.clear();
+      SEGMENTS.set(key, segment);
+    }
+  }
+  return path + segment;
 }
+const SEGMENTS = new Map<string, string>();
 
 /** Per-file redaction state: the scrubber, the counters and the hashing profile. */
 class Context {
@@ -353,7 +391,7 @@ function freeValue(value: JsonValue, path: string, key: string, ctx: Context): J
     const name = ctx.scrubKey(k, path);
     const at = child(path, name);
     // A hash keeps its exact value wherever it is.
-    if (HASH_KEY.test(k) && typeof v === "string" && HASH_VALUE.test(v)) setMember(out, name, v);
+    if (isHashKey(k) && typeof v === "string" && HASH_VALUE.test(v)) setMember(out, name, v);
     else setMember(out, name, freeValue(v, at, k, ctx));
   }
   return out;
@@ -385,7 +423,7 @@ function structuralValue(
       ctx.drop(path, rule);
       return undefined;
     }
-    return typeof value === "string" && !(HASH_KEY.test(key) && HASH_VALUE.test(value))
+    return typeof value === "string" && !(isHashKey(key) && HASH_VALUE.test(value))
       ? ctx.scrub(value, path, key)
       : value;
   }
@@ -439,12 +477,12 @@ function redactEvent(
     const required = rules.required?.has(k) === true;
     // A member the format does not define is untrusted down to its name: the name is scrubbed
     // before it is written anywhere (the copy or its summary), and its value is never verbatim.
-    const name = known ? k : ctx.scrubKey(k, path);
-    const at = child(path, name);
     if (known && isVerbatimKey(k) && isScalarOrScalars(v) && verbatimSafe(k, v)) {
       setMember(out, k, v);
       continue;
     }
+    const name = known ? k : ctx.scrubKey(k, path);
+    const at = child(path, name);
     if (ctx.paranoid) {
       if (required && PARANOID_REPLACED.has(k)) {
         setMember(out, k, Array.isArray(v) ? v.map(() => PARANOID_TEXT) : PARANOID_TEXT);
@@ -481,7 +519,7 @@ function redactEvent(
  * anything else under a hash-like or id-like name is scrubbed like free text.
  */
 function verbatimSafe(key: string, value: JsonValue): boolean {
-  if (!HASH_KEY.test(key)) return true;
+  if (!isHashKey(key)) return true;
   const values = Array.isArray(value) ? value : [value];
   return values.every((v) => typeof v !== "string" || HASH_VALUE.test(v));
 }
@@ -754,7 +792,7 @@ function readLazily(
   bytes: Buffer,
   sink: ByteSink,
 ): { value: JsonObject; hashes: ReadonlyMap<string, string> } | undefined {
-  const cuts: RawCuts = { keys: [], starts: [], ends: [], canonical: [] };
+  const cuts: RawCuts = { keys: [], starts: [], ends: [], canonical: [], names: 0, numbers: [] };
   sink.len = 0;
   if (!rawContainers(bytes, cuts, sink) || cuts.keys.length === 0) return undefined;
   // The line reads as JSON exactly when the line with each cut value replaced by an empty one
@@ -771,7 +809,8 @@ function readLazily(
   parts.push(bytes.subarray(from));
   let value: JsonValue;
   try {
-    value = readJson(decodeUtf8(Buffer.concat(parts)));
+    const text = decodeUtf8(Buffer.concat(parts));
+    value = nativeRead(text, bytes, cuts) ?? readJson(text);
   } catch {
     return undefined;
   }
@@ -786,8 +825,16 @@ function readLazily(
         ? isJsonObject(placeholder) && Object.keys(placeholder).length === 0
         : Array.isArray(placeholder) && placeholder.length === 0;
     if (!isEmpty) return undefined;
-    if (!Object.hasOwn(value, `${key}_hash`))
-      hashes.set(key, sha256Tag(sink.buf.subarray(cuts.canonical[2 * c], cuts.canonical[2 * c + 1])));
+    if (Object.hasOwn(value, `${key}_hash`)) continue;
+    let from = cuts.canonical[2 * c] as number;
+    let to = cuts.canonical[2 * c + 1] as number;
+    if (from < 0) {
+      // Only checked: the `<key>_hash` found in the line was not a member beside it.
+      from = sink.len;
+      if (canonicalizeValueAt(bytes, start, "openagents", sink, DEFAULT_MAX_DEPTH - 1) < 0) return undefined;
+      to = sink.len;
+    }
+    hashes.set(key, sha256Tag(sink.buf.subarray(from, to)));
   }
   return { value, hashes };
 }
@@ -801,8 +848,87 @@ interface RawCuts {
   /** Where each value starts in the line, and where it ends (whitespace after it included). */
   starts: number[];
   ends: number[];
-  /** Where each value's canonical bytes are in the sink: start and end, in turn. */
+  /**
+   * Where each value's canonical bytes are in the sink: start and end, in turn; -1 and -1 for a
+   * value only checked (`checkValueAt`) because the line seems to carry its hash.
+   */
   canonical: number[];
+  /** How many member names the line has outside the cut values (strings followed by `:`). */
+  names: number;
+  /** Where each number outside the cut values starts and ends in the line, in document order. */
+  numbers: number[];
+}
+
+/**
+ * What `readJson` reads of `text` (the line `line` with its cut values replaced), by the native
+ * parser; undefined when that cannot be shown equal, and the caller reads `text` with `readJson`.
+ * For JSON that `JSON.parse` accepts, the two differ only in numbers (`readJson` keeps their
+ * text: here the scan's texts, in order), duplicate names (`JSON.parse` keeps the last: here the
+ * member count must equal the scan's name count), lone surrogates (only from `\u` escapes, which
+ * send the text to `readJson`), nesting past the limit, and member order when a name is an array
+ * index (both send the text to `readJson`).
+ */
+function nativeRead(text: string, line: Buffer, cuts: RawCuts): JsonValue | undefined {
+  if (text.includes("\\u")) return undefined;
+  const value = JSON.parse(text) as unknown;
+  const state = { names: 0, number: 0 };
+  if (!lossless(value, line, cuts.numbers, state, DEFAULT_MAX_DEPTH)) return undefined;
+  return state.names === cuts.names && 2 * state.number === cuts.numbers.length
+    ? (value as JsonValue)
+    : undefined;
+}
+
+/**
+ * Walks a `JSON.parse` value in document order, putting back each number as a `JsonNumber` of its
+ * text in the line and counting member names; false on a name that could reorder members (an array
+ * index), a number whose text does not match, or nesting past `depth`.
+ */
+function lossless(
+  value: unknown,
+  line: Buffer,
+  numbers: readonly number[],
+  state: { names: number; number: number },
+  depth: number,
+): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  if (depth <= 0) return false;
+  if (Array.isArray(value)) {
+    for (let k = 0; k < value.length; k++) {
+      const v = value[k] as unknown;
+      if (typeof v === "number") {
+        const n = numberAt(v, line, numbers, state);
+        if (n === undefined) return false;
+        value[k] = n;
+      } else if (!lossless(v, line, numbers, state, depth - 1)) return false;
+    }
+    return true;
+  }
+  const object = value as JsonObject;
+  for (const key of Object.keys(object)) {
+    const first = key.charCodeAt(0);
+    if (first >= 0x30 && first <= 0x39) return false;
+    state.names++;
+    const v = object[key] as unknown;
+    if (typeof v === "number") {
+      const n = numberAt(v, line, numbers, state);
+      if (n === undefined) return false;
+      setMember(object, key, n);
+    } else if (!lossless(v, line, numbers, state, depth - 1)) return false;
+  }
+  return true;
+}
+
+/** The next number of the scan as a `JsonNumber`, if it is `v`'s text. */
+function numberAt(
+  v: number,
+  line: Buffer,
+  numbers: readonly number[],
+  state: { names: number; number: number },
+): JsonNumber | undefined {
+  const k = state.number++;
+  if (2 * k + 1 >= numbers.length) return undefined;
+  const text = line.toString("latin1", numbers[2 * k] as number, numbers[2 * k + 1] as number);
+  return Number(text) === v ? new JsonNumber(text) : undefined;
 }
 
 /**
@@ -826,20 +952,27 @@ function rawContainers(b: Buffer, cuts: RawCuts, sink: ByteSink): boolean {
     i = skipSpace(b, i);
     if (b[i] !== 0x3a) return false;
     i = skipSpace(b, i + 1);
+    cuts.names++;
     const start = i;
     const open = b[i];
     const key = open === 0x7b || open === 0x5b ? memberName(b, keyStart, keyEnd) : "";
     if (RAW_KEYS.has(key)) {
-      // The value sits one level down in the line: it may nest one level less.
-      const from = sink.len;
-      i = canonicalizeValueAt(b, start, "openagents", sink, DEFAULT_MAX_DEPTH - 1);
+      // The value sits one level down in the line: it may nest one level less. Its canonical bytes
+      // are only needed for a hash the line lacks; most lines carry `<key>_hash`, usually last.
+      if (b.lastIndexOf(hashKeyText(key)) >= 0) {
+        i = checkValueAt(b, start, "openagents", sink, DEFAULT_MAX_DEPTH - 1);
+        cuts.canonical.push(-1, -1);
+      } else {
+        const from = sink.len;
+        i = canonicalizeValueAt(b, start, "openagents", sink, DEFAULT_MAX_DEPTH - 1);
+        cuts.canonical.push(from, sink.len);
+      }
       if (i < 0) return false;
       cuts.keys.push(key);
       cuts.starts.push(start);
       cuts.ends.push(i);
-      cuts.canonical.push(from, sink.len);
     } else {
-      i = valueEnd(b, i);
+      i = valueEnd(b, i, cuts);
       if (i < 0) return false;
     }
     i = skipSpace(b, i);
@@ -847,6 +980,13 @@ function rawContainers(b: Buffer, cuts: RawCuts, sink: ByteSink): boolean {
     if (b[i] !== 0x2c) return false;
     i = skipSpace(b, i + 1);
   }
+}
+
+const HASH_KEY_TEXTS = new Map([...RAW_KEYS].map((k) => [k, Buffer.from(`"${k}_hash"`)]));
+
+/** `"<key>_hash"` as bytes, for a raw key. */
+function hashKeyText(key: string): Buffer {
+  return HASH_KEY_TEXTS.get(key) as Buffer;
 }
 
 /** The name of a member from its quoted bytes `[start, end)`; "" when they do not read. */
@@ -883,37 +1023,51 @@ function stringEnd(b: Buffer, i: number): number {
   }
 }
 
-/** The index after the value starting at `i`; -1 when it does not end. */
-function valueEnd(b: Buffer, i: number): number {
+/**
+ * The index after the value starting at `i`; -1 when it does not end. Counts the member names in
+ * it into `cuts.names` and records where its numbers are in `cuts.numbers` (meaningful only for a
+ * value that reads: in JSON, a string followed by `:` is a name, and `-` or a digit outside
+ * strings starts a number).
+ */
+function valueEnd(b: Buffer, i: number, cuts: RawCuts): number {
   const n = b.length;
   const first = b[i];
   if (first === 0x22) return stringEnd(b, i);
-  if (first !== 0x7b && first !== 0x5b) {
-    // A number or literal runs to the next delimiter.
-    while (i < n) {
-      const c = b[i];
-      if (c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d)
-        break;
-      i++;
-    }
-    return i;
-  }
+  if (first !== 0x7b && first !== 0x5b) return scalarEnd(b, i, cuts);
   let depth = 0;
   while (i < n) {
-    const c = b[i];
+    const c = b[i] as number;
     if (c === 0x22) {
       i = stringEnd(b, i);
       if (i < 0) return -1;
+      if (b[skipSpace(b, i)] === 0x3a) cuts.names++;
       continue;
     }
     if (c === 0x7b || c === 0x5b) depth++;
     else if (c === 0x7d || c === 0x5d) {
       depth--;
       if (depth === 0) return i + 1;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      i = scalarEnd(b, i, cuts);
+      continue;
     }
     i++;
   }
   return -1;
+}
+
+/** The index after the number or literal at `i` (the next delimiter); a number is recorded. */
+function scalarEnd(b: Buffer, i: number, cuts: RawCuts): number {
+  const n = b.length;
+  const start = i;
+  while (i < n) {
+    const c = b[i];
+    if (c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) break;
+    i++;
+  }
+  const c = b[start] as number;
+  if (c === 0x2d || (c >= 0x30 && c <= 0x39)) cuts.numbers.push(start, i);
+  return i;
 }
 
 /** How `mapLines` builds the line redaction, on this thread and on workers. */

@@ -5,6 +5,7 @@ import {
   canonicalize,
   canonicalizeBytes,
   canonicalizeValueAt,
+  checkValueAt,
   readJson,
   type TopLevelMembers,
 } from "../../../shared/canonical/index.js";
@@ -78,5 +79,44 @@ describe("canonicalizeValueAt", () => {
     const deep = Buffer.from(`${"[".repeat(5)}${"]".repeat(5)},`);
     expect(canonicalizeValueAt(deep, 0, "openagents", new ByteSink(4), 4)).toBe(-1);
     expect(canonicalizeValueAt(deep, 0, "openagents", new ByteSink(4), 5)).toBe(10);
+  });
+});
+
+describe("checkValueAt", () => {
+  /** Valid JSON texts, then byte-level mutations of them (most no longer read). */
+  const texts = fc.oneof(
+    fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v, null, 1))),
+    fc
+      .tuple(fc.jsonValue(), fc.nat(), fc.constantFrom(0x22, 0x5c, 0x2c, 0x7d, 0x5d, 0x0a, 0x00, 0xff, 0x31))
+      .map(([v, at, byte]) => {
+        const b = Buffer.from(JSON.stringify(v));
+        b[at % b.length] = byte;
+        return b;
+      }),
+    fc
+      .constantFrom('{"a":1,"a":2}', '{"b":{"x":1,"y":[1,{"x":2,"x":3}]}}', "[1e999]", "[1.50]", '["\\/"]')
+      .map((t) => Buffer.from(t)),
+  );
+
+  it("accepts and rejects exactly what canonicalizeValueAt does, ends at the same offset, writes nothing", () => {
+    fc.assert(
+      fc.property(texts, fc.constantFrom("", ",1]", "}"), (value, rest) => {
+        const src = Buffer.concat([Buffer.from("["), value, Buffer.from(rest)]);
+        const canonical = canonicalizeValueAt(src, 1, "openagents", new ByteSink(4));
+        const scratch = new ByteSink(4);
+        scratch.len = 3;
+        scratch.buf.write("abc");
+        expect(checkValueAt(src, 1, "openagents", scratch)).toBe(canonical);
+        expect(scratch.len).toBe(3);
+        expect(scratch.buf.toString("utf8", 0, 3)).toBe("abc");
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("gives up past the depth limit as canonicalizeValueAt does", () => {
+    const deep = Buffer.from(`${"[".repeat(5)}${"]".repeat(5)},`);
+    expect(checkValueAt(deep, 0, "openagents", new ByteSink(4), 4)).toBe(-1);
+    expect(checkValueAt(deep, 0, "openagents", new ByteSink(4), 5)).toBe(10);
   });
 });

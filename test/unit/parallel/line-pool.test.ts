@@ -34,7 +34,7 @@ async function* chunks(bytes: Buffer, size = 64 * 1024): AsyncGenerator<Buffer> 
   for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
 }
 
-const EVERY_LINE_ON_WORKERS = { workers: 2, threshold: 0, batchBytes: 16 * 1024 };
+const EVERY_LINE_ON_WORKERS = { workers: 2, threshold: 0, batchBytes: 16 * 1024, waitForWorkers: true };
 
 async function report(bytes: Buffer, parallel: { workers: number; threshold?: number; batchBytes?: number }) {
   return (await inspect(chunks(bytes), { file: "f", parallel })).report;
@@ -66,7 +66,7 @@ describe("mapLines", () => {
     const before = poolStats.batches;
     // Act
     const local = await collect({ workers: 0 });
-    const parallel = await collect({ workers: 2, threshold: 0, batchBytes: 1 });
+    const parallel = await collect({ workers: 2, threshold: 0, batchBytes: 1, waitForWorkers: true });
     // Assess: workers ran batches, and their results match the calling thread's.
     expect(poolStats.batches - before).toBeGreaterThanOrEqual(4);
     expect(parallel.map((r) => r.line)).toEqual([1, 2, 3, 4, 5]);
@@ -85,6 +85,28 @@ describe("mapLines", () => {
     expect(parallel).toEqual(local);
   });
 
+  it("goes on alone while its workers start, then hands them batches: same results", async () => {
+    const bytes = generatedReplay(1_000_000, 3);
+    // Input that arrives over about a second, as from a slow stream: the worker starts meanwhile.
+    async function* slowly(): AsyncGenerator<Uint8Array> {
+      for (let at = 0; at < bytes.length; at += 2048) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        yield bytes.subarray(at, at + 2048);
+      }
+    }
+    const run = async (input: AsyncIterable<Uint8Array>, options: Parameters<typeof mapLines>[4]) => {
+      const lines = readByteLines(input)[Symbol.asyncIterator]();
+      const out: unknown[] = [];
+      for await (const { result } of mapLines(lines, () => true, createTask(init), init, options))
+        out.push(result);
+      return out;
+    };
+    const before = poolStats.batches;
+    const parallel = await run(slowly(), { workers: 1, threshold: 0, batchBytes: 4096 });
+    expect(poolStats.batches - before).toBeGreaterThan(0);
+    expect(parallel).toEqual(await run(chunks(bytes), { workers: 0 }));
+  });
+
   it("keeps everything on the calling thread below the threshold", async () => {
     const before = poolStats.pools;
     await collect({ workers: 2, threshold: 1 << 20 });
@@ -98,6 +120,7 @@ describe("mapLines", () => {
       for await (const _ of mapLines(lines, () => true, createTask(init), broken, {
         workers: 1,
         threshold: 0,
+        waitForWorkers: true,
       })) {
         // consumed
       }
@@ -164,7 +187,9 @@ describe("redact on worker threads gives the copy and summary the calling thread
 
   it.each(corpusList("dynamo"))("on the span trace %s", async (name) => {
     const input = corpusBytes("dynamo", name);
-    const parallel = await redactBytes(input, { parallel: { workers: 2, threshold: 0, batchBytes: 512 } });
+    const parallel = await redactBytes(input, {
+      parallel: { workers: 2, threshold: 0, batchBytes: 512, waitForWorkers: true },
+    });
     const single = await redactBytes(input, { parallel: { workers: 0 } });
     expect(parallel.text).toBe(single.text);
     expect(JSON.stringify(parallel.summary)).toBe(JSON.stringify(single.summary));

@@ -242,6 +242,37 @@ describe("LineRedactor fast read equals the lossless read", () => {
     ],
     ["not an object", `[${head}}]`],
     ["array raw value at the end", `${head},"params":[{"a":"}"},"]",{"b":"\\\\"}]}`],
+    // A `params_hash` in the line that is not params' sibling: params must still be hashed.
+    ["a params_hash only inside params", `${head},"params":{"params_hash":"x","b":[1.50,{"z":1,"a":2}]}}`],
+    ["a params_hash only in another member", `${head},"params":{"b":1e0},"meta":{"params_hash":"x"}}`],
+    ["params_hash before params", `${head},"params_hash":"sha256:${"c".repeat(64)}","params":{"b":[2,1]}}`],
+    // The rest of the line is read natively when that is provably what the lossless reader reads.
+    ["a duplicate name outside the raw values", `${head},"tool":"ls","params":{"a":1}}`],
+    [
+      "a duplicate name nested outside the raw values",
+      `${head},"meta":{"a":1,"b":{"c":2,"c":2}},"params":[]}`,
+    ],
+    [
+      "numbers in every form outside the raw values",
+      `${head},"seq":1,"n":[-0,0.10,1E+5,-2.5e-3,12345678901234567890,1e400],"params":{"a":1}}`,
+    ],
+    // Array-index names come first in a JS object: equal numbers with other texts must not swap.
+    [
+      "array-index names outside the raw values",
+      `${head},"metadata":{"b":1.0,"2":1,"a":[1.50,1.5]},"params":[1]}`,
+    ],
+    ["array-index names at the top level", `${head},"meta":{"b":1,"10":2,"9":3},"2":4,"params":[1]}`],
+    [
+      "__proto__ names outside the raw values",
+      `${head},"__proto__":{"x":1},"meta":{"__proto__":[2]},"params":{}}`,
+    ],
+    [
+      "escapes outside the raw values",
+      `${head},"summary":"\\u00e9\\ud83d\\ude00 \\\\u","params":{"a":"\\u0041"}}`,
+    ],
+    ["a lone surrogate outside the raw values", `${head},"summary":"\\udc00","params":{"a":1}}`],
+    ["nesting past the limit outside the raw values", `${head},"meta":${deep(512)},"params":{}}`],
+    ["two raw members, one hash", `${head},"params":{"b":2.50},"output":[{"y":1,"x":0}],"output_hash":"x"}`],
   ];
   for (const [name, text] of malformed) {
     it(`same result for a line with ${name}`, () => {
