@@ -1158,6 +1158,22 @@ async function* redactLines(
     let firstText: Buffer | undefined;
     let written = 0;
     const spool = await open(spoolPath, "w");
+    // Up to 4 chunk writes in flight: the work goes on while the disk takes them.
+    const writes: Promise<unknown>[] = [];
+    const write = async (chunk: Buffer, at: number): Promise<void> => {
+      if (writes.length >= 4) await writes.shift();
+      const done = spool.write(chunk, 0, chunk.length, at).then(({ bytesWritten }) => {
+        if (bytesWritten !== chunk.length)
+          throw new RedactError(
+            "redact.spool_short_write",
+            `the spool file took ${bytesWritten} of ${chunk.length} bytes`,
+          );
+      });
+      // Handled now (it may fail before its turn to be awaited), thrown when awaited.
+      done.catch(() => undefined);
+      writes.push(done);
+    };
+    let failure: { error: unknown } | undefined;
     try {
       let pending: Uint8Array[] = [];
       let pendingBytes = 0;
@@ -1170,15 +1186,20 @@ async function* redactLines(
         pendingBytes += text.length;
         written += text.length;
         if (pendingBytes >= 1 << 20) {
-          await spool.write(Buffer.concat(pending, pendingBytes));
+          await write(Buffer.concat(pending, pendingBytes), written - pendingBytes);
           pending = [];
           pendingBytes = 0;
         }
       }
-      if (pendingBytes > 0) await spool.write(Buffer.concat(pending, pendingBytes));
-    } finally {
-      await spool.close();
+      if (pendingBytes > 0) await write(Buffer.concat(pending, pendingBytes), written - pendingBytes);
+    } catch (error) {
+      failure = { error };
     }
+    // Every write settles before the file closes; the first error (the work's, else a write's) is thrown.
+    const settled = await Promise.allSettled(writes);
+    await spool.close();
+    if (failure !== undefined) throw failure.error;
+    for (const r of settled) if (r.status === "rejected") throw r.reason;
     const target = carrier ?? (firstText === undefined ? undefined : { start: 0, text: firstText });
     const summary = layerCSummary(format, preset, mergeCounts(counts));
     const reader = await open(spoolPath, "r");
