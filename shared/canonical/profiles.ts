@@ -1,4 +1,5 @@
 import { CanonicalizationError } from "../errors.js";
+import { remembered } from "../memo.js";
 import { isJsonObject, JsonNumber, type JsonValue } from "./json-value.js";
 import {
   compareCodePoints,
@@ -117,6 +118,9 @@ function jsonString(s: string): string {
   return JSON.stringify(s);
 }
 
+/** A member name's JSON text: the same few names come in every object of a kind. */
+const keyText = remembered(jsonString);
+
 function sortedJson(
   v: JsonValue,
   num: (n: JsonNumber) => string,
@@ -143,7 +147,7 @@ function sortedJson(
   for (let i = 0; i < keys.length; i++) {
     const k = keys[i] as string;
     if (i > 0) out += ",";
-    out += `${jsonString(k)}:${sortedJson(v[k] as JsonValue, num, utf16Order, depthLeft - 1)}`;
+    out += `${keyText(k)}:${sortedJson(v[k] as JsonValue, num, utf16Order, depthLeft - 1)}`;
   }
   return `${out}}`;
 }

@@ -144,6 +144,7 @@ class Pool {
     let w = -1;
     for (let k = 0; k < this.workers.length; k++)
       if (this.ready[k] === true && (w < 0 || (this.busy[k] ?? 0) < (this.busy[w] ?? 0))) w = k;
+    if (w < 0) return Promise.reject(new WorkerPoolError("worker.none_ready", "no worker has started yet"));
     const id = this.nextId++;
     this.busy[w] = (this.busy[w] ?? 0) + 1;
     poolStats.batches++;

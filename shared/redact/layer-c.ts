@@ -45,6 +45,7 @@ import { detectFormat } from "../formats/registry.js";
 import { REPLAY_DIALECTS } from "../formats/replay-jsonl.js";
 import { RUN_KEYS, STEP_KEYS } from "../formats/replaykit.js";
 import type { FormatId } from "../formats/types.js";
+import { remembered } from "../memo.js";
 import { mapLines, type ParallelOptions } from "../parallel/line-pool.js";
 import type { LineTask } from "../parallel/tasks.js";
 import type { Preset } from "./presets.js";
@@ -161,24 +162,16 @@ const IS_HASH = 1;
 const IS_STRUCTURAL = 2;
 const IS_VERBATIM = 4;
 
-/** What a member name is (IS_* bits), remembered: the same few names come on every line. */
-function keyKind(key: string): number {
-  let kind = KEY_KINDS.get(key);
-  if (kind === undefined) {
-    const hash = HASH_KEY.test(key);
-    const idOrTime = ID_KEY.test(key) || TIME_KEY.test(key);
-    kind =
-      (hash ? IS_HASH : 0) |
-      (hash || idOrTime || STATUS_KEY.test(key) ? IS_STRUCTURAL : 0) |
-      (hash || idOrTime || key === "type" || key === "event" ? IS_VERBATIM : 0);
-    if (key.length <= 64) {
-      if (KEY_KINDS.size >= 4096) KEY_KINDS.clear();
-      KEY_KINDS.set(key, kind);
-    }
-  }
-  return kind;
-}
-const KEY_KINDS = new Map<string, number>();
+/** What a member name is (IS_* bits): the same few names come on every line. */
+const keyKind = remembered((key: string): number => {
+  const hash = HASH_KEY.test(key);
+  const idOrTime = ID_KEY.test(key) || TIME_KEY.test(key);
+  return (
+    (hash ? IS_HASH : 0) |
+    (hash || idOrTime || STATUS_KEY.test(key) ? IS_STRUCTURAL : 0) |
+    (hash || idOrTime || key === "type" || key === "event" ? IS_VERBATIM : 0)
+  );
+});
 
 /** Structural member names: kept by every preset (ADR-0016 `paranoid`: types, ids, timings, statuses, hashes). */
 export function isStructuralKey(key: string): boolean {
@@ -208,17 +201,9 @@ class Counter {
 
 /** Path inside an event for the summary: array positions folded to `[*]`. */
 function child(path: string, key: string): string {
-  let segment = SEGMENTS.get(key);
-  if (segment === undefined) {
-    segment = memberPath(key);
-    if (key.length <= 64) {
-      if (SEGMENTS.size >= 4096) SEGMENTS.clear();
-      SEGMENTS.set(key, segment);
-    }
-  }
-  return path + segment;
+  return path + segmentOf(key);
 }
-const SEGMENTS = new Map<string, string>();
+const segmentOf = remembered(memberPath);
 
 /** Per-file redaction state: the scrubber, the counters and the hashing profile. */
 class Context {

@@ -16,6 +16,7 @@
  * the per-format transform (`layer-c.ts`), which then scrubs the values it keeps with this class.
  */
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
+import { remembered } from "../memo.js";
 import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
 import {
   canSkipSecretlint,
@@ -134,7 +135,6 @@ export class Scrubber {
   private byRule: Record<string, number> = {};
   private byPath: Record<string, number> = {};
   private total = 0;
-  private readonly cache = new Map<string, Finding[]>();
 
   constructor(options: ScrubOptions = {}) {
     this.policy = presetPolicy(options.preset ?? "private_repo");
@@ -248,16 +248,7 @@ export class Scrubber {
    * `findings(text)`, remembered for short strings: tool names, statuses and commands repeat on
    * every line of a replay. Findings depend on the text alone and are never changed after.
    */
-  private cachedFindings(text: string): Finding[] {
-    if (text.length > CACHED_TEXT) return this.findings(text);
-    let findings = this.cache.get(text);
-    if (findings === undefined) {
-      findings = this.findings(text);
-      if (this.cache.size >= CACHE_ENTRIES) this.cache.clear();
-      this.cache.set(text, findings);
-    }
-    return findings;
-  }
+  private readonly cachedFindings = remembered((text) => this.findings(text), CACHED_TEXT, CACHE_ENTRIES);
 
   private whole(value: string, rule: string, path: string): string {
     this.count(rule, path);
