@@ -57,7 +57,7 @@ function workerScript(): URL | undefined {
 }
 
 /** Statistics of the pools started in this process, for tests and the benchmark. */
-export const poolStats = { pools: 0, batches: 0 };
+export const poolStats = { pools: 0, batches: 0, ready: 0, failedToStart: 0 };
 
 /** What a worker answers for one batch: a result per line and the task's state for the batch. */
 interface BatchResult {
@@ -78,6 +78,8 @@ class Pool {
   /** Which workers have built their task (or all, when batches may wait for them). */
   private readonly ready: boolean[] = [];
   private readyCount = 0;
+  /** Workers that failed before they were ready (left out). */
+  private readonly gone = new Set<number>();
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private failure: Error | undefined;
@@ -97,10 +99,10 @@ class Pool {
         workerData: init,
         resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb(init) },
       });
-      const w = this.workers.length;
       worker.on("message", (message: { id?: number; results?: unknown; state?: unknown; error?: string }) => {
         if (message.id === undefined) {
           // The worker built its task.
+          poolStats.ready++;
           if (this.ready[w] !== true) this.readyCount++;
           this.ready[w] = true;
           return;
@@ -116,15 +118,31 @@ class Pool {
             state: message.state,
           });
       });
-      worker.on("error", (error) => this.fail(error));
+      worker.on("error", (error) => this.lost(w, error));
       worker.on("exit", (code) => {
-        if (code !== 0) this.fail(new Error(`worker exited with code ${code}`));
+        // An exit is a failure unless it is clean with nothing left to answer (terminate()
+        // exits with 1, but only once nothing is pending).
+        if (code !== 0 || (this.busy[w] ?? 0) > 0) this.lost(w, new Error(`worker exited with code ${code}`));
       });
       this.workers.push(worker);
       this.busy.push(0);
       this.ready.push(waitForWorkers);
     }
     if (waitForWorkers) this.readyCount = size;
+  }
+
+  /**
+   * Worker `w` is gone. One that never became ready held no batch: it is left out, and the other
+   * threads do its share (as with no worker script). Otherwise the pool fails.
+   */
+  private lost(w: number, cause: Error): void {
+    if (this.ready[w] !== true) {
+      // Its "error" and then its "exit" both come here.
+      if (!this.gone.has(w)) poolStats.failedToStart++;
+      this.gone.add(w);
+      return;
+    }
+    this.fail(cause);
   }
 
   private fail(cause: Error): void {

@@ -4,6 +4,7 @@
  * result never depends on where it ran.
  */
 import { type SplitLine, splitLine } from "../canonical/shallow.js";
+import { ReplayPipelineError } from "../errors.js";
 import { type RedactTaskInit, redactTask } from "../redact/layer-c.js";
 
 /** What a task is built from (sent to each worker as `workerData`). */
@@ -65,5 +66,11 @@ export function createTask(init: TaskInit): LineTask {
     }
     case "redact":
       return redactTask(init);
+    default:
+      // A TaskInit from elsewhere (a worker's workerData) is not checked by the compiler.
+      throw new ReplayPipelineError(
+        "worker.unknown_task",
+        `unknown line task ${JSON.stringify((init as { task?: unknown }).task)}; expected "split" or "redact"`,
+      );
   }
 }

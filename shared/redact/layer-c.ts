@@ -942,6 +942,9 @@ function rawContainers(b: Buffer, cuts: RawCuts, sink: ByteSink): boolean {
     const open = b[i];
     const key = open === 0x7b || open === 0x5b ? memberName(b, keyStart, keyEnd) : "";
     if (RAW_KEYS.has(key)) {
+      // A second one is a duplicate name, which the lossless reader reports (and searching the
+      // line for its hash again and again would make such a line cost quadratic time).
+      if (cuts.keys.includes(key)) return false;
       // The value sits one level down in the line: it may nest one level less. Its canonical bytes
       // are only needed for a hash the line lacks; most lines carry `<key>_hash`, usually last.
       if (b.lastIndexOf(hashKeyText(key)) >= 0) {
@@ -1147,7 +1150,7 @@ async function* redactLines(
     const writes: Promise<unknown>[] = [];
     const write = async (chunk: Buffer, at: number): Promise<void> => {
       if (writes.length >= 4) await writes.shift();
-      const done = spool.write(chunk, 0, chunk.length, at).then(({ bytesWritten }) => {
+      const request = spool.write(chunk, 0, chunk.length, at).then(({ bytesWritten }) => {
         if (bytesWritten !== chunk.length)
           throw new RedactError(
             "redact.spool_short_write",
@@ -1155,8 +1158,8 @@ async function* redactLines(
           );
       });
       // Handled now (it may fail before its turn to be awaited), thrown when awaited.
-      done.catch(() => undefined);
-      writes.push(done);
+      request.catch(() => undefined);
+      writes.push(request);
     };
     let failure: { error: unknown } | undefined;
     try {
@@ -1180,11 +1183,16 @@ async function* redactLines(
     } catch (error) {
       failure = { error };
     }
-    // Every write settles before the file closes; the first error (the work's, else a write's) is thrown.
-    const settled = await Promise.allSettled(writes);
-    await spool.close();
+    // Every write settles before the file closes; the first error (the work's, else a write's,
+    // else the close's) is thrown.
+    for (const r of await Promise.allSettled(writes))
+      if (r.status === "rejected") failure ??= { error: r.reason };
+    try {
+      await spool.close();
+    } catch (error) {
+      failure ??= { error };
+    }
     if (failure !== undefined) throw failure.error;
-    for (const r of settled) if (r.status === "rejected") throw r.reason;
     const target = carrier ?? (firstText === undefined ? undefined : { start: 0, text: firstText });
     const summary = layerCSummary(format, preset, mergeCounts(counts));
     const reader = await open(spoolPath, "r");

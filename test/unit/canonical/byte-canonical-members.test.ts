@@ -96,6 +96,28 @@ describe("checkValueAt", () => {
     fc
       .constantFrom('{"a":1,"a":2}', '{"b":{"x":1,"y":[1,{"x":2,"x":3}]}}', "[1e999]", "[1.50]", '["\\/"]')
       .map((t) => Buffer.from(t)),
+    // Names whose escapes must be rewritten (\u with upper-case hex, \/), so that equal names can
+    // be spelled differently.
+    fc
+      .tuple(
+        fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }),
+        fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+      )
+      .map(([object, flips]) => {
+        let k = 0;
+        const spell = (c: string): string => {
+          if (flips[k++ % 8] !== true || c.length !== 1) return c;
+          return c === "/" ? "\\/" : `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+        };
+        const members = Object.entries(object).map(
+          ([name, value]) =>
+            `"${[...name].map((c) => (c === '"' || c === "\\" || c < " " ? JSON.stringify(c).slice(1, -1) : spell(c))).join("")}":${JSON.stringify(value)}`,
+        );
+        return Buffer.from(`{${members.join(",")}}`);
+      }),
+    fc
+      .constantFrom('{"\\u0041":1,"A":2}', '{"\\/":1,"/":2}', '{"\\u00E9":1,"b\\/c":[1,{"\\u0042":2,"a":3}]}')
+      .map((t) => Buffer.from(t)),
   );
 
   it("accepts and rejects exactly what canonicalizeValueAt does, ends at the same offset, writes nothing", () => {

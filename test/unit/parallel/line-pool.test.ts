@@ -85,26 +85,54 @@ describe("mapLines", () => {
     expect(parallel).toEqual(local);
   });
 
+  /** Every result of the split task over `input`, the workers built from `workerInit`. */
+  async function resultsOf(
+    input: AsyncIterable<Uint8Array>,
+    options: Parameters<typeof mapLines>[4],
+    workerInit: TaskInit = init,
+  ): Promise<unknown[]> {
+    const lines = readByteLines(input)[Symbol.asyncIterator]();
+    const out: unknown[] = [];
+    for await (const { result } of mapLines(lines, () => true, createTask(init), workerInit, options))
+      out.push(result);
+    return out;
+  }
+
+  /**
+   * `bytes` in 4 KiB chunks, as from a slow stream: from offset `from` on, each chunk only once
+   * `until()` holds (or after about 10 s, when the caller's assertions fail).
+   */
+  async function* slowly(bytes: Buffer, from: number, until: () => boolean): AsyncGenerator<Uint8Array> {
+    for (let at = 0; at < bytes.length; at += 4096) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      for (let waited = 0; at >= from && !until() && waited < 10_000; waited += 10)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      yield bytes.subarray(at, at + 4096);
+    }
+  }
+
   it("goes on alone while its workers start, then hands them batches: same results", async () => {
     const bytes = generatedReplay(1_000_000, 3);
-    // Input that arrives over about a second, as from a slow stream: the worker starts meanwhile.
-    async function* slowly(): AsyncGenerator<Uint8Array> {
-      for (let at = 0; at < bytes.length; at += 2048) {
-        await new Promise((resolve) => setTimeout(resolve, 2));
-        yield bytes.subarray(at, at + 2048);
-      }
-    }
-    const run = async (input: AsyncIterable<Uint8Array>, options: Parameters<typeof mapLines>[4]) => {
-      const lines = readByteLines(input)[Symbol.asyncIterator]();
-      const out: unknown[] = [];
-      for await (const { result } of mapLines(lines, () => true, createTask(init), init, options))
-        out.push(result);
-      return out;
-    };
+    const ready = poolStats.ready;
     const before = poolStats.batches;
-    const parallel = await run(slowly(), { workers: 1, threshold: 0, batchBytes: 4096 });
+    // The last third of the input comes once the worker said it is ready.
+    const input = slowly(bytes, (bytes.length * 2) / 3, () => poolStats.ready > ready);
+    const parallel = await resultsOf(input, { workers: 1, threshold: 0, batchBytes: 4096 });
     expect(poolStats.batches - before).toBeGreaterThan(0);
-    expect(parallel).toEqual(await run(chunks(bytes), { workers: 0 }));
+    expect(parallel).toEqual(await resultsOf(chunks(bytes), { workers: 0 }));
+  });
+
+  it("leaves out a worker that fails before it is ready: the calling thread does its share", async () => {
+    const broken = { task: "no-such-task" } as unknown as TaskInit;
+    const bytes = generatedReplay(300_000, 4);
+    const failed = poolStats.failedToStart;
+    const before = poolStats.batches;
+    // The second half of the input comes once the worker has failed.
+    const input = slowly(bytes, bytes.length / 2, () => poolStats.failedToStart > failed);
+    const parallel = await resultsOf(input, { workers: 1, threshold: 0, batchBytes: 4096 }, broken);
+    expect(poolStats.failedToStart).toBe(failed + 1);
+    expect(poolStats.batches).toBe(before);
+    expect(parallel).toEqual(await resultsOf(chunks(bytes), { workers: 0 }));
   });
 
   it("keeps everything on the calling thread below the threshold", async () => {

@@ -11,7 +11,7 @@
  * Runs: LINE_REDACTOR_RUNS (default 60 per format and property).
  */
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   canonicalHash,
   decodeUtf8,
@@ -281,6 +281,21 @@ describe("LineRedactor fast read equals the lossless read", () => {
       compareReads("braintrust-spans", "private_repo", undefined, [bytes]);
     });
   }
+
+  it("searches a line for each raw member's hash at most once per name, however often it repeats", () => {
+    // Prepare: 5,000 duplicate raw members, no hash anywhere.
+    const line = Buffer.from(`${head},${'"params":[],'.repeat(5000)}"output":{"a":1},"output":[2]}`);
+    const search = vi.spyOn(Buffer.prototype, "lastIndexOf");
+    try {
+      // Act
+      const { outcomes } = compareReads("replay-v1", "private_repo", undefined, [line]);
+      // Assess: the duplicate name's error, and a bounded number of searches (both reads ran).
+      expect(outcomes[0]).toMatchObject({ error: expect.stringContaining("duplicate member name") });
+      expect(search.mock.calls.length).toBeLessThanOrEqual(RAW_KEYS.size);
+    } finally {
+      search.mockRestore();
+    }
+  });
 
   it("locates errors at the file and line", () => {
     const redactor = new LineRedactor("replay-v1", "private_repo", { file: "in.jsonl" });
