@@ -75,11 +75,11 @@ interface Pending {
 class Pool {
   private readonly workers: Worker[] = [];
   private readonly busy: number[] = [];
-  /** Which workers have built their task (or all, when batches may wait for them). */
-  private readonly ready: boolean[] = [];
-  private readyCount = 0;
-  /** Workers that failed before they were ready (left out). */
-  private readonly gone = new Set<number>();
+  /**
+   * Each worker's state: starting, ready (it built its task; from the start when batches may wait
+   * for it), or gone (it failed while starting, and is left out).
+   */
+  private readonly status: ("starting" | "ready" | "gone")[] = [];
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private failure: Error | undefined;
@@ -103,8 +103,7 @@ class Pool {
         if (message.id === undefined) {
           // The worker built its task.
           poolStats.ready++;
-          if (this.ready[w] !== true) this.readyCount++;
-          this.ready[w] = true;
+          if (this.status[w] === "starting") this.status[w] = "ready";
           return;
         }
         const job = this.pending.get(message.id);
@@ -126,9 +125,8 @@ class Pool {
       });
       this.workers.push(worker);
       this.busy.push(0);
-      this.ready.push(waitForWorkers);
+      this.status.push(waitForWorkers ? "ready" : "starting");
     }
-    if (waitForWorkers) this.readyCount = size;
   }
 
   /**
@@ -136,13 +134,12 @@ class Pool {
    * threads do its share (as with no worker script). Otherwise the pool fails.
    */
   private lost(w: number, cause: Error): void {
-    if (this.ready[w] !== true) {
-      // Its "error" and then its "exit" both come here.
-      if (!this.gone.has(w)) poolStats.failedToStart++;
-      this.gone.add(w);
-      return;
+    // Its "error" and then its "exit" both come here.
+    if (this.status[w] === "starting") {
+      this.status[w] = "gone";
+      poolStats.failedToStart++;
     }
-    this.fail(cause);
+    if (this.status[w] === "ready") this.fail(cause);
   }
 
   private fail(cause: Error): void {
@@ -161,7 +158,7 @@ class Pool {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     let w = -1;
     for (let k = 0; k < this.workers.length; k++)
-      if (this.ready[k] === true && (w < 0 || (this.busy[k] ?? 0) < (this.busy[w] ?? 0))) w = k;
+      if (this.status[k] === "ready" && (w < 0 || (this.busy[k] ?? 0) < (this.busy[w] ?? 0))) w = k;
     if (w < 0) return Promise.reject(new WorkerPoolError("worker.none_ready", "no worker has started yet"));
     const id = this.nextId++;
     this.busy[w] = (this.busy[w] ?? 0) + 1;
@@ -179,10 +176,12 @@ class Pool {
 
   /** Workers that take batches now. */
   readySize(): number {
-    return this.readyCount;
+    let n = 0;
+    for (const s of this.status) if (s === "ready") n++;
+    return n;
   }
 
-  /** Throws the pool's failure, if a worker failed (also before it took any batch). */
+  /** Throws the pool's failure, if a ready worker failed. */
   check(): void {
     if (this.failure !== undefined) throw this.failure;
   }
