@@ -191,7 +191,8 @@ export const MEASUREMENTS: Measurement[] = [
     command: (file) => ["python3", join(ROOT, "bench", "peers", "python_hash.py"), file],
     unavailable: pythonUnavailable,
   },
-  ...[true, false].flatMap((parallel): NodeMeasurement[] => {
+  // On one core the default is one thread: the parallel rows would repeat the one-thread rows.
+  ...(defaultWorkers() > 0 ? [true, false] : [false]).flatMap((parallel): NodeMeasurement[] => {
     const workers = parallel ? defaultWorkers() : 0;
     const threads = workers === 0 ? "one thread" : `${workers} worker thread${workers > 1 ? "s" : ""} + main`;
     const suffix = parallel ? "" : "-1t";

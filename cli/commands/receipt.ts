@@ -1,10 +1,9 @@
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
-import { ReplayPipelineError, UsageError } from "../../shared/errors.js";
+import { UsageError } from "../../shared/errors.js";
 import { type InspectResult, inspect } from "../../shared/formats/inspect.js";
 import { generateReceipt, serializeReceipt } from "../../shared/receipt/index.js";
 import { parseCommandArgs, singleFile } from "../args.js";
-import { openStream, readHmacKey, toInputError, writeOut } from "../io.js";
+import { openStream, outputError, outputTarget, readHmacKey, toInputError, writeOut } from "../io.js";
 import { renderReport } from "./inspect.js";
 
 /** Help text of `receipt`. */
@@ -35,9 +34,6 @@ const OPTIONS = {
   "created-at": { type: "string" },
 } as const;
 
-/** A receipt that could not be written (missing folder, permission), with a stable code. */
-export class ReceiptWriteError extends ReplayPipelineError {}
-
 /** `replay-pipeline receipt`: generate RECEIPT.json for one replay. */
 export async function receiptCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("receipt", argv, OPTIONS);
@@ -46,9 +42,7 @@ export async function receiptCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const file = singleFile("receipt", positionals);
-  const output = values.output === undefined || values.output === "-" ? null : values.output;
-  if (output !== null && file !== "-" && resolve(output) === resolve(file))
-    throw new UsageError(`receipt: -o ${output} is the replay; expected a different output path`);
+  const output = outputTarget("receipt", values.output, file);
   const createdAt = values["created-at"];
   if (createdAt !== undefined && Number.isNaN(Date.parse(createdAt)))
     throw new UsageError(`receipt: --created-at expects an ISO-8601 time, got '${createdAt}'`);
@@ -88,8 +82,7 @@ export async function receiptCommand(argv: string[]): Promise<number> {
     try {
       await writeFile(output, text);
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown";
-      throw new ReceiptWriteError("io.write", `${output}: cannot write (${code})`, {}, { cause: error });
+      throw outputError(output, error);
     }
     await writeOut(`wrote ${output} (${String(receipt.canonical_json_sha256)})\n`);
   }

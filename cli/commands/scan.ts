@@ -74,8 +74,11 @@ export async function scanCommand(argv: string[]): Promise<number> {
   const rows: FileRow[] = [];
   for (const path of files) {
     const file = relative(process.cwd(), path) || path;
-    const raw = await hashPieces(openStream(path));
     const { report } = await inspect(openStream(path), { file, keepToolCalls: false });
+    // inspect hashed every byte it read: the file's own bytes unless they were gzip.
+    const raw = report.compressed
+      ? await hashPieces(openStream(path))
+      : { hash: report.replay_hash, bytes: report.bytes };
     const row: FileRow = {
       file,
       format: report.format,

@@ -12,7 +12,6 @@ import {
   readByteLines,
   readJson,
   type SplitLine,
-  splitLine,
 } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
 import { mapLines, type ParallelOptions } from "../parallel/line-pool.js";
@@ -319,10 +318,9 @@ async function readContent(
         });
       }
       if (consumer !== undefined && lazy !== undefined) {
-        // Read by mapLines (null when the fast read declined), or read here.
-        const result = next.value.result as SplitLine | null | undefined;
-        const split = result === undefined ? splitLine(lineBytes, lazy) : (result ?? undefined);
-        if (split !== undefined) {
+        // Read by mapLines (every line wantsSplit takes; null when the fast read declined).
+        const split = next.value.result as SplitLine | null;
+        if (split !== null) {
           const listed = findings.errors.length;
           consumer.line(line, materialize(split), split.hashes);
           if (findings.errors.length > listed) locateColumns(findings.errors, listed, lineBytes);

@@ -45,9 +45,7 @@ interface Dialect {
   id: "replay-v1" | "replay-dsrs" | "replay-adr0003";
   typeKey: "type" | "event";
   callKey: "step_id" | "id";
-  /** Schemas of the known event types; each lists the fields it knows (others are notices). */
-  events: Record<string, z.ZodObject>;
-  /** The same events for the per-line path (see EventRule), by type. */
+  /** The known event types (see EventRule), by type; fields they do not know are notices. */
   rules: ReadonlyMap<string, EventRule>;
 }
 
@@ -58,6 +56,8 @@ interface EventRule {
   accepts: Quick["accepts"];
   /** The members `schema` knows. */
   fields: ReadonlySet<string>;
+  /** The members `schema` requires. */
+  required: ReadonlySet<string>;
 }
 
 /** A dialect from the fields of each event type, each a zod schema with its quick check. */
@@ -67,14 +67,14 @@ function dialect(
   callKey: Dialect["callKey"],
   shapes: Record<string, Record<string, Quick>>,
 ): Dialect {
-  const events: Record<string, z.ZodObject> = {};
   const rules = new Map<string, EventRule>();
   for (const [type, shape] of Object.entries(shapes)) {
     const { schema, accepts } = qLooseObject(shape);
-    events[type] = schema;
-    rules.set(type, { schema, accepts, fields: new Set(Object.keys(shape)) });
+    const names = Object.keys(shape);
+    const required = names.filter((name) => shape[name]?.schema._zod.optin !== "optional");
+    rules.set(type, { schema, accepts, fields: new Set(names), required: new Set(required) });
   }
-  return { id, typeKey, callKey, events, rules };
+  return { id, typeKey, callKey, rules };
 }
 
 // Field schemas: each pairs the zod schema that findings come from with its quick check (see Quick).
@@ -322,9 +322,7 @@ export function detectReplayDialect(value: JsonValue): Dialect["id"] | undefined
   if (value.type === "ReplayHeader")
     return typeof value.version === "string" ? "replay-adr0003" : "replay-v1";
   if (Object.hasOwn(value, "ts")) return "replay-v1";
-  return Object.hasOwn(V1.events, value.type) || Object.hasOwn(ADR0003.events, value.type)
-    ? "replay-adr0003"
-    : undefined;
+  return V1.rules.has(value.type) || ADR0003.rules.has(value.type) ? "replay-adr0003" : undefined;
 }
 
 const STATUS: Record<string, string> = {

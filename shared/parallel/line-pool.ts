@@ -74,7 +74,6 @@ interface Pending {
 /** A fixed set of workers running one task. */
 class Pool {
   private readonly workers: Worker[] = [];
-  private readonly busy: number[] = [];
   /**
    * Each worker's state: starting, ready (it built its task; from the start when batches may wait
    * for it), or gone (it failed while starting, and is left out).
@@ -109,7 +108,6 @@ class Pool {
         const job = this.pending.get(message.id);
         if (job === undefined) return;
         this.pending.delete(message.id);
-        this.busy[job.worker] = (this.busy[job.worker] ?? 1) - 1;
         if (message.error !== undefined) job.reject(new WorkerPoolError("worker.task_failed", message.error));
         else
           job.resolve({
@@ -121,10 +119,9 @@ class Pool {
       worker.on("exit", (code) => {
         // An exit is a failure unless it is clean with nothing left to answer (terminate()
         // exits with 1, but only once nothing is pending).
-        if (code !== 0 || (this.busy[w] ?? 0) > 0) this.lost(w, new Error(`worker exited with code ${code}`));
+        if (code !== 0 || this.held(w) > 0) this.lost(w, new Error(`worker exited with code ${code}`));
       });
       this.workers.push(worker);
-      this.busy.push(0);
       this.status.push(waitForWorkers ? "ready" : "starting");
     }
   }
@@ -157,11 +154,16 @@ class Pool {
   run(batch: Batch): Promise<BatchResult> {
     if (this.failure !== undefined) return Promise.reject(this.failure);
     let w = -1;
-    for (let k = 0; k < this.workers.length; k++)
-      if (this.status[k] === "ready" && (w < 0 || (this.busy[k] ?? 0) < (this.busy[w] ?? 0))) w = k;
+    let least = Number.POSITIVE_INFINITY;
+    for (let k = 0; k < this.workers.length; k++) {
+      const held = this.status[k] === "ready" ? this.held(k) : Number.POSITIVE_INFINITY;
+      if (held < least) {
+        w = k;
+        least = held;
+      }
+    }
     if (w < 0) return Promise.reject(new WorkerPoolError("worker.none_ready", "no worker has started yet"));
     const id = this.nextId++;
-    this.busy[w] = (this.busy[w] ?? 0) + 1;
     poolStats.batches++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, worker: w });
@@ -172,6 +174,13 @@ class Pool {
 
   size(): number {
     return this.workers.length;
+  }
+
+  /** Batches worker `w` holds (a few per worker, so counting them beats keeping a second tally). */
+  private held(w: number): number {
+    let n = 0;
+    for (const job of this.pending.values()) if (job.worker === w) n++;
+    return n;
   }
 
   /** Workers that take batches now. */
@@ -369,9 +378,7 @@ async function answerOf<T extends MappedLine>(batch: Group<T>, local: LineTask):
     return await batch.answer;
   } catch (error) {
     if (!(error instanceof WorkerPoolError) || error.code !== "worker.task_failed") throw error;
-    batch.items.forEach((item, k) => {
-      if (batch.selected[k] === true) local.line(item.bytes, item.line);
-    });
+    await runHere(batch, local).answer;
     throw error;
   }
 }

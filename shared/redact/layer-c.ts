@@ -541,12 +541,7 @@ interface EventRules {
 function replayRules(format: "replay-v1" | "replay-dsrs" | "replay-adr0003"): EventRules {
   const dialect = REPLAY_DIALECTS[format];
   const byType = new Map<string, ObjectRules>();
-  for (const [type, schema] of Object.entries(dialect.events)) {
-    const shape = schema.shape as Record<string, { _zod: { optin?: string } }>;
-    const known = new Set(Object.keys(shape));
-    const required = new Set(Object.keys(shape).filter((k) => shape[k]?._zod.optin !== "optional"));
-    byType.set(type, { known, required });
-  }
+  for (const [type, rule] of dialect.rules) byType.set(type, { known: rule.fields, required: rule.required });
   return { typeKey: dialect.typeKey, byType };
 }
 
@@ -768,8 +763,9 @@ export function withSummary(format: LinesFormat, text: Buffer, summary: LayerCSu
  * (`RAW_KEYS`) that are objects or arrays, and the line reads cleanly. Those values are cut out
  * while they are checked and canonicalized at byte level in one pass (`canonicalizeValueAt`,
  * which gives up on anything the lossless reader could see differently); the rest of the line is
- * read with `readJson`, the cut values as `{}` or `[]`, so every other member is exactly what
- * `readJson` reads of the whole line, in the same order (which decides the summary's key order,
+ * read as `readJson` reads it (by `JSON.parse` where `nativeRead` shows that equal), the cut values
+ * as `{}` or `[]`, so every other member is exactly what `readJson` reads of the whole line, in the
+ * same order (which decides the summary's key order,
  * and which of two members whose names scrub alike is written). `hashes` holds the openagents
  * hash of each cut value that has no `<name>_hash` sibling (the only ones `removeRaw` hashes).
  */

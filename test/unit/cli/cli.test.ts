@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { corpusBytes, corpusPath, PROJECT_ROOT } from "../../support/corpus.js";
 
@@ -148,16 +149,22 @@ describe("replay-pipeline scan", () => {
     const folder = mkdtempSync(join(tmpdir(), "replay-scan-"));
     writeFileSync(join(folder, "good.jsonl"), '{"a":1}\n');
     writeFileSync(join(folder, "bad.json"), "{");
+    const zipped = gzipSync('{"a":2}\n');
+    writeFileSync(join(folder, "zipped.jsonl"), zipped);
     const result = run("scan", folder, "--json");
     expect(result.code).toBe(1);
     const rows = result.stdout
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
-    expect(rows.map((r) => r.file.split("/").pop())).toEqual(["bad.json", "good.jsonl"]);
+    expect(rows.map((r) => r.file.split("/").pop())).toEqual(["bad.json", "good.jsonl", "zipped.jsonl"]);
     expect(rows[1].raw).toBe(`sha256:${createHash("sha256").update('{"a":1}\n').digest("hex")}`);
+    expect(rows[1].bytes).toBe(8);
+    // The raw hash is of the file's own bytes, gzip included.
+    expect(rows[2].raw).toBe(`sha256:${createHash("sha256").update(zipped).digest("hex")}`);
+    expect(rows[2].bytes).toBe(zipped.length);
     expect(rows[0].errors.jcs.code).toBe("json.syntax");
-    expect(rows.map((r) => r.verdict)).toEqual(["invalid", "invalid"]);
+    expect(rows.map((r) => r.verdict)).toEqual(["invalid", "invalid", "invalid"]);
   });
 
   it("is what npm start runs: every example hashes cleanly", () => {

@@ -89,7 +89,9 @@ describe("replay-pipeline inspect", () => {
     );
   });
 
-  it("reads a replay past the 8 MiB worker threshold on worker threads with the same report; --workers 0 keeps one thread", () => {
+  // That workers really take batches is shown in test/unit/parallel/line-pool.test.ts (poolStats);
+  // here the CLI option, on a file past the 8 MiB threshold.
+  it("gives the same report for a replay past the 8 MiB worker threshold with --workers 2 and --workers 0", () => {
     const gen = new ReplayGenerator(3);
     const lines = [gen.header(), gen.sessionStart()];
     for (let size = 0; size < 9 * 1024 * 1024; ) {

@@ -72,6 +72,14 @@ describe("replay-pipeline receipt", () => {
   it("refuses -o pointing at the replay itself (usage error)", async () => {
     await expect(receiptCommand([replay, "-o", replay])).rejects.toMatchObject({ code: "cli.usage" });
   });
+
+  it("names the output and why it could not be written (io.write)", async () => {
+    const target = join(tmpdir(), "no-such-folder-for-receipts", "RECEIPT.json");
+    await expect(receiptCommand([replay, "-o", target])).rejects.toMatchObject({
+      code: "io.write",
+      message: `${target}: no such folder`,
+    });
+  });
 });
 
 describe("replay-pipeline verify", () => {
