@@ -21,6 +21,7 @@ import canonicalizeNpm from "canonicalize";
 import { canonicalJsonLines, type Profile } from "../shared/canonical/index.js";
 import { inspect } from "../shared/formats/inspect.js";
 import { defaultWorkers } from "../shared/parallel/line-pool.js";
+import { redactChecked } from "../shared/redact/checked.js";
 import { redactFile } from "../shared/redact/layer-c.js";
 import { type DatasetMeta, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
 
@@ -220,12 +221,36 @@ export const MEASUREMENTS: Measurement[] = [
       {
         kind: "node",
         name: `redact${suffix}`,
-        label: `replay-pipeline \`redact\` (Layer C, private_repo preset), ${threads}`,
+        label: `replay-pipeline \`redact\` (inspect + Layer C, private_repo preset, one read), ${threads}`,
         scale: 5,
         run: async (file) => {
           const counter = { bytes: 0 };
           const hash = new BatchedSha256();
-          const result = redactFile(readChunks(file, counter), { file, parallel: { workers } });
+          const result = redactChecked(readChunks(file, counter), { file, parallel: { workers } });
+          for await (const chunk of result.chunks) hash.add(chunk);
+          if (result.summary().total === 0 || result.summary().original.verdict !== "passed")
+            throw new Error(
+              `${file}: redact removed nothing or its input did not pass; wrong thing measured`,
+            );
+          return { bytes: counter.bytes, digest: hash.digest() };
+        },
+      },
+      {
+        kind: "node",
+        name: `layer-c${suffix}`,
+        label: `replay-pipeline Layer C transform alone (\`redact\` without its inspection), ${threads}`,
+        scale: 5,
+        run: async (file) => {
+          const counter = { bytes: 0 };
+          const hash = new BatchedSha256();
+          // The verdict recorded is a stand-in: this row measures the transform, not the check.
+          const original = {
+            replay_hash: "sha256:unknown",
+            verdict: "passed",
+            checks_total: { passed: 0, failed: 0, unverifiable: 0 },
+            errors_total: 0,
+          } as const;
+          const result = redactFile(readChunks(file, counter), { file, parallel: { workers }, original });
           for await (const chunk of result.chunks) hash.add(chunk);
           if (result.summary().total === 0)
             throw new Error(`${file}: redact removed nothing; the benchmark would measure the wrong thing`);

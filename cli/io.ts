@@ -1,7 +1,8 @@
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { JsonInputError, ReplayPipelineError, UsageError } from "../shared/errors.js";
+import { formatLocation, JsonInputError, ReplayPipelineError, UsageError } from "../shared/errors.js";
+import { scrubText } from "../shared/redact/report.js";
 
 /** Read errors of the operating system (missing file, permission), with a stable code. */
 export class InputFileError extends ReplayPipelineError {}
@@ -102,6 +103,26 @@ export async function readKeyOption(
   if (bytes.length === 0) throw new UsageError(`${command}: ${flags.file} ${file}: the file is empty`);
   return bytes;
 }
+
+/**
+ * An error's message for a person: where (the file as given, line, column, path) and what, the
+ * part that may quote the input scrubbed first, so an error never repeats a secret.
+ */
+export function errorText(error: ReplayPipelineError): string {
+  const { location } = error;
+  const where = formatLocation({
+    ...location,
+    ...(location.path === undefined ? {} : { path: scrubText(location.path) }),
+  });
+  const what = scrubText(error.detail);
+  return where === "" ? what : `${where}: ${what}`;
+}
+
+/** The `--hmac-key-env`/`--hmac-key-file` options of every command that checks ReplayKit signatures. */
+export const HMAC_KEY_OPTIONS = {
+  "hmac-key-env": { type: "string" },
+  "hmac-key-file": { type: "string" },
+} as const;
 
 /** The ReplayKit HMAC key from `--hmac-key-env VAR` or `--hmac-key-file F`, if any. */
 export function readHmacKey(

@@ -8,6 +8,7 @@ import { RECEIPT_HELP, receiptCommand } from "./commands/receipt.js";
 import { REDACT_HELP, redactCommand } from "./commands/redact.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
 import { VERIFY_HELP, verifyCommand } from "./commands/verify.js";
+import { errorText } from "./io.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string; summary: string }> =
   {
@@ -93,7 +94,7 @@ export async function main(argv: string[]): Promise<number> {
     return await entry.run(rest);
   } catch (error) {
     if (error instanceof ReplayPipelineError) {
-      process.stderr.write(`replay-pipeline: ${error.message} [${error.code}]\n`);
+      process.stderr.write(`replay-pipeline: ${errorText(error)} [${error.code}]\n`);
       return 2;
     }
     if ((error as NodeJS.ErrnoException | undefined)?.code === "EPIPE") return 0;

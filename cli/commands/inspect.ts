@@ -1,6 +1,7 @@
 import { type InspectReport, inspect } from "../../shared/formats/inspect.js";
+import { scrubReport } from "../../shared/redact/report.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
-import { openStream, readHmacKey, toInputError, writeOut } from "../io.js";
+import { HMAC_KEY_OPTIONS, openStream, readHmacKey, toInputError, writeOut } from "../io.js";
 
 /** Help text of `inspect`. */
 export const INSPECT_HELP = `Usage: replay-pipeline inspect <file> [--json] [options]
@@ -28,8 +29,7 @@ a key, exit 3). Usage and read errors exit 2.`;
 
 const OPTIONS = {
   json: { type: "boolean" },
-  "hmac-key-env": { type: "string" },
-  "hmac-key-file": { type: "string" },
+  ...HMAC_KEY_OPTIONS,
   "max-line-bytes": { type: "string" },
   "max-document-bytes": { type: "string" },
   "max-decompressed-bytes": { type: "string" },
@@ -65,7 +65,9 @@ export async function inspectCommand(argv: string[]): Promise<number> {
   } catch (error) {
     throw toInputError(file, error);
   }
-  await writeOut(values.json === true ? `${JSON.stringify(report)}\n` : renderReport(report));
+  // Whatever the input quoted (commands, messages, names) is scrubbed before it is printed.
+  const shown = scrubReport(report);
+  await writeOut(values.json === true ? `${JSON.stringify(shown)}\n` : renderReport(shown));
   return exitCodeOf(report.verdict);
 }
 
@@ -80,6 +82,10 @@ export function renderReport(r: InspectReport): string {
   );
   out.push(`  replay_hash ${r.replay_hash}`);
   if (r.trajectory_hash !== null) out.push(`  trajectory_hash ${r.trajectory_hash}`);
+  if (r.original !== null)
+    out.push(
+      `  Layer C copy of ${r.original.replay_hash} (original: ${r.original.verdict}; from the copy's record, not recomputed)`,
+    );
   const t = r.checks_total;
   out.push(`  checks: ${t.passed} passed, ${t.failed} failed, ${t.unverifiable} unverifiable`);
   const shown = r.checks.filter((row) => row.status !== "passed");

@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { UsageError } from "../../shared/errors.js";
 import { type InspectResult, inspect } from "../../shared/formats/inspect.js";
 import { generateReceipt, serializeReceipt } from "../../shared/receipt/index.js";
+import { scrubReport } from "../../shared/redact/report.js";
 import { parseCommandArgs, singleFile } from "../args.js";
 import { openStream, outputError, outputTarget, readHmacKey, toInputError, writeOut } from "../io.js";
 import { renderReport } from "./inspect.js";
@@ -59,21 +60,25 @@ export async function receiptCommand(argv: string[]): Promise<number> {
   }
   const { report } = inspected;
   if (report.verdict === "invalid" || report.verdict === "failed" || inspected.session === null) {
-    process.stderr.write(renderReport(report));
+    process.stderr.write(renderReport(scrubReport(report)));
     process.stderr.write(`replay-pipeline receipt: ${file} is ${report.verdict}; no receipt written\n`);
     return 1;
   }
-  if (report.verdict === "unverifiable")
-    process.stderr.write(
-      `replay-pipeline receipt: warning: ${file} has checks that could not be evaluated (verdict unverifiable)\n`,
-    );
+  if (report.verdict === "unverifiable") {
+    const t = report.checks_total;
+    const why =
+      t.unverifiable > 0
+        ? `${t.unverifiable} check(s) could not be evaluated`
+        : "it carries no hash to recompute (only its structure was checked)";
+    process.stderr.write(`replay-pipeline receipt: warning: ${file} is unverifiable: ${why}\n`);
+  }
   const receipt = generateReceipt(inspected, {
     createdAt,
     policyBundleId: values["policy-bundle-id"],
   });
-  if (!Object.hasOwn(receipt, "policy_bundle_id"))
+  if (receipt.policy_bundle_id === null)
     process.stderr.write(
-      "replay-pipeline receipt: warning: policy_bundle_id unknown (give --policy-bundle-id); left out\n",
+      "replay-pipeline receipt: warning: policy_bundle_id unknown (give --policy-bundle-id); written as null\n",
     );
   const text = serializeReceipt(receipt);
   if (output === null) {

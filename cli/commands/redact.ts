@@ -1,16 +1,31 @@
 import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import { ReplayPipelineError, UsageError } from "../../shared/errors.js";
-import { type LayerCSummary, redactFile } from "../../shared/redact/layer-c.js";
+import { RedactRefusedError, redactChecked } from "../../shared/redact/checked.js";
+import type { LayerCSummary } from "../../shared/redact/layer-c.js";
 import { PRESETS, type Preset } from "../../shared/redact/presets.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
-import { openStream, outputError, outputTarget, readKeyOption, toInputError, writeOut } from "../io.js";
+import {
+  HMAC_KEY_OPTIONS,
+  openStream,
+  outputError,
+  outputTarget,
+  readHmacKey,
+  readKeyOption,
+  toInputError,
+  writeOut,
+} from "../io.js";
+import { renderReport } from "./inspect.js";
 
 /** Help text of `redact`. */
 export const REDACT_HELP = `Usage: replay-pipeline redact <file> [-o OUT] [--preset P] [--key-env VAR | --key-file F] [--json]
 
 Writes the Layer C (published) copy of a replay file (ADR-0017): REPLAY.jsonl (every dialect),
 Braintrust spans, ReplayKit .rpk and ReplayBundle, detected by content.
+- The input is inspected as it is read (one read): a failed or invalid input gets no copy (exit 1,
+  the failed rows or errors named) unless --allow-unverified. The copy's record always carries the
+  original's replay_hash, verdict and check totals ("original"), so a copy never reads as cleaner
+  than the file it was made from.
 - Raw content (params, output, result, content, stdout, stderr, messages, payload, span input and
   output, step input/output, ...) is removed; every hash is kept, and where a removed value had
   none, one is added (params_hash, output_hash, input_hash, ...) so each event still matches the
@@ -30,6 +45,9 @@ Options:
                        only types, ids, timings, statuses and hashes
   --key-env VAR        scrubbing key (keyed pseudonyms) from environment variable VAR
   --key-file F         scrubbing key from the bytes of file F
+  --allow-unverified   copy a failed or invalid input too (its verdict is recorded in the copy)
+  --hmac-key-env VAR   ReplayKit signature key for the inspection, as inspect takes it
+  --hmac-key-file F    ReplayKit signature key from file F
   --json               print the redaction summary as JSON (to standard output with -o, else to
                        standard error, after the copy)
   --max-line-bytes N   longest JSON Lines line accepted (default 64 MiB)
@@ -37,8 +55,8 @@ Options:
                        none on a single core; 0 = none)
   -h, --help           this help
 
-<file> may be - for standard input. Exit 0 on success, 2 on a usage, read or format error (nothing
-is left at -o then).`;
+<file> may be - for standard input. Exit 0 on success, 1 when the input is refused (failed or
+invalid), 2 on a usage or read error (nothing is left at -o in either case).`;
 
 const OPTIONS = {
   output: { type: "string", short: "o" },
@@ -46,6 +64,8 @@ const OPTIONS = {
   "key-env": { type: "string" },
   "key-file": { type: "string" },
   json: { type: "boolean" },
+  "allow-unverified": { type: "boolean" },
+  ...HMAC_KEY_OPTIONS,
   "max-line-bytes": { type: "string" },
   workers: { type: "string" },
 } as const;
@@ -95,11 +115,14 @@ export async function redactCommand(argv: string[]): Promise<number> {
   );
   const maxLineBytes = intOption("redact", "max-line-bytes", values["max-line-bytes"]);
 
-  const source = openStream(file);
-  const result = redactFile(source, {
+  const hmacKey = await readHmacKey("redact", values["hmac-key-env"], values["hmac-key-file"]);
+
+  const result = redactChecked(openStream(file), {
     file,
     preset,
+    allowUnverified: values["allow-unverified"] === true,
     ...(key === undefined ? {} : { key }),
+    ...(hmacKey === undefined ? {} : { hmacKey }),
     ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
     parallel: { workers: intOption("redact", "workers", values.workers, 0) },
   });
@@ -110,6 +133,11 @@ export async function redactCommand(argv: string[]): Promise<number> {
       await writeChunks(output, result.chunks);
     }
   } catch (error) {
+    if (error instanceof RedactRefusedError) {
+      process.stderr.write(renderReport(error.report));
+      process.stderr.write(`replay-pipeline: ${error.message} [${error.code}]\n`);
+      return 1;
+    }
     throw toInputError(file, error);
   }
   if (values.json === true) {

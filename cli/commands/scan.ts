@@ -4,12 +4,16 @@ import { join, relative } from "node:path";
 import { PROFILES, type Profile } from "../../shared/canonical/index.js";
 import { ReplayPipelineError } from "../../shared/errors.js";
 import { inspect } from "../../shared/formats/inspect.js";
+import type { Verdict } from "../../shared/formats/types.js";
+import { scrubReport } from "../../shared/redact/report.js";
+import { Scrubber } from "../../shared/redact/scrub.js";
 import { parseCommandArgs } from "../args.js";
-import { openStream, toInputError, writeOut } from "../io.js";
+import { HMAC_KEY_OPTIONS, InputFileError, openStream, readHmacKey, toInputError, writeOut } from "../io.js";
 import { canonicalPieces, isJsonLines } from "./canonical-source.js";
+import { exitCodeOf } from "./inspect.js";
 
 /** Help text of `scan`. */
-export const SCAN_HELP = `Usage: replay-pipeline scan [dir] [--json]
+export const SCAN_HELP = `Usage: replay-pipeline scan [dir] [--json] [--hmac-key-env VAR | --hmac-key-file F] [--exit-zero]
 
 Walks a folder (default: examples) and, for every .json, .jsonl and .rpk file, prints what
 inspect says of it (format, verdict, check rows), its raw sha256 (replay_hash) and its canonical
@@ -17,17 +21,25 @@ sha256 in each profile (jcs, openagents, replaykit).
 A file that cannot be read or canonicalized gets its error and the scan goes on.
 
 Options:
-  --json       one JSON object per file instead of the table
-  -h, --help   this help
+  --json               one JSON object per file instead of the table (with inspect's verdict and
+                       the exit code inspect would give it)
+  --hmac-key-env VAR   ReplayKit signature key from environment variable VAR (as inspect)
+  --hmac-key-file F    ReplayKit signature key from file F (raw bytes)
+  --exit-zero          exit 0 whatever the verdicts, once every file has one (a demo or a
+                       report-only job); usage and read errors still exit 2
+  -h, --help           this help
 
-Exit 0 when every file was hashed and none is failed or invalid, 1 otherwise, 2 on a usage or
-read error.`;
+Each file gets the verdict and exit code inspect gives it. The scan exits with the worst of
+them: 1 if any file is failed or invalid (or could not be canonicalized), else 3 if any is
+unverifiable, else 0; 2 on a usage or read error, or when the folder holds no file to check.`;
 
 interface FileRow {
   file: string;
   /** What `inspect` says of the file. */
   format: string | null;
-  verdict: string;
+  verdict: Verdict;
+  /** The exit code `inspect` gives this file. */
+  exit_code: number;
   checks: Record<string, number>;
   bytes: number;
   raw: string;
@@ -58,23 +70,31 @@ async function hashPieces(pieces: AsyncIterable<Uint8Array>): Promise<{ hash: st
 
 /** `replay-pipeline scan`: raw and canonical hashes of every replay-like file in a folder. */
 export async function scanCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs("scan", argv, { json: { type: "boolean" } });
+  const { values, positionals } = parseCommandArgs("scan", argv, {
+    json: { type: "boolean" },
+    "exit-zero": { type: "boolean" },
+    ...HMAC_KEY_OPTIONS,
+  });
   if (values.help === true) {
     await writeOut(`${SCAN_HELP}\n`);
     return 0;
   }
   const dir = positionals[0] ?? "examples";
+  const key = await readHmacKey("scan", values["hmac-key-env"], values["hmac-key-file"]);
   let files: string[];
   try {
     files = await listFiles(dir);
   } catch (error) {
     throw toInputError(dir, error);
   }
-  let failed = 0;
+  if (files.length === 0)
+    throw new InputFileError("scan.no_files", `${dir}: no .json, .jsonl or .rpk file to check`);
+  let worst = 0;
   const rows: FileRow[] = [];
+  const scrubber = new Scrubber({ preset: "private_repo" });
   for (const path of files) {
     const file = relative(process.cwd(), path) || path;
-    const { report } = await inspect(openStream(path), { file, keepToolCalls: false });
+    const { report } = await inspect(openStream(path), { file, hmacKey: key, keepToolCalls: false });
     // inspect hashed every byte it read: the file's own bytes unless they were gzip.
     const raw = report.compressed
       ? await hashPieces(openStream(path))
@@ -83,6 +103,7 @@ export async function scanCommand(argv: string[]): Promise<number> {
       file,
       format: report.format,
       verdict: report.verdict,
+      exit_code: exitCodeOf(report.verdict),
       checks: report.checks_total,
       bytes: raw.bytes,
       raw: raw.hash,
@@ -99,17 +120,22 @@ export async function scanCommand(argv: string[]): Promise<number> {
         row.errors[profile] = { code: error.code, message: error.message };
       }
     }
-    if (Object.keys(row.errors).length > 0 || report.verdict === "failed" || report.verdict === "invalid")
-      failed++;
-    rows.push(row);
-    if (values.json === true) await writeOut(`${JSON.stringify(row)}\n`);
+    worst = worseExit(worst, Object.keys(row.errors).length > 0 ? 1 : row.exit_code);
+    const shown = scrubReport(row, scrubber);
+    rows.push(shown);
+    if (values.json === true) await writeOut(`${JSON.stringify(shown)}\n`);
   }
   if (values.json !== true) await writeOut(renderTable(rows, dir));
-  return failed > 0 ? 1 : 0;
+  return values["exit-zero"] === true ? 0 : worst;
+}
+
+/** The worse of two verdict exit codes: 1 (failed, invalid) over 3 (unverifiable) over 0. */
+function worseExit(a: number, b: number): number {
+  const rank = (code: number): number => (code === 1 ? 2 : code === 3 ? 1 : 0);
+  return rank(b) > rank(a) ? b : a;
 }
 
 function renderTable(rows: FileRow[], dir: string): string {
-  if (rows.length === 0) return `No .json, .jsonl or .rpk files under ${dir}.\n`;
   const short = (h: string | undefined): string => (h === undefined ? "error" : `${h.slice(0, 19)}…`);
   const lines = [`${rows.length} file(s) under ${dir}: inspect verdict, check rows, and hashes:`, ""];
   lines.push(

@@ -3,8 +3,9 @@ import { ReplayPipelineError } from "../../shared/errors.js";
 import { type InspectResult, inspect } from "../../shared/formats/inspect.js";
 import { Findings } from "../../shared/formats/types.js";
 import { type VerifyReport, verifyReplay } from "../../shared/receipt/index.js";
+import { scrubReport } from "../../shared/redact/report.js";
 import { parseCommandArgs, singleFile } from "../args.js";
-import { openStream, readHmacKey, readInput, toInputError, writeOut } from "../io.js";
+import { HMAC_KEY_OPTIONS, openStream, readHmacKey, readInput, toInputError, writeOut } from "../io.js";
 import { exitCodeOf } from "./inspect.js";
 
 /** Help text of `verify`. */
@@ -30,8 +31,7 @@ unverifiable (a check could not be evaluated, or no receipt, exit 3). Usage and 
 exit 2.`;
 
 const OPTIONS = {
-  "hmac-key-env": { type: "string" },
-  "hmac-key-file": { type: "string" },
+  ...HMAC_KEY_OPTIONS,
   receipt: { type: "string" },
   json: { type: "boolean" },
 } as const;
@@ -76,7 +76,8 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   const report = verifyReplay(inspected, receiptValue, findings, {
     receiptUnreadable: receiptPath !== undefined && receiptValue === null,
   });
-  await writeOut(values.json === true ? `${JSON.stringify(report)}\n` : renderVerify(report, receiptPath));
+  const shown = scrubReport(report);
+  await writeOut(values.json === true ? `${JSON.stringify(shown)}\n` : renderVerify(shown, receiptPath));
   return exitCodeOf(report.verdict);
 }
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isJsonObject, JsonNumber, type JsonObject, type JsonValue, memberPath } from "../canonical/index.js";
+import { type LayerCOrigin, layerCOriginOf } from "./layer-c-record.js";
 import {
   emptySummary,
   Findings,
@@ -17,6 +18,7 @@ import {
   numberMember,
   stringMember,
   validate,
+  zHash,
   zInteger,
   zNumber,
   zRange,
@@ -111,9 +113,15 @@ const zSpan = z.looseObject({
   _merge_paths: z.array(stringArray(), "expected an array").nullable().optional(),
   _array_delete: z.array(z.unknown(), "expected an array").nullable().optional(),
   _parent_id: optString(),
+  // What our Layer C copy (`redact`) writes in place of a removed input, output or expected: its
+  // openagents hash, so the copy still matches the original's receipt.
+  input_hash: zHash().optional(),
+  output_hash: zHash().optional(),
+  expected_hash: zHash().optional(),
 });
 
-const KNOWN_FIELDS: ReadonlySet<string> = new Set(Object.keys(zSpan.shape));
+/** Every span member this reader knows (Braintrust's own, plus the hashes Layer C adds). */
+export const SPAN_FIELDS: ReadonlySet<string> = new Set(Object.keys(zSpan.shape));
 const KNOWN_METRICS: ReadonlySet<string> = new Set([
   "start",
   "end",
@@ -201,6 +209,8 @@ class BraintrustConsumer implements LineConsumer {
   private readonly byId = new Map<string, SpanRecord>();
   private readonly repeated = new Map<string, Repeated>();
   private lines = 0;
+  /** A Layer C copy's record of its original (the carrier span's `metadata.redaction.original`). */
+  private original: LayerCOrigin | undefined;
 
   constructor(private readonly findings: Findings) {}
 
@@ -249,6 +259,7 @@ class BraintrustConsumer implements LineConsumer {
       return;
     }
     const record = toRecord(line, spanId, value);
+    this.original ??= layerCOriginOf(member(member(value, "metadata"), "redaction")) ?? undefined;
     this.spans.push(record);
     this.byId.set(spanId, record);
   }
@@ -276,7 +287,13 @@ class BraintrustConsumer implements LineConsumer {
     }
     const root = this.checkTree();
     const turns = root === null ? [] : this.turns(root);
-    return { summary: this.summary(root, turns), tool_calls: this.toolCalls(), runtime_events: [] };
+    const session: Session = {
+      summary: this.summary(root, turns),
+      tool_calls: this.toolCalls(),
+      runtime_events: [],
+    };
+    if (this.original !== undefined) session.original = this.original;
+    return session;
   }
 
   /** Counts an oddity once per key per file; the notices are written at `end`. */
@@ -288,7 +305,7 @@ class BraintrustConsumer implements LineConsumer {
 
   private noticeOddities(line: number, value: JsonObject): void {
     for (const key of Object.keys(value)) {
-      if (KNOWN_FIELDS.has(key)) continue;
+      if (SPAN_FIELDS.has(key)) continue;
       this.once(`field:${key}`, line, () => ({
         path: `$${memberPath(key)}`,
         code: "spans.unknown_field",

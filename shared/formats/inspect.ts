@@ -16,6 +16,7 @@ import {
 import { ReplayPipelineError } from "../errors.js";
 import { mapLines, type ParallelOptions } from "../parallel/line-pool.js";
 import { createTask, type TaskInit } from "../parallel/tasks.js";
+import type { LayerCOrigin } from "./layer-c-record.js";
 import { locatePath } from "./locate.js";
 import { detectFormat, readerFor } from "./registry.js";
 import {
@@ -64,6 +65,8 @@ export interface InspectReport {
   compressed: boolean;
   /** OpenAgents runtime replays: the trajectory hash recomputed from the RuntimeEvents. */
   trajectory_hash: string | null;
+  /** A Layer C copy: what its redaction record says of the original (a claim, not recomputed). */
+  original: LayerCOrigin | null;
   summary: SessionSummary | null;
 }
 
@@ -115,6 +118,25 @@ export async function inspect(
     session !== null && session.runtime_events.length > 0
       ? canonicalHash(session.runtime_events as unknown as JsonValue, "openagents")
       : null;
+  const original = session?.original ?? null;
+  if (original !== null) {
+    findings.notice({
+      line: null,
+      column: null,
+      path: "$",
+      code: "layer_c.copy",
+      message: `a Layer C copy of ${original.replay_hash}, whose own verdict was ${original.verdict} (${original.checks_total.passed} passed, ${original.checks_total.failed} failed, ${original.checks_total.unverifiable} unverifiable); taken from the copy's record, not recomputed`,
+    });
+  }
+  if (format !== null && findings.errorCount === 0 && totalRows(findings) === 0) {
+    findings.notice({
+      line: null,
+      column: null,
+      path: "$",
+      code: "verdict.nothing_checked",
+      message: `well-formed ${format}, but it carries no hash this tool can recompute: only its structure was checked, so it is unverifiable, not passed`,
+    });
+  }
   const report: InspectReport = {
     file: options.file,
     format,
@@ -129,17 +151,27 @@ export async function inspect(
     bytes: counters.bytes,
     compressed: counters.compressed,
     trajectory_hash: trajectory,
+    original,
     summary: session?.summary ?? null,
   };
   return { report, session };
 }
 
-/** `invalid` on any error or no format; else `failed`, `unverifiable` or `passed` from the rows. */
+/**
+ * `invalid` on any error or no format; else `failed` if a row failed, `unverifiable` if a row could
+ * not be evaluated or there is no row at all (well-formed, but nothing was recomputed: a CI job
+ * must be able to tell that from a real pass), else `passed`.
+ */
 export function verdictOf(findings: Findings, format: FormatId | null): Verdict {
   if (format === null || findings.errorCount > 0) return "invalid";
   if (findings.checkCounts.failed > 0) return "failed";
-  if (findings.checkCounts.unverifiable > 0) return "unverifiable";
+  if (findings.checkCounts.unverifiable > 0 || totalRows(findings) === 0) return "unverifiable";
   return "passed";
+}
+
+function totalRows(findings: Findings): number {
+  const c = findings.checkCounts;
+  return c.passed + c.failed + c.unverifiable;
 }
 
 /**

@@ -14,8 +14,10 @@ import {
   type JsonObject,
   type JsonValue,
   memberPath,
+  SHA256_TAG,
 } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
+import { layerCOriginOf } from "./layer-c-record.js";
 import {
   type DocumentFormat,
   emptySummary,
@@ -78,6 +80,8 @@ const METADATA_FIELDS: ReadonlySet<string> = new Set([
   "cost_usd",
   "tokens_in",
   "tokens_out",
+  // The record our Layer C copy (`redact`) writes.
+  "redaction",
 ]);
 const RECEIPT_FIELDS: ReadonlySet<string> = new Set([
   "tests_run",
@@ -512,11 +516,18 @@ function hashOf(value: JsonValue, path: string, findings: Findings): string | nu
   }
 }
 
-/** The member `key` of the entry's data, with a notice when it is absent. */
-function dataMember(entry: BundleEntry, key: string, findings: Findings): JsonValue | undefined {
-  const v = member(entry.data, key);
-  if (v === undefined) {
-    const path = `$.timeline[${entry.index}].data.${key}`;
+/**
+ * The openagents hash of the entry's `data[key]`. A Layer C copy (our `redact`) carries
+ * `data.<key>_hash` in place of the removed value: that hash is taken as recorded, and where both
+ * are present they must agree (a row). With neither, a notice says the hash is unknown.
+ */
+function dataHash(entry: BundleEntry, key: "input" | "result", findings: Findings): string | null {
+  const path = `$.timeline[${entry.index}].data.${key}`;
+  const value = member(entry.data, key);
+  const recorded = stringMember(entry.data, `${key}_hash`);
+  const carried = recorded !== null && SHA256_TAG.test(recorded) ? recorded : null;
+  if (value === undefined) {
+    if (carried !== null) return carried;
     findings.notice({
       line: null,
       column: null,
@@ -526,13 +537,17 @@ function dataMember(entry: BundleEntry, key: string, findings: Findings): JsonVa
       expected: key === "input" ? "the tool's input" : "the tool's result",
       found: "nothing (missing)",
     });
+    return null;
   }
-  return v;
+  const actual = hashOf(value, path, findings);
+  if (carried !== null && actual !== null)
+    findings.compare(`${key}_hash`, `timeline[${entry.index}] ${entry.type} data.${key}`, carried, actual);
+  return actual;
 }
 
 /**
- * The tool calls as records. `params_hash` and `output_hash` are computed by us (the bundle
- * carries none): the `openagents` canonical hash of `data.input` and of `data.result`, as
+ * The tool calls as records. `params_hash` and `output_hash` are computed by us (the producer's
+ * bundle carries none; see `dataHash` for a Layer C copy's): the `openagents` canonical hash of `data.input` and of `data.result`, as
  * HASHING-NOTES defines them for REPLAY.jsonl, so they can be compared with a RECEIPT.json.
  */
 function toolCallRecords(view: BundleView, findings: Findings): ToolCallRecord[] {
@@ -548,8 +563,8 @@ function toolCallRecords(view: BundleView, findings: Findings): ToolCallRecord[]
     });
   }
   return calls.map(({ id, call, result }) => {
-    const input = dataMember(call, "input", findings);
-    const output = result === null ? undefined : dataMember(result, "result", findings);
+    const paramsHash = dataHash(call, "input", findings);
+    const outputHash = result === null ? null : dataHash(result, "result", findings);
     if (result === null) {
       const path = `$.timeline[${call.index}]`;
       findings.notice({
@@ -564,12 +579,8 @@ function toolCallRecords(view: BundleView, findings: Findings): ToolCallRecord[]
       id,
       step_id: null,
       tool: call.tool,
-      params_hash:
-        input === undefined ? null : hashOf(input, `$.timeline[${call.index}].data.input`, findings),
-      output_hash:
-        output === undefined || result === null
-          ? null
-          : hashOf(output, `$.timeline[${result.index}].data.result`, findings),
+      params_hash: paramsHash,
+      output_hash: outputHash,
       latency_ms: result === null ? null : result.t - call.t,
       ok: result === null ? null : toolResultOk(result.data),
       side_effects: [],
@@ -617,7 +628,10 @@ function read(value: JsonValue, findings: Findings): Session {
   const latencies = tool_calls.flatMap((c) => (c.latency_ms === null ? [] : [c.latency_ms]));
   summary.total_latency_ms = latencies.length === 0 ? null : latencies.reduce((a, b) => a + b, 0);
   summary.verification = receiptVerification(view.receipts);
-  return { summary, tool_calls, runtime_events: [] };
+  const session: Session = { summary, tool_calls, runtime_events: [] };
+  const original = layerCOriginOf(member(view.metadata ?? undefined, "redaction"));
+  if (original !== null) session.original = original;
+  return session;
 }
 
 /**

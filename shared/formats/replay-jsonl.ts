@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { canonicalHash, isJsonObject, type JsonObject, type JsonValue } from "../canonical/index.js";
+import { type LayerCOrigin, layerCOriginOf } from "./layer-c-record.js";
 import {
   emptySummary,
   type Findings,
@@ -357,6 +358,8 @@ class ReplayConsumer implements LineConsumer {
   private readonly callLines = new Map<string, number>();
   private readonly runtime: RuntimeEventRecord[] = [];
   private readonly seenNotices = new Set<string>();
+  /** A Layer C copy's record of its original (the header's `redaction.original`). */
+  private original: LayerCOrigin | undefined;
   private headerLine = 0;
   private endLine = 0;
   private firstLine = 0;
@@ -500,6 +503,7 @@ class ReplayConsumer implements LineConsumer {
     const { dialect, findings, summary } = this;
     switch (type) {
       case "ReplayHeader":
+        this.original = layerCOriginOf(event.redaction) ?? undefined;
         summary.producer = stringMember(event, "producer");
         summary.policy_bundle_id ??= stringMember(event, "policy_bundle_id");
         summary.session_id ??= stringMember(event, "session_id");
@@ -735,7 +739,9 @@ class ReplayConsumer implements LineConsumer {
     if (summary.total_latency_ms === null && this.latencySum > 0) summary.total_latency_ms = this.latencySum;
     summary.mean_step_utility = this.utilityCount === 0 ? null : this.utilitySum / this.utilityCount;
     if (summary.status === null) summary.status = this.endLine === 0 ? "running" : "unknown";
-    return { summary, tool_calls: this.toolCalls, runtime_events: this.runtime };
+    const session: Session = { summary, tool_calls: this.toolCalls, runtime_events: this.runtime };
+    if (this.original !== undefined) session.original = this.original;
+    return session;
   }
 }
 

@@ -571,22 +571,37 @@ function sameText(a: string, b: string): boolean {
 /**
  * Producer `verify_artifact_signature`: HMAC-SHA256 over canonical `{version, metadata, payload,
  * checksum}` (the recorded checksum), written `hmac-sha256:<hex>`. Without a key the row is
- * `unverifiable`; an algorithm other than hmac-sha256 cannot be checked at all and is an error,
- * as the producer's `unsupported_algorithm` fails verification.
+ * `unverifiable`. Given a key, a signature is required (the cosign/slsa-verifier convention): a
+ * missing one, or one in an algorithm other than hmac-sha256 (the producer's
+ * `unsupported_algorithm`), is a failed row, so stripping or relabelling it cannot pass.
  */
 function checkSignature(doc: JsonObject, findings: Findings, options: FormatOptions): void {
   const signature = member(doc, "signature");
+  const keyGiven = options.hmacKey !== undefined;
+  if (signature === undefined) {
+    if (keyGiven)
+      findings.check({
+        check: "signature",
+        subject: "envelope (a key was given, so a signature is required)",
+        expected: `an ${SIGNATURE_ALGORITHM} signature`,
+        actual: "no signature",
+        status: "failed",
+      });
+    return;
+  }
   const value = stringMember(signature, "value");
   // A malformed signature object is already reported by the schema.
   if (!isJsonObject(signature) || value === null || !HMAC_TAG.test(value)) return;
   const algorithm = stringMember(signature, "algorithm");
   if (algorithm !== SIGNATURE_ALGORITHM) {
-    error(findings, {
-      path: "$.signature.algorithm",
-      code: "rpk.unsupported_signature_algorithm",
-      message: `$.signature.algorithm: unsupported signature algorithm ${describe(member(signature, "algorithm"))}; expected "${SIGNATURE_ALGORITHM}"`,
-      expected: SIGNATURE_ALGORITHM,
-      found: describe(member(signature, "algorithm")),
+    findings.check({
+      check: "signature",
+      subject: keyGiven
+        ? "envelope (unsupported algorithm)"
+        : "envelope (unsupported algorithm; no key given)",
+      expected: `an ${SIGNATURE_ALGORITHM} signature`,
+      actual: `algorithm ${algorithm === null ? describe(member(signature, "algorithm")) : JSON.stringify(algorithm)}`,
+      status: keyGiven ? "failed" : "unverifiable",
     });
     return;
   }

@@ -1,4 +1,5 @@
 import type { JsonValue } from "../canonical/index.js";
+import type { LayerCOrigin } from "./layer-c-record.js";
 
 /** The formats `inspect` recognizes, by content. */
 export const FORMAT_IDS = [
@@ -167,6 +168,8 @@ export interface Session {
   tool_calls: ToolCallRecord[];
   /** OpenAgents runtime events, in order (empty for other formats). */
   runtime_events: RuntimeEventRecord[];
+  /** A Layer C copy's claim about its original (from its redaction record); absent otherwise. */
+  original?: LayerCOrigin;
 }
 
 /** Options shared by every reader. */

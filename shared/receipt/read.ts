@@ -94,8 +94,9 @@ const V1_TOOL_CALL = z.looseObject({
 const V1 = z.looseObject({
   schema: z.literal(RECEIPT_SCHEMA_V1),
   session_id: nonEmpty(),
-  trajectory_hash: zHash().optional(),
-  policy_bundle_id: nonEmpty().optional(),
+  // null: the producer says the session has none (our generator writes that; no comparison).
+  trajectory_hash: zHash().nullable().optional(),
+  policy_bundle_id: nonEmpty().nullable().optional(),
   created_at: str().optional(),
   repo: obj().optional(),
   tool_calls: z.array(V1_TOOL_CALL, { error: "expected an array" }).optional(),
@@ -241,7 +242,7 @@ export function readReceipt(value: JsonValue, findings: Findings): Receipt | nul
             column: null,
             path: `$.${key}`,
             code: "receipt.spec_field_missing",
-            message: `${key} is required by openagents.receipt.v1 but absent; not compared`,
+            message: `${key} is required by openagents.receipt.v1 but absent (null would say the session has none); not compared`,
           });
       }
       receipt = {

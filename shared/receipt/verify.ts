@@ -235,7 +235,17 @@ function verifyVerification(receipt: Receipt, session: Session, findings: Findin
 export function verifyReceipt(receipt: Receipt, inspected: Inspected, findings: Findings): void {
   const { report, session } = inspected;
   if (receipt.replay_hash !== null) {
-    findings.compare("replay_hash", "replay bytes", receipt.replay_hash, report.replay_hash);
+    // A Layer C copy's bytes are not the original's: its record names the original's hash.
+    const original = session?.original;
+    if (original === undefined)
+      findings.compare("replay_hash", "replay bytes", receipt.replay_hash, report.replay_hash);
+    else
+      findings.compare(
+        "replay_hash",
+        "original's replay bytes (taken from the Layer C copy's record, not recomputed)",
+        receipt.replay_hash,
+        original.replay_hash,
+      );
   } else {
     notice(
       findings,
@@ -333,7 +343,7 @@ export function verifyReplay(
     });
   }
   return {
-    verdict: combinedVerdict(inspected.report.verdict, findings),
+    verdict: combinedVerdict(inspected.report, findings),
     replay: inspected.report,
     receipt_shape: receipt === null ? null : shapeName(receipt),
     checks: findings.checks,
@@ -344,10 +354,20 @@ export function verifyReplay(
   };
 }
 
-/** The verify verdict from the replay's verdict and the receipt findings. */
-export function combinedVerdict(replay: Verdict, findings: Findings): Verdict {
-  if (replay === "invalid" || findings.errorCount > 0) return "invalid";
-  if (replay === "failed" || findings.checkCounts.failed > 0) return "failed";
-  if (replay === "unverifiable" || findings.checkCounts.unverifiable > 0) return "unverifiable";
-  return "passed";
+/**
+ * The verify verdict from the replay's report and the receipt findings: invalid if either is
+ * invalid (receipt errors included), failed if any row failed, unverifiable if any row could not be
+ * evaluated or neither side has a row, else passed. The replay's own "nothing to recompute" does not
+ * make the whole unverifiable when the receipt's rows checked it.
+ */
+export function combinedVerdict(
+  replay: Pick<InspectReport, "verdict" | "checks_total">,
+  findings: Findings,
+): Verdict {
+  if (replay.verdict === "invalid" || findings.errorCount > 0) return "invalid";
+  const own = replay.checks_total;
+  const receipt = findings.checkCounts;
+  if (own.failed + receipt.failed > 0) return "failed";
+  if (own.unverifiable + receipt.unverifiable > 0) return "unverifiable";
+  return own.passed + receipt.passed > 0 ? "passed" : "unverifiable";
 }

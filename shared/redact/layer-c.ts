@@ -41,6 +41,8 @@ import {
   sha256Tag,
 } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
+import { SPAN_FIELDS } from "../formats/braintrust.js";
+import type { LayerCOrigin } from "../formats/layer-c-record.js";
 import { detectFormat } from "../formats/registry.js";
 import { REPLAY_DIALECTS } from "../formats/replay-jsonl.js";
 import { RUN_KEYS, STEP_KEYS } from "../formats/replaykit.js";
@@ -70,6 +72,12 @@ export interface LayerCOptions {
   tmpDir?: string;
   /** Worker threads for large JSON Lines files (default: one per core). */
   parallel?: ParallelOptions;
+  /**
+   * The input's own verdict, recorded in the copy (`original`). Awaited once the input has been
+   * read and before the first byte of the copy is given out, so a rejection (a refused input, see
+   * `redactChecked`) leaves no output at all.
+   */
+  original: LayerCOrigin | Promise<LayerCOrigin>;
 }
 
 /** What Layer C needs of a `Scrubber` (`./scrub.ts`). */
@@ -98,6 +106,8 @@ export interface LayerCSummary {
   hashes_added: Record<string, number>;
   /** Sum of `by_rule`. */
   total: number;
+  /** The original file's hash and verdict. */
+  original: LayerCOrigin;
   /** `.rpk` only: step `hash` values are the original ones and no longer recompute. */
   step_hashes?: "original";
   /** `.rpk` only: the original signature covered the unredacted content and was removed. */
@@ -277,8 +287,8 @@ class Context {
     return counts;
   }
 
-  summary(format: FormatId, events: number): LayerCSummary {
-    return layerCSummary(format, this.preset, this.counts(events));
+  summary(format: FormatId, events: number, original: LayerCOrigin): LayerCSummary {
+    return layerCSummary(format, this.preset, this.counts(events), original);
   }
 }
 
@@ -338,7 +348,12 @@ export function mergeCounts(snapshots: readonly LayerCCounts[]): LayerCCounts {
  * The summary of a Layer C copy from its counts (one snapshot, or `mergeCounts` of several):
  * `by_rule` and `by_path` are the scrubber's counts followed by Layer C's own.
  */
-export function layerCSummary(format: FormatId, preset: Preset, counts: LayerCCounts): LayerCSummary {
+export function layerCSummary(
+  format: FormatId,
+  preset: Preset,
+  counts: LayerCCounts,
+  original: LayerCOrigin,
+): LayerCSummary {
   const byRule: Record<string, number> = { ...counts.scrubbed.by_rule };
   addCounts(byRule, counts.rules);
   const byPath: Record<string, number> = { ...counts.scrubbed.by_path };
@@ -353,6 +368,7 @@ export function layerCSummary(format: FormatId, preset: Preset, counts: LayerCCo
     removed_fields: { ...counts.removed },
     hashes_added: { ...counts.added },
     total: Object.values(byRule).reduce((a, b) => a + b, 0),
+    original: { ...original, checks_total: { ...original.checks_total } },
   };
 }
 
@@ -559,42 +575,8 @@ function redactReplayEvent(
 // ---------------------------------------------------------------------------------------------
 // Braintrust spans
 
-/** Span members Braintrust defines (braintrust.ts); the rest fail closed. */
-const SPAN_KNOWN: ReadonlySet<string> = new Set([
-  "span_id",
-  "root_span_id",
-  "span_parents",
-  "id",
-  "created",
-  "input",
-  "output",
-  "expected",
-  "error",
-  "metadata",
-  "span_attributes",
-  "metrics",
-  "scores",
-  "tags",
-  "context",
-  "is_root",
-  "origin",
-  "comments",
-  "audit_data",
-  "facets",
-  "classifications",
-  "_xact_id",
-  "_pagination_key",
-  "_async_scoring_state",
-  "org_id",
-  "project_id",
-  "log_id",
-  "_object_delete",
-  "_is_merge",
-  "_merge_paths",
-  "_array_delete",
-  "_parent_id",
-]);
-const SPAN_RULES: ObjectRules = { known: SPAN_KNOWN, required: new Set(["span_id"]) };
+/** Span members the Braintrust reader knows (`SPAN_FIELDS`); the rest fail closed. */
+const SPAN_RULES: ObjectRules = { known: SPAN_FIELDS, required: new Set(["span_id"]) };
 
 function isRootShaped(span: JsonObject): boolean {
   const parents = span.span_parents;
@@ -1190,7 +1172,7 @@ async function* redactLines(
     }
     if (failure !== undefined) throw failure.error;
     const target = carrier ?? (firstText === undefined ? undefined : { start: 0, text: firstText });
-    const summary = layerCSummary(format, preset, mergeCounts(counts));
+    const summary = layerCSummary(format, preset, mergeCounts(counts), await options.original);
     const reader = await open(spoolPath, "r");
     try {
       // The spool as it is, with the target line swapped for its copy carrying the summary.
@@ -1251,7 +1233,11 @@ const RPK_STEP_KNOWN: ReadonlySet<string> = new Set(
  * as `metadata.redaction.step_hashes: "original"`); the signature is removed; the checksum is
  * recomputed over the redacted `{version, metadata, payload}`.
  */
-function redactReplaykit(doc: JsonObject, ctx: Context): { value: JsonObject; events: number } {
+function redactReplaykit(
+  doc: JsonObject,
+  ctx: Context,
+  original: LayerCOrigin,
+): { value: JsonObject; events: number } {
   ctx.profile = "replaykit";
   const run = isJsonObject(doc.payload) && isJsonObject(doc.payload.run) ? doc.payload.run : undefined;
   const steps: JsonValue[] = [];
@@ -1307,7 +1293,7 @@ function redactReplaykit(doc: JsonObject, ctx: Context): { value: JsonObject; ev
       k === "signature" ? "layer_c.signature_removed" : "layer_c.fail_closed",
     );
   }
-  const summary = ctx.summary("replaykit-rpk", rawSteps.length);
+  const summary = ctx.summary("replaykit-rpk", rawSteps.length, original);
   summary.step_hashes = "original";
   if (Object.hasOwn(doc, "signature")) summary.signature = "removed";
   setMember(metadata, "redaction", summaryValue(summary));
@@ -1349,7 +1335,11 @@ const BUNDLE_ENTRY_TYPES: ReadonlySet<string> = new Set([
  * `output_hash`); entries keep `t`, `type`, `tool`; unknown entry types fail closed; the summary
  * goes to `metadata.redaction`.
  */
-function redactBundle(doc: JsonObject, ctx: Context): { value: JsonObject; events: number } {
+function redactBundle(
+  doc: JsonObject,
+  ctx: Context,
+  original: LayerCOrigin,
+): { value: JsonObject; events: number } {
   const timeline = Array.isArray(doc.timeline) ? doc.timeline : [];
   const { timeline: _t, metadata: rawMeta, ...top } = doc;
   const out = redactEvent(top as JsonObject, "$", ctx, BUNDLE_TOP);
@@ -1378,7 +1368,7 @@ function redactBundle(doc: JsonObject, ctx: Context): { value: JsonObject; event
   });
   const metadata = isJsonObject(rawMeta) ? metadataOf(rawMeta, "$.metadata", ctx) : {};
   setMember(out, "timeline", entries);
-  const summary = ctx.summary("replay-bundle", timeline.length);
+  const summary = ctx.summary("replay-bundle", timeline.length, original);
   setMember(metadata, "redaction", summaryValue(summary));
   setMember(out, "metadata", metadata);
   return { value: out, events: timeline.length };
@@ -1449,7 +1439,7 @@ export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOpt
             });
           }
         }
-        yield* document(value, format, preset, options.key, done);
+        yield* document(value, format, preset, options, done);
         return;
       }
       yield* redactLines(next.value, lines, format, preset, options, done);
@@ -1476,7 +1466,7 @@ export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOpt
         },
       );
     }
-    yield* document(value, format, preset, options.key, done);
+    yield* document(value, format, preset, options, done);
   }
   return {
     chunks: run(),
@@ -1512,13 +1502,16 @@ async function* document(
   value: JsonValue,
   format: "replaykit-rpk" | "replay-bundle",
   preset: Preset,
-  key: Uint8Array | undefined,
+  options: LayerCOptions,
   done: (summary: LayerCSummary) => void,
 ): AsyncGenerator<Uint8Array> {
+  const { key } = options;
   const scrubOptions: ScrubOptions = key === undefined ? { preset } : { preset, key };
   const ctx = new Context(preset, new Scrubber(scrubOptions));
   const doc = value as JsonObject;
-  const { value: out } = format === "replaykit-rpk" ? redactReplaykit(doc, ctx) : redactBundle(doc, ctx);
+  const original = await options.original;
+  const { value: out } =
+    format === "replaykit-rpk" ? redactReplaykit(doc, ctx, original) : redactBundle(doc, ctx, original);
   const profile: Profile = format === "replaykit-rpk" ? "replaykit" : "openagents";
   const metadata = out.metadata as JsonObject;
   yield Buffer.from(`${canonicalize(out, profile)}\n`);

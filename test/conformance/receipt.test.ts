@@ -70,7 +70,9 @@ describe("a generated receipt verifies passed against its corpus replay", () => 
   it.each(FILES.map((parts) => [parts.join("/"), parts] as const))("%s", async (_name, parts) => {
     // Prepare
     const inspected = await inspectCorpus(parts);
-    expect(inspected.report.verdict).toBe("passed");
+    // Passed, or unverifiable where the format carries no hash (span traces, ReplayBundles).
+    expect(["passed", "unverifiable"]).toContain(inspected.report.verdict);
+    expect(inspected.report.checks_total.unverifiable).toBe(0);
     // Act
     const text = serializeReceipt(generateReceipt(inspected, { createdAt: "2026-03-01T00:00:00Z" }));
     const report = verifyReplay(inspected, readJson(text));

@@ -138,10 +138,12 @@ describe.each(cases)("$name", ({ parts, lines, raw }) => {
     expect(rawMembersLeft(copy as unknown as JsonValue, raw)).toEqual([]);
     // A removed string may also be kept elsewhere in the file (an id in step metadata).
     const kept = withoutRaw(originalValues as unknown as JsonValue, raw);
+    // Our own record holds words of its own ("failed" as a count's name): leave it out here.
+    const body = JSON.stringify(copy, (k, v) => (k === "redaction" ? undefined : v));
     for (const value of rawValues(originalValues as unknown as JsonValue, raw)) {
       const token = JSON.stringify(value);
       if (kept.includes(token)) continue;
-      expect(text, value).not.toContain(token);
+      expect(body, value).not.toContain(token);
     }
 
     const report = (await inspect(Readable.from([Buffer.from(text)]), { file: "copy" })).report;

@@ -167,19 +167,35 @@ describe("replay-pipeline scan", () => {
     expect(rows.map((r) => r.verdict)).toEqual(["invalid", "invalid", "invalid"]);
   });
 
-  it("is what npm start runs: every example hashes cleanly", () => {
-    const result = run("scan", "examples");
+  it("is what npm start runs: every example gets inspect's verdict", () => {
+    const result = run("scan", "examples", "--exit-zero");
     expect(result.code).toBe(0);
-    // One example per format family, each inspected as passed.
-    const examples: [string, string][] = [
-      ["fix-auth.REPLAY.jsonl", "replay-dsrs"],
-      ["summarize.rpk", "replaykit-rpk"],
-      ["support-chat.trace.jsonl", "braintrust-spans"],
-      ["autopilot.bundle.json", "replay-bundle"],
+    // One example per format family; span traces and bundles carry no hash, so unverifiable.
+    const examples: [string, string, string][] = [
+      ["fix-auth.REPLAY.jsonl", "replay-dsrs", "passed"],
+      ["summarize.rpk", "replaykit-rpk", "passed"],
+      ["support-chat.trace.jsonl", "braintrust-spans", "unverifiable"],
+      ["autopilot.bundle.json", "replay-bundle", "unverifiable"],
     ];
-    for (const [file, format] of examples) {
-      expect(result.stdout).toMatch(new RegExp(`${file.replaceAll(".", "\\.")} \\| ${format} \\| passed`));
+    for (const [file, format, verdict] of examples) {
+      expect(result.stdout).toMatch(
+        new RegExp(`${file.replaceAll(".", "\\.")} \\| ${format} \\| ${verdict}`),
+      );
     }
-    expect(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")).toContain("scan examples");
+    expect(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")).toContain("scan examples --exit-zero");
+  });
+
+  it("exits with the worst verdict, as inspect would for each file, and 2 when there is nothing to check", () => {
+    // Without --exit-zero the unverifiable examples decide: 3, the code inspect gives them.
+    expect(run("scan", "examples").code).toBe(3);
+    const rows = run("scan", "examples", "--json")
+      .stdout.trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { file: string; verdict: string; exit_code: number });
+    for (const row of rows) expect(run("inspect", row.file).code, row.file).toBe(row.exit_code);
+    const empty = mkdtempSync(join(tmpdir(), "scan-empty-"));
+    const none = run("scan", empty);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no \.json, \.jsonl or \.rpk file to check \[scan\.no_files\]/);
   });
 });

@@ -151,6 +151,9 @@ function signed(doc: JsonObject, key: string, algorithm = "hmac-sha256"): JsonOb
 
 const KEY = new TextEncoder().encode("dev-signing-key");
 
+const sigRows = (f: Findings) =>
+  f.checks.filter((c) => c.check === "signature").map((c) => [c.status, c.actual]);
+
 describe("replaykitFormat: a valid artifact", () => {
   it("passes with one step_hash row per step and one checksum row", () => {
     const { findings } = read(sample());
@@ -678,11 +681,27 @@ describe("replaykitFormat: signature", () => {
     ]);
   });
 
-  it("an algorithm other than hmac-sha256 is an error", () => {
+  it("given a key, an algorithm other than hmac-sha256 fails the signature row", () => {
     const { findings } = read(signed(sample(), "dev-signing-key", "ed25519"), { hmacKey: KEY });
-    expect(findings.errors.map((e) => [e.path, e.code])).toEqual([
-      ["$.signature.algorithm", "rpk.unsupported_signature_algorithm"],
-    ]);
+    expect(findings.errors).toEqual([]);
+    expect(sigRows(findings)).toEqual([["failed", 'algorithm "ed25519"']]);
+    expect(failedRows(findings)).toEqual(["signature envelope (unsupported algorithm)"]);
+  });
+
+  it("without a key, an unsupported algorithm is unverifiable, not invalid", () => {
+    const { findings } = read(signed(sample(), "dev-signing-key", "ed25519"));
+    expect(findings.errors).toEqual([]);
+    expect(findings.checks.find((c) => c.check === "signature")?.status).toBe("unverifiable");
+  });
+
+  it("given a key, a removed signature fails: a key means a signature is required", () => {
+    const doc = signed(sample(), "dev-signing-key");
+    delete (doc as Record<string, unknown>).signature;
+    const withKey = read(doc, { hmacKey: KEY }).findings;
+    expect(sigRows(withKey)).toEqual([["failed", "no signature"]]);
+    expect(failedRows(withKey)).toHaveLength(1);
+    // Without a key an unsigned artifact is simply unsigned: no signature row at all.
+    expect(sigRows(read(doc).findings)).toEqual([]);
   });
 
   it("a malformed signature value is a validation error", () => {

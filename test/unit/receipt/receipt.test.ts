@@ -212,15 +212,31 @@ describe("generateReceipt", () => {
     for (const row of report.checks) expect(row.expected).not.toBeNull();
   });
 
-  it("records policy_bundle_id when given, and leaves trajectory_hash out without runtime events", async () => {
+  it("records policy_bundle_id when given, and trajectory_hash null without runtime events", async () => {
     // Prepare
     const inspected = await inspectText(dsrsReplay());
     // Act
     const receipt = generateReceipt(inspected, { policyBundleId: "pb-1", createdAt: "2026-02-02T00:00:00Z" });
     // Assess
     expect(receipt.policy_bundle_id).toBe("pb-1");
-    expect(Object.hasOwn(receipt, "trajectory_hash")).toBe(false);
+    expect(receipt.trajectory_hash).toBeNull();
     expect(verifyReplay(inspected, readJson(serializeReceipt(receipt))).verdict).toBe("passed");
+  });
+
+  it("writes both spec-required members even when unknown, so its own verify has nothing to blame", async () => {
+    // Prepare: no policy_bundle_id anywhere, no runtime events.
+    const inspected = await inspectText(dsrsReplay());
+    // Act
+    const receipt = generateReceipt(inspected, { createdAt: "2026-02-02T00:00:00Z" });
+    const report = verifyReplay(inspected, readJson(serializeReceipt(receipt)));
+    // Assess
+    expect(receipt).toMatchObject({ trajectory_hash: null, policy_bundle_id: null });
+    expect(report.notices.filter((n) => n.code.startsWith("receipt."))).toEqual([]);
+    expect(report.verdict).toBe("passed");
+    // An absent member (another producer breaking the spec) is still reported.
+    const { trajectory_hash: _t, ...without } = receipt;
+    const other = verifyReplay(inspected, readJson(JSON.stringify(without)));
+    expect(other.notices.map((n) => n.code)).toContain("receipt.spec_field_missing");
   });
 });
 

@@ -1,15 +1,20 @@
 /** Helpers of the Layer C tests: run `redactFile` over bytes and read the copy back. */
 import { decodeUtf8, type JsonObject, readJson } from "../../../shared/canonical/index.js";
-import { type LayerCOptions, type LayerCSummary, redactFile } from "../../../shared/redact/layer-c.js";
+import { type CheckedOptions, redactChecked } from "../../../shared/redact/checked.js";
+import type { LayerCSummary } from "../../../shared/redact/layer-c.js";
 import type { Preset } from "../../../shared/redact/presets.js";
 
 /** The presets, in the order ADR-0016 lists them. */
 export const ALL_PRESETS: Preset[] = ["open_source", "private_repo", "paranoid"];
 
-/** The Layer C copy of `input` as text, with its summary. */
+/**
+ * The Layer C copy of `input` as text, with its summary, as `redact` makes it (inspected on the
+ * way; these tests are about the transform, so a failed or invalid input is copied unless
+ * `allowUnverified: false` is given).
+ */
 export async function redactBytes(
   input: string | Buffer,
-  options: Partial<LayerCOptions> = {},
+  options: Partial<CheckedOptions> = {},
   chunkSize = 0,
 ): Promise<{ text: string; summary: LayerCSummary }> {
   const bytes = typeof input === "string" ? Buffer.from(input) : input;
@@ -20,7 +25,7 @@ export async function redactBytes(
     }
     for (let i = 0; i < bytes.length; i += chunkSize) yield bytes.subarray(i, i + chunkSize);
   }
-  const result = redactFile(source(), { file: "input", ...options });
+  const result = redactChecked(source(), { file: "input", allowUnverified: true, ...options });
   const parts: Buffer[] = [];
   for await (const chunk of result.chunks) parts.push(Buffer.from(chunk));
   return { text: Buffer.concat(parts).toString("utf8"), summary: result.summary() };

@@ -10,6 +10,7 @@
  *   summary byte for byte.
  * Runs: LINE_REDACTOR_RUNS (default 60 per format and property).
  */
+
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import {
@@ -21,6 +22,7 @@ import {
   type JsonValue,
   readJson,
 } from "../../../shared/canonical/index.js";
+import type { LayerCOrigin } from "../../../shared/formats/layer-c-record.js";
 import {
   type LayerCCounts,
   LineRedactor,
@@ -312,6 +314,7 @@ describe("LineRedactor snapshots merged in order", () => {
     key: Uint8Array | undefined,
     lines: readonly Buffer[],
     cuts: readonly number[],
+    original: LayerCOrigin,
   ): { text: string; summary: ReturnType<typeof layerCSummary> } {
     const bounds = [...new Set([0, ...cuts.map((c) => c % (lines.length + 1)), lines.length])].sort(
       (a, b) => a - b,
@@ -333,7 +336,7 @@ describe("LineRedactor snapshots merged in order", () => {
       // Through JSON, as across threads.
       snapshots.push(JSON.parse(JSON.stringify(redactor.snapshot())) as LayerCCounts);
     }
-    const summary = layerCSummary(format, preset, mergeCounts(snapshots));
+    const summary = layerCSummary(format, preset, mergeCounts(snapshots), original);
     const target = carrier ?? 0;
     texts[target] = withSummary(format, texts[target] as Buffer, summary);
     return { text: Buffer.concat(texts).toString("utf8"), summary };
@@ -354,7 +357,7 @@ describe("LineRedactor snapshots merged in order", () => {
               `${lines.map((l) => l.toString("utf8")).join("\n")}\n`,
               key === undefined ? { preset } : { preset, key },
             );
-            const merged = assemble(format, preset, key, lines, cuts);
+            const merged = assemble(format, preset, key, lines, cuts, whole.summary.original);
             expect(merged.text).toBe(whole.text);
             expect(JSON.stringify(merged.summary)).toBe(JSON.stringify(whole.summary));
           },

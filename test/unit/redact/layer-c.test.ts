@@ -10,10 +10,17 @@ import {
   readJson,
 } from "../../../shared/canonical/index.js";
 import { inspect } from "../../../shared/formats/inspect.js";
+import type { LayerCOrigin } from "../../../shared/formats/layer-c-record.js";
 import { isStructuralKey, PARANOID_TEXT, redactFile } from "../../../shared/redact/layer-c.js";
 import { ALL_PRESETS, fakeHash, parseLines, redactBytes } from "./layer-c.helpers.js";
 
 const H = (v: JsonValue): string => canonicalHash(v, "openagents");
+const ORIGIN: LayerCOrigin = {
+  replay_hash: fakeHash("0"),
+  verdict: "passed",
+  checks_total: { passed: 1, failed: 0, unverifiable: 0 },
+  errors_total: 0,
+};
 const jsonl = (events: unknown[]): string => `${events.map((e) => JSON.stringify(e)).join("\n")}\n`;
 
 async function inspectText(text: string) {
@@ -222,7 +229,7 @@ describe("REPLAY.jsonl v1", () => {
   });
 
   it("summary() throws until the chunks were read", async () => {
-    const result = redactFile(Readable.from([Buffer.from(jsonl(V1))]), { file: "x" });
+    const result = redactFile(Readable.from([Buffer.from(jsonl(V1))]), { file: "x", original: ORIGIN });
     expect(() => result.summary()).toThrow(/once every chunk/);
     for await (const _ of result.chunks) {
       // drain

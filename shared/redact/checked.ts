@@ -1,0 +1,114 @@
+/**
+ * Layer C that never launders: the input is inspected while it is redacted (one read of the
+ * source, the bytes handed to both), the copy records the original's verdict, and a `failed` or
+ * `invalid` input gives no copy unless the caller asks for one.
+ */
+
+import { PassThrough, Readable } from "node:stream";
+import { ReplayPipelineError } from "../errors.js";
+import { type InspectOptions, type InspectReport, inspect } from "../formats/inspect.js";
+import type { LayerCOrigin } from "../formats/layer-c-record.js";
+import { type LayerCOptions, type LayerCRedaction, redactFile } from "./layer-c.js";
+import { scrubReport } from "./report.js";
+
+/** A `failed` or `invalid` input that `redactChecked` will not copy; `report` (scrubbed) says why. */
+export class RedactRefusedError extends ReplayPipelineError {
+  constructor(
+    readonly report: InspectReport,
+    options?: { cause?: unknown },
+  ) {
+    super("redact.refused", refusal(report), { file: report.file }, options);
+  }
+}
+
+/** Why `report` refuses: its verdict and the first failed rows or errors. */
+function refusal(report: InspectReport): string {
+  const failed = report.checks.filter((row) => row.status === "failed").slice(0, 3);
+  const reasons =
+    failed.length > 0
+      ? failed.map((row) => `${row.check} (${row.subject}) failed`)
+      : report.errors.slice(0, 3).map((e) => `${e.line === null ? "" : `line ${e.line}: `}${e.message}`);
+  const more =
+    report.verdict === "failed"
+      ? report.checks_total.failed - failed.length
+      : report.errors_total - reasons.length;
+  return `the input is ${report.verdict}, so no Layer C copy was made: ${reasons.join("; ")}${more > 0 ? ` (and ${more} more)` : ""}; expected an input that is not failed or invalid (or allow it explicitly)`;
+}
+
+/** What `redactChecked` needs: Layer C's options and the limits and key `inspect` reads with. */
+export interface CheckedOptions extends Omit<LayerCOptions, "original">, Pick<InspectOptions, "hmacKey"> {
+  /** Copy a `failed` or `invalid` input too (its verdict is still recorded in the copy). */
+  allowUnverified?: boolean;
+}
+
+/** A running checked redaction: `redactFile`'s, plus the input's own report. */
+export interface CheckedRedaction extends LayerCRedaction {
+  /** The input's `inspect` report; settles once the input has been read. */
+  report: Promise<InspectReport>;
+}
+
+/** The record of `report` that a copy carries. */
+export function originOf(report: InspectReport): LayerCOrigin {
+  return {
+    replay_hash: report.replay_hash,
+    verdict: report.verdict,
+    checks_total: { ...report.checks_total },
+    errors_total: report.errors_total,
+  };
+}
+
+const refused = (report: InspectReport): boolean =>
+  report.verdict === "failed" || report.verdict === "invalid";
+
+/**
+ * Redacts `source` as `redactFile` does while `inspect` reads the same bytes. The copy's record
+ * (`original`) carries the input's replay_hash, verdict and check totals. A `failed` or `invalid`
+ * input is refused with a `RedactRefusedError` before any byte of the copy is given out, unless
+ * `allowUnverified`; an input too malformed to redact at all is refused the same way, with
+ * inspect's findings rather than the transform's first error.
+ */
+export function redactChecked(source: AsyncIterable<Uint8Array>, options: CheckedOptions): CheckedRedaction {
+  const { allowUnverified = false, hmacKey, ...layerC } = options;
+  const input = Readable.from(source, { objectMode: false });
+  const toInspect = new PassThrough();
+  const toRedact = new PassThrough();
+  input.on("error", (error) => {
+    toInspect.destroy(error);
+    toRedact.destroy(error);
+  });
+  input.pipe(toInspect);
+  input.pipe(toRedact);
+  const report = inspect(toInspect, {
+    file: options.file,
+    keepToolCalls: false,
+    ...(hmacKey === undefined ? {} : { hmacKey }),
+    ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+    ...(options.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: options.maxDocumentBytes }),
+    ...(options.parallel === undefined ? {} : { parallel: options.parallel }),
+  }).then((result) => result.report);
+  const original = report.then((r) => {
+    if (!allowUnverified && refused(r)) throw new RedactRefusedError(scrubReport(r));
+    return originOf(r);
+  });
+  // Awaited by the transform; settled here too so an early failure leaves no unhandled rejection.
+  report.catch(() => undefined);
+  original.catch(() => undefined);
+  const redaction = redactFile(toRedact, { ...layerC, original });
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    try {
+      yield* redaction.chunks;
+    } catch (error) {
+      // Inspect goes on without this branch, and its findings explain a bad input best.
+      toRedact.destroy();
+      if (error instanceof RedactRefusedError) throw error;
+      const r = await report;
+      if (!allowUnverified && refused(r)) throw new RedactRefusedError(scrubReport(r), { cause: error });
+      throw error;
+    } finally {
+      // Ends both branches when the reader stops early (inspect has settled otherwise).
+      input.destroy();
+      toInspect.destroy();
+    }
+  }
+  return { chunks: chunks(), summary: () => redaction.summary(), report };
+}
