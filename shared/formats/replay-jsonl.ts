@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { canonicalHash, isJsonObject, type JsonObject, type JsonValue } from "../canonical/index.js";
+import {
+  canonicalHash,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  SHA256_TAG,
+} from "../canonical/index.js";
 import {
   emptySummary,
   type Findings,
@@ -58,21 +64,28 @@ interface EventRule {
   fields: ReadonlySet<string>;
   /** The members `schema` requires. */
   required: ReadonlySet<string>;
+  /** Members holding a word of the producers' vocabulary (see `word`), with the known words. */
+  vocabulary: ReadonlyMap<string, ReadonlySet<string>>;
 }
+
+/** A member's schema and quick check; `known` marks a vocabulary member (see `word`). */
+type Field = Quick & { readonly known?: ReadonlySet<string> };
 
 /** A dialect from the fields of each event type, each a zod schema with its quick check. */
 function dialect(
   id: Dialect["id"],
   typeKey: Dialect["typeKey"],
   callKey: Dialect["callKey"],
-  shapes: Record<string, Record<string, Quick>>,
+  shapes: Record<string, Record<string, Field>>,
 ): Dialect {
   const rules = new Map<string, EventRule>();
   for (const [type, shape] of Object.entries(shapes)) {
     const { schema, accepts } = qLooseObject(shape);
     const names = Object.keys(shape);
     const required = names.filter((name) => shape[name]?.schema._zod.optin !== "optional");
-    rules.set(type, { schema, accepts, fields: new Set(names), required: new Set(required) });
+    const vocabulary = new Map<string, ReadonlySet<string>>();
+    for (const [name, field] of Object.entries(shape)) if (field.known) vocabulary.set(name, field.known);
+    rules.set(type, { schema, accepts, fields: new Set(names), required: new Set(required), vocabulary });
   }
   return { id, typeKey, callKey, rules };
 }
@@ -86,10 +99,12 @@ const bool = () => quick(z.boolean({ error: "expected true or false" }), (v) => 
 const strings = () => qArray(str(), { error: "expected an array of strings" });
 const literal = (value: string, params?: { error: string }) =>
   quick(z.literal(value, params), (v) => v === value);
-const oneOf = (values: readonly [string, ...string[]], error: string) => {
-  const known: ReadonlySet<JsonValue | undefined> = new Set(values);
-  return quick(z.enum(values, { error }), (v) => known.has(v));
-};
+/**
+ * A word of the producers' vocabulary, such as a status. No hash covers it and the verdict does
+ * not depend on it, so any string is valid; a word outside `known` is a notice, and the summary
+ * says `unknown` for it (writers add words before readers learn them).
+ */
+const word = (known: readonly string[]): Field => ({ ...str(), known: new Set(known) });
 /** A latency: any number from 0. */
 const nonNegative = () =>
   quick(zNumber().pipe(z.number().min(0, "expected 0 or more")), (v) => (numberOf(v) ?? -1) >= 0);
@@ -105,16 +120,53 @@ const obj = () =>
       isJsonObject(v) && Object.getPrototypeOf(v) === Object.prototype && !Object.hasOwn(v, "constructor"),
   );
 
-const RUNTIME_EVENT = {
-  type: literal("RuntimeEvent"),
-  ts: qTimestamp(),
+/**
+ * What the runtime writes as the output_hash of a tool run event whose payload had none
+ * (apps/runtime/src/artifacts.rs, build_replay_jsonl): a mark, not a hash.
+ */
+const UNKNOWN_HASH = "sha256:unknown";
+
+/** An output_hash: a hash, or the runtime's UNKNOWN_HASH mark. */
+const outputHash = () =>
+  quick(
+    z
+      .string({ error: "expected a string" })
+      .regex(
+        /^sha256:(?:[0-9a-f]{64}|unknown)$/,
+        "expected sha256: followed by 64 lowercase hex digits (or sha256:unknown)",
+      ),
+    (v) => typeof v === "string" && (v === UNKNOWN_HASH || SHA256_TAG.test(v)),
+  );
+
+/**
+ * A RuntimeEvent line of the runtime's writers (apps/runtime/src/artifacts.rs,
+ * build_replay_jsonl): one run event, keyed `type`/`ts` in the older writer, `event`/`t` in the
+ * newer one, which also writes idempotency_key (null when the run event has none).
+ */
+const runtimeEvent = (typeKey: Dialect["typeKey"], timeKey: "ts" | "t"): Record<string, Field> => ({
+  [typeKey]: literal("RuntimeEvent"),
+  [timeKey]: qTimestamp(),
   session_id: qOptional(str()),
   seq: qCount(),
   runtime_event_type: nonEmpty(),
   payload: qOptional(qUnknown()),
   payload_hash: qOptional(qHash()),
   idempotency_key: qOptional(qUnion(str(), qNull())),
-};
+});
+
+/** SessionEnd statuses and what the summary calls them (SessionSummary.status). */
+const STATUS: ReadonlyMap<string, string> = new Map([
+  ["success", "success"],
+  ["Success", "success"],
+  ["failure", "failed"],
+  ["failed", "failed"],
+  ["Failed", "failed"],
+  ["cancelled", "cancelled"],
+  ["canceled", "cancelled"],
+  ["Cancelled", "cancelled"],
+  ["timeout", "timeout"],
+  ["Timeout", "timeout"],
+]);
 
 const V1 = dialect("replay-v1", "type", "step_id", {
   ReplayHeader: {
@@ -172,18 +224,23 @@ const V1 = dialect("replay-v1", "type", "step_id", {
     type: literal("SessionEnd"),
     ts: qTimestamp(),
     session_id: qOptional(str()),
-    status: oneOf(
-      ["success", "failure", "failed", "cancelled", "canceled", "timeout"],
-      "expected success, failure, cancelled or timeout",
-    ),
+    status: word(["success", "failure", "failed", "cancelled", "canceled", "timeout"]),
     confidence: qRange(0, 1),
     summary: qOptional(str()),
     total_tool_calls: qOptional(qCount()),
     total_latency_ms: qOptional(qNumber()),
   },
-  RuntimeEvent: RUNTIME_EVENT,
+  RuntimeEvent: runtimeEvent("type", "ts"),
 });
 
+/**
+ * The `event`/`t` dialect. Its writers (none writes `policy_version`, which dsrs REPLAY.md asks
+ * for): the runtime (apps/runtime/src/artifacts.rs, build_replay_jsonl: RuntimeEvent lines, its
+ * tool, verification and payment run events as ToolCall+ToolResult, Verification and Payment
+ * lines, lower-case SessionEnd statuses) and the coding loop (crates/adjutant/src/
+ * coding_agent_loop.rs, execute_coding_agent_loop: PlanStart, StepComplete, `Success`-style
+ * statuses).
+ */
 const DSRS = dialect("replay-dsrs", "event", "id", {
   ReplayHeader: {
     event: literal("ReplayHeader"),
@@ -198,7 +255,8 @@ const DSRS = dialect("replay-dsrs", "event", "id", {
     t: qTimestamp(),
     session_id: nonEmpty(),
     issue_number: qOptional(qUnion(qInteger(), qNull())),
-    policy_version: str(),
+    policy_bundle_id: qOptional(nonEmpty()),
+    policy_version: qOptional(str()),
   },
   PlanStart: {
     event: literal("PlanStart"),
@@ -220,7 +278,7 @@ const DSRS = dialect("replay-dsrs", "event", "id", {
     t: qTimestamp(),
     id: nonEmpty(),
     output: qOptional(qUnknown()),
-    output_hash: qHash(),
+    output_hash: outputHash(),
     exit_code: qOptional(qUnion(qInteger(), qNull())),
     step_utility: qRange(-1, 1),
     latency_ms: qCount(),
@@ -229,10 +287,7 @@ const DSRS = dialect("replay-dsrs", "event", "id", {
     event: literal("StepComplete"),
     t: qTimestamp(),
     step_id: nonEmpty(),
-    status: oneOf(
-      ["Success", "Failed", "Skipped", "MaxIterationsReached"],
-      "expected Success, Failed, Skipped or MaxIterationsReached",
-    ),
+    status: word(["Success", "Failed", "Skipped", "MaxIterationsReached"]),
     iterations: qCount(),
   },
   Verification: {
@@ -242,13 +297,21 @@ const DSRS = dialect("replay-dsrs", "event", "id", {
     exit_codes: qArray(qInteger(), { error: "expected an array of integers" }),
     verification_delta: qInteger(),
   },
+  Payment: {
+    event: literal("Payment"),
+    t: qTimestamp(),
+    rail: str(),
+    asset_id: str(),
+    amount_msats: qCount(),
+    payment_proof: qUnknown(),
+    job_hash: qOptional(qNullable(str())),
+    status: str(),
+  },
+  RuntimeEvent: runtimeEvent("event", "t"),
   SessionEnd: {
     event: literal("SessionEnd"),
     t: qTimestamp(),
-    status: oneOf(
-      ["Success", "Failed", "Cancelled", "Timeout"],
-      "expected Success, Failed, Cancelled or Timeout",
-    ),
+    status: word(["Success", "Failed", "Cancelled", "Timeout", "success", "failure", "cancelled"]),
     confidence: qRange(0, 1),
     total_tool_calls: qCount(),
     total_latency_ms: qCount(),
@@ -298,7 +361,7 @@ const ADR0003 = dialect("replay-adr0003", "type", "id", {
   SessionEnd: {
     type: literal("SessionEnd"),
     ended_at: qTimestamp(),
-    outcome: oneOf(["success", "failure", "timeout"], "expected success, failure or timeout"),
+    outcome: word(["success", "failure", "timeout"]),
     error_message: qOptional(str()),
   },
 });
@@ -324,19 +387,6 @@ export function detectReplayDialect(value: JsonValue): Dialect["id"] | undefined
   if (Object.hasOwn(value, "ts")) return "replay-v1";
   return V1.rules.has(value.type) || ADR0003.rules.has(value.type) ? "replay-adr0003" : undefined;
 }
-
-const STATUS: Record<string, string> = {
-  success: "success",
-  Success: "success",
-  failure: "failed",
-  failed: "failed",
-  Failed: "failed",
-  cancelled: "cancelled",
-  canceled: "cancelled",
-  Cancelled: "cancelled",
-  timeout: "timeout",
-  Timeout: "timeout",
-};
 
 /** A side effect as a tool call record lists it: a string as is, any other value as JSON. */
 const effectText = (effect: JsonValue): string =>
@@ -365,6 +415,7 @@ class ReplayConsumer implements LineConsumer {
   private latencySum = 0;
   private resultsWithoutOutput = 0;
   private callsWithoutParams = 0;
+  private unknownOutputHashes = 0;
 
   constructor(
     private readonly dialect: Dialect,
@@ -437,7 +488,29 @@ class ReplayConsumer implements LineConsumer {
       validate(rule.schema, value, findings, { line, code: "replay" }) === undefined
     )
       return;
-    this.apply(line, type, value);
+    if (rule.vocabulary.size > 0) this.checkWords(line, type, value, rule.vocabulary);
+    this.apply(line, rule, type, value);
+  }
+
+  /** A notice for each vocabulary member whose word is not a known one (see `word`). */
+  private checkWords(
+    line: number,
+    type: string,
+    value: JsonObject,
+    vocabulary: EventRule["vocabulary"],
+  ): void {
+    for (const [key, words] of vocabulary) {
+      const w = value[key];
+      if (typeof w === "string" && !words.has(w)) {
+        this.noticeOnce(`word:${type}.${key}`, {
+          line,
+          column: null,
+          path: `$.${key}`,
+          code: "replay.unknown_word",
+          message: `${type} ${key} ${JSON.stringify(w)} is none of ${[...words].join(", ")}; kept as is, read as unknown (first at this line)`,
+        });
+      }
+    }
   }
 
   /** Header first and once; nothing after SessionEnd. */
@@ -496,7 +569,7 @@ class ReplayConsumer implements LineConsumer {
     this.findings.notice(finding);
   }
 
-  private apply(line: number, type: string, event: JsonObject): void {
+  private apply(line: number, rule: EventRule, type: string, event: JsonObject): void {
     const { dialect, findings, summary } = this;
     switch (type) {
       case "ReplayHeader":
@@ -580,8 +653,11 @@ class ReplayConsumer implements LineConsumer {
             : exitCode !== null
               ? exitCode === 0
               : event.error === undefined || event.error === null;
+        const outputHash = stringMember(event, "output_hash");
+        const unknownHash = outputHash === UNKNOWN_HASH;
+        if (unknownHash) this.unknownOutputHashes++;
         if (call !== undefined) {
-          call.output_hash = stringMember(event, "output_hash");
+          call.output_hash = unknownHash ? null : outputHash;
           call.latency_ms = latency;
           call.ok = ok;
           const effects = event.side_effects;
@@ -594,8 +670,9 @@ class ReplayConsumer implements LineConsumer {
           this.utilitySum += utility;
           this.utilityCount++;
         }
-        this.rehash(line, event, "output", "output_hash", `line ${line} ToolResult ${key} output`);
-        if (!Object.hasOwn(event, "output") && Object.hasOwn(event, "output_hash"))
+        if (!unknownHash)
+          this.rehash(line, event, "output", "output_hash", `line ${line} ToolResult ${key} output`);
+        if (!Object.hasOwn(event, "output") && Object.hasOwn(event, "output_hash") && !unknownHash)
           this.resultsWithoutOutput++;
         break;
       }
@@ -632,20 +709,25 @@ class ReplayConsumer implements LineConsumer {
       case "SessionEnd": {
         this.endLine = line;
         summary.ended_at = eventTime(event) ?? stringMember(event, "ended_at");
-        const status = stringMember(event, "status") ?? stringMember(event, "outcome");
-        summary.status = status === null ? null : (STATUS[status] ?? status);
+        const key = Object.hasOwn(event, "status") ? "status" : "outcome";
+        const status = stringMember(event, key);
+        const known = status !== null && rule.vocabulary.get(key)?.has(status) === true;
+        summary.status = status === null ? null : (known && STATUS.get(status)) || "unknown";
         summary.confidence = numberMember(event, "confidence");
         const total = numberMember(event, "total_latency_ms");
         if (total !== null) summary.total_latency_ms = total;
         break;
       }
       case "RuntimeEvent": {
-        const ts = event.ts as string;
+        const ts = eventTime(event) as string;
+        // The runtime writes every member, a JSON null payload included.
+        const hasPayload = Object.hasOwn(event, "payload");
+        const hasKey = Object.hasOwn(event, "idempotency_key");
         this.runtime.push({
           seq: event.seq as JsonValue,
           event_type: event.runtime_event_type as JsonValue,
-          payload: event.payload ?? {},
-          idempotency_key: event.idempotency_key ?? null,
+          payload: hasPayload ? (event.payload as JsonValue) : {},
+          idempotency_key: hasKey ? (event.idempotency_key as JsonValue) : null,
           recorded_at: ts.endsWith("Z") ? `${ts.slice(0, -1)}+00:00` : ts,
         });
         this.rehash(
@@ -730,6 +812,15 @@ class ReplayConsumer implements LineConsumer {
         path: "$",
         code: "replay.params_not_carried",
         message: `${this.callsWithoutParams} params_hash value(s) cannot be recomputed: the params are not in the file (Layer C)`,
+      });
+    }
+    if (this.unknownOutputHashes > 0) {
+      findings.notice({
+        line: null,
+        column: null,
+        path: "$",
+        code: "replay.output_hash_unknown",
+        message: `${this.unknownOutputHashes} output_hash value(s) are ${UNKNOWN_HASH}: the runtime had no output hash for those tool calls; nothing to compare`,
       });
     }
     if (summary.total_latency_ms === null && this.latencySum > 0) summary.total_latency_ms = this.latencySum;

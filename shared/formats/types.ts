@@ -144,7 +144,10 @@ export interface SessionSummary {
   policy_bundle_id: string | null;
   started_at: string | null;
   ended_at: string | null;
-  /** Normalized: success, failed, cancelled, timeout, running, unknown. */
+  /**
+   * Normalized: success, failed, cancelled, timeout, running (no end yet), unknown (no status, or
+   * a word outside the producer's vocabulary).
+   */
   status: string | null;
   confidence: number | null;
   counts: {
