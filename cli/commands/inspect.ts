@@ -79,7 +79,10 @@ export function renderReport(r: InspectReport): string {
     `${r.file}: ${r.verdict.toUpperCase()} (${r.format ?? "unknown format"}, ${r.bytes} bytes${r.compressed ? ", gzip" : ""})`,
   );
   out.push(`  replay_hash ${r.replay_hash}`);
-  if (r.trajectory_hash !== null) out.push(`  trajectory_hash ${r.trajectory_hash}`);
+  if (r.trajectory_hash !== null)
+    out.push(
+      `  trajectory_hash ${r.trajectory_hash}${r.trajectory_hash_gap === null ? "" : ` (partial: ${r.trajectory_hash_gap}; the runtime's value may differ)`}`,
+    );
   const t = r.checks_total;
   out.push(`  checks: ${t.passed} passed, ${t.failed} failed, ${t.unverifiable} unverifiable`);
   const shown = r.checks.filter((row) => row.status !== "passed");

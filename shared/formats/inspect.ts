@@ -64,6 +64,13 @@ export interface InspectReport {
   compressed: boolean;
   /** OpenAgents runtime replays: the trajectory hash recomputed from the RuntimeEvents. */
   trajectory_hash: string | null;
+  /**
+   * Whether the RuntimeEvent lines carry every member trajectory_hash covers, so that the value
+   * is the runtime's own; false means it is partial (see `trajectory_hash_gap`); null without one.
+   */
+  trajectory_hash_complete: boolean | null;
+  /** Why trajectory_hash is partial (the lines leave out idempotency_key, …); null otherwise. */
+  trajectory_hash_gap: string | null;
   summary: SessionSummary | null;
 }
 
@@ -115,6 +122,7 @@ export async function inspect(
     session !== null && session.runtime_events.length > 0
       ? canonicalHash(session.runtime_events as unknown as JsonValue, "openagents")
       : null;
+  const trajectoryGap = trajectory === null ? null : (session?.trajectory_gap ?? null);
   const report: InspectReport = {
     file: options.file,
     format,
@@ -129,6 +137,8 @@ export async function inspect(
     bytes: counters.bytes,
     compressed: counters.compressed,
     trajectory_hash: trajectory,
+    trajectory_hash_complete: trajectory === null ? null : trajectoryGap === null,
+    trajectory_hash_gap: trajectoryGap,
     summary: session?.summary ?? null,
   };
   return { report, session };

@@ -53,6 +53,12 @@ interface Dialect {
   callKey: "step_id" | "id";
   /** The known event types (see EventRule), by type; fields they do not know are notices. */
   rules: ReadonlyMap<string, EventRule>;
+  /**
+   * Event types the OpenAgents runtime writes in place of a run event, without the members
+   * trajectory_hash covers (seq, payload, idempotency_key): a file holding them beside
+   * RuntimeEvent lines does not carry its whole trajectory.
+   */
+  runEventStandIns: ReadonlySet<string>;
 }
 
 /** One known event type as ReplayConsumer checks it, line after line. */
@@ -76,6 +82,7 @@ function dialect(
   id: Dialect["id"],
   typeKey: Dialect["typeKey"],
   callKey: Dialect["callKey"],
+  runEventStandIns: readonly string[],
   shapes: Record<string, Record<string, Field>>,
 ): Dialect {
   const rules = new Map<string, EventRule>();
@@ -87,7 +94,7 @@ function dialect(
     for (const [name, field] of Object.entries(shape)) if (field.known) vocabulary.set(name, field.known);
     rules.set(type, { schema, accepts, fields: new Set(names), required: new Set(required), vocabulary });
   }
-  return { id, typeKey, callKey, rules };
+  return { id, typeKey, callKey, rules, runEventStandIns: new Set(runEventStandIns) };
 }
 
 // Field schemas: each pairs the zod schema that findings come from with its quick check (see Quick).
@@ -168,7 +175,7 @@ const STATUS: ReadonlyMap<string, string> = new Map([
   ["Timeout", "timeout"],
 ]);
 
-const V1 = dialect("replay-v1", "type", "step_id", {
+const V1 = dialect("replay-v1", "type", "step_id", [], {
   ReplayHeader: {
     type: literal("ReplayHeader"),
     replay_version: quick(
@@ -241,7 +248,7 @@ const V1 = dialect("replay-v1", "type", "step_id", {
  * coding_agent_loop.rs, execute_coding_agent_loop: PlanStart, StepComplete, `Success`-style
  * statuses).
  */
-const DSRS = dialect("replay-dsrs", "event", "id", {
+const DSRS = dialect("replay-dsrs", "event", "id", ["ToolCall", "Verification", "Payment"], {
   ReplayHeader: {
     event: literal("ReplayHeader"),
     replay_version: qCount(),
@@ -318,7 +325,7 @@ const DSRS = dialect("replay-dsrs", "event", "id", {
   },
 });
 
-const ADR0003 = dialect("replay-adr0003", "type", "id", {
+const ADR0003 = dialect("replay-adr0003", "type", "id", [], {
   ReplayHeader: {
     type: literal("ReplayHeader"),
     version: literal("1.0.0", { error: 'expected version "1.0.0"' }),
@@ -416,6 +423,10 @@ class ReplayConsumer implements LineConsumer {
   private resultsWithoutOutput = 0;
   private callsWithoutParams = 0;
   private unknownOutputHashes = 0;
+  // What keeps trajectory_hash from being recomputed in full (see trajectoryGap).
+  private runtimeEventsWithoutKey = 0;
+  private runtimeEventsWithoutPayload = 0;
+  private standInLines = 0;
 
   constructor(
     private readonly dialect: Dialect,
@@ -571,6 +582,7 @@ class ReplayConsumer implements LineConsumer {
 
   private apply(line: number, rule: EventRule, type: string, event: JsonObject): void {
     const { dialect, findings, summary } = this;
+    if (dialect.runEventStandIns.has(type)) this.standInLines++;
     switch (type) {
       case "ReplayHeader":
         summary.producer = stringMember(event, "producer");
@@ -720,9 +732,12 @@ class ReplayConsumer implements LineConsumer {
       }
       case "RuntimeEvent": {
         const ts = eventTime(event) as string;
-        // The runtime writes every member, a JSON null payload included.
+        // The runtime writes every member (a JSON null payload included); one left out was
+        // removed (a Layer C copy drops payload) or never written (type/ts idempotency_key).
         const hasPayload = Object.hasOwn(event, "payload");
         const hasKey = Object.hasOwn(event, "idempotency_key");
+        if (!hasPayload) this.runtimeEventsWithoutPayload++;
+        if (!hasKey) this.runtimeEventsWithoutKey++;
         this.runtime.push({
           seq: event.seq as JsonValue,
           event_type: event.runtime_event_type as JsonValue,
@@ -823,10 +838,42 @@ class ReplayConsumer implements LineConsumer {
         message: `${this.unknownOutputHashes} output_hash value(s) are ${UNKNOWN_HASH}: the runtime had no output hash for those tool calls; nothing to compare`,
       });
     }
+    const trajectoryGap = this.trajectoryGap();
+    if (trajectoryGap !== undefined) {
+      findings.notice({
+        line: null,
+        column: null,
+        path: "$",
+        code: "replay.trajectory_partial",
+        message: `trajectory_hash is recomputed from partial runtime events: ${trajectoryGap}; the runtime hashed members these lines do not carry, so its value may differ without any tampering`,
+      });
+    }
     if (summary.total_latency_ms === null && this.latencySum > 0) summary.total_latency_ms = this.latencySum;
     summary.mean_step_utility = this.utilityCount === 0 ? null : this.utilitySum / this.utilityCount;
     if (summary.status === null) summary.status = this.endLine === 0 ? "running" : "unknown";
-    return { summary, tool_calls: this.toolCalls, runtime_events: this.runtime };
+    const session: Session = { summary, tool_calls: this.toolCalls, runtime_events: this.runtime };
+    if (trajectoryGap !== undefined) session.trajectory_gap = trajectoryGap;
+    return session;
+  }
+
+  /**
+   * Why the RuntimeEvent lines do not carry every member of every run event that the runtime's
+   * trajectory_hash covers ({seq, event_type, payload, idempotency_key, recorded_at} of each run
+   * event, apps/runtime/src/artifacts.rs trajectory_hash); undefined when they do, or when there
+   * are none (no trajectory to recompute).
+   */
+  private trajectoryGap(): string | undefined {
+    if (this.runtime.length === 0) return undefined;
+    const gaps: string[] = [];
+    if (this.runtimeEventsWithoutKey > 0)
+      gaps.push(`${this.runtimeEventsWithoutKey} RuntimeEvent line(s) leave out idempotency_key`);
+    if (this.runtimeEventsWithoutPayload > 0)
+      gaps.push(`${this.runtimeEventsWithoutPayload} RuntimeEvent line(s) leave out payload`);
+    if (this.standInLines > 0)
+      gaps.push(
+        `${this.standInLines} run event(s) are written as ${[...this.dialect.runEventStandIns].join(", ")} lines, without seq, payload and idempotency_key`,
+      );
+    return gaps.length === 0 ? undefined : gaps.join("; ");
   }
 }
 

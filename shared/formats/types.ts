@@ -170,6 +170,12 @@ export interface Session {
   tool_calls: ToolCallRecord[];
   /** OpenAgents runtime events, in order (empty for other formats). */
   runtime_events: RuntimeEventRecord[];
+  /**
+   * Why `runtime_events` lack members of run events that trajectory_hash covers (an
+   * idempotency_key or payload the lines leave out, run events written as other lines), so a
+   * trajectory_hash recomputed from them is partial; absent when they carry every member.
+   */
+  trajectory_gap?: string;
 }
 
 /** Options shared by every reader. */

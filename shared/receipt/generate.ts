@@ -16,7 +16,8 @@ function numberValue(n: number | null): JsonValue {
 
 /**
  * An `openagents.receipt.v1` receipt for an inspected replay (read with `keepToolCalls: true`):
- * schema, session_id, trajectory_hash (when the replay has runtime events), policy_bundle_id (when
+ * schema, session_id, trajectory_hash (when the replay's runtime events carry every member it
+ * covers, see InspectReport.trajectory_hash_complete), policy_bundle_id (when
  * known), created_at, tool_calls (with the replay's `id`/`step_id` as additive fields so verify
  * can match by key; a value the replay does not carry is written null), verification from the
  * summary, payments [], replay_hash (ADR-0003) and canonical_json_sha256 over the canonical
@@ -28,7 +29,9 @@ export function generateReceipt(inspected: Inspected, options: GenerateOptions =
   const summary = session.summary;
   const receipt: JsonObject = { schema: RECEIPT_SCHEMA_V1 };
   receipt.session_id = summary.session_id;
-  if (report.trajectory_hash !== null) receipt.trajectory_hash = report.trajectory_hash;
+  // A partial value is not the runtime's trajectory_hash: a receipt must not claim it.
+  if (report.trajectory_hash !== null && report.trajectory_hash_complete === true)
+    receipt.trajectory_hash = report.trajectory_hash;
   const policy =
     (summary as { policy_bundle_id?: string | null }).policy_bundle_id ?? options.policyBundleId ?? null;
   if (policy !== null) receipt.policy_bundle_id = policy;

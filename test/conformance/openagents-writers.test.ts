@@ -17,6 +17,7 @@ import {
   rfc3339,
   runsOfHistoryFixtures,
   runtimeReceipt,
+  runtimeTrajectoryHash,
   typeTsRuntimeReplay,
 } from "../support/openagents-writers.js";
 
@@ -78,6 +79,8 @@ describe('the runtime\'s "event"/"t" files (artifacts.rs build_replay_jsonl, 12e
       expect(report.format).toBe("replay-dsrs");
       expect(report.verdict).toBe("passed");
       expect(report.trajectory_hash).toBe(expected.trajectory_hash);
+      expect(report.trajectory_hash_complete).toBe(true);
+      expect(report.trajectory_hash_gap).toBeNull();
       expect(report.notices.map((n) => n.code)).toEqual([]);
       expect(report.checks.map((c) => [c.check, c.status])).toEqual(
         run.events.map(() => ["payload_hash", "passed"]),
@@ -210,7 +213,67 @@ describe('the runtime\'s "event"/"t" files (artifacts.rs build_replay_jsonl, 12e
     expect(report.notices.map((n) => n.code)).toEqual([
       "replay.output_not_carried",
       "replay.output_hash_unknown",
+      "replay.trajectory_partial",
     ]);
+  });
+
+  it("calls its trajectory partial and a receipt's trajectory_hash unverifiable, not failed", async () => {
+    // Prepare
+    const inspected = await inspectText(eventTRuntimeReplay(mixed));
+    const trajectory = runtimeTrajectoryHash(mixed.events);
+    // Act
+    const report = verifyReplay(
+      inspected,
+      receiptValue({ schema: "openagents.receipt.v1", session_id: mixed.id, trajectory_hash: trajectory }),
+    );
+    // Assess
+    expect(inspected.report.trajectory_hash_complete).toBe(false);
+    expect(inspected.report.trajectory_hash).not.toBe(trajectory);
+    expect(inspected.report.trajectory_hash_gap).toBe(
+      "4 run event(s) are written as ToolCall, Verification, Payment lines, without seq, payload and idempotency_key",
+    );
+    expect(report.checks.find((c) => c.check === "trajectory_hash")).toMatchObject({
+      status: "unverifiable",
+      expected: trajectory,
+      subject: expect.stringContaining("4 run event(s) are written as ToolCall"),
+    });
+    expect(report.verdict).toBe("unverifiable");
+  });
+});
+
+describe('the runtime\'s "type"/"ts" files (replays-type-ts/, artifacts.rs build_replay_jsonl, 7353f77d)', () => {
+  it.each(HISTORIES.map((h) => [h.id, h] as const))(
+    "%s: trajectory_hash is reported partial, and a receipt with the runtime's value is unverifiable",
+    async (id, { run, expected }) => {
+      // Prepare
+      const inspected = await inspectText(corpusBytes("openagents", "replays-type-ts", `${id}.REPLAY.jsonl`));
+      // Act
+      const report = verifyReplay(inspected, receiptValue(runtimeReceipt(run)));
+      // Assess
+      expect(inspected.report.verdict).toBe("passed");
+      expect(inspected.report.trajectory_hash).not.toBe(expected.trajectory_hash);
+      expect(inspected.report.trajectory_hash_complete).toBe(false);
+      expect(inspected.report.trajectory_hash_gap).toBe(
+        `${run.events.length} RuntimeEvent line(s) leave out idempotency_key`,
+      );
+      expect(inspected.report.notices.map((n) => n.code)).toContain("replay.trajectory_partial");
+      expect(report.checks.find((c) => c.check === "trajectory_hash")).toMatchObject({
+        status: "unverifiable",
+        expected: expected.trajectory_hash,
+        actual: inspected.report.trajectory_hash,
+        subject: expect.stringContaining("leave out idempotency_key"),
+      });
+      expect(report.checks.filter((c) => c.status === "failed")).toEqual([]);
+      expect(report.verdict).toBe("unverifiable");
+    },
+  );
+
+  it("run_happy_path_v1: the partial value is the one HASHING-NOTES.md names, the runtime's another", async () => {
+    const { report } = await inspectText(
+      corpusBytes("openagents", "replays-type-ts", "run_happy_path_v1.REPLAY.jsonl"),
+    );
+    expect(report.trajectory_hash).toMatch(/^sha256:c48328ca/);
+    expect(HISTORIES[0]?.expected.trajectory_hash).toMatch(/^sha256:d694384b/);
   });
 });
 
@@ -266,6 +329,7 @@ describe("the coding loop's files (coding_agent_loop.rs execute_coding_agent_loo
     expect(report.errors).toEqual([]);
     expect(report.verdict).toBe("passed");
     expect(report.trajectory_hash).toBeNull();
+    expect(report.trajectory_hash_complete).toBeNull();
     expect(report.checks.map((c) => [c.check, c.status])).toEqual([
       ["params_hash", "passed"],
       ["params_hash", "passed"],

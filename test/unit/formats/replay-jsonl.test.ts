@@ -302,6 +302,12 @@ describe("replay-v1 (type/ts)", () => {
     expect(session.summary.status).toBe("unknown");
   });
 
+  it("calls the trajectory partial: type/ts RuntimeEvent lines leave out idempotency_key", () => {
+    const { findings, session } = run(replayV1Format, lines());
+    expect(session.trajectory_gap).toBe("1 RuntimeEvent line(s) leave out idempotency_key");
+    expect(findings.notices.map((n) => n.code)).toContain("replay.trajectory_partial");
+  });
+
   it("requires replay_version 1", () => {
     const l = lines();
     Object.assign(l[0] as object, { replay_version: 2 });
@@ -379,6 +385,19 @@ describe("RuntimeEvent lines of the event/t dialect", () => {
         recorded_at: "2026-02-01T00:00:01+00:00",
       },
     ]);
+    expect(session.trajectory_gap).toBeUndefined();
+  });
+
+  it("calls the trajectory partial when a line leaves out idempotency_key or payload (a Layer C copy)", () => {
+    const keyless = event({ a: 1 }, null) as Record<string, unknown>;
+    delete keyless.idempotency_key;
+    const payloadless = event({ a: 1 }, null) as Record<string, unknown>;
+    delete payloadless.payload;
+    const { findings, session } = run(replayDsrsFormat, [header, start, keyless, payloadless, end]);
+    expect(findings.errors).toEqual([]);
+    expect(session.trajectory_gap).toBe(
+      "1 RuntimeEvent line(s) leave out idempotency_key; 1 RuntimeEvent line(s) leave out payload",
+    );
   });
 
   it("takes the runtime's sha256:unknown output_hash as no hash: a notice, no row", () => {
@@ -410,6 +429,7 @@ describe("RuntimeEvent lines of the event/t dialect", () => {
     expect(findings.checks.map((c) => c.check)).toEqual(["params_hash"]);
     expect(findings.notices.map((n) => n.code)).toEqual(["replay.output_hash_unknown"]);
     expect(session.tool_calls[0]?.output_hash).toBeNull();
+    expect(session.trajectory_gap).toBeUndefined();
   });
 });
 
