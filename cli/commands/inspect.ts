@@ -81,7 +81,10 @@ export function renderReport(r: InspectReport): string {
     `${r.file}: ${r.verdict.toUpperCase()} (${r.format ?? "unknown format"}, ${r.bytes} bytes${r.compressed ? ", gzip" : ""})`,
   );
   out.push(`  replay_hash ${r.replay_hash}`);
-  if (r.trajectory_hash !== null) out.push(`  trajectory_hash ${r.trajectory_hash}`);
+  if (r.trajectory_hash !== null)
+    out.push(
+      `  trajectory_hash ${r.trajectory_hash}${r.trajectory_hash_gap === null ? "" : ` (partial: ${r.trajectory_hash_gap}; the runtime's value may differ)`}`,
+    );
   if (r.original !== null)
     out.push(
       `  Layer C copy of ${r.original.replay_hash} (original: ${r.original.verdict}; from the copy's record, not recomputed)`,

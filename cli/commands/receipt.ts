@@ -11,8 +11,8 @@ import { renderReport } from "./inspect.js";
 export const RECEIPT_HELP = `Usage: replay-pipeline receipt <replay> [-o RECEIPT.json] [options]
 
 Inspects a replay (any format inspect reads) and writes an openagents.receipt.v1 RECEIPT.json
-for it: session_id, trajectory_hash (replays with runtime events), policy_bundle_id (when
-known), created_at, tool_calls (tool, id/step_id, params_hash, output_hash, latency_ms,
+for it: session_id, trajectory_hash (replays whose runtime events carry every member it
+covers; not a partial one), policy_bundle_id (when known), created_at, tool_calls (tool, id/step_id, params_hash, output_hash, latency_ms,
 side_effects, ok; a value the replay does not carry is null), verification, payments [],
 replay_hash (ADR-0003) and canonical_json_sha256. Written as canonical openagents JSON.
 A replay that is invalid or failed gets no receipt.

@@ -67,6 +67,13 @@ export interface InspectReport {
   trajectory_hash: string | null;
   /** A Layer C copy: what its redaction record says of the original (a claim, not recomputed). */
   original: LayerCOrigin | null;
+  /**
+   * Whether the RuntimeEvent lines carry every member trajectory_hash covers, so that the value
+   * is the runtime's own; false means it is partial (see `trajectory_hash_gap`); null without one.
+   */
+  trajectory_hash_complete: boolean | null;
+  /** Why trajectory_hash is partial (the lines leave out idempotency_key, …); null otherwise. */
+  trajectory_hash_gap: string | null;
   summary: SessionSummary | null;
 }
 
@@ -118,6 +125,7 @@ export async function inspect(
     session !== null && session.runtime_events.length > 0
       ? canonicalHash(session.runtime_events as unknown as JsonValue, "openagents")
       : null;
+  const trajectoryGap = trajectory === null ? null : (session?.trajectory_gap ?? null);
   const original = session?.original ?? null;
   if (original !== null) {
     findings.notice({
@@ -151,6 +159,8 @@ export async function inspect(
     bytes: counters.bytes,
     compressed: counters.compressed,
     trajectory_hash: trajectory,
+    trajectory_hash_complete: trajectory === null ? null : trajectoryGap === null,
+    trajectory_hash_gap: trajectoryGap,
     original,
     summary: session?.summary ?? null,
   };

@@ -1,5 +1,11 @@
 import { z } from "zod";
-import { canonicalHash, isJsonObject, type JsonObject, type JsonValue } from "../canonical/index.js";
+import {
+  canonicalHash,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  SHA256_TAG,
+} from "../canonical/index.js";
 import { type LayerCOrigin, layerCOriginOf } from "./layer-c-record.js";
 import {
   emptySummary,
@@ -48,6 +54,12 @@ interface Dialect {
   callKey: "step_id" | "id";
   /** The known event types (see EventRule), by type; fields they do not know are notices. */
   rules: ReadonlyMap<string, EventRule>;
+  /**
+   * Event types the OpenAgents runtime writes in place of a run event, without the members
+   * trajectory_hash covers (seq, payload, idempotency_key): a file holding them beside
+   * RuntimeEvent lines does not carry its whole trajectory.
+   */
+  runEventStandIns: ReadonlySet<string>;
 }
 
 /** One known event type as ReplayConsumer checks it, line after line. */
@@ -59,23 +71,31 @@ interface EventRule {
   fields: ReadonlySet<string>;
   /** The members `schema` requires. */
   required: ReadonlySet<string>;
+  /** Members holding a word of the producers' vocabulary (see `word`), with the known words. */
+  vocabulary: ReadonlyMap<string, ReadonlySet<string>>;
 }
+
+/** A member's schema and quick check; `known` marks a vocabulary member (see `word`). */
+type Field = Quick & { readonly known?: ReadonlySet<string> };
 
 /** A dialect from the fields of each event type, each a zod schema with its quick check. */
 function dialect(
   id: Dialect["id"],
   typeKey: Dialect["typeKey"],
   callKey: Dialect["callKey"],
-  shapes: Record<string, Record<string, Quick>>,
+  runEventStandIns: readonly string[],
+  shapes: Record<string, Record<string, Field>>,
 ): Dialect {
   const rules = new Map<string, EventRule>();
   for (const [type, shape] of Object.entries(shapes)) {
     const { schema, accepts } = qLooseObject(shape);
     const names = Object.keys(shape);
     const required = names.filter((name) => shape[name]?.schema._zod.optin !== "optional");
-    rules.set(type, { schema, accepts, fields: new Set(names), required: new Set(required) });
+    const vocabulary = new Map<string, ReadonlySet<string>>();
+    for (const [name, field] of Object.entries(shape)) if (field.known) vocabulary.set(name, field.known);
+    rules.set(type, { schema, accepts, fields: new Set(names), required: new Set(required), vocabulary });
   }
-  return { id, typeKey, callKey, rules };
+  return { id, typeKey, callKey, rules, runEventStandIns: new Set(runEventStandIns) };
 }
 
 // Field schemas: each pairs the zod schema that findings come from with its quick check (see Quick).
@@ -87,10 +107,12 @@ const bool = () => quick(z.boolean({ error: "expected true or false" }), (v) => 
 const strings = () => qArray(str(), { error: "expected an array of strings" });
 const literal = (value: string, params?: { error: string }) =>
   quick(z.literal(value, params), (v) => v === value);
-const oneOf = (values: readonly [string, ...string[]], error: string) => {
-  const known: ReadonlySet<JsonValue | undefined> = new Set(values);
-  return quick(z.enum(values, { error }), (v) => known.has(v));
-};
+/**
+ * A word of the producers' vocabulary, such as a status. No hash covers it and the verdict does
+ * not depend on it, so any string is valid; a word outside `known` is a notice, and the summary
+ * says `unknown` for it (writers add words before readers learn them).
+ */
+const word = (known: readonly string[]): Field => ({ ...str(), known: new Set(known) });
 /** A latency: any number from 0. */
 const nonNegative = () =>
   quick(zNumber().pipe(z.number().min(0, "expected 0 or more")), (v) => (numberOf(v) ?? -1) >= 0);
@@ -106,18 +128,55 @@ const obj = () =>
       isJsonObject(v) && Object.getPrototypeOf(v) === Object.prototype && !Object.hasOwn(v, "constructor"),
   );
 
-const RUNTIME_EVENT = {
-  type: literal("RuntimeEvent"),
-  ts: qTimestamp(),
+/**
+ * What the runtime writes as the output_hash of a tool run event whose payload had none
+ * (apps/runtime/src/artifacts.rs, build_replay_jsonl): a mark, not a hash.
+ */
+const UNKNOWN_HASH = "sha256:unknown";
+
+/** An output_hash: a hash, or the runtime's UNKNOWN_HASH mark. */
+const outputHash = () =>
+  quick(
+    z
+      .string({ error: "expected a string" })
+      .regex(
+        /^sha256:(?:[0-9a-f]{64}|unknown)$/,
+        "expected sha256: followed by 64 lowercase hex digits (or sha256:unknown)",
+      ),
+    (v) => typeof v === "string" && (v === UNKNOWN_HASH || SHA256_TAG.test(v)),
+  );
+
+/**
+ * A RuntimeEvent line of the runtime's writers (apps/runtime/src/artifacts.rs,
+ * build_replay_jsonl): one run event, keyed `type`/`ts` in the older writer, `event`/`t` in the
+ * newer one, which also writes idempotency_key (null when the run event has none).
+ */
+const runtimeEvent = (typeKey: Dialect["typeKey"], timeKey: "ts" | "t"): Record<string, Field> => ({
+  [typeKey]: literal("RuntimeEvent"),
+  [timeKey]: qTimestamp(),
   session_id: qOptional(str()),
   seq: qCount(),
   runtime_event_type: nonEmpty(),
   payload: qOptional(qUnknown()),
   payload_hash: qOptional(qHash()),
   idempotency_key: qOptional(qUnion(str(), qNull())),
-};
+});
 
-const V1 = dialect("replay-v1", "type", "step_id", {
+/** SessionEnd statuses and what the summary calls them (SessionSummary.status). */
+const STATUS: ReadonlyMap<string, string> = new Map([
+  ["success", "success"],
+  ["Success", "success"],
+  ["failure", "failed"],
+  ["failed", "failed"],
+  ["Failed", "failed"],
+  ["cancelled", "cancelled"],
+  ["canceled", "cancelled"],
+  ["Cancelled", "cancelled"],
+  ["timeout", "timeout"],
+  ["Timeout", "timeout"],
+]);
+
+const V1 = dialect("replay-v1", "type", "step_id", [], {
   ReplayHeader: {
     type: literal("ReplayHeader"),
     replay_version: quick(
@@ -173,19 +232,24 @@ const V1 = dialect("replay-v1", "type", "step_id", {
     type: literal("SessionEnd"),
     ts: qTimestamp(),
     session_id: qOptional(str()),
-    status: oneOf(
-      ["success", "failure", "failed", "cancelled", "canceled", "timeout"],
-      "expected success, failure, cancelled or timeout",
-    ),
+    status: word(["success", "failure", "failed", "cancelled", "canceled", "timeout"]),
     confidence: qRange(0, 1),
     summary: qOptional(str()),
     total_tool_calls: qOptional(qCount()),
     total_latency_ms: qOptional(qNumber()),
   },
-  RuntimeEvent: RUNTIME_EVENT,
+  RuntimeEvent: runtimeEvent("type", "ts"),
 });
 
-const DSRS = dialect("replay-dsrs", "event", "id", {
+/**
+ * The `event`/`t` dialect. Its writers (none writes `policy_version`, which dsrs REPLAY.md asks
+ * for): the runtime (apps/runtime/src/artifacts.rs, build_replay_jsonl: RuntimeEvent lines, its
+ * tool, verification and payment run events as ToolCall+ToolResult, Verification and Payment
+ * lines, lower-case SessionEnd statuses) and the coding loop (crates/adjutant/src/
+ * coding_agent_loop.rs, execute_coding_agent_loop: PlanStart, StepComplete, `Success`-style
+ * statuses).
+ */
+const DSRS = dialect("replay-dsrs", "event", "id", ["ToolCall", "Verification", "Payment"], {
   ReplayHeader: {
     event: literal("ReplayHeader"),
     replay_version: qCount(),
@@ -199,7 +263,8 @@ const DSRS = dialect("replay-dsrs", "event", "id", {
     t: qTimestamp(),
     session_id: nonEmpty(),
     issue_number: qOptional(qUnion(qInteger(), qNull())),
-    policy_version: str(),
+    policy_bundle_id: qOptional(nonEmpty()),
+    policy_version: qOptional(str()),
   },
   PlanStart: {
     event: literal("PlanStart"),
@@ -221,7 +286,7 @@ const DSRS = dialect("replay-dsrs", "event", "id", {
     t: qTimestamp(),
     id: nonEmpty(),
     output: qOptional(qUnknown()),
-    output_hash: qHash(),
+    output_hash: outputHash(),
     exit_code: qOptional(qUnion(qInteger(), qNull())),
     step_utility: qRange(-1, 1),
     latency_ms: qCount(),
@@ -230,10 +295,7 @@ const DSRS = dialect("replay-dsrs", "event", "id", {
     event: literal("StepComplete"),
     t: qTimestamp(),
     step_id: nonEmpty(),
-    status: oneOf(
-      ["Success", "Failed", "Skipped", "MaxIterationsReached"],
-      "expected Success, Failed, Skipped or MaxIterationsReached",
-    ),
+    status: word(["Success", "Failed", "Skipped", "MaxIterationsReached"]),
     iterations: qCount(),
   },
   Verification: {
@@ -243,20 +305,28 @@ const DSRS = dialect("replay-dsrs", "event", "id", {
     exit_codes: qArray(qInteger(), { error: "expected an array of integers" }),
     verification_delta: qInteger(),
   },
+  Payment: {
+    event: literal("Payment"),
+    t: qTimestamp(),
+    rail: str(),
+    asset_id: str(),
+    amount_msats: qCount(),
+    payment_proof: qUnknown(),
+    job_hash: qOptional(qNullable(str())),
+    status: str(),
+  },
+  RuntimeEvent: runtimeEvent("event", "t"),
   SessionEnd: {
     event: literal("SessionEnd"),
     t: qTimestamp(),
-    status: oneOf(
-      ["Success", "Failed", "Cancelled", "Timeout"],
-      "expected Success, Failed, Cancelled or Timeout",
-    ),
+    status: word(["Success", "Failed", "Cancelled", "Timeout", "success", "failure", "cancelled"]),
     confidence: qRange(0, 1),
     total_tool_calls: qCount(),
     total_latency_ms: qCount(),
   },
 });
 
-const ADR0003 = dialect("replay-adr0003", "type", "id", {
+const ADR0003 = dialect("replay-adr0003", "type", "id", [], {
   ReplayHeader: {
     type: literal("ReplayHeader"),
     version: literal("1.0.0", { error: 'expected version "1.0.0"' }),
@@ -299,7 +369,7 @@ const ADR0003 = dialect("replay-adr0003", "type", "id", {
   SessionEnd: {
     type: literal("SessionEnd"),
     ended_at: qTimestamp(),
-    outcome: oneOf(["success", "failure", "timeout"], "expected success, failure or timeout"),
+    outcome: word(["success", "failure", "timeout"]),
     error_message: qOptional(str()),
   },
 });
@@ -325,19 +395,6 @@ export function detectReplayDialect(value: JsonValue): Dialect["id"] | undefined
   if (Object.hasOwn(value, "ts")) return "replay-v1";
   return V1.rules.has(value.type) || ADR0003.rules.has(value.type) ? "replay-adr0003" : undefined;
 }
-
-const STATUS: Record<string, string> = {
-  success: "success",
-  Success: "success",
-  failure: "failed",
-  failed: "failed",
-  Failed: "failed",
-  cancelled: "cancelled",
-  canceled: "cancelled",
-  Cancelled: "cancelled",
-  timeout: "timeout",
-  Timeout: "timeout",
-};
 
 /** A side effect as a tool call record lists it: a string as is, any other value as JSON. */
 const effectText = (effect: JsonValue): string =>
@@ -368,6 +425,11 @@ class ReplayConsumer implements LineConsumer {
   private latencySum = 0;
   private resultsWithoutOutput = 0;
   private callsWithoutParams = 0;
+  private unknownOutputHashes = 0;
+  // What keeps trajectory_hash from being recomputed in full (see trajectoryGap).
+  private runtimeEventsWithoutKey = 0;
+  private runtimeEventsWithoutPayload = 0;
+  private standInLines = 0;
 
   constructor(
     private readonly dialect: Dialect,
@@ -440,7 +502,29 @@ class ReplayConsumer implements LineConsumer {
       validate(rule.schema, value, findings, { line, code: "replay" }) === undefined
     )
       return;
-    this.apply(line, type, value);
+    if (rule.vocabulary.size > 0) this.checkWords(line, type, value, rule.vocabulary);
+    this.apply(line, rule, type, value);
+  }
+
+  /** A notice for each vocabulary member whose word is not a known one (see `word`). */
+  private checkWords(
+    line: number,
+    type: string,
+    value: JsonObject,
+    vocabulary: EventRule["vocabulary"],
+  ): void {
+    for (const [key, words] of vocabulary) {
+      const w = value[key];
+      if (typeof w === "string" && !words.has(w)) {
+        this.noticeOnce(`word:${type}.${key}`, {
+          line,
+          column: null,
+          path: `$.${key}`,
+          code: "replay.unknown_word",
+          message: `${type} ${key} ${JSON.stringify(w)} is none of ${[...words].join(", ")}; kept as is, read as unknown (first at this line)`,
+        });
+      }
+    }
   }
 
   /** Header first and once; nothing after SessionEnd. */
@@ -499,8 +583,9 @@ class ReplayConsumer implements LineConsumer {
     this.findings.notice(finding);
   }
 
-  private apply(line: number, type: string, event: JsonObject): void {
+  private apply(line: number, rule: EventRule, type: string, event: JsonObject): void {
     const { dialect, findings, summary } = this;
+    if (dialect.runEventStandIns.has(type)) this.standInLines++;
     switch (type) {
       case "ReplayHeader":
         this.original = layerCOriginOf(event.redaction) ?? undefined;
@@ -584,8 +669,11 @@ class ReplayConsumer implements LineConsumer {
             : exitCode !== null
               ? exitCode === 0
               : event.error === undefined || event.error === null;
+        const outputHash = stringMember(event, "output_hash");
+        const unknownHash = outputHash === UNKNOWN_HASH;
+        if (unknownHash) this.unknownOutputHashes++;
         if (call !== undefined) {
-          call.output_hash = stringMember(event, "output_hash");
+          call.output_hash = unknownHash ? null : outputHash;
           call.latency_ms = latency;
           call.ok = ok;
           const effects = event.side_effects;
@@ -598,8 +686,9 @@ class ReplayConsumer implements LineConsumer {
           this.utilitySum += utility;
           this.utilityCount++;
         }
-        this.rehash(line, event, "output", "output_hash", `line ${line} ToolResult ${key} output`);
-        if (!Object.hasOwn(event, "output") && Object.hasOwn(event, "output_hash"))
+        if (!unknownHash)
+          this.rehash(line, event, "output", "output_hash", `line ${line} ToolResult ${key} output`);
+        if (!Object.hasOwn(event, "output") && Object.hasOwn(event, "output_hash") && !unknownHash)
           this.resultsWithoutOutput++;
         break;
       }
@@ -636,20 +725,28 @@ class ReplayConsumer implements LineConsumer {
       case "SessionEnd": {
         this.endLine = line;
         summary.ended_at = eventTime(event) ?? stringMember(event, "ended_at");
-        const status = stringMember(event, "status") ?? stringMember(event, "outcome");
-        summary.status = status === null ? null : (STATUS[status] ?? status);
+        const key = Object.hasOwn(event, "status") ? "status" : "outcome";
+        const status = stringMember(event, key);
+        const known = status !== null && rule.vocabulary.get(key)?.has(status) === true;
+        summary.status = status === null ? null : (known && STATUS.get(status)) || "unknown";
         summary.confidence = numberMember(event, "confidence");
         const total = numberMember(event, "total_latency_ms");
         if (total !== null) summary.total_latency_ms = total;
         break;
       }
       case "RuntimeEvent": {
-        const ts = event.ts as string;
+        const ts = eventTime(event) as string;
+        // The runtime writes every member (a JSON null payload included); one left out was
+        // removed (a Layer C copy drops payload) or never written (type/ts idempotency_key).
+        const hasPayload = Object.hasOwn(event, "payload");
+        const hasKey = Object.hasOwn(event, "idempotency_key");
+        if (!hasPayload) this.runtimeEventsWithoutPayload++;
+        if (!hasKey) this.runtimeEventsWithoutKey++;
         this.runtime.push({
           seq: event.seq as JsonValue,
           event_type: event.runtime_event_type as JsonValue,
-          payload: event.payload ?? {},
-          idempotency_key: event.idempotency_key ?? null,
+          payload: hasPayload ? (event.payload as JsonValue) : {},
+          idempotency_key: hasKey ? (event.idempotency_key as JsonValue) : null,
           recorded_at: ts.endsWith("Z") ? `${ts.slice(0, -1)}+00:00` : ts,
         });
         this.rehash(
@@ -736,12 +833,52 @@ class ReplayConsumer implements LineConsumer {
         message: `${this.callsWithoutParams} params_hash value(s) cannot be recomputed: the params are not in the file (Layer C)`,
       });
     }
+    if (this.unknownOutputHashes > 0) {
+      findings.notice({
+        line: null,
+        column: null,
+        path: "$",
+        code: "replay.output_hash_unknown",
+        message: `${this.unknownOutputHashes} output_hash value(s) are ${UNKNOWN_HASH}: the runtime had no output hash for those tool calls; nothing to compare`,
+      });
+    }
+    const trajectoryGap = this.trajectoryGap();
+    if (trajectoryGap !== undefined) {
+      findings.notice({
+        line: null,
+        column: null,
+        path: "$",
+        code: "replay.trajectory_partial",
+        message: `trajectory_hash is recomputed from partial runtime events: ${trajectoryGap}; the runtime hashed members these lines do not carry, so its value may differ without any tampering`,
+      });
+    }
     if (summary.total_latency_ms === null && this.latencySum > 0) summary.total_latency_ms = this.latencySum;
     summary.mean_step_utility = this.utilityCount === 0 ? null : this.utilitySum / this.utilityCount;
     if (summary.status === null) summary.status = this.endLine === 0 ? "running" : "unknown";
     const session: Session = { summary, tool_calls: this.toolCalls, runtime_events: this.runtime };
     if (this.original !== undefined) session.original = this.original;
+    if (trajectoryGap !== undefined) session.trajectory_gap = trajectoryGap;
     return session;
+  }
+
+  /**
+   * Why the RuntimeEvent lines do not carry every member of every run event that the runtime's
+   * trajectory_hash covers ({seq, event_type, payload, idempotency_key, recorded_at} of each run
+   * event, apps/runtime/src/artifacts.rs trajectory_hash); undefined when they do, or when there
+   * are none (no trajectory to recompute).
+   */
+  private trajectoryGap(): string | undefined {
+    if (this.runtime.length === 0) return undefined;
+    const gaps: string[] = [];
+    if (this.runtimeEventsWithoutKey > 0)
+      gaps.push(`${this.runtimeEventsWithoutKey} RuntimeEvent line(s) leave out idempotency_key`);
+    if (this.runtimeEventsWithoutPayload > 0)
+      gaps.push(`${this.runtimeEventsWithoutPayload} RuntimeEvent line(s) leave out payload`);
+    if (this.standInLines > 0)
+      gaps.push(
+        `${this.standInLines} run event(s) are written as ${[...this.dialect.runEventStandIns].join(", ")} lines, without seq, payload and idempotency_key`,
+      );
+    return gaps.length === 0 ? undefined : gaps.join("; ");
   }
 }
 

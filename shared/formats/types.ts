@@ -145,7 +145,10 @@ export interface SessionSummary {
   policy_bundle_id: string | null;
   started_at: string | null;
   ended_at: string | null;
-  /** Normalized: success, failed, cancelled, timeout, running, unknown. */
+  /**
+   * Normalized: success, failed, cancelled, timeout, running (no end yet), unknown (no status, or
+   * a word outside the producer's vocabulary).
+   */
   status: string | null;
   confidence: number | null;
   counts: {
@@ -170,6 +173,12 @@ export interface Session {
   runtime_events: RuntimeEventRecord[];
   /** A Layer C copy's claim about its original (from its redaction record); absent otherwise. */
   original?: LayerCOrigin;
+  /**
+   * Why `runtime_events` lack members of run events that trajectory_hash covers (an
+   * idempotency_key or payload the lines leave out, run events written as other lines), so a
+   * trajectory_hash recomputed from them is partial; absent when they carry every member.
+   */
+  trajectory_gap?: string;
 }
 
 /** Options shared by every reader. */

@@ -16,8 +16,9 @@ function numberValue(n: number | null): JsonValue {
 
 /**
  * An `openagents.receipt.v1` receipt for an inspected replay (read with `keepToolCalls: true`):
- * schema, session_id, trajectory_hash (null unless the replay has runtime events), policy_bundle_id
- * (null when unknown), created_at, tool_calls (with the replay's `id`/`step_id` as additive fields so verify
+ * schema, session_id, trajectory_hash (null unless the replay's runtime events carry every member
+ * it covers, see InspectReport.trajectory_hash_complete), policy_bundle_id (null when unknown),
+ * created_at, tool_calls (with the replay's `id`/`step_id` as additive fields so verify
  * can match by key; a value the replay does not carry is written null), verification from the
  * summary, payments [], replay_hash (ADR-0003) and canonical_json_sha256 over the canonical
  * receipt without it (and without a signature). Throws when the replay has no session.
@@ -29,8 +30,9 @@ export function generateReceipt(inspected: Inspected, options: GenerateOptions =
   const receipt: JsonObject = { schema: RECEIPT_SCHEMA_V1 };
   receipt.session_id = summary.session_id;
   // openagents.receipt.v1 requires both; null says "the replay records none", which our reader
-  // takes as no claim, where an absent member would be a receipt that breaks the spec.
-  receipt.trajectory_hash = report.trajectory_hash;
+  // takes as no claim, where an absent member would be a receipt that breaks the spec. A partial
+  // trajectory value is not the runtime's trajectory_hash: a receipt must not claim it.
+  receipt.trajectory_hash = report.trajectory_hash_complete === true ? report.trajectory_hash : null;
   receipt.policy_bundle_id = summary.policy_bundle_id ?? options.policyBundleId ?? null;
   receipt.created_at = options.createdAt ?? new Date().toISOString();
   receipt.tool_calls = session.tool_calls.map((call) => {

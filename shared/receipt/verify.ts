@@ -251,9 +251,38 @@ function verifyVerification(receipt: Receipt, session: Session, findings: Findin
 }
 
 /**
+ * The `trajectory_hash` row. A value recomputed from partial runtime events (the lines leave out
+ * members the runtime hashed, see InspectReport.trajectory_hash_gap) that differs from the
+ * receipt's proves nothing: unverifiable, with the reason. An equal one passes: it could not be
+ * equal unless the members left out were what the recomputation assumed (null, `{}`).
+ */
+function verifyTrajectory(expected: string, report: InspectReport, findings: Findings): void {
+  const actual = report.trajectory_hash;
+  if (actual === null) {
+    findings.check({
+      check: "trajectory_hash",
+      subject: "runtime events (the replay carries no runtime events)",
+      expected,
+      actual: null,
+      status: "unverifiable",
+    });
+  } else if (report.trajectory_hash_gap !== null && actual !== expected) {
+    findings.check({
+      check: "trajectory_hash",
+      subject: `runtime events (partial: ${report.trajectory_hash_gap})`,
+      expected,
+      actual,
+      status: "unverifiable",
+    });
+  } else {
+    findings.compare("trajectory_hash", "runtime events", expected, actual);
+  }
+}
+
+/**
  * Compares a read receipt (expected) with the inspected replay (actual), adding rows to
  * `findings`: `replay_hash`; `trajectory_hash` (unverifiable when the replay carries no runtime
- * events); `session_id`; per matched tool call `tool`, `params_hash`, `output_hash`, `ok`,
+ * events, or only partial ones that give another value); `session_id`; per matched tool call `tool`, `params_hash`, `output_hash`, `ok`,
  * `side_effects` (sets of strings); `tool_call` rows for calls missing on either side;
  * `verification.command`/`verification.exit_code` matched by command text; and an unverifiable
  * `signature` row when the receipt is signed (no receipt signing scheme is specified).
@@ -280,19 +309,7 @@ export function verifyReceipt(receipt: Receipt, inspected: Inspected, findings: 
       "the receipt has no replay_hash (ADR-0003); the replay's bytes are not bound to it",
     );
   }
-  if (receipt.trajectory_hash !== null) {
-    if (report.trajectory_hash !== null) {
-      findings.compare("trajectory_hash", "runtime events", receipt.trajectory_hash, report.trajectory_hash);
-    } else {
-      findings.check({
-        check: "trajectory_hash",
-        subject: "runtime events (the replay carries no runtime events)",
-        expected: receipt.trajectory_hash,
-        actual: null,
-        status: "unverifiable",
-      });
-    }
-  }
+  if (receipt.trajectory_hash !== null) verifyTrajectory(receipt.trajectory_hash, report, findings);
   if (receipt.session_id !== null)
     compareValues(findings, "session_id", "session", receipt.session_id, session?.summary.session_id ?? null);
   if (receipt.policy_bundle_id !== null) {

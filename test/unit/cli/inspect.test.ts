@@ -37,6 +37,9 @@ describe("replay-pipeline inspect", () => {
       errors: [],
       replay_hash: "sha256:8c091d9c93711189e51ca37c8f313e3749b0adb8ba7982c7c4e78ba8641c8010",
       summary: { session_id: "01951d2a-6c15-7f2f-a9da-d132c2341bc8" },
+      trajectory_hash: expect.stringMatching(/^sha256:/),
+      trajectory_hash_complete: false,
+      trajectory_hash_gap: "3 RuntimeEvent line(s) leave out idempotency_key",
     });
     expect(report.checks).toHaveLength(3);
     for (const row of report.checks)
@@ -48,6 +51,9 @@ describe("replay-pipeline inspect", () => {
     const result = run(["inspect", replay]);
     expect(result.stdout).toMatch(/PASSED \(replay-v1, 1266 bytes\)/);
     expect(result.stdout).toContain("checks: 3 passed, 0 failed, 0 unverifiable");
+    expect(result.stdout).toMatch(
+      /\n {2}trajectory_hash sha256:[0-9a-f]{64} \(partial: 3 RuntimeEvent line\(s\) leave out idempotency_key; the runtime's value may differ\)\n/,
+    );
   });
 
   it("exits 1 for a failed hash and names the row", () => {

@@ -135,8 +135,8 @@ describe("replay-dsrs", () => {
       "replay.invalid_field",
     ],
     [
-      "bad status enum",
-      (l: unknown[]) => Object.assign(l[6] as object, { status: "Done" }),
+      "a status that is not a string",
+      (l: unknown[]) => Object.assign(l[6] as object, { status: 1 }),
       "replay.invalid_field",
     ],
     ["missing tool", (l: unknown[]) => delete (l[2] as { tool?: string }).tool, "replay.missing_field"],
@@ -174,6 +174,49 @@ describe("replay-dsrs", () => {
       expect.arrayContaining(["replay.unknown_event", "replay.unknown_field"]),
     );
     expect(session.summary.counts.steps_by_type.Heartbeat).toBe(1);
+  });
+
+  it.each([
+    ["SessionEnd", "Done", 6],
+    ["SessionEnd", "toString", 6],
+    ["StepComplete", "Paused", 4],
+  ])("takes %s status %j outside the vocabulary as a notice, not an error", (type, word, index) => {
+    // Prepare
+    const lines = dsrs();
+    Object.assign(lines[index] as object, { status: word });
+    // Act
+    const { findings, session } = run(replayDsrsFormat, lines);
+    // Assess
+    expect(findings.errors).toEqual([]);
+    expect(findings.notices).toEqual([
+      expect.objectContaining({ line: index + 1, path: "$.status", code: "replay.unknown_word" }),
+    ]);
+    expect(findings.notices[0]?.message).toContain(`${type} status ${JSON.stringify(word)} is none of`);
+    expect(session.summary.status).toBe(type === "SessionEnd" ? "unknown" : "success");
+  });
+
+  it("reads the runtime's SessionStart (policy_bundle_id, issue_number null) and lower-case statuses", () => {
+    // Prepare
+    const lines = dsrs();
+    lines[1] = {
+      event: "SessionStart",
+      t: "2026-02-01T00:00:00+00:00",
+      session_id: "run-1",
+      issue_number: null,
+      policy_bundle_id: "policy.history.v1",
+    };
+    // Act
+    const results = ["success", "failure", "cancelled"].map((status) => {
+      Object.assign(lines[6] as object, { status });
+      return run(replayDsrsFormat, lines);
+    });
+    // Assess
+    for (const { findings } of results) {
+      expect(findings.errors).toEqual([]);
+      expect(findings.notices).toEqual([]);
+    }
+    expect(results.map((r) => r.session.summary.status)).toEqual(["success", "failed", "cancelled"]);
+    expect(results[0]?.session.summary.policy_bundle_id).toBe("policy.history.v1");
   });
 
   it("notes hashes whose input is not carried (Layer C) instead of making rows", () => {
@@ -250,6 +293,21 @@ describe("replay-v1 (type/ts)", () => {
     ]);
   });
 
+  it("takes a SessionEnd status outside the vocabulary as a notice, summarized as unknown", () => {
+    const l = lines();
+    l[6] = JSON.stringify({ ...JSON.parse(l[6] as string), status: "Success" });
+    const { findings, session } = run(replayV1Format, l);
+    expect(findings.errors).toEqual([]);
+    expect(findings.notices.map((n) => n.code)).toContain("replay.unknown_word");
+    expect(session.summary.status).toBe("unknown");
+  });
+
+  it("calls the trajectory partial: type/ts RuntimeEvent lines leave out idempotency_key", () => {
+    const { findings, session } = run(replayV1Format, lines());
+    expect(session.trajectory_gap).toBe("1 RuntimeEvent line(s) leave out idempotency_key");
+    expect(findings.notices.map((n) => n.code)).toContain("replay.trajectory_partial");
+  });
+
   it("requires replay_version 1", () => {
     const l = lines();
     Object.assign(l[0] as object, { replay_version: 2 });
@@ -258,6 +316,16 @@ describe("replay-v1 (type/ts)", () => {
 });
 
 describe("replay-adr0003", () => {
+  it("takes an outcome outside the vocabulary as a notice, summarized as unknown", () => {
+    const { findings, session } = run(replayAdr0003Format, [
+      { type: "ReplayHeader", version: "1.0.0", session_id: "s9", started_at: "2026-01-01T00:00:00Z" },
+      { type: "SessionEnd", ended_at: "2026-01-01T00:10:00Z", outcome: "cancelled" },
+    ]);
+    expect(findings.errors).toEqual([]);
+    expect(findings.notices.map((n) => [n.code, n.path])).toEqual([["replay.unknown_word", "$.outcome"]]);
+    expect(session.summary.status).toBe("unknown");
+  });
+
   it("reads the ADR-0003 variant", () => {
     const { findings, session } = run(replayAdr0003Format, [
       { type: "ReplayHeader", version: "1.0.0", session_id: "s9", started_at: "2026-01-01T00:00:00Z" },
@@ -274,6 +342,94 @@ describe("replay-adr0003", () => {
       ended_at: "2026-01-01T00:10:00Z",
       status: "timeout",
     });
+  });
+});
+
+describe("RuntimeEvent lines of the event/t dialect", () => {
+  const header = {
+    event: "ReplayHeader",
+    replay_version: 1,
+    producer: "openagents-runtime",
+    created_at: "2026-02-01T00:00:00+00:00",
+  };
+  const start = {
+    event: "SessionStart",
+    t: "2026-02-01T00:00:00+00:00",
+    session_id: "r",
+    issue_number: null,
+    policy_bundle_id: "p",
+  };
+  const end =
+    '{"confidence":0.0,"event":"SessionEnd","status":"failure","t":"2026-02-01T00:00:02+00:00","total_latency_ms":0,"total_tool_calls":0}';
+  const event = (payload: unknown, idempotency_key: unknown) => ({
+    event: "RuntimeEvent",
+    t: "2026-02-01T00:00:01+00:00",
+    session_id: "r",
+    seq: 1,
+    runtime_event_type: "run.note",
+    payload_hash: hashOf(payload),
+    payload,
+    idempotency_key,
+  });
+
+  it("keeps a null payload null and the idempotency_key as written", () => {
+    const { findings, session } = run(replayDsrsFormat, [header, start, event(null, "k-1"), end]);
+    expect(findings.errors).toEqual([]);
+    expect(findings.checks.map((c) => [c.check, c.status])).toEqual([["payload_hash", "passed"]]);
+    expect(session.runtime_events).toEqual([
+      {
+        seq: expect.anything(),
+        event_type: "run.note",
+        payload: null,
+        idempotency_key: "k-1",
+        recorded_at: "2026-02-01T00:00:01+00:00",
+      },
+    ]);
+    expect(session.trajectory_gap).toBeUndefined();
+  });
+
+  it("calls the trajectory partial when a line leaves out idempotency_key or payload (a Layer C copy)", () => {
+    const keyless = event({ a: 1 }, null) as Record<string, unknown>;
+    delete keyless.idempotency_key;
+    const payloadless = event({ a: 1 }, null) as Record<string, unknown>;
+    delete payloadless.payload;
+    const { findings, session } = run(replayDsrsFormat, [header, start, keyless, payloadless, end]);
+    expect(findings.errors).toEqual([]);
+    expect(session.trajectory_gap).toBe(
+      "1 RuntimeEvent line(s) leave out idempotency_key; 1 RuntimeEvent line(s) leave out payload",
+    );
+  });
+
+  it("takes the runtime's sha256:unknown output_hash as no hash: a notice, no row", () => {
+    const lines = [
+      header,
+      start,
+      {
+        event: "ToolCall",
+        t: start.t,
+        id: "runtime.seq:1",
+        tool: "bash",
+        params: {},
+        params_hash: hashOf({}),
+        step_id: "runtime.seq:1",
+      },
+      {
+        event: "ToolResult",
+        t: start.t,
+        id: "runtime.seq:1",
+        output_hash: "sha256:unknown",
+        exit_code: null,
+        step_utility: 0,
+        latency_ms: 0,
+      },
+      end,
+    ];
+    const { findings, session } = run(replayDsrsFormat, lines);
+    expect(findings.errors).toEqual([]);
+    expect(findings.checks.map((c) => c.check)).toEqual(["params_hash"]);
+    expect(findings.notices.map((n) => n.code)).toEqual(["replay.output_hash_unknown"]);
+    expect(session.tool_calls[0]?.output_hash).toBeNull();
+    expect(session.trajectory_gap).toBeUndefined();
   });
 });
 

@@ -19,7 +19,10 @@ const o1 = { content: "text", error: null, success: true };
 const p2 = { cmd: "npm test" };
 const o2 = { content: "", error: "boom", success: false };
 
-/** A REPLAY.jsonl v1 with a runtime event, two tool calls and a verification. */
+/**
+ * A REPLAY.jsonl v1 with a runtime event, two tool calls and a verification. Its RuntimeEvent
+ * carries idempotency_key, so its trajectory_hash is complete (receipts carry and compare it).
+ */
 function v1Replay(): string {
   const lines: unknown[] = [
     {
@@ -37,6 +40,7 @@ function v1Replay(): string {
       runtime_event_type: "run.started",
       payload_hash: hashOf({ source: "runtime" }),
       payload: { source: "runtime" },
+      idempotency_key: null,
     },
     {
       type: "ToolCall",
@@ -579,6 +583,50 @@ describe("verifyReceipt mismatches", () => {
     });
   });
 
+  describe("a trajectory_hash against partial runtime events (a line without idempotency_key)", () => {
+    const partial = () => v1Replay().replace(',"idempotency_key":null', "");
+
+    it("is unverifiable, with the reason, when it differs", async () => {
+      // Prepare
+      const inspected = await inspectText(partial());
+      const receipt = { schema: "openagents.receipt.v1", session_id: "sess-1", trajectory_hash: hashOf("t") };
+      // Act
+      const report = verifyReplay(inspected, json(receipt));
+      // Assess
+      expect(inspected.report.trajectory_hash_complete).toBe(false);
+      expect(report.checks.find((c) => c.check === "trajectory_hash")).toEqual({
+        check: "trajectory_hash",
+        subject: "runtime events (partial: 1 RuntimeEvent line(s) leave out idempotency_key)",
+        expected: hashOf("t"),
+        actual: inspected.report.trajectory_hash,
+        status: "unverifiable",
+      });
+      expect(report.verdict).toBe("unverifiable");
+    });
+
+    it("passes when equal all the same (the key left out was null)", async () => {
+      // Prepare
+      const inspected = await inspectText(partial());
+      const complete = await inspectText(v1Replay());
+      const receipt = {
+        schema: "openagents.receipt.v1",
+        session_id: "sess-1",
+        trajectory_hash: complete.report.trajectory_hash,
+      };
+      // Act
+      const report = verifyReplay(inspected, json(receipt));
+      // Assess
+      expect(inspected.report.trajectory_hash).toBe(complete.report.trajectory_hash);
+      expect(report.checks.find((c) => c.check === "trajectory_hash")?.status).toBe("passed");
+    });
+
+    it("is written null in a generated receipt (no claim), never as the partial value", async () => {
+      const inspected = await inspectText(partial());
+      expect(inspected.report.trajectory_hash).not.toBeNull();
+      expect(generateReceipt(inspected).trajectory_hash).toBeNull();
+    });
+  });
+
   it("no receipt gives an unverifiable row, not passed", async () => {
     // Prepare
     const inspected = await inspectText(v1Replay());
@@ -600,7 +648,7 @@ describe("verifyReceipt mismatches", () => {
   it("a failed replay makes the verdict failed even when the receipt matches", async () => {
     // Prepare
     const { receipt } = await v1Setup();
-    const tampered = await inspectText(v1Replay().replace('"source":"runtime"}}', '"source":"runtimX"}}'));
+    const tampered = await inspectText(v1Replay().replace('"source":"runtime"},', '"source":"runtimX"},'));
     const sealed = reseal({
       ...receipt,
       replay_hash: tampered.report.replay_hash,
