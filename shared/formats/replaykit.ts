@@ -9,6 +9,7 @@ import {
   type JsonValue,
   memberPath,
   SHA256_TAG,
+  type Sha256Tag,
 } from "../canonical/index.js";
 import { CanonicalizationError } from "../errors.js";
 import {
@@ -327,10 +328,8 @@ function readCurrent(doc: JsonObject, findings: Findings, options: FormatOptions
         index,
         path,
         label: stepLabel(raw.id, index),
+        ...stepContent(raw, false),
         type: raw.type as string,
-        input: raw.input as JsonValue,
-        output: raw.output as JsonValue,
-        metadata: raw.metadata as JsonObject,
         recorded: raw.hash as string,
         timestamp: stringMember(raw, "timestamp"),
       });
@@ -431,16 +430,12 @@ function readLegacy(doc: JsonObject, findings: Findings, options: FormatOptions)
       unknown.add(raw, path);
       if (!ok) return;
       const legacyHash = member(raw, "step_hash") ?? member(raw, "hash");
-      const metadata = member(raw, "metadata");
       steps.push({
         index,
         path,
         label: stepLabel(raw.id, index),
+        ...stepContent(raw, true),
         type: raw.type as string,
-        // `step.get("input", step.get("request"))`: `input` wins when both are present.
-        input: member(raw, "input") ?? member(raw, "request") ?? null,
-        output: member(raw, "output") ?? member(raw, "response") ?? null,
-        metadata: isJsonObject(metadata) ? metadata : {},
         recorded: typeof legacyHash === "string" && legacyHash.trim() !== "" ? legacyHash.trim() : undefined,
         // The migration builds steps without a timestamp.
         timestamp: null,
@@ -489,18 +484,54 @@ function stepLabel(id: JsonValue | undefined, index: number): string {
   return `#${index}`;
 }
 
+/** What a step hash covers (the producer's `compute_step_hash` arguments). */
+export interface StepContent {
+  type: JsonValue;
+  input: JsonValue;
+  output: JsonValue;
+  metadata: JsonObject;
+}
+
+/**
+ * A step's hashed content as the producer reads the step (`Step.from_dict`): a missing `input` or
+ * `output` is null and a missing metadata `{}`; for 0.9 (`migration.py`, `step.get("input",
+ * step.get("request"))`) `request`/`response` stand in for a missing `input`/`output`.
+ */
+export function stepContent(step: JsonObject, legacy: boolean): StepContent {
+  const metadata = member(step, "metadata");
+  return {
+    type: member(step, "type") ?? null,
+    input: member(step, "input") ?? (legacy ? member(step, "request") : undefined) ?? null,
+    output: member(step, "output") ?? (legacy ? member(step, "response") : undefined) ?? null,
+    metadata: isJsonObject(metadata) ? metadata : {},
+  };
+}
+
 /**
  * Producer `compute_step_hash`: `{type, input, output, metadata}`, volatile keys stripped at
- * every depth. Step `id` and `timestamp` are not hashed.
+ * every depth. Step `id` and `timestamp` are not hashed. Throws `CanonicalizationError` where the
+ * producer cannot hash (an out-of-range timestamp).
  */
-function stepHash(step: StepView, findings: Findings): string | undefined {
+export function computeStepHash(step: StepContent): Sha256Tag {
   const value: JsonObject = {
     type: step.type,
     input: step.input,
     output: step.output,
     metadata: step.metadata,
   };
-  return hashOrReport(() => canonicalHash(value, "replaykit", { stripVolatile: true }), step.path, findings);
+  return canonicalHash(value, "replaykit", { stripVolatile: true });
+}
+
+/**
+ * Producer `compute_artifact_checksum`: `{version, metadata, payload}`, no stripping (`checksum`
+ * and `signature` are not covered). Throws `CanonicalizationError` as `computeStepHash` does.
+ */
+export function computeChecksum(version: JsonValue, metadata: JsonValue, payload: JsonValue): Sha256Tag {
+  return canonicalHash({ version, metadata, payload }, "replaykit");
+}
+
+function stepHash(step: StepView, findings: Findings): string | undefined {
+  return hashOrReport(() => computeStepHash(step), step.path, findings);
 }
 
 /** Runs a canonicalization; a value the producer could not hash (NaN, out-of-range date) is an error. */
@@ -531,11 +562,7 @@ function checkChecksum(doc: JsonObject, findings: Findings): void {
   // A malformed checksum is already an error; without the three members there is nothing to hash.
   if (typeof recorded !== "string" || !SHA256_TAG.test(recorded)) return;
   if (version === undefined || metadata === undefined || payload === undefined) return;
-  const actual = hashOrReport(
-    () => canonicalHash({ version, metadata, payload }, "replaykit"),
-    "$",
-    findings,
-  );
+  const actual = hashOrReport(() => computeChecksum(version, metadata, payload), "$", findings);
   if (actual !== undefined) findings.compare("checksum", "envelope", recorded, actual);
 }
 
