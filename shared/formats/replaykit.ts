@@ -47,7 +47,8 @@ export const STEP_TYPES = [
 
 /** The newest minor of major 1 this reader knows; a higher minor is read (additive) with a notice. */
 const KNOWN_MINOR = 0;
-const LEGACY_VERSION = "0.9";
+/** The legacy version the producer's migration reads (`migration.py`). */
+export const LEGACY_VERSION = "0.9";
 const VERSION_RE = /^\d+\.\d+$/;
 const HMAC_TAG = /^hmac-sha256:[0-9a-f]{64}$/;
 const SIGNATURE_ALGORITHM = "hmac-sha256";
@@ -337,35 +338,15 @@ function readCurrent(doc: JsonObject, findings: Findings, options: FormatOptions
   }
   unknown.report(findings);
 
-  // A Layer C copy (our `redact`) keeps each step's original hash over content it removed: the
-  // hash cannot be recomputed from the copy, so its row is unverifiable, not failed.
-  const redacted = stringMember(member(member(doc, "metadata"), "redaction"), "step_hashes") === "original";
-  if (redacted) {
-    notice(
-      findings,
-      "$.metadata.redaction",
-      "rpk.redacted",
-      "Layer C copy: step hashes are the original's, over content that was redacted; the checksum covers the copy",
-    );
-  }
   for (const step of steps) {
     const actual = stepHash(step, findings);
-    if (actual === undefined) continue;
-    if (redacted && actual !== step.recorded) {
-      findings.check({
-        check: "step_hash",
-        subject: `step ${step.label} (redacted)`,
-        expected: step.recorded ?? null,
-        actual: null,
-        status: "unverifiable",
-      });
-    } else {
+    if (actual !== undefined)
       findings.compare("step_hash", `step ${step.label}`, step.recorded ?? "", actual);
-    }
   }
   checkChecksum(doc, findings);
   checkSignature(doc, findings, options);
   noticeBundle(doc, findings);
+  checkLayerC(doc, Array.isArray(rawSteps) ? rawSteps.length : 0, findings);
 
   const rawCount = Array.isArray(rawSteps) ? rawSteps : [];
   return summarize(doc, run, member(run, "runtime_versions"), summaryViews(rawCount, steps));
@@ -471,6 +452,7 @@ function readLegacy(doc: JsonObject, findings: Findings, options: FormatOptions)
   );
   checkChecksum(doc, findings);
   checkSignature(doc, findings, options);
+  checkLayerC(doc, Array.isArray(rawSteps) ? rawSteps.length : 0, findings);
 
   return summarize(doc, run, member(run, "runtime"), steps);
 }
@@ -720,11 +702,64 @@ function noticeBundle(doc: JsonObject, findings: Findings): void {
   if (member(metadata, "bundle") !== true) return;
   const source = stringMember(metadata, "source_run_id");
   const profile = stringMember(metadata, "redaction_profile");
+  const policy = stringMember(metadata, "redaction_policy_version");
+  const how = [
+    ...(profile === null ? [] : [`redaction profile ${profile}`]),
+    ...(policy === null ? [] : [`policy ${policy}`]),
+  ];
   notice(
     findings,
     "$.metadata.bundle",
     "rpk.bundle",
-    `bundle export${source === null ? "" : ` of run ${source}`}${profile === null ? "" : ` (redaction profile ${profile})`}: step hashes were recomputed after redaction, so they cover the redacted content`,
+    `bundle export${source === null ? "" : ` of run ${source}`}${how.length === 0 ? "" : ` (${how.join(", ")})`}: step hashes were recomputed after redaction, so they cover the redacted content`,
+  );
+}
+
+/**
+ * The record our `redact` (shared/redact/layer-c.ts) writes in `metadata.redaction` of a Layer C
+ * copy: what the copy's step hashes and checksum replaced, so the copy still links to its original
+ * and to the original's receipt. Only what this reader relies on is checked; the counts beside it
+ * are free-form.
+ */
+const LAYER_C_RECORD = shaped({
+  layer: z.literal("C", { error: need('"C"') }),
+  format: z.literal("replaykit-rpk", { error: need('"replaykit-rpk"') }),
+  preset: str(),
+  original: shaped({
+    checksum: hashField().nullable(),
+    step_hashes: z.array(hashField().nullable(), { error: need("an array of step hashes (or null)") }),
+  }),
+  signature: z.literal("removed", { error: need('"removed"') }).optional(),
+});
+
+/**
+ * A Layer C copy made by our `redact` (its `metadata.redaction.layer` is "C"): the record must be
+ * well-formed and list one original hash per step, or it no longer says which step it stood for.
+ * The copy's own hashes were recomputed over the masked content (checked as any artifact's); the
+ * original's cannot be checked from the copy and are reported in a notice.
+ */
+function checkLayerC(doc: JsonObject, stepCount: number, findings: Findings): void {
+  const base = "$.metadata.redaction";
+  const record = member(member(doc, "metadata"), "redaction");
+  if (!isJsonObject(record) || record.layer !== "C") return;
+  if (validate(LAYER_C_RECORD, record, findings, { line: null, code: "rpk", base }) === undefined) return;
+  const original = member(record, "original");
+  const hashes = member(original, "step_hashes") as JsonValue[];
+  if (hashes.length !== stepCount) {
+    error(findings, {
+      path: `${base}.original.step_hashes`,
+      code: "rpk.layer_c_step_count",
+      message: `${base}.original.step_hashes: lists ${hashes.length} original step hashes for ${stepCount} steps; expected one per step, in order`,
+      expected: `${stepCount} entries`,
+      found: `${hashes.length} entries`,
+    });
+    return;
+  }
+  notice(
+    findings,
+    base,
+    "rpk.layer_c",
+    `Layer C copy (preset ${stringMember(record, "preset")}) of the artifact with checksum ${stringMember(original, "checksum") ?? "(none)"}: its values are masked and its step hashes and checksum cover the copy; the original's are in ${base}.original`,
   );
 }
 
