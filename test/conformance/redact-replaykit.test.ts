@@ -1,7 +1,8 @@
 /**
  * `.rpk` Layer C copies follow ReplayKit's own redaction convention (replaypack `bundle.py`): every
  * corpus run and examples/summarize.rpk, under every preset, gives a copy whose values are masked in
- * place, whose step hashes and checksum are recomputed, which `inspect` calls passed with no
+ * place, whose step hashes and checksum are recomputed (by us, and independently by the Python
+ * oracle), which the published JSON Schema accepts, which `inspect` calls passed with no
  * unknown-field notice, and whose `metadata.redaction.original` links it to the original file.
  */
 import { readFileSync } from "node:fs";
@@ -20,6 +21,7 @@ import { stepContent } from "../../shared/formats/replaykit.js";
 import { RPK_REDACTION_POLICY_VERSION } from "../../shared/redact/layer-c.js";
 import type { Preset } from "../../shared/redact/presets.js";
 import { corpusBytes, corpusList, PROJECT_ROOT } from "../support/corpus.js";
+import { checkArtifacts } from "../support/replaykit-oracle.js";
 import { ALL_PRESETS, redactBytes, unmaskedPaths } from "../unit/redact/layer-c.helpers.js";
 
 const FILES: { name: string; bytes: Buffer }[] = [
@@ -33,6 +35,8 @@ const read = (text: string): JsonObject =>
   readJson(decodeUtf8(Buffer.from(text)), { rejectLoneSurrogates: false }) as JsonObject;
 const stepsOf = (doc: JsonObject): JsonObject[] =>
   ((doc.payload as JsonObject).run as JsonObject).steps as JsonObject[];
+/** A pretty-printed file on one line (raw line breaks are only whitespace between JSON tokens). */
+const oneLine = (text: string): string => text.replace(/\r?\n/g, "");
 
 interface Copy {
   name: string;
@@ -118,5 +122,41 @@ describe.each(cases)("$name, $preset", ({ name, preset }) => {
       redaction_policy_version: RPK_REDACTION_POLICY_VERSION,
     });
     expect(copy.checksum).not.toBe(original.checksum);
+  });
+});
+
+describe("the published JSON Schema and the Python oracle", () => {
+  it("accept every copy and recompute its step hashes and checksum", () => {
+    const answers = checkArtifacts(copies.map((c) => c.text.trimEnd()));
+    copies.forEach(({ name, preset, copy }, i) => {
+      const answer = answers[i];
+      const label = `${name} ${preset}`;
+      expect(answer?.schema_errors, label).toEqual([]);
+      expect(answer?.step_hashes, label).toEqual(stepsOf(copy).map((s) => s.hash));
+      expect(answer?.checksum, label).toBe(copy.checksum);
+    });
+  });
+
+  it("reproduce the originals' recorded hashes, and catch a broken or stale copy", () => {
+    const originals = FILES.map(({ bytes }) => read(bytes.toString("utf8")));
+    const answers = checkArtifacts(FILES.map(({ bytes }) => oneLine(bytes.toString("utf8"))));
+    originals.forEach((doc, i) => {
+      expect(answers[i]?.schema_errors).toEqual([]);
+      expect(answers[i]?.step_hashes).toEqual(stepsOf(doc).map((s) => s.hash));
+      expect(answers[i]?.checksum).toBe(doc.checksum);
+    });
+    // A copy whose first step lost its hash and whose type is not ReplayKit's, with a changed input.
+    const broken = JSON.parse(copyOf("replaykit/runs/minimal_v1.rpk", "private_repo").text);
+    const stale = structuredClone(broken);
+    delete broken.payload.run.steps[0].hash;
+    broken.payload.run.steps[1].type = "model.thought";
+    stale.payload.run.steps[0].input = { changed: true };
+    const [b, s] = checkArtifacts([JSON.stringify(broken), JSON.stringify(stale)]);
+    expect(b?.schema_errors).toEqual([
+      "payload/run/steps/0: 'hash' is a required property",
+      expect.stringMatching(/^payload\/run\/steps\/1\/type: 'model\.thought' is not one of/),
+    ]);
+    expect(s?.step_hashes[0]).not.toBe(stale.payload.run.steps[0].hash);
+    expect(s?.checksum).not.toBe(stale.checksum);
   });
 });
