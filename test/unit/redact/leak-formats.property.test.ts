@@ -444,3 +444,14 @@ describe("fixed leaks: secrets in unknown member names and structural-looking un
     await fc.assert(knownLeakProperty({ eventKeySecrets: false }, "unknown-structural"), { numRuns: RUNS });
   });
 });
+
+describe(".rpk in-place masking", () => {
+  /*
+   * A `.rpk` copy keeps step input/output in place (ReplayKit's convention) and masks their values, but not
+   * under the names Layer C keeps (`call_id`, `status`, `type`, `tool`, ...): those strings are scrubbed,
+   * so a secret under them must be caught by the secret rules.
+   */
+  it(`secrets under the names kept inside masked input (${RUNS} files)`, async () => {
+    await fc.assert(leakProperty("replaykit-rpk", { keptNameSecrets: true }), { numRuns: RUNS });
+  });
+});
