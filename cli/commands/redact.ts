@@ -27,15 +27,17 @@ Braintrust spans, ReplayKit .rpk and ReplayBundle, detected by content.
   original's replay_hash, verdict and check totals ("original"), so a copy never reads as cleaner
   than the file it was made from.
 - Raw content (params, output, result, content, stdout, stderr, messages, payload, span input and
-  output, step input/output, ...) is removed; every hash is kept, and where a removed value had
-  none, one is added (params_hash, output_hash, input_hash, ...) so each event still matches the
-  original's receipt.
+  output, ...) is removed; every hash is kept, and where a removed value had none, one is added
+  (params_hash, output_hash, input_hash, ...) so each event still matches the original's receipt.
 - Every string left (commands, summaries, error messages, names, metadata) is scrubbed with the
   preset's rules; members of unknown event types are dropped (fail closed).
 - What was done is recorded in the copy: the ReplayHeader's "redaction", the root span's
-  metadata.redaction, or metadata.redaction of an .rpk / ReplayBundle. An .rpk keeps its original
-  step hashes (metadata.redaction.step_hashes "original"), loses its signature and gets a new
-  checksum over the redacted content.
+  metadata.redaction, or metadata.redaction of an .rpk / ReplayBundle.
+- An .rpk is redacted as ReplayKit's own bundle export does it: step input/output keep their
+  structure with values masked in place ("[REDACTED]"), step hashes and the checksum are
+  recomputed over the copy, metadata gets redaction_profile (the preset) and
+  redaction_policy_version, and metadata.redaction.original keeps the original step hashes and
+  checksum; a signature, which covered the unredacted content, is dropped.
 JSON Lines inputs are streamed (one canonical JSON line per event, same order and count).
 
 Options:

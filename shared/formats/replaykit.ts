@@ -9,8 +9,10 @@ import {
   type JsonValue,
   memberPath,
   SHA256_TAG,
+  type Sha256Tag,
 } from "../canonical/index.js";
 import { CanonicalizationError } from "../errors.js";
+import { layerCOriginOf } from "./layer-c-record.js";
 import {
   type DocumentFormat,
   emptySummary,
@@ -46,7 +48,8 @@ export const STEP_TYPES = [
 
 /** The newest minor of major 1 this reader knows; a higher minor is read (additive) with a notice. */
 const KNOWN_MINOR = 0;
-const LEGACY_VERSION = "0.9";
+/** The legacy version the producer's migration reads (`migration.py`). */
+export const LEGACY_VERSION = "0.9";
 const VERSION_RE = /^\d+\.\d+$/;
 const HMAC_TAG = /^hmac-sha256:[0-9a-f]{64}$/;
 const SIGNATURE_ALGORITHM = "hmac-sha256";
@@ -236,8 +239,11 @@ export const replaykitFormat: DocumentFormat = {
     }
     const version = checkVersion(value, findings);
     if (version === "unsupported") return emptySession();
-    if (version === "legacy") return readLegacy(value, findings, options);
-    return readCurrent(value, findings, options);
+    const session =
+      version === "legacy" ? readLegacy(value, findings, options) : readCurrent(value, findings, options);
+    const original = layerCOriginOf(member(member(value, "metadata"), "redaction"));
+    if (original !== null) session.original = original;
+    return session;
   },
 };
 
@@ -327,10 +333,8 @@ function readCurrent(doc: JsonObject, findings: Findings, options: FormatOptions
         index,
         path,
         label: stepLabel(raw.id, index),
+        ...stepContent(raw, false),
         type: raw.type as string,
-        input: raw.input as JsonValue,
-        output: raw.output as JsonValue,
-        metadata: raw.metadata as JsonObject,
         recorded: raw.hash as string,
         timestamp: stringMember(raw, "timestamp"),
       });
@@ -338,35 +342,15 @@ function readCurrent(doc: JsonObject, findings: Findings, options: FormatOptions
   }
   unknown.report(findings);
 
-  // A Layer C copy (our `redact`) keeps each step's original hash over content it removed: the
-  // hash cannot be recomputed from the copy, so its row is unverifiable, not failed.
-  const redacted = stringMember(member(member(doc, "metadata"), "redaction"), "step_hashes") === "original";
-  if (redacted) {
-    notice(
-      findings,
-      "$.metadata.redaction",
-      "rpk.redacted",
-      "Layer C copy: step hashes are the original's, over content that was redacted; the checksum covers the copy",
-    );
-  }
   for (const step of steps) {
     const actual = stepHash(step, findings);
-    if (actual === undefined) continue;
-    if (redacted && actual !== step.recorded) {
-      findings.check({
-        check: "step_hash",
-        subject: `step ${step.label} (redacted)`,
-        expected: step.recorded ?? null,
-        actual: null,
-        status: "unverifiable",
-      });
-    } else {
+    if (actual !== undefined)
       findings.compare("step_hash", `step ${step.label}`, step.recorded ?? "", actual);
-    }
   }
   checkChecksum(doc, findings);
   checkSignature(doc, findings, options);
   noticeBundle(doc, findings);
+  checkLayerC(doc, Array.isArray(rawSteps) ? rawSteps.length : 0, findings);
 
   const rawCount = Array.isArray(rawSteps) ? rawSteps : [];
   return summarize(doc, run, member(run, "runtime_versions"), summaryViews(rawCount, steps));
@@ -431,16 +415,12 @@ function readLegacy(doc: JsonObject, findings: Findings, options: FormatOptions)
       unknown.add(raw, path);
       if (!ok) return;
       const legacyHash = member(raw, "step_hash") ?? member(raw, "hash");
-      const metadata = member(raw, "metadata");
       steps.push({
         index,
         path,
         label: stepLabel(raw.id, index),
+        ...stepContent(raw, true),
         type: raw.type as string,
-        // `step.get("input", step.get("request"))`: `input` wins when both are present.
-        input: member(raw, "input") ?? member(raw, "request") ?? null,
-        output: member(raw, "output") ?? member(raw, "response") ?? null,
-        metadata: isJsonObject(metadata) ? metadata : {},
         recorded: typeof legacyHash === "string" && legacyHash.trim() !== "" ? legacyHash.trim() : undefined,
         // The migration builds steps without a timestamp.
         timestamp: null,
@@ -476,6 +456,7 @@ function readLegacy(doc: JsonObject, findings: Findings, options: FormatOptions)
   );
   checkChecksum(doc, findings);
   checkSignature(doc, findings, options);
+  checkLayerC(doc, Array.isArray(rawSteps) ? rawSteps.length : 0, findings);
 
   return summarize(doc, run, member(run, "runtime"), steps);
 }
@@ -489,18 +470,54 @@ function stepLabel(id: JsonValue | undefined, index: number): string {
   return `#${index}`;
 }
 
+/** What a step hash covers (the producer's `compute_step_hash` arguments). */
+export interface StepContent {
+  type: JsonValue;
+  input: JsonValue;
+  output: JsonValue;
+  metadata: JsonObject;
+}
+
+/**
+ * A step's hashed content as the producer reads the step (`Step.from_dict`): a missing `input` or
+ * `output` is null and a missing metadata `{}`; for 0.9 (`migration.py`, `step.get("input",
+ * step.get("request"))`) `request`/`response` stand in for a missing `input`/`output`.
+ */
+export function stepContent(step: JsonObject, legacy: boolean): StepContent {
+  const metadata = member(step, "metadata");
+  return {
+    type: member(step, "type") ?? null,
+    input: member(step, "input") ?? (legacy ? member(step, "request") : undefined) ?? null,
+    output: member(step, "output") ?? (legacy ? member(step, "response") : undefined) ?? null,
+    metadata: isJsonObject(metadata) ? metadata : {},
+  };
+}
+
 /**
  * Producer `compute_step_hash`: `{type, input, output, metadata}`, volatile keys stripped at
- * every depth. Step `id` and `timestamp` are not hashed.
+ * every depth. Step `id` and `timestamp` are not hashed. Throws `CanonicalizationError` where the
+ * producer cannot hash (an out-of-range timestamp).
  */
-function stepHash(step: StepView, findings: Findings): string | undefined {
+export function computeStepHash(step: StepContent): Sha256Tag {
   const value: JsonObject = {
     type: step.type,
     input: step.input,
     output: step.output,
     metadata: step.metadata,
   };
-  return hashOrReport(() => canonicalHash(value, "replaykit", { stripVolatile: true }), step.path, findings);
+  return canonicalHash(value, "replaykit", { stripVolatile: true });
+}
+
+/**
+ * Producer `compute_artifact_checksum`: `{version, metadata, payload}`, no stripping (`checksum`
+ * and `signature` are not covered). Throws `CanonicalizationError` as `computeStepHash` does.
+ */
+export function computeChecksum(version: JsonValue, metadata: JsonValue, payload: JsonValue): Sha256Tag {
+  return canonicalHash({ version, metadata, payload }, "replaykit");
+}
+
+function stepHash(step: StepView, findings: Findings): string | undefined {
+  return hashOrReport(() => computeStepHash(step), step.path, findings);
 }
 
 /** Runs a canonicalization; a value the producer could not hash (NaN, out-of-range date) is an error. */
@@ -531,11 +548,7 @@ function checkChecksum(doc: JsonObject, findings: Findings): void {
   // A malformed checksum is already an error; without the three members there is nothing to hash.
   if (typeof recorded !== "string" || !SHA256_TAG.test(recorded)) return;
   if (version === undefined || metadata === undefined || payload === undefined) return;
-  const actual = hashOrReport(
-    () => canonicalHash({ version, metadata, payload }, "replaykit"),
-    "$",
-    findings,
-  );
+  const actual = hashOrReport(() => computeChecksum(version, metadata, payload), "$", findings);
   if (actual !== undefined) findings.compare("checksum", "envelope", recorded, actual);
 }
 
@@ -708,11 +721,64 @@ function noticeBundle(doc: JsonObject, findings: Findings): void {
   if (member(metadata, "bundle") !== true) return;
   const source = stringMember(metadata, "source_run_id");
   const profile = stringMember(metadata, "redaction_profile");
+  const policy = stringMember(metadata, "redaction_policy_version");
+  const how = [
+    ...(profile === null ? [] : [`redaction profile ${profile}`]),
+    ...(policy === null ? [] : [`policy ${policy}`]),
+  ];
   notice(
     findings,
     "$.metadata.bundle",
     "rpk.bundle",
-    `bundle export${source === null ? "" : ` of run ${source}`}${profile === null ? "" : ` (redaction profile ${profile})`}: step hashes were recomputed after redaction, so they cover the redacted content`,
+    `bundle export${source === null ? "" : ` of run ${source}`}${how.length === 0 ? "" : ` (${how.join(", ")})`}: step hashes were recomputed after redaction, so they cover the redacted content`,
+  );
+}
+
+/**
+ * The record our `redact` (shared/redact/layer-c.ts) writes in `metadata.redaction` of a Layer C
+ * copy: what the copy's step hashes and checksum replaced, so the copy still links to its original
+ * and to the original's receipt. Only what this reader relies on is checked; the counts beside it
+ * are free-form.
+ */
+const LAYER_C_RECORD = shaped({
+  layer: z.literal("C", { error: need('"C"') }),
+  format: z.literal("replaykit-rpk", { error: need('"replaykit-rpk"') }),
+  preset: str(),
+  original: shaped({
+    checksum: hashField().nullable(),
+    step_hashes: z.array(hashField().nullable(), { error: need("an array of step hashes (or null)") }),
+  }),
+  signature: z.literal("removed", { error: need('"removed"') }).optional(),
+});
+
+/**
+ * A Layer C copy made by our `redact` (its `metadata.redaction.layer` is "C"): the record must be
+ * well-formed and list one original hash per step, or it no longer says which step it stood for.
+ * The copy's own hashes were recomputed over the masked content (checked as any artifact's); the
+ * original's cannot be checked from the copy and are reported in a notice.
+ */
+function checkLayerC(doc: JsonObject, stepCount: number, findings: Findings): void {
+  const base = "$.metadata.redaction";
+  const record = member(member(doc, "metadata"), "redaction");
+  if (!isJsonObject(record) || record.layer !== "C") return;
+  if (validate(LAYER_C_RECORD, record, findings, { line: null, code: "rpk", base }) === undefined) return;
+  const original = member(record, "original");
+  const hashes = member(original, "step_hashes") as JsonValue[];
+  if (hashes.length !== stepCount) {
+    error(findings, {
+      path: `${base}.original.step_hashes`,
+      code: "rpk.layer_c_step_count",
+      message: `${base}.original.step_hashes: lists ${hashes.length} original step hashes for ${stepCount} steps; expected one per step, in order`,
+      expected: `${stepCount} entries`,
+      found: `${hashes.length} entries`,
+    });
+    return;
+  }
+  notice(
+    findings,
+    base,
+    "rpk.layer_c",
+    `Layer C copy (preset ${stringMember(record, "preset")}) of the artifact with checksum ${stringMember(original, "checksum") ?? "(none)"}: its values are masked and its step hashes and checksum cover the copy; the original's are in ${base}.original`,
   );
 }
 

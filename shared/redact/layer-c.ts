@@ -15,6 +15,8 @@
  *   members of known events are dropped unless the preset allows them.
  * - `paranoid` keeps only structural members (and the ones the format's schema requires, so the
  *   copy still reads), everywhere.
+ * - `.rpk` copies follow ReplayKit's own redaction instead (values masked in place, step hashes and
+ *   checksum recomputed, the original ones recorded): see `redactReplaykit`.
  */
 import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -37,15 +39,23 @@ import {
   type Profile,
   readByteLines,
   readJson,
+  SHA256_TAG,
   setMember,
   sha256Tag,
 } from "../canonical/index.js";
-import { ReplayPipelineError } from "../errors.js";
+import { CanonicalizationError, ReplayPipelineError } from "../errors.js";
 import { SPAN_FIELDS } from "../formats/braintrust.js";
 import type { LayerCOrigin } from "../formats/layer-c-record.js";
 import { detectFormat } from "../formats/registry.js";
 import { REPLAY_DIALECTS } from "../formats/replay-jsonl.js";
-import { RUN_KEYS, STEP_KEYS } from "../formats/replaykit.js";
+import {
+  computeChecksum,
+  computeStepHash,
+  LEGACY_VERSION,
+  RUN_KEYS,
+  STEP_KEYS,
+  stepContent,
+} from "../formats/replaykit.js";
 import type { FormatId } from "../formats/types.js";
 import { remembered } from "../memo.js";
 import { mapLines, type ParallelOptions } from "../parallel/line-pool.js";
@@ -106,10 +116,12 @@ export interface LayerCSummary {
   hashes_added: Record<string, number>;
   /** Sum of `by_rule`. */
   total: number;
-  /** The original file's hash and verdict. */
-  original: LayerCOrigin;
-  /** `.rpk` only: step `hash` values are the original ones and no longer recompute. */
-  step_hashes?: "original";
+  /**
+   * What the copy says of its original: that file's hash and own verdict, and for `.rpk` what the
+   * copy's recomputed hashes replaced (the original checksum and every original step hash, in step
+   * order, null where there was none).
+   */
+  original: LayerCOrigin & { checksum?: string | null; step_hashes?: (string | null)[] };
   /** `.rpk` only: the original signature covered the unredacted content and was removed. */
   signature?: "removed";
 }
@@ -532,6 +544,7 @@ function summaryValue(summary: LayerCSummary): JsonValue {
   const convert = (v: unknown): JsonValue => {
     if (typeof v === "number") return new JsonNumber(String(v));
     if (typeof v === "string" || typeof v === "boolean" || v === null) return v;
+    if (Array.isArray(v)) return v.map(convert);
     const out: JsonObject = {};
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) setMember(out, k, convert(x));
     return out;
@@ -1219,19 +1232,39 @@ const NEWLINE = Buffer.from("\n");
 // ---------------------------------------------------------------------------------------------
 // Documents
 
-/** Keys of the `.rpk` layout (replaykit.ts); the rest fail closed. */
 /** The `.rpk` layout (replaykit.ts) plus the 0.9 names; step input/output are handled apart. */
 const RPK_RUN_KNOWN: ReadonlySet<string> = new Set([...RUN_KEYS, "env_fingerprint", "runtime"]);
-const RPK_RUN_REQUIRED: ReadonlySet<string> = new Set(["environment_fingerprint", "runtime_versions"]);
 const RPK_STEP_KNOWN: ReadonlySet<string> = new Set(
   [...STEP_KEYS, "step_hash"].filter((k) => k !== "input" && k !== "output"),
 );
+/** A step's raw content: 1.x `input`/`output`, 0.9 `request`/`response`. */
+const RPK_STEP_RAW: ReadonlySet<string> = new Set(["input", "output", "request", "response"]);
+
+/** ReplayKit's mask (`replaypack/capture/redaction.py`, `RedactionPolicy.mask`), written in place of a masked value. */
+export const RPK_MASK = "[REDACTED]";
 
 /**
- * A ReplayKit artifact: step `input`/`output` (0.9 `request`/`response`) become null with their
- * replaykit hash beside them (`input_hash`, …); step hashes keep their original values (recorded
- * as `metadata.redaction.step_hashes: "original"`); the signature is removed; the checksum is
- * recomputed over the redacted `{version, metadata, payload}`.
+ * `metadata.redaction_policy_version` of a `.rpk` copy. ReplayKit writes its policy's version there
+ * (`bundle.py`: "1.0", "1.0-none", "1.0-custom"); ours names these Layer C rules, so a reader can
+ * tell which masking a copy had.
+ */
+export const RPK_REDACTION_POLICY_VERSION = "replay-pipeline-layer-c-1";
+
+/**
+ * A ReplayKit artifact, redacted the way ReplayKit's own bundle export redacts one
+ * (`bundle.py` `redact_run_for_bundle` with `redaction.py` `redact_payload`, then
+ * `build_artifact_envelope`), so the copy is a valid, self-consistent artifact ReplayKit replays,
+ * diffs and migrates as what it is:
+ * - values are masked in place (`rpkValue`): every member and array item stays, step input/output
+ *   (0.9 request/response) are raw content (ADR-0017), so their values become `RPK_MASK`;
+ * - each step hash (`computeStepHash`) and the checksum (`computeChecksum`) are recomputed over the
+ *   copy, and metadata gets ReplayKit's bundle markers (`bundle`, `source_run_id`,
+ *   `redaction_profile` = the preset, `redaction_policy_version`);
+ * - `metadata.redaction` holds our summary, with `original`: every original step hash (in step
+ *   order, null where a step had none) and the original checksum, which link the copy to its
+ *   original and to the original's receipt;
+ * - a signature is dropped (recorded as `signature: "removed"`): it covered the unredacted content,
+ *   and ReplayKit's bundle never carries the source's signature over either.
  */
 function redactReplaykit(
   doc: JsonObject,
@@ -1239,53 +1272,48 @@ function redactReplaykit(
   original: LayerCOrigin,
 ): { value: JsonObject; events: number } {
   ctx.profile = "replaykit";
+  const legacy = doc.version === LEGACY_VERSION;
   const run = isJsonObject(doc.payload) && isJsonObject(doc.payload.run) ? doc.payload.run : undefined;
-  const steps: JsonValue[] = [];
   const rawSteps = run !== undefined && Array.isArray(run.steps) ? run.steps : [];
-  for (const raw of rawSteps) {
+  const base = "$.payload.run.steps[*]";
+  const originalHashes: (string | null)[] = [];
+  const steps = rawSteps.map((raw, index): JsonValue => {
     if (!isJsonObject(raw)) {
-      steps.push(raw);
-      continue;
+      originalHashes.push(null);
+      return rpkValue(raw, base, "steps", ctx, true);
     }
-    const base = "$.payload.run.steps[*]";
+    const recorded = legacy ? (raw.step_hash ?? raw.hash) : raw.hash;
+    originalHashes.push(typeof recorded === "string" && SHA256_TAG.test(recorded) ? recorded : null);
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(raw)) {
-      const at = child(base, k);
-      if (k === "input" || k === "output" || k === "request" || k === "response") {
-        ctx.drop(at, "layer_c.raw_removed");
-        setMember(out, k, null);
-        const hashKey = `${k}_hash`;
-        if (!Object.hasOwn(raw, hashKey)) {
-          setMember(out, hashKey, ctx.hash(v));
-          ctx.added.add(child(base, hashKey));
-          ctx.rules.add("layer_c.hash_added");
-        }
-      } else if (k === "metadata" && isJsonObject(v)) {
-        setMember(out, k, metadataOf(v, at, ctx));
-      } else {
-        const one = redactEvent({ [k]: v }, base, ctx, { known: RPK_STEP_KNOWN, required: RPK_STEP_KNOWN });
-        if (Object.hasOwn(one, k)) setMember(out, k, one[k] as JsonValue);
-        else for (const [kk, vv] of Object.entries(one)) setMember(out, kk, vv);
-      }
+      if (RPK_STEP_RAW.has(k) && (legacy || k === "input" || k === "output"))
+        setMember(out, k, rpkValue(v, child(base, k), k, ctx, true));
+      else rpkMember(out, k, v, base, RPK_STEP_KNOWN, ctx);
     }
-    steps.push(out);
-  }
+    // A 0.9 step keeps its own hash members (`step_hash`, which the migration reads first, and/or
+    // `hash`); each gets the new hash, so none still holds the original's.
+    const hash = stepHashAt(out, legacy, index);
+    const hashKeys = legacy ? ["step_hash", "hash"].filter((k) => Object.hasOwn(raw, k)) : [];
+    for (const k of hashKeys.length === 0 ? ["hash"] : hashKeys) setMember(out, k, hash);
+    return out;
+  });
   let payload: JsonValue | undefined = doc.payload;
+  let runId: JsonValue | undefined;
   if (run !== undefined && isJsonObject(doc.payload)) {
-    const { steps: _steps, ...others } = run;
-    const redactedRun = redactEvent(others as JsonObject, "$.payload.run", ctx, {
-      known: RPK_RUN_KNOWN,
-      required: RPK_RUN_REQUIRED,
-    });
-    setMember(redactedRun, "steps", steps);
+    const redactedRun: JsonObject = {};
+    for (const [k, v] of Object.entries(run)) {
+      if (k === "steps") setMember(redactedRun, k, steps);
+      else rpkMember(redactedRun, k, v, "$.payload.run", RPK_RUN_KNOWN, ctx);
+    }
+    runId = redactedRun.id;
     payload = { run: redactedRun };
     for (const k of Object.keys(doc.payload))
       if (k !== "run") ctx.drop(child("$.payload", ctx.scrubKey(k, "$.payload")), "layer_c.fail_closed");
   } else if (payload !== undefined) {
     payload = structuralValue(payload, "$.payload", "payload", ctx, "layer_c.fail_closed", true) ?? {};
   }
-  const metadata = isJsonObject(doc.metadata) ? metadataOf(doc.metadata, "$.metadata", ctx) : {};
-  const out: JsonObject = {};
+  const rawMetadata = isJsonObject(doc.metadata) ? doc.metadata : {};
+  const metadata = rpkValue(rawMetadata, "$.metadata", "metadata", ctx, ctx.paranoid) as JsonObject;
   for (const k of Object.keys(doc)) {
     if (k === "version" || k === "metadata" || k === "payload" || k === "checksum") continue;
     ctx.drop(
@@ -1294,18 +1322,93 @@ function redactReplaykit(
     );
   }
   const summary = ctx.summary("replaykit-rpk", rawSteps.length, original);
-  summary.step_hashes = "original";
+  const checksum = doc.checksum;
+  summary.original = {
+    ...summary.original,
+    checksum: typeof checksum === "string" && SHA256_TAG.test(checksum) ? checksum : null,
+    step_hashes: originalHashes,
+  };
   if (Object.hasOwn(doc, "signature")) summary.signature = "removed";
+  // ReplayKit's bundle markers (`write_bundle_artifact`): a redacted export of run `source_run_id`.
+  setMember(metadata, "bundle", true);
+  if (typeof runId === "string") setMember(metadata, "source_run_id", runId);
+  setMember(metadata, "redaction_profile", ctx.preset);
+  setMember(metadata, "redaction_policy_version", RPK_REDACTION_POLICY_VERSION);
   setMember(metadata, "redaction", summaryValue(summary));
+  const out: JsonObject = {};
   setMember(out, "version", doc.version ?? null);
   setMember(out, "metadata", metadata);
   if (payload !== undefined) setMember(out, "payload", payload);
-  setMember(
-    out,
-    "checksum",
-    canonicalHash({ version: out.version ?? null, metadata, payload: payload ?? null }, "replaykit"),
-  );
+  setMember(out, "checksum", computeChecksum(out.version ?? null, metadata, payload ?? null));
   return { value: out, events: rawSteps.length };
+}
+
+/**
+ * The hash of step `index` of a `.rpk` copy. A value ReplayKit cannot hash (an out-of-range
+ * timestamp) is reported at its path in the file, not in the hashed `{type, input, output, metadata}`.
+ */
+function stepHashAt(step: JsonObject, legacy: boolean, index: number): string {
+  try {
+    return computeStepHash(stepContent(step, legacy));
+  } catch (error) {
+    if (!(error instanceof CanonicalizationError)) throw error;
+    const path = `$.payload.run.steps[${index}]${(error.location.path ?? "$").slice(1)}`;
+    throw new CanonicalizationError(error.code, error.detail, { ...error.location, path }, { cause: error });
+  }
+}
+
+/**
+ * One member of a `.rpk` step or run (other than the ones handled apart): a member the format
+ * knows is masked in place (`rpkValue`; verbatim when it is an id, type, timestamp or hash, as
+ * `redactEvent` keeps those); an unknown one fails closed (`redactEvent`), and an unknown raw-named
+ * one is dropped whole, since ReplayKit would not carry it over (`Step.from_dict`, `Run.from_dict`).
+ */
+function rpkMember(
+  out: JsonObject,
+  key: string,
+  value: JsonValue,
+  path: string,
+  known: ReadonlySet<string>,
+  ctx: Context,
+): void {
+  const isKnown = known.has(key);
+  if (isKnown && !(isVerbatimKey(key) && isScalarOrScalars(value) && verbatimSafe(key, value))) {
+    setMember(out, key, rpkValue(value, child(path, key), key, ctx, ctx.paranoid));
+  } else if (!isKnown && RAW_KEYS.has(key)) {
+    ctx.drop(child(path, ctx.scrubKey(key, path)), "layer_c.fail_closed");
+  } else {
+    const one = redactEvent({ [key]: value }, path, ctx, { known, required: known });
+    for (const [k, v] of Object.entries(one)) setMember(out, k, v);
+  }
+}
+
+/**
+ * A free-form `.rpk` value masked in place, as ReplayKit's `redaction.py` `_redact` does: every
+ * member and array item stays where it was (member names scrubbed for secrets). Under `masking`
+ * (raw content: step input/output, any raw-named member, and in `paranoid` everything free-form)
+ * a string or number becomes `RPK_MASK`, except under a name Layer C keeps everywhere (structural:
+ * types, ids, timings, statuses, hashes; and the preset's allow-list, such as `tool`); null and
+ * booleans stay, because a mask would read as a truthy value (`error: false`). Kept strings are
+ * scrubbed, hashes kept verbatim.
+ */
+function rpkValue(value: JsonValue, path: string, key: string, ctx: Context, masking: boolean): JsonValue {
+  if (Array.isArray(value)) return value.map((v) => rpkValue(v, `${path}[*]`, key, ctx, masking));
+  if (isJsonObject(value)) {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) {
+      const name = ctx.scrubKey(k, path);
+      setMember(out, name, rpkValue(v, child(path, name), k, ctx, masking || RAW_KEYS.has(k)));
+    }
+    return out;
+  }
+  if (value === null || typeof value === "boolean") return value;
+  if (masking && !isStructuralKey(key) && !ctx.allow.has(key)) {
+    ctx.rules.add("layer_c.raw_masked");
+    ctx.paths.add(path);
+    return RPK_MASK;
+  }
+  if (typeof value !== "string" || (isHashKey(key) && HASH_VALUE.test(value))) return value;
+  return ctx.scrub(value, path, key);
 }
 
 /** Free-form metadata: kept scrubbed (structural only in `paranoid`), raw members removed. */

@@ -8,8 +8,16 @@ against the real Python behaviour it imitates (float formatting, str.strip, from
 Input: JSON Lines on stdin, each line {"value": <json>, "strip": <bool>}.
 Output: one line per input line, in order: the canonical JSON text, or {"error": "<ExceptionType>"}
 when canonicalization raises (NaN/Infinity, a timestamp that overflows when moved to UTC, ...).
+
+With `--artifacts SCHEMA`: each stdin line is one whole 1.x `.rpk` artifact. Each answer line is
+{"schema_errors": [...], "step_hashes": [...], "checksum": "sha256:..."}: the artifact checked
+against the published JSON Schema file SCHEMA with the `jsonschema` package's Draft 2020-12
+validator (the validator ReplayKit itself uses), and its step hashes and checksum recomputed from
+the rules above: a step hash is the sha256 of the canonical {type, input, output, metadata} with
+volatile keys stripped, the checksum the sha256 of the canonical {version, metadata, payload}.
 """
 
+import hashlib
 import json
 import math
 import posixpath
@@ -115,7 +123,51 @@ def canon(value, key, strip):
     raise TypeError(f"unexpected {type(value).__name__}")
 
 
+def sha256_of(value, strip):
+    return "sha256:" + hashlib.sha256(dumps(canon(value, None, strip)).encode("utf-8")).hexdigest()
+
+
+def check_artifacts(schema_path):
+    from jsonschema import Draft202012Validator  # only this mode needs the package
+
+    with open(schema_path, encoding="utf-8") as schema_file:
+        validator = Draft202012Validator(json.load(schema_file))
+    out = sys.stdout
+    for raw_line in sys.stdin.buffer.read().split(b"\n"):
+        if raw_line.strip() == b"":
+            continue
+        doc = json.loads(raw_line.decode("utf-8"))
+        errors = sorted(
+            "/".join(str(p) for p in error.absolute_path) + ": " + error.message
+            for error in validator.iter_errors(doc)
+        )
+        steps = doc.get("payload", {}).get("run", {}).get("steps", [])
+        step_hashes = [
+            sha256_of(
+                {
+                    "type": step.get("type"),
+                    "input": step.get("input"),
+                    "output": step.get("output"),
+                    "metadata": step.get("metadata", {}),
+                },
+                True,
+            )
+            for step in steps
+        ]
+        checksum = sha256_of(
+            {"version": doc.get("version"), "metadata": doc.get("metadata"), "payload": doc.get("payload")},
+            False,
+        )
+        answer = {"schema_errors": errors, "step_hashes": step_hashes, "checksum": checksum}
+        out.write(json.dumps(answer))
+        out.write("\n")
+    out.flush()
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--artifacts":
+        check_artifacts(sys.argv[2])
+        return
     out = sys.stdout
     for raw_line in sys.stdin.buffer.read().split(b"\n"):
         if raw_line.strip() == b"":

@@ -253,12 +253,72 @@ describe("replaykitFormat: a valid artifact", () => {
     const doc = sample();
     Object.assign(
       obj(doc.metadata),
-      j({ bundle: true, source_run_id: "run-0", redaction_profile: "default" }),
+      j({
+        bundle: true,
+        source_run_id: "run-0",
+        redaction_profile: "default",
+        redaction_policy_version: "1.0",
+      }),
     );
     const { findings } = read(reseal(doc));
     expect(findings.errors).toEqual([]);
     expect(findings.checks.every((c) => c.status === "passed")).toBe(true);
     expect(findings.notices.map((n) => n.code)).toEqual(["rpk.bundle"]);
+    expect(findings.notices[0]?.message).toContain(
+      "bundle export of run run-0 (redaction profile default, policy 1.0)",
+    );
+  });
+});
+
+describe("replaykitFormat: our Layer C record (metadata.redaction)", () => {
+  const H = (c: string) => `sha256:${c.repeat(64)}`;
+  /** The sample with a Layer C record listing `hashes` as the original step hashes. */
+  function layerC(hashes: unknown[], extra: Record<string, unknown> = {}): JsonObject {
+    const doc = sample();
+    obj(doc.metadata).redaction = j({
+      layer: "C",
+      format: "replaykit-rpk",
+      preset: "private_repo",
+      events: 4,
+      by_rule: {},
+      original: { checksum: H("c"), step_hashes: hashes },
+      ...extra,
+    });
+    return reseal(doc);
+  }
+
+  it("knows the record: no unknown-field notice, a notice naming the original, every row passed", () => {
+    const { findings } = read(layerC([H("1"), H("2"), null, H("4")], { signature: "removed" }));
+    expect(findings.errors).toEqual([]);
+    expect(findings.notices.map((n) => n.code)).toEqual(["rpk.layer_c"]);
+    expect(findings.notices[0]?.message).toContain(`checksum ${H("c")}`);
+    expect(findings.checks.every((c) => c.status === "passed")).toBe(true);
+  });
+
+  it("an original step hash per step: a different count is an error", () => {
+    const { findings } = read(layerC([H("1")]));
+    expect(findings.errors.map((e) => [e.code, e.path])).toEqual([
+      ["rpk.layer_c_step_count", "$.metadata.redaction.original.step_hashes"],
+    ]);
+  });
+
+  it("a malformed original hash or a missing original is an error at its path", () => {
+    expect(read(layerC(["sha256:xyz", H("2"), H("3"), H("4")])).findings.errors.map((e) => e.path)).toEqual([
+      "$.metadata.redaction.original.step_hashes[0]",
+    ]);
+    const doc = layerC([]);
+    delete obj(obj(doc.metadata).redaction).original;
+    expect(read(reseal(doc)).findings.errors.map((e) => [e.code, e.path])).toEqual([
+      ["rpk.missing_field", "$.metadata.redaction.original"],
+    ]);
+  });
+
+  it("a metadata.redaction that is not ours (no layer C) is free-form metadata", () => {
+    const doc = sample();
+    obj(doc.metadata).redaction = j({ layer: "B", original: 1 });
+    const { findings } = read(reseal(doc));
+    expect(findings.errors).toEqual([]);
+    expect(findings.notices).toEqual([]);
   });
 });
 

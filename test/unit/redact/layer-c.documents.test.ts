@@ -3,15 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import {
-  canonicalHash,
-  decodeUtf8,
-  isJsonObject,
-  type JsonObject,
-  type JsonValue,
-  readJson,
-} from "../../../shared/canonical/index.js";
+import { decodeUtf8, isJsonObject, type JsonObject, readJson } from "../../../shared/canonical/index.js";
 import { inspect } from "../../../shared/formats/inspect.js";
+import { computeChecksum, computeStepHash, stepContent } from "../../../shared/formats/replaykit.js";
+import { RPK_MASK, RPK_REDACTION_POLICY_VERSION } from "../../../shared/redact/layer-c.js";
 import { corpusBytes } from "../../support/corpus.js";
 import { ALL_PRESETS, redactBytes } from "./layer-c.helpers.js";
 
@@ -30,49 +25,73 @@ function steps(doc: JsonObject): JsonObject[] {
 describe("ReplayKit .rpk", () => {
   const original = corpusBytes("replaykit", "runs", "m5_source_unredacted.rpk");
   const source = read(original.toString("utf8"));
+  const SECRETS = [
+    "4111 1111 1111 1111",
+    "sk-supersecretkey111111",
+    "AKIAIOSFODNN7EXAMPLE",
+    "sk-sensitive-body-token-12345",
+    "session=abcd1234",
+    "customer@example.com",
+    '"shh"',
+  ];
 
-  it("keeps original step hashes, nulls step input/output with their hashes beside", async () => {
-    const { text, summary } = await redactBytes(original);
+  it("masks step input/output in place with ReplayKit's mask and recomputes each step hash", async () => {
+    const { text } = await redactBytes(original);
     const copy = read(text);
     const before = steps(source);
     const after = steps(copy);
-    expect(after).toHaveLength(before.length);
-    after.forEach((step, i) => {
-      const from = before[i] as JsonObject;
-      expect(step.hash).toBe(from.hash);
-      expect(step.id).toBe(from.id);
-      expect(step.input).toBeNull();
-      expect(step.output).toBeNull();
-      expect(step.input_hash).toBe(canonicalHash(from.input as JsonValue, "replaykit"));
-      expect(step.output_hash).toBe(canonicalHash(from.output as JsonValue, "replaykit"));
+    expect(after.map((s) => s.id)).toEqual(before.map((s) => s.id));
+    const [request, response] = after as [JsonObject, JsonObject];
+    // Every raw value is masked, not only sensitive names and patterns as ReplayKit's default policy
+    // does: Layer C publishes no raw content (ADR-0017).
+    expect(request.input).toEqual({
+      body: { card_number: RPK_MASK, email: RPK_MASK, token: RPK_MASK },
+      headers: { Authorization: RPK_MASK, "X-Api-Key": RPK_MASK },
+      method: RPK_MASK,
+      url: RPK_MASK,
     });
-    expect(summary.step_hashes).toBe("original");
-    expect(summary.events).toBe(before.length);
-    for (const secret of ["4111 1111 1111 1111", "sk-supersecretkey111111", "session=abcd1234"])
-      expect(text).not.toContain(secret);
+    // Statuses and booleans stay: a mask would read as content (`ok: "[REDACTED]"`).
+    expect(request.output).toEqual({ status: "sent" });
+    expect(JSON.parse(JSON.stringify(response.output))).toEqual({
+      body: { ok: true, receipt_email: RPK_MASK },
+      headers: { "Set-Cookie": RPK_MASK },
+      status_code: RPK_MASK,
+    });
+    after.forEach((step, i) => {
+      expect(step.hash).toBe(computeStepHash(stepContent(step, false)));
+      expect(step.hash).not.toBe((before[i] as JsonObject).hash);
+      expect(Object.keys(step).sort()).toEqual(Object.keys(before[i] as JsonObject).sort());
+    });
+    for (const secret of SECRETS) expect(text).not.toContain(secret);
   });
 
-  it("records the summary in metadata.redaction and recomputes a checksum inspect accepts", async () => {
+  it("records the original hashes and ReplayKit's bundle markers; the copy inspects as passed", async () => {
     for (const preset of ALL_PRESETS) {
       const { text, summary } = await redactBytes(original, { preset });
       const copy = read(text);
       const metadata = copy.metadata as JsonObject;
       expect(JSON.parse(JSON.stringify(metadata.redaction))).toEqual(summary);
-      expect(metadata.run_id).toBe((source.metadata as JsonObject).run_id);
-      expect(copy.checksum).toBe(
-        canonicalHash(
-          { version: copy.version ?? null, metadata, payload: copy.payload ?? null },
-          "replaykit",
-        ),
-      );
+      expect(summary.original).toMatchObject({
+        checksum: source.checksum,
+        step_hashes: steps(source).map((s) => s.hash),
+      });
+      expect(summary.signature).toBeUndefined();
+      expect(metadata).toMatchObject({
+        run_id: (source.metadata as JsonObject).run_id,
+        bundle: true,
+        source_run_id: "run-m5-source-001",
+        redaction_profile: preset,
+        redaction_policy_version: RPK_REDACTION_POLICY_VERSION,
+      });
+      expect(copy.checksum).toBe(computeChecksum(copy.version ?? null, metadata, copy.payload ?? null));
       const r = await report(text);
-      expect(r.format).toBe("replaykit-rpk");
-      expect(r.verdict).not.toBe("invalid");
-      expect(r.checks.find((c) => c.check === "checksum")?.status).toBe("passed");
+      expect(r.verdict, JSON.stringify(r.errors)).toBe("passed");
+      expect(r.notices.map((n) => n.code)).toEqual(["rpk.bundle", "rpk.layer_c", "layer_c.copy"]);
+      for (const secret of SECRETS) expect(text).not.toContain(secret);
     }
   });
 
-  it("removes a signature, which covered the unredacted content", async () => {
+  it("drops a signature, which covered the unredacted content, and records that", async () => {
     const signed = {
       ...source,
       signature: { algorithm: "hmac-sha256", key_id: "k", value: `hmac-sha256:${"a".repeat(64)}` },
@@ -81,23 +100,76 @@ describe("ReplayKit .rpk", () => {
     expect(read(text).signature).toBeUndefined();
     expect(summary.signature).toBe("removed");
     expect(summary.by_rule["layer_c.signature_removed"]).toBe(1);
+    // Nothing is left that needs a key: no unverifiable signature row.
+    expect((await report(text)).verdict).toBe("passed");
   });
 
-  it("paranoid keeps only structural step metadata and empties free-form run objects", async () => {
+  it("paranoid masks every free-form value in place, keeping names, ids, types, statuses and timestamps", async () => {
     const { text } = await redactBytes(original, { preset: "paranoid" });
     const copy = read(text);
     const run = (copy.payload as JsonObject).run as JsonObject;
-    expect(run.environment_fingerprint).toEqual({});
+    expect(run.environment_fingerprint).toEqual({ cwd: RPK_MASK, os: RPK_MASK, owner_email: RPK_MASK });
+    expect(run.runtime_versions).toEqual({ python: RPK_MASK, replaykit: RPK_MASK });
+    expect(run.timestamp).toBe("2026-02-21T20:00:00.000000Z");
     for (const step of steps(copy)) {
-      for (const key of Object.keys(step.metadata as JsonObject)) expect(["redaction"]).not.toContain(key);
-      expect((step.metadata as JsonObject).secret).toBeUndefined();
+      for (const value of Object.values(step.metadata as JsonObject)) expect(value).toBe(RPK_MASK);
     }
-    expect(text).not.toContain("alice@example.com");
+    expect((steps(copy)[0] as JsonObject).output).toEqual({ status: "sent" });
+    expect((await report(text)).verdict).toBe("passed");
   });
 
   it("scrubs the home directory out of environment_fingerprint.cwd", async () => {
     const { text } = await redactBytes(original, { preset: "private_repo" });
     expect(text).not.toContain("/Users/alice");
+    expect(text).toContain('"cwd":"~/replaykit"');
+    // An e-mail in free-form metadata is personal data for private_repo (open_source keeps it).
+    expect(text).not.toContain("alice@example.com");
+  });
+
+  it("drops an unknown raw-named step member whole and masks a step that is not an object", async () => {
+    const doc = JSON.parse(original.toString("utf8"));
+    doc.payload.run.steps[0].content = "leaked prompt text";
+    doc.payload.run.steps.push("sk-proj-stray-step-text");
+    const { text, summary } = await redactBytes(JSON.stringify(doc));
+    const after = steps(read(text));
+    expect(after[0]?.content).toBeUndefined();
+    expect(after[0]?.content_hash).toBeUndefined();
+    expect(after[2]).toBe(RPK_MASK);
+    expect(summary.original?.step_hashes).toEqual([...steps(source).map((s) => s.hash), null]);
+    expect(text).not.toContain("leaked prompt text");
+    expect(text).not.toContain("stray-step");
+  });
+
+  it("reports a value ReplayKit cannot hash at its path in the file", async () => {
+    const doc = JSON.parse(original.toString("utf8"));
+    doc.payload.run.steps[1].metadata.started_at = "0001-01-01T00:30:00+01:00";
+    await expect(redactBytes(JSON.stringify(doc))).rejects.toMatchObject({
+      code: "canonical.timestamp_range",
+      location: { path: "$.payload.run.steps[1].metadata.started_at" },
+    });
+  });
+
+  it("a 0.9 artifact keeps its layout; request/response masked, step_hash and checksum recomputed", async () => {
+    const legacyStep = (id: string, request: unknown, response: unknown): Record<string, unknown> => {
+      const step = { id, type: "model.request", request, response, metadata: { provider: "p" } };
+      const hash = computeStepHash(stepContent(read(JSON.stringify(step)), true));
+      return { ...step, step_hash: hash };
+    };
+    const run = { id: "l", timestamp: "t", steps: [legacyStep("a", { prompt: "plan" }, { text: "answer" })] };
+    const doc: Record<string, unknown> = { version: "0.9", metadata: { run_id: "l" }, payload: { run } };
+    const value = read(JSON.stringify(doc));
+    doc.checksum = computeChecksum(value.version ?? null, value.metadata ?? null, value.payload ?? null);
+    const { text } = await redactBytes(JSON.stringify(doc));
+    const copy = read(text);
+    expect(copy.version).toBe("0.9");
+    const [step] = steps(copy) as [JsonObject];
+    expect(step.request).toEqual({ prompt: RPK_MASK });
+    expect(step.response).toEqual({ text: RPK_MASK });
+    expect(step.hash).toBeUndefined();
+    expect(step.step_hash).toBe(computeStepHash(stepContent(step, true)));
+    const r = await report(text);
+    expect(r.errors).toEqual([]);
+    expect(r.checks_total).toEqual({ passed: 2, failed: 0, unverifiable: 0 });
   });
 });
 

@@ -1,7 +1,18 @@
 /** Helpers of the Layer C tests: run `redactFile` over bytes and read the copy back. */
-import { decodeUtf8, type JsonObject, readJson } from "../../../shared/canonical/index.js";
+import {
+  decodeUtf8,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  readJson,
+} from "../../../shared/canonical/index.js";
 import { type CheckedOptions, redactChecked } from "../../../shared/redact/checked.js";
-import type { LayerCSummary } from "../../../shared/redact/layer-c.js";
+import {
+  isStructuralKey,
+  type LayerCSummary,
+  RPK_MASK,
+  UNKNOWN_EVENT_ALLOW,
+} from "../../../shared/redact/layer-c.js";
 import type { Preset } from "../../../shared/redact/presets.js";
 
 /** The presets, in the order ADR-0016 lists them. */
@@ -46,3 +57,35 @@ export async function* bytesOf(buffer: Buffer): AsyncGenerator<Uint8Array> {
 
 /** `sha256:` followed by 64 times `c`. */
 export const fakeHash = (c: string): string => `sha256:${c.repeat(64)}`;
+
+/**
+ * Where a `.rpk` copy's raw content (`copy`, a step's input or output) is not the original's masked
+ * in place (`redactReplaykit`): every array keeps its length and every object its members (a member
+ * whose name was scrubbed is not compared, since its name changed; scrubbed names may coincide), null
+ * and booleans stay, and every other string or number is `RPK_MASK` unless its member is a name Layer
+ * C keeps (structural, or the preset's allow-list). Returns the paths that break this; empty when
+ * none does.
+ */
+export function unmaskedPaths(
+  original: JsonValue,
+  copy: JsonValue | undefined,
+  preset: Preset,
+  key: string,
+  path = "$",
+): string[] {
+  if (Array.isArray(original)) {
+    if (!Array.isArray(copy) || copy.length !== original.length) return [`${path}: array changed`];
+    return original.flatMap((v, i) => unmaskedPaths(v, copy[i], preset, key, `${path}[${i}]`));
+  }
+  if (isJsonObject(original)) {
+    if (!isJsonObject(copy) || Object.keys(copy).length > Object.keys(original).length)
+      return [`${path}: object changed`];
+    return Object.entries(original).flatMap(([k, v]) =>
+      Object.hasOwn(copy, k) ? unmaskedPaths(v, copy[k], preset, k, `${path}.${k}`) : [],
+    );
+  }
+  if (original === null || typeof original === "boolean")
+    return copy === original ? [] : [`${path}: changed`];
+  if (isStructuralKey(key) || UNKNOWN_EVENT_ALLOW[preset].has(key)) return [];
+  return copy === RPK_MASK ? [] : [`${path}: ${JSON.stringify(copy)} is not masked`];
+}

@@ -369,7 +369,16 @@ export interface GenOptions {
    * secrets (placement "unknown-structural"). Default true.
    */
   structuralNameSecrets?: boolean;
+  /**
+   * `.rpk` only: give each step input members whose names Layer C keeps inside masked raw content
+   * (structural names and allow-listed ones, such as `call_id`, `status`, `tool`, `name`), holding
+   * secrets (placement "params"). Default false.
+   */
+  keptNameSecrets?: boolean;
 }
+
+/** Member names `.rpk` masking keeps inside raw content (structural, or on a preset's allow-list). */
+const KEPT_NAMES = ["call_id", "status", "type", "tool", "name", "model", "event_type", "started_at"];
 
 /**
  * Realistic unknown member names that LOOK structural to Layer C (`isStructuralKey`: `*_id`, `*_at`, `*_ms`,
@@ -989,7 +998,15 @@ export const replaykit = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): 
       steps: fc.array(
         fc.record({
           type: fc.constantFrom(...STEP_TYPES),
-          input: body("params"),
+          input:
+            opts.keptNameSecrets === true
+              ? fc
+                  .tuple(body("params"), fc.subarray(KEPT_NAMES, { minLength: 1 }), secretText("params"))
+                  .map(([b, names, t]) => ({
+                    ...(b as JsonObject),
+                    ...Object.fromEntries(names.map((n) => [n, t])),
+                  }))
+              : body("params"),
           output: body("output"),
           meta: objectBody("metadata"),
           latency: fc.option(fc.integer({ min: 0, max: 9000 }), { nil: undefined }),
