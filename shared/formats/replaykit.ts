@@ -481,14 +481,17 @@ export interface StepContent {
 /**
  * A step's hashed content as the producer reads the step (`Step.from_dict`): a missing `input` or
  * `output` is null and a missing metadata `{}`; for 0.9 (`migration.py`, `step.get("input",
- * step.get("request"))`) `request`/`response` stand in for a missing `input`/`output`.
+ * step.get("request"))`) `request`/`response` stand in for an absent `input`/`output`, but not for
+ * one present as null.
  */
 export function stepContent(step: JsonObject, legacy: boolean): StepContent {
   const metadata = member(step, "metadata");
+  const raw = (name: string, legacyName: string): JsonValue =>
+    (Object.hasOwn(step, name) || !legacy ? member(step, name) : member(step, legacyName)) ?? null;
   return {
     type: member(step, "type") ?? null,
-    input: member(step, "input") ?? (legacy ? member(step, "request") : undefined) ?? null,
-    output: member(step, "output") ?? (legacy ? member(step, "response") : undefined) ?? null,
+    input: raw("input", "request"),
+    output: raw("output", "response"),
     metadata: isJsonObject(metadata) ? metadata : {},
   };
 }

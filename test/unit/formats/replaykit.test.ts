@@ -626,6 +626,22 @@ describe("replaykitFormat: 0.9 migration", () => {
     });
   });
 
+  it("an input present as null wins over request, as the migration's step.get does", () => {
+    const s = obj(
+      j({ id: "a", type: "model.request", input: null, request: { prompt: "hi" }, metadata: {} }),
+    );
+    s.step_hash = canonicalHash(
+      { type: "model.request", input: null, output: null, metadata: {} },
+      "replaykit",
+      { stripVolatile: true },
+    );
+    const { findings } = read(legacy([s]));
+    expect(findings.checks.map((c) => [c.subject, c.status])).toEqual([
+      ["step a", "passed"],
+      ["envelope", "passed"],
+    ]);
+  });
+
   it("a legacy step hash that differs is unverifiable, not failed (the producer recomputes it)", () => {
     const s = legacyStep("a", "model.request", { prompt: "hi" }, null);
     s.step_hash = `sha256:${"1".repeat(64)}`;
