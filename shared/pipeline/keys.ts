@@ -1,0 +1,86 @@
+/**
+ * Object keys of the ingest store: `<tenant>/<session>/<file>` (DESIGN.md storage contracts), and
+ * the keys the pipeline writes from them. A key that does not fit is rejected with the reason,
+ * never guessed at.
+ */
+
+/** A key split into its parts. */
+export interface ObjectKey {
+  tenant: string;
+  session: string;
+  file: string;
+}
+
+/** Why a key was rejected: a stable code and a sentence naming the part and what was expected. */
+export interface KeyProblem {
+  code: string;
+  message: string;
+}
+
+const NAME = /^[A-Za-z0-9._-]{1,128}$/;
+/** Longest file name, in UTF-8 bytes (most file systems' limit). */
+export const MAX_FILE_NAME_BYTES = 255;
+// C0 and C1 control characters and DEL: never in a name a person meant.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/** `%2F`, `%5C` or `%2E%2E` in a decoded key: an encoded separator or `..` slipped through. */
+const ENCODED = /%(?:2f|5c)|%2e%2e/i;
+
+/** The parts of `key`, or the problem with it. */
+export function parseObjectKey(
+  key: string,
+): { ok: true; key: ObjectKey } | { ok: false; problem: KeyProblem } {
+  const fail = (code: string, message: string) => ({ ok: false as const, problem: { code, message } });
+  if (CONTROL.test(key))
+    return fail("key.control_character", "the key holds a control character; expected printable text");
+  if (ENCODED.test(key))
+    return fail(
+      "key.encoded_separator",
+      "the key holds an encoded slash, backslash or '..'; expected plain names",
+    );
+  if (key.includes("\\"))
+    return fail("key.backslash", "the key holds a backslash; expected '/' between its parts");
+  const parts = key.split("/");
+  if (parts.length !== 3)
+    return fail("key.shape", `the key has ${parts.length} part(s); expected <tenant>/<session>/<file>`);
+  const [tenant, session, file] = parts as [string, string, string];
+  for (const [what, value] of [
+    ["tenant", tenant],
+    ["session", session],
+  ] as const) {
+    if (!NAME.test(value) || value === "." || value === "..")
+      return fail(
+        `key.${what}`,
+        `the ${what} ${JSON.stringify(value.slice(0, 40))} is not a name; expected 1-128 of A-Z a-z 0-9 . _ - (not "." or "..")`,
+      );
+  }
+  if (file === "" || file === "." || file === "..")
+    return fail("key.file", `the file name ${JSON.stringify(file)} is not a name; expected a file name`);
+  if (Buffer.byteLength(file, "utf8") > MAX_FILE_NAME_BYTES)
+    return fail(
+      "key.file_too_long",
+      `the file name is longer than ${MAX_FILE_NAME_BYTES} bytes; expected a shorter one`,
+    );
+  return { ok: true, key: { tenant, session, file } };
+}
+
+/** True for a receipt's name: `RECEIPT.json` or `<anything>.RECEIPT.json` (any case), gzip too. */
+export function isReceiptName(file: string): boolean {
+  return /(?:^|[._-])receipt\.json(?:\.gz)?$/i.test(file);
+}
+
+/**
+ * The published Layer C copy's key: the file's name with `.layer-c` before its format extension
+ * and no `.gz` (the copy is written uncompressed): `REPLAY.jsonl` → `REPLAY.layer-c.jsonl`.
+ */
+export function layerCKey(key: ObjectKey): string {
+  const plain = key.file.replace(/\.gz$/i, "");
+  const dot = plain.lastIndexOf(".");
+  const name = dot > 0 ? `${plain.slice(0, dot)}.layer-c${plain.slice(dot)}` : `${plain}.layer-c`;
+  return `${key.tenant}/${key.session}/${name}`;
+}
+
+/** The verdict document's key in the reports store: `results/<ingest key>.json`. */
+export function verdictKey(ingestKey: string): string {
+  return `results/${ingestKey}.json`;
+}
