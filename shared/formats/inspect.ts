@@ -87,7 +87,7 @@ const GZIP_MAGIC_0 = 0x1f;
 const GZIP_MAGIC_1 = 0x8b;
 
 /** A stream-level problem that ends reading: gzip bomb, corrupt gzip, document too large. */
-class StreamLimitError extends ReplayPipelineError {}
+export class StreamLimitError extends ReplayPipelineError {}
 
 /**
  * Inspects one replay file of any supported format from its bytes: detects the format by content
@@ -185,14 +185,26 @@ function totalRows(findings: Findings): number {
 }
 
 /**
- * The file's bytes, gunzipped when they start with the gzip magic, hashed as they pass, and
- * bounded against gzip bombs. Iterating it again after a partial read continues where it stopped.
+ * `source` gunzipped when it starts with the gzip magic, bounded against gzip bombs as `inspect`
+ * bounds it (a `StreamLimitError` past the limits): for a second reader of the same bytes.
+ */
+export function gunzipped(
+  source: AsyncIterable<Uint8Array>,
+  options: Pick<InspectOptions, "maxDecompressedBytes" | "maxCompressionRatio">,
+): AsyncIterable<Uint8Array> {
+  return decompressed(source, options, { bytes: 0, compressedBytes: 0, compressed: false });
+}
+
+/**
+ * The file's bytes, gunzipped when they start with the gzip magic, hashed as they pass (when
+ * `hash` is given), and bounded against gzip bombs. Iterating it again after a partial read
+ * continues where it stopped.
  */
 function decompressed(
   source: AsyncIterable<Uint8Array>,
-  options: InspectOptions,
+  options: Pick<InspectOptions, "maxDecompressedBytes" | "maxCompressionRatio">,
   counters: { bytes: number; compressedBytes: number; compressed: boolean },
-  hash: ReturnType<typeof createHash>,
+  hash?: ReturnType<typeof createHash>,
 ): AsyncIterable<Uint8Array> {
   const maxOut = options.maxDecompressedBytes ?? 4 * 1024 ** 3;
   const maxRatio = options.maxCompressionRatio ?? 1000;
@@ -243,7 +255,7 @@ function decompressed(
             );
           }
         }
-        hash.update(chunk);
+        hash?.update(chunk);
         yield chunk;
       }
     } catch (error) {

@@ -6,7 +6,13 @@
 
 import { PassThrough, Readable } from "node:stream";
 import { ReplayPipelineError } from "../errors.js";
-import { type InspectOptions, type InspectReport, inspect } from "../formats/inspect.js";
+import {
+  gunzipped,
+  type InspectOptions,
+  type InspectReport,
+  type InspectResult,
+  inspect,
+} from "../formats/inspect.js";
 import type { LayerCOrigin } from "../formats/layer-c-record.js";
 import { type LayerCOptions, type LayerCRedaction, redactFile } from "./layer-c.js";
 import { scrubReport } from "./report.js";
@@ -36,7 +42,9 @@ function refusal(report: InspectReport): string {
 }
 
 /** What `redactChecked` needs: Layer C's options and the limits and key `inspect` reads with. */
-export interface CheckedOptions extends Omit<LayerCOptions, "original">, Pick<InspectOptions, "hmacKey"> {
+export interface CheckedOptions
+  extends Omit<LayerCOptions, "original">,
+    Pick<InspectOptions, "hmacKey" | "keepToolCalls" | "maxDecompressedBytes"> {
   /** Copy a `failed` or `invalid` input too (its verdict is still recorded in the copy). */
   allowUnverified?: boolean;
 }
@@ -45,6 +53,8 @@ export interface CheckedOptions extends Omit<LayerCOptions, "original">, Pick<In
 export interface CheckedRedaction extends LayerCRedaction {
   /** The input's `inspect` report; settles once the input has been read. */
   report: Promise<InspectReport>;
+  /** The report and the session (its tool calls when `keepToolCalls`), settling with `report`. */
+  inspected: Promise<InspectResult>;
 }
 
 /** The record of `report` that a copy carries. */
@@ -68,7 +78,13 @@ const refused = (report: InspectReport): boolean =>
  * inspect's findings rather than the transform's first error.
  */
 export function redactChecked(source: AsyncIterable<Uint8Array>, options: CheckedOptions): CheckedRedaction {
-  const { allowUnverified = false, hmacKey, ...layerC } = options;
+  const {
+    allowUnverified = false,
+    hmacKey,
+    keepToolCalls = false,
+    maxDecompressedBytes,
+    ...layerC
+  } = options;
   const input = Readable.from(source, { objectMode: false });
   const toInspect = new PassThrough();
   const toRedact = new PassThrough();
@@ -78,22 +94,27 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
   });
   input.pipe(toInspect);
   input.pipe(toRedact);
-  const report = inspect(toInspect, {
+  const inspected = inspect(toInspect, {
     file: options.file,
-    keepToolCalls: false,
+    keepToolCalls,
     ...(hmacKey === undefined ? {} : { hmacKey }),
+    ...(maxDecompressedBytes === undefined ? {} : { maxDecompressedBytes }),
     ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
     ...(options.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: options.maxDocumentBytes }),
     ...(options.parallel === undefined ? {} : { parallel: options.parallel }),
-  }).then((result) => result.report);
+  });
+  const report = inspected.then((result) => result.report);
   const original = report.then((r) => {
     if (!allowUnverified && refused(r)) throw new RedactRefusedError(scrubReport(r));
     return originOf(r);
   });
   // Awaited by the transform; settled here too so an early failure leaves no unhandled rejection.
+  inspected.catch(() => undefined);
   report.catch(() => undefined);
   original.catch(() => undefined);
-  const redaction = redactFile(toRedact, { ...layerC, original });
+  // The transform reads what inspect reads: gzip undone, within the same limits.
+  const limits = maxDecompressedBytes === undefined ? {} : { maxDecompressedBytes };
+  const redaction = redactFile(gunzipped(toRedact, limits), { ...layerC, original });
   async function* chunks(): AsyncGenerator<Uint8Array> {
     try {
       yield* redaction.chunks;
@@ -110,5 +131,5 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
       toInspect.destroy();
     }
   }
-  return { chunks: chunks(), summary: () => redaction.summary(), report };
+  return { chunks: chunks(), summary: () => redaction.summary(), report, inspected };
 }

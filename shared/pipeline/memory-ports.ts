@@ -1,0 +1,169 @@
+/**
+ * The ports in memory: for tests, and as the reference for what every adapter must do (conditional,
+ * idempotent writes; a late event never replaces a newer record; a failed stream leaves nothing).
+ */
+import type {
+  FileRecord,
+  ObjectRef,
+  ObjectSource,
+  ObjectStore,
+  Ports,
+  Publisher,
+  PutOutcome,
+  ReceiptCheckRecord,
+  SessionIndex,
+  Spool,
+  SpoolFile,
+} from "./ports.js";
+import { putOutcome } from "./versions.js";
+
+/** Bytes of a stream, whole. */
+async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of body) parts.push(Buffer.from(chunk));
+  return Buffer.concat(parts);
+}
+
+/** An ingest store in memory; `put` adds an object as an upload would. */
+export class MemoryObjectStore implements ObjectStore {
+  readonly objects = new Map<string, { bytes: Buffer; ref: ObjectRef }>();
+  private counter = 0;
+
+  /** Stores `bytes` under `key` as a new version; returns the source to process it. */
+  put(key: string, bytes: Buffer | string): ObjectSource {
+    this.counter++;
+    const body = Buffer.from(bytes);
+    const ref: ObjectRef = {
+      key,
+      etag: `etag-${this.counter}`,
+      versionId: `v${this.counter}`,
+      size: body.length,
+      sequencer: this.counter.toString(16).toUpperCase().padStart(16, "0"),
+    };
+    this.objects.set(key, { bytes: body, ref });
+    return this.source(ref);
+  }
+
+  /** A source for `ref` (the version stored under its key). */
+  source(ref: ObjectRef): ObjectSource {
+    return { ...ref, open: () => this.open(ref) };
+  }
+
+  async *open(ref: Pick<ObjectRef, "key" | "versionId">): AsyncGenerator<Uint8Array> {
+    const stored = this.objects.get(ref.key);
+    if (stored === undefined || (ref.versionId !== null && stored.ref.versionId !== ref.versionId))
+      throw new Error(`no object ${ref.key}${ref.versionId === null ? "" : ` at ${ref.versionId}`}`);
+    // In pieces, as a network stream arrives.
+    for (let at = 0; at < stored.bytes.length; at += 64 * 1024)
+      yield stored.bytes.subarray(at, at + 64 * 1024);
+  }
+}
+
+/** A publisher in memory: a copy appears only once its stream ended without error. */
+export class MemoryPublisher implements Publisher {
+  readonly copies = new Map<string, Buffer>();
+  readonly documents = new Map<string, string>();
+  readonly withdrawn: string[] = [];
+
+  async publishCopy(key: string, body: AsyncIterable<Uint8Array>): Promise<void> {
+    this.copies.set(key, await collect(body));
+  }
+
+  async withdrawCopy(key: string): Promise<void> {
+    this.copies.delete(key);
+    this.withdrawn.push(key);
+  }
+
+  async putDocument(key: string, body: string): Promise<void> {
+    this.documents.set(key, body);
+  }
+}
+
+/** The session index in memory, with the conditional semantics every adapter keeps. */
+export class MemorySessionIndex implements SessionIndex {
+  readonly files = new Map<string, FileRecord>();
+  readonly checks = new Map<string, ReceiptCheckRecord>();
+
+  private static id(tenant: string, session: string, key: string): string {
+    return JSON.stringify([tenant, session, key]);
+  }
+
+  async putFile(record: FileRecord): Promise<PutOutcome> {
+    const id = MemorySessionIndex.id(record.tenant, record.session, record.ref.key);
+    const outcome = putOutcome(this.files.get(id)?.ref, record.ref);
+    if (outcome === "written") this.files.set(id, structuredClone(record));
+    return outcome;
+  }
+
+  async getFile(tenant: string, session: string, key: string): Promise<FileRecord | null> {
+    const found = this.files.get(MemorySessionIndex.id(tenant, session, key));
+    return found === undefined ? null : structuredClone(found);
+  }
+
+  async listFiles(tenant: string, session: string): Promise<FileRecord[]> {
+    return [...this.files.values()]
+      .filter((r) => r.tenant === tenant && r.session === session)
+      .map((r) => structuredClone(r));
+  }
+
+  async putCheck(record: ReceiptCheckRecord): Promise<PutOutcome> {
+    const id = checkId(record);
+    if (this.checks.has(id)) return "duplicate";
+    this.checks.set(id, structuredClone(record));
+    return "written";
+  }
+
+  async markWithdrawn(tenant: string, session: string, key: string, reason: string): Promise<void> {
+    const record = this.files.get(MemorySessionIndex.id(tenant, session, key));
+    if (record === undefined) return;
+    record.layer_c_key = null;
+    record.first_error ??= { code: "layer_c.withdrawn", message: reason, line: null };
+  }
+}
+
+/** The identity of a receipt check: one replay version against one receipt version. */
+export function checkId(
+  record: Pick<ReceiptCheckRecord, "tenant" | "session" | "replay" | "receipt">,
+): string {
+  const version = (ref: ObjectRef) => `${ref.key}@${ref.versionId ?? ref.etag ?? ""}`;
+  return JSON.stringify([record.tenant, record.session, version(record.replay), version(record.receipt)]);
+}
+
+/** A spool in memory (bounded only by the heap: for tests and small files). */
+export function memorySpool(): Spool {
+  return {
+    async create(): Promise<SpoolFile> {
+      let chunks: { at: number; bytes: Buffer }[] = [];
+      return {
+        async write(chunk: Uint8Array, position: number): Promise<void> {
+          chunks.push({ at: position, bytes: Buffer.from(chunk) });
+        },
+        async *read(from: number, to: number): AsyncGenerator<Uint8Array> {
+          const sorted = [...chunks].sort((a, b) => a.at - b.at);
+          for (const { at, bytes } of sorted) {
+            const start = Math.max(from, at);
+            const end = Math.min(to, at + bytes.length);
+            if (start < end) yield bytes.subarray(start - at, end - at);
+          }
+        },
+        async dispose(): Promise<void> {
+          chunks = [];
+        },
+      };
+    },
+  };
+}
+
+/** All four ports in memory, with the store to upload into. */
+export function memoryPorts(): Ports & {
+  objects: MemoryObjectStore;
+  publisher: MemoryPublisher;
+  index: MemorySessionIndex;
+} {
+  return {
+    objects: new MemoryObjectStore(),
+    publisher: new MemoryPublisher(),
+    index: new MemorySessionIndex(),
+    spool: memorySpool(),
+  };
+}

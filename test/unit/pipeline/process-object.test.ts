@@ -1,0 +1,235 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { inspect } from "../../../shared/formats/inspect.js";
+import { memoryPorts } from "../../../shared/pipeline/memory-ports.js";
+import type { ObjectSource } from "../../../shared/pipeline/ports.js";
+import { type ProcessOptions, processObject } from "../../../shared/pipeline/process-object.js";
+import { generateReceipt, serializeReceipt } from "../../../shared/receipt/index.js";
+import { PROJECT_ROOT } from "../../support/corpus.js";
+
+const OPTIONS: ProcessOptions = { toolVersion: "9.9.9-test", parallel: { workers: 0 } };
+const EXAMPLES = join(PROJECT_ROOT, "examples");
+const example = (name: string): Buffer => readFileSync(join(EXAMPLES, name));
+const FIX_AUTH = example("fix-auth.REPLAY.jsonl").toString("utf8");
+/** The example with one hashed param changed: its own params_hash row fails. */
+const TAMPERED = FIX_AUTH.replace('"params":{"path":"src/auth.rs"}', '"params":{"path":"src/evil.rs"}');
+
+async function receiptFor(text: string): Promise<string> {
+  const inspected = await inspect(
+    (async function* () {
+      yield Buffer.from(text);
+    })(),
+    { file: "r", keepToolCalls: true },
+  );
+  return serializeReceipt(generateReceipt(inspected, { createdAt: "2026-03-01T00:00:00Z" }));
+}
+
+describe("processObject: every format, one read, a verdict for each", () => {
+  it.each(readdirSync(EXAMPLES))("%s (and gzip-compressed)", async (name) => {
+    const ports = memoryPorts();
+    for (const [key, bytes] of [
+      [`acme/s-1/${name}`, example(name)],
+      [`acme/s-1/${name}.gz`, gzipSync(example(name))],
+    ] as const) {
+      let reads = 0;
+      const source = ports.objects.put(key, bytes);
+      const counted: ObjectSource = {
+        ...source,
+        open: () => {
+          reads++;
+          return source.open();
+        },
+      };
+      const result = await processObject(counted, ports, OPTIONS);
+      expect(reads, key).toBe(1);
+      expect(result.outcome).toBe("written");
+      expect(["passed", "unverifiable"]).toContain(result.record.verdict);
+      expect(result.document).toMatchObject({
+        schema: "replay-pipeline.verdict.v1",
+        tool: { name: "replay-pipeline", version: "9.9.9-test" },
+        kind: "replay",
+        tenant: "acme",
+        session: "s-1",
+      });
+      expect(result.document.report?.format).toBe(result.record.format);
+      // Published, and the copy records the original's hash and verdict.
+      const copyKey = result.record.layer_c_key as string;
+      expect(copyKey).toMatch(/^acme\/s-1\/.*\.layer-c/);
+      expect(copyKey.endsWith(".gz")).toBe(false);
+      expect(ports.publisher.copies.get(copyKey)?.toString("utf8")).toContain(
+        result.record.replay_hash as string,
+      );
+      expect(JSON.parse(ports.publisher.documents.get(`results/${key}.json`) as string).verdict).toBe(
+        result.record.verdict,
+      );
+      expect(await ports.index.getFile("acme", "s-1", key)).toMatchObject({ verdict: result.record.verdict });
+    }
+  });
+});
+
+describe("processObject: only what did not fail is published", () => {
+  it("a failed replay is recorded, never published", async () => {
+    const ports = memoryPorts();
+    const result = await processObject(ports.objects.put("t/s/REPLAY.jsonl", TAMPERED), ports, OPTIONS);
+    expect(result.record).toMatchObject({ verdict: "failed", layer_c_key: null });
+    expect(result.document.not_published).toMatch(/failed/);
+    expect(ports.publisher.copies.size).toBe(0);
+  });
+
+  it("an invalid replay is recorded with its first error", async () => {
+    const ports = memoryPorts();
+    const result = await processObject(
+      ports.objects.put("t/s/REPLAY.jsonl", '{"event":"ReplayHeader"'),
+      ports,
+      OPTIONS,
+    );
+    expect(result.record.verdict).toBe("invalid");
+    expect(result.record.first_error?.code).toMatch(/json/);
+    expect(ports.publisher.copies.size).toBe(0);
+  });
+});
+
+describe("processObject: receipts in either order", () => {
+  it("a receipt already recorded is checked when its replay arrives", async () => {
+    const ports = memoryPorts();
+    const receipt = await processObject(
+      ports.objects.put("t/s/RECEIPT.json", await receiptFor(FIX_AUTH)),
+      ports,
+      OPTIONS,
+    );
+    expect(receipt.record).toMatchObject({ kind: "receipt", verdict: "passed" });
+    expect(receipt.checks).toEqual([]);
+    const replay = await processObject(ports.objects.put("t/s/REPLAY.jsonl", FIX_AUTH), ports, OPTIONS);
+    expect(replay.checks).toHaveLength(1);
+    expect(replay.checks[0]).toMatchObject({ verdict: "passed", withdrawn: null });
+    expect(replay.document.receipt_checks[0]?.verdict).toBe("passed");
+    expect(replay.record.layer_c_key).not.toBeNull();
+    expect(ports.index.checks.size).toBe(1);
+  });
+
+  it("a receipt arriving after its replay checks it; a failing one withdraws the published copy", async () => {
+    const ports = memoryPorts();
+    const replay = await processObject(ports.objects.put("t/s/REPLAY.jsonl", FIX_AUTH), ports, OPTIONS);
+    const copyKey = replay.record.layer_c_key as string;
+    expect(ports.publisher.copies.has(copyKey)).toBe(true);
+    const wrong = (await receiptFor(FIX_AUTH)).replace('"tool":"file_read"', '"tool":"file_write"');
+    const receipt = await processObject(ports.objects.put("t/s/RECEIPT.json", wrong), ports, OPTIONS);
+    expect(receipt.checks).toHaveLength(1);
+    expect(receipt.checks[0]).toMatchObject({ verdict: "failed", withdrawn: copyKey });
+    expect(receipt.checks[0]?.failed.map((r) => r.check)).toContain("tool");
+    expect(ports.publisher.copies.has(copyKey)).toBe(false);
+    expect(ports.publisher.withdrawn).toEqual([copyKey]);
+    expect((await ports.index.getFile("t", "s", "t/s/REPLAY.jsonl"))?.layer_c_key).toBeNull();
+  });
+
+  it("a failing receipt recorded first keeps the replay from being published at all", async () => {
+    const ports = memoryPorts();
+    const wrong = (await receiptFor(FIX_AUTH)).replace('"tool":"file_read"', '"tool":"file_write"');
+    await processObject(ports.objects.put("t/s/RECEIPT.json", wrong), ports, OPTIONS);
+    const replay = await processObject(ports.objects.put("t/s/REPLAY.jsonl", FIX_AUTH), ports, OPTIONS);
+    expect(replay.checks[0]?.verdict).toBe("failed");
+    expect(replay.record.layer_c_key).toBeNull();
+    expect(ports.publisher.copies.size).toBe(0);
+  });
+
+  it("receipt and replay at the same time: the check is recorded once, by whichever saw both", async () => {
+    const ports = memoryPorts();
+    const receiptSource = ports.objects.put("t/s/RECEIPT.json", await receiptFor(FIX_AUTH));
+    const replaySource = ports.objects.put("t/s/REPLAY.jsonl", FIX_AUTH);
+    const [a, b] = await Promise.all([
+      processObject(receiptSource, ports, OPTIONS),
+      processObject(replaySource, ports, OPTIONS),
+    ]);
+    expect(a.checks.length + b.checks.length).toBeGreaterThanOrEqual(1);
+    expect(ports.index.checks.size).toBe(1);
+    expect([...ports.index.checks.values()][0]?.verdict).toBe("passed");
+  });
+});
+
+describe("processObject: events as S3 and SQS deliver them", () => {
+  it("the same event three times changes and counts nothing after the first", async () => {
+    const ports = memoryPorts();
+    const source = ports.objects.put("t/s/REPLAY.jsonl", FIX_AUTH);
+    const outcomes = [];
+    for (let k = 0; k < 3; k++) outcomes.push((await processObject(source, ports, OPTIONS)).outcome);
+    expect(outcomes).toEqual(["written", "duplicate", "duplicate"]);
+    expect(ports.index.files.size).toBe(1);
+    expect(ports.publisher.copies.size).toBe(1);
+  });
+
+  it("a late event for an older version never replaces the newer record", async () => {
+    const ports = memoryPorts();
+    const older = ports.objects.put("t/s/REPLAY.jsonl", TAMPERED);
+    const newer = ports.objects.put("t/s/REPLAY.jsonl", FIX_AUTH);
+    expect((await processObject(newer, ports, OPTIONS)).outcome).toBe("written");
+    const late = await processObject(older, ports, OPTIONS);
+    expect(late.outcome).toBe("stale");
+    expect((await ports.index.getFile("t", "s", "t/s/REPLAY.jsonl"))?.verdict).toBe("passed");
+  });
+
+  it.each([
+    ["t/../REPLAY.jsonl", "key.session"],
+    ["t/s/../x.jsonl", "key.shape"],
+    ["t/s%2Fx/REPLAY.jsonl", "key.encoded_separator"],
+    ["t/s/REP\u0007LAY.jsonl", "key.control_character"],
+    ["t/REPLAY.jsonl", "key.shape"],
+    ["t/a/b/REPLAY.jsonl", "key.shape"],
+    [`t/s/${"x".repeat(300)}.jsonl`, "key.file_too_long"],
+    ["t e/s/REPLAY.jsonl", "key.tenant"],
+  ])("rejects the key %j with a recorded verdict (%s), reading nothing", async (key, code) => {
+    const ports = memoryPorts();
+    const source = ports.objects.put(key, FIX_AUTH);
+    const result = await processObject(
+      {
+        ...source,
+        open: () => {
+          throw new Error("must not read");
+        },
+      },
+      ports,
+      OPTIONS,
+    );
+    expect(result.record).toMatchObject({ kind: "rejected", verdict: "invalid", first_error: { code } });
+    expect(result.record.verdict_key).toMatch(/^results\/_rejected\/[0-9a-f]{64}\.json$/);
+    expect(ports.publisher.documents.has(result.record.verdict_key)).toBe(true);
+    expect(ports.publisher.copies.size).toBe(0);
+  });
+});
+
+describe("processObject: a port's failure surfaces, nothing half-written", () => {
+  it("a transient publisher error throws; no record; the retry does the whole job", async () => {
+    const ports = memoryPorts();
+    const source = ports.objects.put("t/s/REPLAY.jsonl", FIX_AUTH);
+    const publish = ports.publisher.publishCopy.bind(ports.publisher);
+    const throttled = Object.assign(new Error("SlowDown"), { name: "SlowDown" });
+    ports.publisher.publishCopy = async () => {
+      throw throttled;
+    };
+    await expect(processObject(source, ports, OPTIONS)).rejects.toBe(throttled);
+    expect(ports.index.files.size).toBe(0);
+    expect(ports.publisher.copies.size).toBe(0);
+    ports.publisher.publishCopy = publish;
+    expect((await processObject(source, ports, OPTIONS)).outcome).toBe("written");
+    expect(ports.publisher.copies.size).toBe(1);
+  });
+});
+
+describe("processObject: nothing stored holds a secret from the input", () => {
+  it("index record, verdict document and check rows are scrubbed", async () => {
+    const secret = `ghp_${"a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"}`;
+    const leaky = FIX_AUTH.replace(
+      /"commands":\[[^\]]*\]/,
+      `"commands":["git push https://x:${secret}@github.com/o/r"]`,
+    ).replace(/"exit_codes":\[[^\]]*\]/, '"exit_codes":[0]');
+    expect(leaky).toContain(secret);
+    const ports = memoryPorts();
+    await processObject(ports.objects.put("t/s/REPLAY.jsonl", leaky), ports, OPTIONS);
+    const stored =
+      JSON.stringify([...ports.index.files.values()]) + [...ports.publisher.documents.values()].join("");
+    expect(stored).toMatch(/git push/);
+    expect(stored).not.toContain(secret);
+    expect([...ports.publisher.copies.values()].join("")).not.toContain(secret);
+  });
+});
