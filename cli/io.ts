@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, readFileSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { formatLocation, JsonInputError, ReplayPipelineError, UsageError } from "../shared/errors.js";
@@ -160,4 +160,12 @@ export function outputTarget(command: string, option: string | undefined, input:
     throw new UsageError(`${command}: -o ${output} is the input file; expected a different output path`);
   }
   return output;
+}
+
+/** This tool's version (package.json beside the bundle or the sources). */
+export function toolVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return pkg.version;
 }

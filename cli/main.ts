@@ -1,14 +1,14 @@
-import { readFileSync } from "node:fs";
 import { ReplayPipelineError, UsageError } from "../shared/errors.js";
 import { CANON_HELP, canonCommand } from "./commands/canon.js";
 import { EXPORT_HELP, exportCommand } from "./commands/export.js";
 import { HASH_HELP, hashCommand } from "./commands/hash.js";
 import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
+import { PROCESS_HELP, processCommand } from "./commands/process.js";
 import { RECEIPT_HELP, receiptCommand } from "./commands/receipt.js";
 import { REDACT_HELP, redactCommand } from "./commands/redact.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
 import { VERIFY_HELP, verifyCommand } from "./commands/verify.js";
-import { errorText } from "./io.js";
+import { errorText, toolVersion } from "./io.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string; summary: string }> =
   {
@@ -31,6 +31,11 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
       run: inspectCommand,
       help: INSPECT_HELP,
       summary: "validate a replay file, recompute its hashes, print a verdict",
+    },
+    process: {
+      run: processCommand,
+      help: PROCESS_HELP,
+      summary: "run the pipeline's whole per-file job on files, writing under an output folder",
     },
     receipt: {
       run: receiptCommand,
@@ -66,13 +71,6 @@ ${Object.entries(COMMANDS)
 Run 'replay-pipeline <command> --help' for a command's options.
 Exit codes: 0 success, 1 failed or invalid, 2 usage, read or JSON error, 3 unverifiable.`;
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
-  return pkg.version;
-}
-
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -83,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
       return command === undefined ? 2 : 0;
     }
     if (command === "--version" || command === "-v") {
-      process.stdout.write(`${version()}\n`);
+      process.stdout.write(`${toolVersion()}\n`);
       return 0;
     }
     const entry = COMMANDS[command];

@@ -1,0 +1,135 @@
+/**
+ * The pipeline's ports on the machine you stand on: objects read from files, and what the
+ * pipeline writes (Layer C copies, verdict documents, index records) under one output folder:
+ * `published/<copy key>`, `reports/<document key>`, `index.jsonl`.
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
+import { appendFile, mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join, resolve, sep } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { MemorySessionIndex, memorySpool } from "../../shared/pipeline/memory-ports.js";
+import type {
+  FileRecord,
+  ObjectRef,
+  ObjectSource,
+  ObjectStore,
+  Ports,
+  Publisher,
+  PutOutcome,
+  ReceiptCheckRecord,
+} from "../../shared/pipeline/ports.js";
+
+/** Objects backed by files: each key maps to the path it was read from. */
+export class FileObjectStore implements ObjectStore {
+  private readonly paths = new Map<string, string>();
+  private counter = 0;
+
+  /** The source for `path` under `key`; its ETag is the sha256 of the path and size and mtime. */
+  async add(key: string, path: string): Promise<ObjectSource> {
+    const info = await stat(path);
+    this.paths.set(key, path);
+    this.counter++;
+    const ref: ObjectRef = {
+      key,
+      etag: createHash("sha256")
+        .update(`${resolve(path)}\0${info.size}\0${info.mtimeMs}`)
+        .digest("hex")
+        .slice(0, 32),
+      versionId: null,
+      size: info.size,
+      sequencer: this.counter.toString(16).toUpperCase().padStart(16, "0"),
+    };
+    return { ...ref, open: () => this.open(ref) };
+  }
+
+  open(ref: Pick<ObjectRef, "key" | "versionId">): AsyncIterable<Uint8Array> {
+    const path = this.paths.get(ref.key);
+    if (path === undefined) throw new Error(`no file for ${ref.key}`);
+    return createReadStream(path, { highWaterMark: 1024 * 1024 });
+  }
+}
+
+/** A path under `root` for a store key, refusing any key that would leave it. */
+function under(root: string, key: string): string {
+  const path = resolve(root, ...key.split("/"));
+  if (!path.startsWith(resolve(root) + sep)) throw new Error(`key ${JSON.stringify(key)} leaves ${root}`);
+  return path;
+}
+
+/** Copies under `<out>/published`, documents under `<out>/reports`; a failed copy leaves no file. */
+export class FolderPublisher implements Publisher {
+  constructor(private readonly out: string) {}
+
+  /** Where the copy of `key` is written. */
+  copyPath(key: string): string {
+    return under(join(this.out, "published"), key);
+  }
+
+  async publishCopy(key: string, body: AsyncIterable<Uint8Array>): Promise<void> {
+    const path = this.copyPath(key);
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      await pipeline(body, createWriteStream(path));
+    } catch (error) {
+      await rm(path, { force: true });
+      throw error;
+    }
+  }
+
+  async withdrawCopy(key: string): Promise<void> {
+    await rm(this.copyPath(key), { force: true });
+  }
+
+  async putDocument(key: string, body: string): Promise<void> {
+    const path = under(join(this.out, "reports"), key);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, body);
+  }
+}
+
+/** The index kept in memory for the run and appended to `<out>/index.jsonl` as it is written. */
+export class JsonLinesIndex extends MemorySessionIndex {
+  constructor(private readonly path: string) {
+    super();
+  }
+
+  /** Starts `index.jsonl` afresh: a run's index holds that run's records. */
+  async reset(): Promise<void> {
+    await mkdir(dirname(this.path), { recursive: true });
+    await writeFile(this.path, "");
+  }
+
+  override async putFile(record: FileRecord): Promise<PutOutcome> {
+    const outcome = await super.putFile(record);
+    if (outcome === "written")
+      await appendFile(this.path, `${JSON.stringify({ type: "file", ...record })}\n`);
+    return outcome;
+  }
+
+  override async putCheck(record: ReceiptCheckRecord): Promise<PutOutcome> {
+    const outcome = await super.putCheck(record);
+    if (outcome === "written")
+      await appendFile(this.path, `${JSON.stringify({ type: "check", ...record })}\n`);
+    return outcome;
+  }
+
+  override async markWithdrawn(tenant: string, session: string, key: string, reason: string): Promise<void> {
+    await super.markWithdrawn(tenant, session, key, reason);
+    await appendFile(this.path, `${JSON.stringify({ type: "withdrawn", tenant, session, key, reason })}\n`);
+  }
+}
+
+/** Ports over files and the output folder `out`. */
+export function folderPorts(out: string): Ports & {
+  objects: FileObjectStore;
+  publisher: FolderPublisher;
+  index: JsonLinesIndex;
+} {
+  return {
+    objects: new FileObjectStore(),
+    publisher: new FolderPublisher(out),
+    index: new JsonLinesIndex(join(out, "index.jsonl")),
+    spool: memorySpool(),
+  };
+}
