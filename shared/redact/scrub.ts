@@ -21,6 +21,7 @@ import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
 import {
   canSkipSecretlint,
   type Finding,
+  isPlaceholderToken,
   isSecretMemberName,
   PATTERN_RULES,
   type PatternRule,
@@ -204,6 +205,11 @@ export class Scrubber {
     const before = out.length;
     runPattern(text, rules, out);
     if (!canSkipSecretlint(text)) this.secretlint.scan(text, out);
+    // `ghp_xxxx…`, `AIzaaaaa…`: documentation's placeholders, whichever rule matched them.
+    for (let i = out.length - 1; i >= before; i--) {
+      const f = out[i];
+      if (f?.kind === "secret" && isPlaceholderToken(text.slice(f.start, f.end))) out.splice(i, 1);
+    }
     // secretlint reports whole URLs for credentials; ours keeps scheme/user/host: prefer ours when present.
     const own = out.slice(before).filter((f) => DB_LIKE.has(f.rule));
     if (own.length > 0) {
