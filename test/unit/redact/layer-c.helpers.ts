@@ -1,5 +1,11 @@
 /** Helpers of the Layer C tests: run `redactFile` over bytes and read the copy back. */
-import { decodeUtf8, type JsonObject, readJson } from "../../../shared/canonical/index.js";
+import {
+  decodeUtf8,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  readJson,
+} from "../../../shared/canonical/index.js";
 import { type LayerCOptions, type LayerCSummary, redactFile } from "../../../shared/redact/layer-c.js";
 import type { Preset } from "../../../shared/redact/presets.js";
 
@@ -41,3 +47,15 @@ export async function* bytesOf(buffer: Buffer): AsyncGenerator<Uint8Array> {
 
 /** `sha256:` followed by 64 times `c`. */
 export const fakeHash = (c: string): string => `sha256:${c.repeat(64)}`;
+
+/** Every string value and member name of `v`, in document order. */
+export function stringsOf(v: JsonValue, out: string[] = []): string[] {
+  if (typeof v === "string") out.push(v);
+  else if (Array.isArray(v)) for (const x of v) stringsOf(x, out);
+  else if (isJsonObject(v))
+    for (const [k, x] of Object.entries(v)) {
+      out.push(k);
+      stringsOf(x, out);
+    }
+  return out;
+}
