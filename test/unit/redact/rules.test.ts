@@ -393,6 +393,18 @@ describe("Scrubber API", () => {
     expect(new Scrubber().scrub(`x ${S.jwt}`, "$.a")).toBe("x [REDACTED:jwt]");
   });
 
+  it("scans a string or member name that only starts with a tag, and leaves a whole tag alone", () => {
+    const s = new Scrubber();
+    expect(s.scrub(`[REDACTED:jwt] then ${S.ghp}`, "$.a")).toBe(
+      "[REDACTED:jwt] then [REDACTED:github-token]",
+    );
+    expect(s.scrubKey(`[REDACTED:jwt] ${S.ghp}`, "$.a")).toBe("[REDACTED:jwt] [REDACTED:github-token]");
+    expect(s.scrub("[REDACTED:jwt]", "$.a", "token")).toBe("[REDACTED:jwt]");
+    expect(s.scrubKey("[REDACTED:generic-secret:0a1b2c3d]", "$.a")).toBe(
+      "[REDACTED:generic-secret:0a1b2c3d]",
+    );
+  });
+
   it("counts replacements per rule and per path", () => {
     const s = new Scrubber();
     s.scrub(`${S.jwt} and ${S.ghp}`, "$.events[0].text");
