@@ -278,8 +278,9 @@ describe("false positives on gitleaks' samples (private_repo)", () => {
   it("at most 10% of fp texts are altered", async () => {
     expect(CONTRADICTORY.length).toBe(25);
     const altered = await alteredFps(CLEAN_FPS);
-    expect(altered.length / CLEAN_FPS.length, altered.map((s) => s.rule).join(", ")).toBeLessThanOrEqual(0.1);
+    // The report first: it is what a failing run needs most.
     await writeReport(altered, await alteredFps(CONTRADICTORY));
+    expect(altered.length / CLEAN_FPS.length, altered.map((s) => s.rule).join(", ")).toBeLessThanOrEqual(0.1);
   });
 });
 
