@@ -39,9 +39,19 @@ export interface PatternRule {
    * match of `pattern` that `accept` would keep implies a match of `gate` (non-global, same case flags).
    */
   gate?: RegExp;
-  /** Global regexp with the `d` flag; `group` names the capture to replace (default: whole match). */
+  /**
+   * Cheap pre-check (speed only), shared by the credential families: every match holds a run of 16 or more
+   * token characters `[A-Za-z0-9_+/=.~-]` and one of the rule's `needles` (required with it). All such rules
+   * are skipped at once for a text without such a run or without any of their needles: two tests per text
+   * instead of each rule's needles (most texts hold neither).
+   */
+  tokenRun?: boolean;
+  /**
+   * Global regexp with the `d` flag; `group` names the capture to replace (default: whole match), or several
+   * captures of which the first one that matched is replaced.
+   */
   pattern?: RegExp;
-  group?: number;
+  group?: number | readonly number[];
   /** Extra check on a match. */
   accept?: (match: RegExpExecArray, text: string) => boolean;
   /** Custom matcher instead of `pattern` (linear-time scanners). */
@@ -52,13 +62,21 @@ export interface PatternRule {
 }
 
 const PLACEHOLDER =
-  /^(?:\[REDACTED[^\]]*\]?.*|\*+|x{3,}|\.{3}|…|null|none|nil|true|false|undefined|string|str|number|int|bool|boolean|any|unknown|optional\[str\]|<[^>]*>|\$\{[^}]*\}|%\([^)]*\)s|\{\{[^}]*\}\})$/i;
-/** `$DB_PASSWORD`, `config.password`, `process.env.API_KEY`, `getToken()`: code, not a value (no digits). */
-const CODE_REFERENCE = /^(?:\$[A-Z_][A-Z0-9_]*|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+(?:\(\))?)$/;
+  /^(?:\[REDACTED[^\]]*\]?.*|\*+|x{3,}|\.{3}|…|null|none|nil|true|false|undefined|string|str|number|int|bool|boolean|any|unknown|optional\[str\]|foo|bar|baz|new|example|password|passwd|secret|token|<[^>]*>|\$\{[^}]*\}|%\([^)]*\)s|\{\{[^}]*\}\}|%[A-Za-z_]\w*%)$/i;
+/**
+ * `$DB_PASSWORD`, `config.password`, `process.env.API_KEY`, `getToken()`, `ACCESS_TOKEN`, `$(cat …)`, `<tag …`,
+ * `{expr}`: code, markup or a constant's name, not a value.
+ */
+const CODE_REFERENCE =
+  /^(?:\$[A-Z_][A-Z0-9_]*|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+(?:\(\))?|[A-Z]+(?:_[A-Z]+)+|\$(?:\(.*)?|<[\w:-]+(?:[\s/>].*)?|\{.*)$/;
+/** Elided or already redacted (`ops_eyJ…`, `abc...`, `…[Redacted]`), or code holding an assignment (`a = b`). */
+const NOT_A_VALUE = /\.\.$|…$|\[redacted|\s=(?:\s|$)/i;
 
 /** True for values that are placeholders, type names or code references rather than secrets. */
 export function isPlaceholder(value: string): boolean {
-  return value.length === 0 || PLACEHOLDER.test(value) || CODE_REFERENCE.test(value);
+  return (
+    value.length === 0 || PLACEHOLDER.test(value) || CODE_REFERENCE.test(value) || NOT_A_VALUE.test(value)
+  );
 }
 
 const DB_SCHEMES =
@@ -103,6 +121,238 @@ function scanEmails(text: string, out: Finding[], rule: PatternRule): void {
   }
 }
 
+/** Names whose value is a secret; a name must END in one of them ("max_tokens=" is no secret's name). */
+const SECRET_WORD =
+  "(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)";
+const BT = "`";
+/**
+ * Between a name (and its closing quote) and its value, on one line: `=`, `:`, `=>`, `:=`, `::=`, `:::=`,
+ * `?=`, `.=`, `+=`, `||` (a default), and typed declarations (`token string = …` in Go, `token: str = …` in
+ * Python). Typed forms come first: a match `accept` rejects is not retried with another alternative.
+ */
+const ASSIGN = String.raw`[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes)[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString)[ \t]*=|:{1,3}=|[?.+]=|=>|=|:|\|\|)(?:[ \t]*=)?[ \t]*`;
+/**
+ * An assigned value, as capture groups from `first` on: "…", '…', `…`, \"…\" (escaped JSON), a template
+ * (`${…}`, `{{…}}`: never a secret), a bare word.
+ */
+function valueGroups(): string {
+  return String.raw`(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})'|${BT}([^${BT}\r\n]{1,1024})${BT}|\\"([^"\\\r\n]{1,1024})\\"|(\$\{[^}\r\n]{0,200}\}|\{\{[^}\r\n]{0,200}\}\})|([^\s"'${BT}&;,<>(){}[\]]{1,1024}))`;
+}
+/** After a quoted name: `, "…"` (`setProperty("X_TOKEN", "…")`, `getenv("TOKEN", "…")`) or `value="…"`. */
+const QUOTED_PAIR = String.raw`["'](?:\s*,\s*|\s+value\s*=\s*)(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})')`;
+
+/**
+ * The keyword-assignment rule: a secret word ending a name, then (a) an assignment and a value (groups 1-6,
+ * 5 a template), (b) `QUOTED_PAIR` (groups 7, 8), or (c) an XML element `<xToken>…</xToken>` (group 9).
+ */
+const GENERIC_SECRET = new RegExp(
+  String.raw`${SECRET_WORD}(?:(?:\\?["'${BT}])?${ASSIGN}${valueGroups()}|${QUOTED_PAIR})|(?<=<[\w.:-]{0,60})${SECRET_WORD}>\s*([^\s<>][^<>\r\n]{0,1023}?)\s*<\/`,
+  "dgi",
+);
+const GENERIC_VALUES = [1, 2, 3, 4, 6, 7, 8, 9] as const;
+/** Names ending in a secret word that hold no secret: public tokens, CSRF tokens (`authenticity_token`), `io.jsonwebtoken`. */
+const NOT_A_SECRET_NAME = /public[_.-]?token|csrf|authenticity[_.-]?token|jsonwebtoken/i;
+
+/** The identifier (`[\w.-]` run) around index `at` of `text`. */
+function identifierAt(text: string, at: number): string {
+  let start = at;
+  while (start > 0 && /[\w.-]/.test(text[start - 1] ?? "")) start--;
+  let end = at;
+  while (end < text.length && /[\w.-]/.test(text[end] ?? "")) end++;
+  return text.slice(start, end);
+}
+
+/**
+ * Keywords that make a credential-shaped value beside them a secret even when the name does not end in a
+ * secret word (`HEROKU_KEY`, `cloudflare:`, `SONAR_LOGIN`, `sumologic.accessId`, `creds`): gitleaks' generic
+ * keywords and the vendor keywords of its keyword-only rules. Vendor names stand alone; the generic ones are
+ * the same words as gitleaks' `generic-api-key`.
+ */
+const CREDENTIAL_KEYWORD =
+  "(?:access|auth|api|credential|creds|key|passw(?:or)?d|secret|token|login|adafruit|adobe|airtable|algolia|alibaba|asana|atlassian|confluence|jira|beamer|bitbucket|bittrex|meraki|cloudflare|codecov|cohere|coinbase|confluent|contentful|datadog|discord|droneci|dropbox|etsy|facebook|fastly|finicity|finnhub|flickr|freshbooks|gitter|gocardless|heroku|hubspot|intercom|jfrog|artifactory|bintray|xray|kraken|kucoin|launchdarkly|linear|linked[_-]?in|lob|looker|mailchimp|mailgun|mapbox|mattermost|message[_-]?bird|netlify|new[_-]?relic|nytimes|okta|plaid|private[_-]?ai|rapidapi|sendbird|sentry|snyk|sonar|squarespace|sourcegraph|sumo|telegr|travis|twitch|twitter|typeform|yandex|zendesk|contribsys)";
+/**
+ * A keyword, up to 20 more name characters, then an assignment and a value (groups 2-7, 6 a template) or
+ * `QUOTED_PAIR` (groups 8, 9); group 1 is the name from the keyword on.
+ */
+const KEYWORD_SECRET = new RegExp(
+  String.raw`(${CREDENTIAL_KEYWORD}[\w.-]{0,20})(?:(?:\\?["'${BT}])?${ASSIGN}${valueGroups()}|${QUOTED_PAIR})`,
+  "dgi",
+);
+const KEYWORD_VALUES = [2, 3, 4, 5, 7, 8, 9] as const;
+/** Identifiers the keyword rule leaves alone: the key words of non-secrets (gitleaks' allow-list). */
+const NOT_A_CREDENTIAL_NAME =
+  /(?:access(?:ibility|or)|access[_.-]?id|random[_.-]?access|api[_.-]?(?:id|name|version|url|uri|endpoint|base|host)|author|authentication-results|x-ms-exchange-organization-auth|(?:bucket|cache|foreign|hot|idempotency|idx|natural|partition|primary|pub(?:lic)?|schema|sequence|sort)[_.-]?key|key[_.-]?(?:alias|board|code|count|frame|id|length|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|type|word|up|down|left|right|file|path)|key[_.-]?(?:vault|hash)|key(?:store|tab)|issuerkeyhash|keying|monkey|turkey|(?:secret|token|credentials?)[_.-]?(?:length|name|size|type|count|file|path|url|uri|endpoint)|csrf|public[_.-]?token|credentials?[_.-]?id|withcredentials)/i;
+
+const KEYWORD_AT_START = new RegExp(`^${CREDENTIAL_KEYWORD}`, "i");
+
+/**
+ * Is `name` (found at `at` in `text`, starting with a keyword) a credential's name? The keyword must start a
+ * word or a camelCase part (`myHerokuKey`, not `SetSysctl`) and not end inside one (`sumObj`); a generic
+ * keyword must end its part (not `tokenizer`), and its identifier must not be a known non-secret
+ * (`cache_key`, `api_version`) nor the bare word (`key:` names a key, it does not hold one).
+ */
+function isCredentialName(text: string, at: number, name: string): boolean {
+  const keyword = KEYWORD_AT_START.exec(name)?.[0] ?? "";
+  const isLower = (c: number) => c >= 97 && c <= 122;
+  const isUpper = (c: number) => c >= 65 && c <= 90;
+  const before = text.charCodeAt(at - 1);
+  if (isUpper(before) || (isLower(before) && !isUpper(name.charCodeAt(0)))) return false;
+  const next = name.charCodeAt(keyword.length);
+  if (isUpper(keyword.charCodeAt(keyword.length - 1)) && isLower(next)) return false;
+  if (!GENERIC_KEYWORD.test(keyword)) return true;
+  // A generic word must end where the name's part does: `tokenizer`, `keyboard`, `authors` hold none.
+  if (isLower(next)) return false;
+  const identifier = identifierAt(text, at);
+  return (
+    !BARE_GENERIC_WORD.test(identifier) &&
+    !NOT_A_CREDENTIAL_NAME.test(identifier) &&
+    !NOT_A_SECRET_NAME.test(identifier)
+  );
+}
+const GENERIC_KEYWORD = /^(?:access|auth|api|credential|creds|key|passw(?:or)?d|secret|token|login)$/i;
+const BARE_GENERIC_WORD = /^(?:access|auth|api|key|login)$/i;
+
+/** The first of `groups` that matched. */
+function firstGroup(m: RegExpExecArray, groups: readonly number[]): string | undefined {
+  for (const g of groups) {
+    const v = m[g];
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+/**
+ * Does `value` look like a generated credential (the keyword rule's test)? 10-150 characters of a token
+ * alphabet, with a digit and a letter, and a Shannon entropy of at least 3 bits per character: words,
+ * numbers, paths, version strings and placeholders are not.
+ */
+function isCredentialShaped(value: string): boolean {
+  if (value.length < 10 || value.length > 150 || !/^[\w.=+/~-]+$/.test(value)) return false;
+  if (!/[0-9]/.test(value) || !/[A-Za-z]/.test(value) || ALPHABET.test(value)) return false;
+  // Versions (`1.2.3`, `-SNAPSHOT`) are not credentials.
+  if (/\d\.\d+\.\d|SNAPSHOT/.test(value)) return false;
+  return entropy(value) >= 3;
+}
+
+/** A value spelling the alphabet is a character set or an example (gitleaks' stop word). */
+const ALPHABET = /abcdefghijklmnopqrstuvwxyz/i;
+
+/** Shannon entropy of `s`, in bits per character. */
+function entropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= (n / s.length) * Math.log2(n / s.length);
+  return bits;
+}
+
+/**
+ * True for a token-shaped text that is a placeholder, not a credential: a filler character (`a x X 1 * #`)
+ * makes up at least half of it (`ghp_xxxx…`, `AIzaaaa…`, `glc_1111…`), it ends in `EXAMPLE` (AWS's
+ * documentation keys) or it says `YOUR_…`/`…_HERE`. A generated credential of 8 or more characters never is.
+ */
+export function isPlaceholderToken(s: string): boolean {
+  if (s.length < 8) return false;
+  const counts = new Map<string, number>();
+  for (const c of s) if (FILLER.includes(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
+  for (const n of counts.values()) if (n * 2 >= s.length) return true;
+  return s.endsWith("EXAMPLE") || /YOUR_|_HERE/i.test(s);
+}
+const FILLER = "axX1*#";
+
+/** How a `family` rule differs from the plain case. */
+interface FamilyOptions {
+  /** Replace this capture instead of the whole match; the match is then not bounded (see `family`). */
+  group?: number;
+  /** Extra check on a match (an allow-list). */
+  accept?: PatternRule["accept"];
+}
+
+/**
+ * A rule of a credential family told by its shape: `pattern` (global, `d`) matches the credential, which
+ * must not be glued to more token characters on either side (gitleaks' `\b…` and terminator), so that
+ * `…JAIzaTesb…` inside a longer base64 run or `x.ico-…32hex….png` are not keys; `needles` are literal
+ * parts every match holds, and every match holds a run of 16+ token characters (`tokenRun`).
+ */
+function family(
+  id: string,
+  needles: readonly string[],
+  pattern: RegExp,
+  options: FamilyOptions = {},
+): PatternRule {
+  const bounded =
+    options.group === undefined
+      ? new RegExp(String.raw`(?<![A-Za-z0-9])(?:${pattern.source})(?![\w-]|\.\w)`, pattern.flags)
+      : pattern;
+  const rule: PatternRule = { id, kind: "secret", tokenRun: true, needles, pattern: bounded };
+  if (options.group !== undefined) rule.group = options.group;
+  if (options.accept !== undefined) rule.accept = options.accept;
+  return rule;
+}
+
+/** GCP API keys gitleaks' catalogue lists as public (shipped in Google's own SDKs and samples). */
+const PUBLIC_GCP_API_KEYS: ReadonlySet<string> = new Set([
+  "AIzaSyabcdefghijklmnopqrstuvwxyz1234567",
+  "AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs",
+  "AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM",
+  "AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU",
+  "AIzaSyD3asb-2pEZVqMkmL6M9N6nHZRR_znhrh0",
+  "AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A",
+  "AIzaSyAdOS2zB6NCsk1pCdZ4-P6GBdi_UUPwX7c",
+  "AIzaSyASWm6HmTMdYWpgMnjRBjxcQ9CKctWmLd4",
+  "AIzaSyANUvH9H9BsUccjsu2pCmEkOPjjaXeDQgY",
+  "AIzaSyA5_iVawFQ8ABuTZNUdcwERLJv_a_p4wtM",
+  "AIzaSyA4UrcGxgwQFTfaI3no3t7Lt1sjmdnP5sQ",
+  "AIzaSyDSb51JiIcB6OJpwwMicseKRhhrOq1cS7g",
+  "AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU",
+  "AIzaSyBcE-OOIbhjyR83gm4r2MFCu4MJmprNXsw",
+  "AIzaSyB8qGxt4ec15vitgn44duC5ucxaOi4FmqE",
+  "AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY",
+]);
+
+const KIND_SECRET = /kind:[ \t]*["']?secret\b/i;
+const DOCUMENT_BREAK = /^---[ \t]*\r?$/gm;
+
+/**
+ * Finds the values under each `data:` / `stringData:` line of a Kubernetes Secret manifest (a YAML document
+ * saying `kind: Secret`): the lines below it indented deeper, `name: value` or `name: |` followed by the
+ * value's lines; comments are skipped. `data:` values are base64 of 10+ characters (shorter ones are
+ * examples such as `YmFyCg==`), `stringData:` values any text but a placeholder.
+ */
+function scanKubernetesSecret(text: string, out: Finding[], rule: PatternRule): void {
+  const breaks = [0, ...[...text.matchAll(DOCUMENT_BREAK)].map((b) => b.index), text.length];
+  const block = /^([ \t]*)(stringD|d)ata:[ \t]*\r?$/gm;
+  for (let m = block.exec(text); m !== null; m = block.exec(text)) {
+    const docStart = breaks.findLast((b) => b <= m.index) ?? 0;
+    const docEnd = breaks.find((b) => b > m.index) ?? text.length;
+    if (!KIND_SECRET.test(text.slice(docStart, docEnd))) continue;
+    const indent = (m[1] ?? "").length;
+    const base64 = m[2] === "d";
+    for (let start = m.index + m[0].length + 1; start < docEnd; ) {
+      const newline = text.indexOf("\n", start);
+      const end = newline === -1 ? text.length : newline;
+      const line = text.slice(start, end);
+      const lead = line.length - line.trimStart().length;
+      const content = line.trim();
+      if (content !== "" && lead <= indent) break;
+      if (content !== "" && !content.startsWith("#")) {
+        const entry = /^[\w.-]+:[ \t]*(?:[|>][-+]?)?[ \t]*["']?(.*?)["']?$/.exec(content);
+        // A `name: value` line, or a line of a block scalar (`name: |`).
+        const value = entry === null ? content : (entry[1] ?? "");
+        const ok = base64 ? /^[A-Za-z0-9+/]{10,}={0,3}$/.test(value) : value !== "" && !isPlaceholder(value);
+        if (ok) {
+          const from = start + line.lastIndexOf(value);
+          out.push({ start: from, end: from + value.length, rule: rule.id, kind: rule.kind });
+        }
+      }
+      start = end + 1;
+    }
+  }
+}
+
+/** Passwords of `curl -u` that are examples or variables (gitleaks' allow-list for `curl-auth-user`). */
+const CURL_PLACEHOLDER = /^(?:change(?:it|me)|pass(?:word)?|pwd|test|token|\*+|x+|y+)$|^[<[$]|^\{\{/i;
+
 /**
  * Our own rules. Secret rules run for every preset; privacy rules only when their policy switch is on.
  * Leading boundaries are kept only where the prefix is short enough to occur inside words (`sk-`, AWS ids);
@@ -118,12 +368,15 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     needles: ["PRIVATE KEY"],
     pattern:
       /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=\s:,.-]|\\[nrt])*)/dg,
+    // A key has a base64 body; `-----BEGIN PRIVATE KEY-----\nanything\n-----END…` is documentation.
+    accept: (m) => /[A-Za-z0-9+/]{16}/.test(m[0].slice(m[0].indexOf("KEY") + 3)),
   },
   {
     id: "anthropic-key",
     kind: "secret",
     needles: ["sk-ant-"],
-    pattern: /sk-ant-[A-Za-z0-9_-]{20,}/dg,
+    // Real keys carry 90+ characters after the type (`api03-`, `admin01-`) and end in `AA`.
+    pattern: /sk-ant-[A-Za-z0-9_-]{80,}AA(?![A-Za-z0-9_-])/dg,
   },
   {
     // Legacy `sk-` + 48, project/service/admin keys `sk-proj-…`; not `sk-ant-` (above).
@@ -173,14 +426,148 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     id: "slack-token",
     kind: "secret",
     needles: ["xox", "xapp-"],
-    pattern: /(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}/dg,
+    // gitleaks' Slack shapes: bot/user/legacy (`xoxb-` + team id + …), workspace (`xoxa-2-…`), config
+    // (`xoxe.xoxp-1-…`, `xoxe-1-…`) and app tokens (`xapp-1-…`); every one starts with digits.
+    pattern:
+      /(?:xox[abposre]-\d{6,}-[A-Za-z0-9-]{8,}|xox[os]-\d+-\d+-\d+-[A-Fa-f0-9]+|xox[ar]-(?:\d-)?[A-Za-z0-9]{8,48}|xoxe\.xox[bp]-\d-[A-Za-z0-9]{100,}|xoxe-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Za-z0-9]+-\d+-[A-Za-z0-9]+)/dg,
   },
   {
     id: "slack-webhook",
     kind: "secret",
     needles: ["hooks.slack.com"],
-    pattern: /hooks\.slack\.com\/(?:services|workflows)\/[A-Za-z0-9/_-]{10,}/dg,
+    pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_+-]{10,}/dg,
   },
+  // Credential families secretlint's preset lacks, one id per family, from the shapes gitleaks' rule
+  // catalogue gives (prefix, alphabet, length). A placeholder (`ghp_xxxx…`) is no credential: see
+  // isPlaceholderToken, applied to every secret finding.
+  family(
+    "1password-secret-key",
+    ["A3-"],
+    /A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})(?:-[A-Z0-9]{5}){3}/dg,
+  ),
+  family("adobe-client-secret", ["p8e-"], /p8e-[A-Za-z0-9]{32}/dg),
+  family("age-secret-key", ["AGE-SECRET-KEY-1"], /AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}/dg),
+  family("airtable-token", ["pat"], /pat[A-Za-z0-9]{14}\.[a-f0-9]{64}/dg),
+  family("alibaba-access-key-id", ["LTAI"], /LTAI[A-Za-z0-9]{20}/dg),
+  family("artifactory-token", ["AKCp", "cmVmd"], /(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})/dg),
+  family("atlassian-api-token", ["ATATT3"], /ATATT3[A-Za-z0-9_=-]{186}/dg),
+  family(
+    "authress-access-key",
+    [".acc_", ".acc-"],
+    /(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}/dg,
+  ),
+  family(
+    "aws-bedrock-api-key",
+    ["ABSKQmVkcm9ja0FQSUtleS", "bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t"],
+    // base64 "BedrockAPIKey-…" (long-lived) and "bedrock.amazonaws.com…" (short-lived).
+    /(?:ABSKQmVkcm9ja0FQSUtleS[A-Za-z0-9+/]{20,}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/%&=-]*)/dg,
+  ),
+  family("azure-ad-client-secret", ["Q~"], /(?<![~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![~.])/dg),
+  family("clickhouse-secret-key", ["4b1d"], /4b1d[A-Za-z0-9]{38}/dg),
+  family("clojars-token", ["CLOJARS_"], /CLOJARS_[A-Za-z0-9]{60}/dg),
+  family("cloudflare-origin-ca-key", ["v1.0-"], /v1\.0-[a-f0-9]{24}-[a-f0-9]{146}/dg),
+  family("defined-networking-token", ["dnkey-"], /dnkey-[A-Za-z0-9=_-]{26}-[A-Za-z0-9=_-]{52}/dg),
+  family("digitalocean-token", ["_v1_"], /do[opr]_v1_[a-f0-9]{64}/dg),
+  family("doppler-token", ["dp.pt."], /dp\.pt\.[A-Za-z0-9]{43}/dg),
+  family("duffel-token", ["duffel_"], /duffel_(?:test|live)_[A-Za-z0-9_=-]{43}/dg),
+  family("dynatrace-token", ["dt0c01."], /dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}/dg),
+  family("easypost-token", ["EZAK", "EZTK"], /EZ[AT]K[A-Za-z0-9]{54}/dg),
+  family(
+    "facebook-token",
+    ["EAA", "|", "%7C"],
+    /(?:EAA[MC][A-Za-z0-9]{100,}|\d{15,16}(?:\||%7C)[A-Za-z0-9_-]{27,40})/dg,
+  ),
+  family("flutterwave-key", ["FLWSECK", "FLWPUBK"], /FLW(?:SECK|PUBK)_TEST-[a-hA-H0-9]{12,32}(?:-X)?/dg),
+  family(
+    "flyio-token",
+    ["fo1_", "fm1", "fm2_"],
+    /(?:fo1_[\w-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})/dg,
+  ),
+  family("frameio-token", ["fio-u-"], /fio-u-[A-Za-z0-9_=-]{64}/dg),
+  family("gcp-api-key", ["AIza"], /AIza[\w-]{35}/dg, { accept: (m) => !PUBLIC_GCP_API_KEYS.has(m[0]) }),
+  family(
+    "gitlab-token",
+    [
+      "glcbt-",
+      "gldt-",
+      "glffct-",
+      "glft-",
+      "glimt-",
+      "glagent-",
+      "gloas-",
+      "glptt-",
+      "GR1348941",
+      "glrt-",
+      "glsoat-",
+      "_gitlab_session=",
+    ],
+    // A routable runner token ends in `.` + 9 characters (`glpat-`, which secretlint knows, is left to it).
+    /(?:glrt-[\w-]{20,300}(?:\.[0-9a-z]{9})?|glcbt-[0-9a-zA-Z]{1,5}_[\w-]{20}|gl(?:dt|ffct|ft|soat)-[\w-]{20,}|glimt-[\w-]{25}|glagent-[\w-]{50}|gloas-[\w-]{64}|glptt-[0-9a-f]{40}|GR1348941[\w-]{20}|_gitlab_session=[0-9a-z]{32})/dg,
+  ),
+  family("grafana-api-key", ["eyJrIjoi"], /eyJrIjoi[A-Za-z0-9]{70,400}={0,3}/dg),
+  family("harness-token", ["pat.", "sat."], /[ps]at\.[\w-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}/dg),
+  family("hashicorp-tf-token", [".atlasv1."], /[A-Za-z0-9]{14}\.atlasv1\.[\w=-]{60,70}/dg),
+  family("heroku-api-key", ["HRKU-"], /HRKU-AA[\w-]{58}/dg),
+  family("huggingface-org-token", ["api_org_"], /api_org_[A-Za-z]{34}/dg),
+  family("infracost-token", ["ico-"], /ico-[A-Za-z0-9]{32}/dg),
+  family("intra42-client-secret", ["s-s4t2"], /s-s4t2(?:ud|af)-[a-fA-F0-9]{64}/dg),
+  family("mailchimp-api-key", ["-us"], /[a-f0-9]{32}-us\d{1,2}/dg),
+  family("mailgun-key", ["key-"], /(?:pub)?key-[a-f0-9]{32}/dg),
+  family("mapbox-token", ["pk.", "sk.", "tk."], /[pst]k\.[A-Za-z0-9]{60}\.[A-Za-z0-9]{22}/dg),
+  family("maxmind-license-key", ["_mmk"], /[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk/dg),
+  family(
+    "microsoft-teams-webhook",
+    ["webhook.office.com"],
+    /webhook\.office\.com\/webhookb2\/[\w-]{36}@[\w-]{36}\/IncomingWebhook\/[A-Za-z0-9]{32}\/[\w-]{36}/dg,
+  ),
+  family(
+    "new-relic-key",
+    ["NRAK-", "NRII-", "NRJS-"],
+    /(?:NRAK-[A-Za-z0-9]{27}|NRII-[A-Za-z0-9-]{32}|NRJS-[a-f0-9]{19})/dg,
+  ),
+  family("octopus-deploy-api-key", ["API-"], /API-[A-Z0-9]{26}/dg),
+  family("openshift-token", ["sha256~"], /sha256~[\w-]{43}/dg),
+  family("perplexity-api-key", ["pplx-"], /pplx-[A-Za-z0-9]{48}/dg),
+  family(
+    "plaid-token",
+    ["access-sandbox-", "access-development-", "access-production-"],
+    /access-(?:sandbox|development|production)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/dg,
+  ),
+  family("planetscale-token", ["pscale_"], /pscale_(?:tkn|oauth|pw)_[\w=.-]{32,64}/dg),
+  family("postman-api-key", ["PMAK-"], /PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}/dg),
+  family("prefect-api-key", ["pnu_"], /pnu_[A-Za-z0-9]{36}/dg),
+  family("pulumi-token", ["pul-"], /pul-[a-f0-9]{40}/dg),
+  family("pypi-token", ["pypi-AgEIcHlwaS5vcmc"], /pypi-AgEIcHlwaS5vcmc[\w-]{50,1000}/dg),
+  family("readme-api-key", ["rdme_"], /rdme_[a-z0-9]{70}/dg),
+  family("rubygems-api-key", ["rubygems_"], /rubygems_[a-f0-9]{48}/dg),
+  family("scalingo-token", ["tk-us-"], /tk-us-[\w-]{48}/dg),
+  family("sendinblue-api-key", ["xkeysib-"], /xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}/dg),
+  family(
+    "sentry-token",
+    ["sntrys_", "sntryu_"],
+    /(?:sntrys_eyJpYXQiO[A-Za-z0-9+/=]{20,600}_[A-Za-z0-9+/]{43}|sntryu_[a-f0-9]{64})/dg,
+  ),
+  family("settlemint-token", ["sm_aat_", "sm_pat_", "sm_sat_"], /sm_[aps]at_[A-Za-z0-9]{16}/dg),
+  family("shippo-token", ["shippo_"], /shippo_(?:live|test)_[a-fA-F0-9]{40}/dg),
+  family(
+    "sidekiq-secret",
+    ["CONTRIBSYS", "contribsys"],
+    /BUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?[ \t]*[:=][ \t]*["']?([a-f0-9]{8}:[a-f0-9]{8})/dgi,
+    { group: 1 },
+  ),
+  family("sonar-token", ["sqa_", "sqp_", "squ_"], /sq[apu]_[A-Za-z0-9]{40}/dg),
+  family("sourcegraph-token", ["sgp_"], /sgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}/dg),
+  family(
+    "square-token",
+    ["EAAA", "sq0atp-", "sq0csp-"],
+    /(?:EAAA[\w-]{22,60}|sq0atp-[\w-]{22}|sq0csp-[\w-]{43})/dg,
+  ),
+  family("stripe-key", ["sk_", "rk_"], /[sr]k_(?:test|live|prod)_[A-Za-z0-9]{10,99}/dg),
+  family("telegram-bot-token", [":A"], /\d{5,16}:A[\w-]{34}/dg),
+  family("twilio-api-key", ["SK"], /SK[0-9a-fA-F]{32}/dg),
+  family("twitter-bearer-token", ["AAAAAAAAAAAAAAAAAAAAA"], /A{22}[A-Za-z0-9%]{80,100}/dg),
+  family("typeform-token", ["tfp_"], /tfp_[A-Za-z0-9_.=-]{59}/dg),
+  family("yandex-token", ["t1.", "AQVN"], /(?:t1\.[\w-]+={0,2}\.[\w-]{86}={0,2}|AQVN[\w-]{35,38})/dg),
   {
     id: "npm-token",
     kind: "secret",
@@ -192,7 +579,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     id: "jwt",
     kind: "secret",
     needles: ["eyJ"],
-    pattern: /eyJ[A-Za-z0-9_-]{10,}={0,2}\.[A-Za-z0-9_-]{2,}={0,2}\.[A-Za-z0-9_-]*={0,2}/dg,
+    // A header may be as short as `{"svt":0}` (eyJzdnQiOjB9).
+    pattern: /eyJ[A-Za-z0-9_-]{5,}={0,2}\.[A-Za-z0-9_-]{2,}={0,2}\.[A-Za-z0-9_-]*={0,2}/dg,
   },
   {
     // scheme://user:password@host — keep scheme, user and host; redact the password. Database schemes are
@@ -217,7 +605,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // "authorization" is a mandatory literal of the pattern (both case-insensitive).
     gate: /authorization/i,
     pattern:
-      /authorization["']?\s*(?:=|:|=>)\s*["']?(?:(?:bearer|basic|token|digest|negotiate|apikey|api-key|bot)\s+)?([^\s"',;]{6,})/dgi,
+      /authorization["']?\s*(?:=|:|=>)\s*["']?(?:(?:bearer|basic|token|api-token|digest|negotiate|apikey|api-key|bot)\s+)?([^\s"',;]{6,})/dgi,
     group: 1,
     accept: (m) => !isPlaceholder(m[1] ?? ""),
   },
@@ -231,16 +619,66 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     accept: (m) => /[0-9]/.test(m[1] ?? "") || (m[1]?.length ?? 0) >= 24,
   },
   {
-    // password=…, token: "…", api_key => …; the name must END in the secret word ("max_tokens=" is not one).
+    // `curl -u user:password`, `curl --user "user:pw"`: the whole credential (a colon in it: without one,
+    // curl prompts for the password).
+    id: "curl-user",
+    kind: "secret",
+    needles: ["curl"],
+    gate: /\s(?:-u|--user)[\s=]/,
+    pattern:
+      /(?<=\s)(?:-u|--user)(?:=|[ \t]+)((?:"[^"\r\n]*"|'[^'\r\n]*'|[^\s"':]+)(?::(?:"[^"\r\n]*"|'[^'\r\n]*'|[^\s"']*))?)/dg,
+    group: 1,
+    accept: (m) => {
+      const credential = (m[1] ?? "").replace(/["']/g, "");
+      const colon = credential.indexOf(":");
+      if (colon < 0 || credential.length < 2 || /^[<[$]/.test(credential)) return false;
+      return !CURL_PLACEHOLDER.test(credential.slice(colon + 1));
+    },
+  },
+  {
+    // The values of a Kubernetes Secret's `data:` / `stringData:` block.
+    id: "kubernetes-secret",
+    kind: "secret",
+    needles: ["ata:"],
+    gate: KIND_SECRET,
+    scan: scanKubernetesSecret,
+  },
+  {
+    // password=…, token: "…", api_key => …, X_TOKEN ::= "…", `var xToken string = "…"`,
+    // setProperty("X_TOKEN", "…"), <xToken>…</xToken>, key="Password" value="…"; see GENERIC_SECRET.
     id: "generic-secret",
     kind: "secret",
     // Every name alternative contains one of these (case-insensitive): password/passwd/passphrase → pass;
     // secret, client_secret → secret; token; api_key, apikey, access/secret/private/signing/encryption/master/
     // auth_key → key; credential(s) → credential.
     gate: /pass|secret|token|key|credential/i,
-    pattern:
-      /(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)["']?\s*(?:=|:=|:|=>)\s*(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})'|(\$\{[^}\r\n]{0,200}\}|\{\{[^}\r\n]{0,200}\}\})|([^\s"'&;,<>(){}[\]]{1,1024}))/dgi,
-    accept: (m) => m[3] === undefined && !isPlaceholder(m[1] ?? m[2] ?? m[4] ?? ""),
+    pattern: GENERIC_SECRET,
+    group: GENERIC_VALUES,
+    accept: (m, text) => {
+      const value = firstGroup(m, GENERIC_VALUES);
+      // Shorter than 4 is no password (`PuttyPassword=0`); `…` holding blanks is a shell command.
+      if (value === undefined || value.length < 4 || isPlaceholder(value) || ALPHABET.test(value))
+        return false;
+      if (m[3] !== undefined && /\s/.test(value)) return false;
+      return !NOT_A_SECRET_NAME.test(identifierAt(text, m.index));
+    },
+  },
+  {
+    // A credential-shaped value assigned to a name holding a gitleaks keyword: `HEROKU_KEY = "…"`.
+    id: "keyword-secret",
+    kind: "secret",
+    gate: new RegExp(CREDENTIAL_KEYWORD, "i"),
+    pattern: KEYWORD_SECRET,
+    group: KEYWORD_VALUES,
+    accept: (m, text) => {
+      const value = firstGroup(m, KEYWORD_VALUES);
+      return (
+        value !== undefined &&
+        isCredentialShaped(value) &&
+        !isPlaceholder(value) &&
+        isCredentialName(text, m.index, m[1] ?? "")
+      );
+    },
   },
   {
     id: "home-path",
@@ -286,9 +724,39 @@ function includesAny(text: string, needles: readonly string[]): boolean {
   return false;
 }
 
+const TOKEN_RUN = /[A-Za-z0-9_+/=.~-]{16}/;
+const FAMILY_NEEDLES = new WeakMap<readonly PatternRule[], RegExp>();
+
+/** One regexp matching any needle of the `tokenRun` rules of `rules` (made once per list). */
+function familyNeedles(rules: readonly PatternRule[]): RegExp {
+  let re = FAMILY_NEEDLES.get(rules);
+  if (re === undefined) {
+    const needles = new Set(rules.flatMap((r) => (r.tokenRun === true ? (r.needles ?? []) : [])));
+    re = new RegExp([...needles].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"));
+    FAMILY_NEEDLES.set(rules, re);
+  }
+  return re;
+}
+
+/** The range of `m` to replace: the whole match, capture `group`, or the first of `group` that matched. */
+function matchRange(m: RegExpExecArray, group: PatternRule["group"]): [number, number] | undefined {
+  if (group === undefined) return m.indices?.[0];
+  if (typeof group === "number") return m.indices?.[group];
+  for (const g of group) {
+    const range = m.indices?.[g];
+    if (range !== undefined) return range;
+  }
+  return undefined;
+}
+
 /** Runs `rules` over `text`, appending findings to `out`. */
 export function runPatternRules(text: string, rules: readonly PatternRule[], out: Finding[]): void {
+  let families: boolean | undefined;
   for (const rule of rules) {
+    if (rule.tokenRun === true) {
+      families ??= TOKEN_RUN.test(text) && familyNeedles(rules).test(text);
+      if (!families) continue;
+    }
     if (rule.needles !== undefined && !includesAny(text, rule.needles)) continue;
     if (rule.gate !== undefined && !rule.gate.test(text)) continue;
     if (rule.scan !== undefined) {
@@ -301,9 +769,7 @@ export function runPatternRules(text: string, rules: readonly PatternRule[], out
     for (let m = re.exec(text); m !== null; m = re.exec(text)) {
       if (m[0].length === 0) re.lastIndex++;
       if (rule.accept !== undefined && !rule.accept(m, text)) continue;
-      let range: [number, number] | undefined = m.indices?.[0];
-      if (rule.id === "generic-secret") range = m.indices?.[1] ?? m.indices?.[2] ?? m.indices?.[4];
-      else if (rule.group !== undefined) range = m.indices?.[rule.group];
+      const range = matchRange(m, rule.group);
       if (range === undefined || range[1] <= range[0]) continue;
       // Rescan from the start of the redacted group: `token => client_secret='…'` holds a second assignment.
       if (range[0] > m.index) re.lastIndex = range[0];
@@ -332,16 +798,21 @@ export const SECRETLINT_PRESET_ID = recommendPreset.meta.id;
 
 /**
  * Rules of the preset we never run: `filter-comments` would let a `secretlint-disable` comment INSIDE the
- * scrubbed data switch detection off — data must not be able to disable its own redaction.
+ * scrubbed data switch detection off — data must not be able to disable its own redaction. `slack` matches
+ * any `xoxb-word-word` (documentation's `xoxb-my-bot-token`); our `slack-token` and `slack-webhook` follow
+ * the shapes of gitleaks' Slack rules instead.
  */
-const SECRETLINT_DISABLED = new Set(["@secretlint/secretlint-rule-filter-comments"]);
+const SECRETLINT_DISABLED = new Set([
+  "@secretlint/secretlint-rule-filter-comments",
+  "@secretlint/secretlint-rule-slack",
+]);
 
 /** `@secretlint/secretlint-rule-aws` → `secretlint-aws`. */
 export function secretlintRuleName(ruleId: string): string {
   return `secretlint-${ruleId.replace(/^@secretlint\/secretlint-rule-/, "")}`;
 }
 
-const SECRETLINT_NEEDLES = ["://", "PRIVATE KEY", "_authToken", "ccount", "CCOUNT", "xox", "xapp"];
+const SECRETLINT_NEEDLES = ["://", "PRIVATE KEY", "_authToken", "ccount", "CCOUNT"];
 const LONG_TOKEN = /[A-Za-z0-9_+/=.-]{16}/;
 
 /**
@@ -349,9 +820,8 @@ const LONG_TOKEN = /[A-Za-z0-9_+/=.-]{16}/;
  * shorter than 8 characters, or consists of letters and blanks only (every preset-recommend pattern needs a
  * digit or one of `_ - . : / = @ +`, except Databricks' `dapi` + 32 hex, so `dapi` is never skipped), or has
  * no run of 16+ token characters `[A-Za-z0-9_+/=.-]` and none of `://` (basic-auth and database URLs),
- * `PRIVATE KEY`, `_authToken` (npmrc), `account` (AWS account ids), `xox`/`xapp` (Slack tokens have no minimum
- * length): every other preset rule matches a token
- * of 16+ such characters. Tests check both that no secret sample is skipped and that secretlint finds
+ * `PRIVATE KEY`, `_authToken` (npmrc), `account` (AWS account ids): every other preset rule we run matches a
+ * token of 16+ such characters. Tests check both that no secret sample is skipped and that secretlint finds
  * nothing in generated strings the shortcut skips.
  */
 export function canSkipSecretlint(text: string): boolean {
@@ -377,8 +847,6 @@ const SECRETLINT_GATES: Readonly<Record<string, RegExp>> = {
   "@secretlint/secretlint-rule-npm": /npm_|_authToken|x-oauth-basic/,
   // (https?|ftp|ftps)://user:password@…
   "@secretlint/secretlint-rule-basicauth": /:\/\//,
-  // (xoxb|xoxp|xapp|xoxa|xoxo|xoxr)-…; https://hooks.slack.com/services/… (case-insensitive, "://" has no letters).
-  "@secretlint/secretlint-rule-slack": /xox|xapp|:\/\//,
   "@secretlint/secretlint-rule-sendgrid": /SG\./,
   // (shppa|shpca|shpat|shpss)_…
   "@secretlint/secretlint-rule-shopify": /shp/,

@@ -21,6 +21,7 @@ import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
 import {
   canSkipSecretlint,
   type Finding,
+  isPlaceholderToken,
   isSecretMemberName,
   PATTERN_RULES,
   type PatternRule,
@@ -149,7 +150,7 @@ export class Scrubber {
 
   /** Scrubs one string value found at JSON path `path`; `key` is the member name it sits under (secret-like names such as token/key/secret/password/auth/credential make the whole value redacted, rule "secret-key-name"). */
   scrub(value: string, path: string, key?: string): string {
-    if (value.length === 0 || value.startsWith("[REDACTED:")) return value;
+    if (value.length === 0 || isTag(value)) return value;
     if (key !== undefined && !this.disabled.has("secret-key-name") && isSecretMemberName(key)) {
       return this.whole(value, "secret-key-name", path);
     }
@@ -158,7 +159,7 @@ export class Scrubber {
 
   /** Scrubs a member NAME (object keys can hold secrets too): same rules as values, no name-based rule. */
   scrubKey(name: string, path: string): string {
-    if (name.length === 0 || name.startsWith("[REDACTED:")) return name;
+    if (name.length === 0 || isTag(name)) return name;
     return this.apply(name, path);
   }
 
@@ -204,6 +205,11 @@ export class Scrubber {
     const before = out.length;
     runPattern(text, rules, out);
     if (!canSkipSecretlint(text)) this.secretlint.scan(text, out);
+    // `ghp_xxxx…`, `AIzaaaaa…`: documentation's placeholders, whichever rule matched them.
+    for (let i = out.length - 1; i >= before; i--) {
+      const f = out[i];
+      if (f?.kind === "secret" && isPlaceholderToken(text.slice(f.start, f.end))) out.splice(i, 1);
+    }
     // secretlint reports whole URLs for credentials; ours keeps scheme/user/host: prefer ours when present.
     const own = out.slice(before).filter((f) => DB_LIKE.has(f.rule));
     if (own.length > 0) {
@@ -273,6 +279,15 @@ const CACHED_TEXT = 256;
 const CACHE_ENTRIES = 4096;
 
 const TAG = /\[REDACTED:[A-Za-z0-9-]+(?::[0-9a-f]{8})?\]/g;
+const WHOLE_TAG = new RegExp(`^${TAG.source}$`);
+
+/**
+ * Is `text` one of our tags and nothing else (already scrubbed)? Only then is it skipped: a string that merely
+ * starts with a tag (`[REDACTED:jwt] then ghp_…`) is scanned like any other.
+ */
+function isTag(text: string): boolean {
+  return text.startsWith("[REDACTED:") && WHOLE_TAG.test(text);
+}
 
 /** Drops findings that touch one of our own `[REDACTED:…]` tags (keeps scrubbing idempotent). */
 function withoutTags(text: string, findings: readonly Finding[]): Finding[] {

@@ -27,7 +27,7 @@ async function inspectText(text: string) {
   return (await inspect(Readable.from([Buffer.from(text)]), { file: "copy" })).report;
 }
 
-const PARAMS = { command: "cat /Users/alice/secret.txt", token: "sk-abcdefghijklmnopqrstuvwxyz" };
+const PARAMS = { command: "cat /Users/alice/secret.txt", token: "sk-7Hq2Lm9Xz4Vb8Nc1Rt6Yw3Pd" };
 const OUTPUT = { content: "TOP SECRET OUTPUT", error: null, success: true };
 const V1 = [
   { type: "ReplayHeader", replay_version: 1, producer: "openagents", created_at: "2026-02-01T00:00:00Z" },
@@ -60,7 +60,7 @@ const V1 = [
   {
     type: "Verification",
     ts: "2026-02-01T00:00:03Z",
-    command: "npm test --token=sk-abcdefghijklmnopqrstuvwxyz",
+    command: "npm test --token=sk-7Hq2Lm9Xz4Vb8Nc1Rt6Yw3Pd",
     exit_code: 0,
   },
   {
@@ -122,7 +122,7 @@ describe("REPLAY.jsonl v1", () => {
 
   it("scrubs remaining strings with the scrubber", async () => {
     const { text } = await redactBytes(jsonl(V1));
-    expect(text).not.toContain("sk-abcdefghijklmnopqrstuvwxyz");
+    expect(text).not.toContain("sk-7Hq2Lm9Xz4Vb8Nc1Rt6Yw3Pd");
     expect(text).not.toContain("/Users/alice");
     expect(text).not.toContain("alice@example.com");
   });

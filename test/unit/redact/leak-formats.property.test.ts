@@ -36,7 +36,7 @@ import { inspect } from "../../../shared/formats/inspect.js";
 import { RAW_KEYS } from "../../../shared/redact/layer-c.js";
 import { PRESETS, type Preset } from "../../../shared/redact/presets.js";
 import { Scrubber } from "../../../shared/redact/scrub.js";
-import { redactBytes, unmaskedPaths } from "./layer-c.helpers.js";
+import { redactBytes, stringsOf, unmaskedPaths } from "./layer-c.helpers.js";
 import {
   FORMATS,
   type GenOptions,
@@ -60,18 +60,6 @@ const coverage = { kinds: new Map<string, number>(), where: new Map<string, numb
 
 const read = (text: string): JsonValue =>
   readJson(decodeUtf8(Buffer.from(text)), { rejectLoneSurrogates: false });
-
-/** Every string value and member name of `v`. */
-function strings(v: JsonValue, out: string[] = []): string[] {
-  if (typeof v === "string") out.push(v);
-  else if (Array.isArray(v)) for (const x of v) strings(x, out);
-  else if (isJsonObject(v))
-    for (const [k, x] of Object.entries(v)) {
-      out.push(k);
-      strings(x, out);
-    }
-  return out;
-}
 
 /** Every `sha256:` string value of `v` (member names excluded), with the key it sits under. */
 function hashes(v: JsonValue, key: string, out: { key: string; value: string }[] = []) {
@@ -97,7 +85,7 @@ function wheres(session: Session, u: Used): string {
 
 /** Throws naming the first planted secret found in the output. */
 function assertNoLeak(session: Session, out: string, parsed: JsonValue[], label: string): void {
-  const decoded = parsed.flatMap((v) => strings(v));
+  const decoded = parsed.flatMap((v) => stringsOf(v));
   for (const u of session.used) {
     for (const secret of u.plant.secrets) {
       for (const form of forms(secret)) {

@@ -38,6 +38,11 @@ const S = {
   ].join("."),
   gitlab: `glpat-${"Ab1Cd2Ef3Gh4Ij5Kl6Mn"}`,
   sendgrid: `SG.${"ngeVfQFYQlKU0ufo8x5d1A"}.${"TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc1s5crX"}`,
+  stripe: `${"sk"}_live_${rep("4eC39HqLyjWDarjtT1zdp7dc", 2)}`,
+  gcp: `AIza${"SyD7xQ2mK9pLr4Tn8Vb3Wc6Zh1Jf5Gk0Msq"}`,
+  sentryUser: `sntryu_${rep("3f9a1c7e", 8)}`,
+  azure: `${"bP8"}8Q~${"rcBcYjzzOhg1Hnn76Wm3jGgakZiZ.8vMgR"}`,
+  heroku: "1f2e3d4c-5b6a-4978-8a1b-2c3d4e5f6a7b",
 };
 const PEM_BODY = [
   "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9Oi6Z1QxL8d2cXYb0iQp4yEYbJmQ",
@@ -123,6 +128,34 @@ const POSITIVES: [string, string, string][] = [
   ["generic-secret", '{"passwd": "s3cr3t!"}', "s3cr3t!"],
   ["secretlint-gitlab", `GL=${S.gitlab}`, S.gitlab],
   ["secretlint-sendgrid", `key ${S.sendgrid}`, S.sendgrid],
+  // Assignment forms (gitleaks' sample generator writes each of these).
+  ["generic-secret", 'APP_TOKEN ::= "Zx81-Qw72_Er63"', "Zx81-Qw72_Er63"],
+  ["generic-secret", 'APP_TOKEN ?= "Zx81-Qw72_Er63"', "Zx81-Qw72_Er63"],
+  ["generic-secret", "appToken := `Zx81-Qw72_Er63`", "Zx81-Qw72_Er63"],
+  ["generic-secret", 'var appToken string = "Zx81-Qw72_Er63"', "Zx81-Qw72_Er63"],
+  ["generic-secret", 'api_token: str = "Zx81-Qw72_Er63"', "Zx81-Qw72_Er63"],
+  ["generic-secret", '$appToken .= "Zx81-Qw72_Er63"', "Zx81-Qw72_Er63"],
+  ["generic-secret", 'System.setProperty("APP_TOKEN", "Zx81-Qw72_Er63")', "Zx81-Qw72_Er63"],
+  ["generic-secret", "<appToken>\n    Zx81-Qw72_Er63\n</appToken>", "Zx81-Qw72_Er63"],
+  ["generic-secret", '<add key="ClearTextPassword" value="Zx81-Qw72_Er63" />', "Zx81-Qw72_Er63"],
+  ["generic-secret", '{"api_token": "Zx81-Qw72_Er63"}', "Zx81-Qw72_Er63"],
+  ["keyword-secret", `const HEROKU_KEY = "${S.heroku}"`, S.heroku],
+  ["keyword-secret", `sumologic.accessId = "su9OL59biWiJu7"`, "su9OL59biWiJu7"],
+  ["stripe-key", `charge with ${S.stripe}.`, S.stripe],
+  ["gcp-api-key", `maps?key=${S.gcp}&v=3`, S.gcp],
+  ["sentry-token", `SENTRY=${S.sentryUser}`, S.sentryUser],
+  ["azure-ad-client-secret", `(${S.azure})`, S.azure],
+  ["curl-user", "curl -u deploy:Zx81-Qw72_Er63 https://example.com", "deploy:Zx81-Qw72_Er63"],
+  [
+    "kubernetes-secret",
+    "apiVersion: v1\nkind: Secret\ndata:\n  password: UyFCXCpkJHpEc2I9\n",
+    "UyFCXCpkJHpEc2I9",
+  ],
+  [
+    "slack-token",
+    `legacy ${["xoxs", "155191149137", "155868813314", "338998331396", "9f6d235915"].join("-")}`,
+    "338998331396",
+  ],
   ["home-path", "cd /home/alice/src && ls", "alice"],
   ["home-path", "/Users/bob.smith/Library/x", "bob.smith"],
   ["home-path", "C:\\Users\\carol\\AppData\\Local", "carol"],
@@ -154,6 +187,19 @@ const NEGATIVES: string[] = [
   "loopback 127.0.0.1 and 0.0.0.0 and ::1",
   "dGhpcyBpcyBqdXN0IGEgYmFzZTY0IGVuY29kZWQgc2VudGVuY2Ugd2l0aG91dCBhbnkgc2VjcmV0",
   "[REDACTED:jwt] and token=[REDACTED:generic-secret:0a1b2c3d]",
+  // Placeholders and examples, whatever rule would match them.
+  `token: ghp_${"x".repeat(36)}`,
+  `AIza${"a".repeat(35)}`,
+  `aws_access_key: AKIA${"IOSFODNN7"}EXAMPLE`,
+  "--token=sha256~XXXXXXXXXX_PUT_YOUR_TOKEN_HERE_XXXXXXXXXXXX",
+  "xoxb-xoxb-my-bot-token and xoxe.xoxp-1-initial",
+  "PuttyPassword=0 and JFROG_SECRET = $(cat /run/secrets/jfrog) and access_token=ACCESS_TOKEN",
+  '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
+  "export OP_SERVICE_ACCOUNT_TOKEN=ops_eyJzaWduSW5BZGRyZXNzIjoi...",
+  // Keyword names that are no credential's.
+  "api_version = 2024a10b11, cache_key: c0ffee1234abcd, tokenizer: cl100k_base, SetSysctl = ab12cd34ef56gh",
+  "kind: ConfigMap\ndata:\n  mode: c2VjcmV0LW1vZGUtb24=\n",
+  "curl --user admin https://example.com && curl -u user:$PASSWORD https://example.com",
 ];
 
 describe("rules: positives", () => {
@@ -263,9 +309,10 @@ describe("secretlint integration", () => {
         source: { content, filePath: "value.txt", ext: ".txt", contentType: "text" },
         options: { config: config as never, noPhysicFilePath: true },
       });
-      const expected = result.messages.map(
-        (m) => `${secretlintRuleName(m.ruleId)}@${m.range[0]}-${m.range[1]}`,
-      );
+      // The scanner leaves secretlint's Slack rule to our own slack-token rule.
+      const expected = result.messages
+        .filter((m) => m.ruleId !== "@secretlint/secretlint-rule-slack")
+        .map((m) => `${secretlintRuleName(m.ruleId)}@${m.range[0]}-${m.range[1]}`);
       const found: Finding[] = [];
       scanner.scan(content, found);
       const got = found.map((f) => `${f.rule}@${f.start}-${f.end}`);
@@ -344,6 +391,18 @@ describe("Scrubber API", () => {
     const other = new Scrubber({ key: new Uint8Array(32).fill(8) }).scrub(`x ${S.jwt}`, "$.a");
     expect(tag.exec(other)?.groups?.mac).not.toBe(m1?.groups?.mac);
     expect(new Scrubber().scrub(`x ${S.jwt}`, "$.a")).toBe("x [REDACTED:jwt]");
+  });
+
+  it("scans a string or member name that only starts with a tag, and leaves a whole tag alone", () => {
+    const s = new Scrubber();
+    expect(s.scrub(`[REDACTED:jwt] then ${S.ghp}`, "$.a")).toBe(
+      "[REDACTED:jwt] then [REDACTED:github-token]",
+    );
+    expect(s.scrubKey(`[REDACTED:jwt] ${S.ghp}`, "$.a")).toBe("[REDACTED:jwt] [REDACTED:github-token]");
+    expect(s.scrub("[REDACTED:jwt]", "$.a", "token")).toBe("[REDACTED:jwt]");
+    expect(s.scrubKey("[REDACTED:generic-secret:0a1b2c3d]", "$.a")).toBe(
+      "[REDACTED:generic-secret:0a1b2c3d]",
+    );
   });
 
   it("counts replacements per rule and per path", () => {

@@ -1,0 +1,344 @@
+/**
+ * Secret recall on gitleaks' own samples (`../shared/corpus/secrets/gitleaks-samples.jsonl`: the true- and
+ * false-positive samples of its 220 rules). Every true-positive `text` is planted in a REPLAY.jsonl (replay-v1,
+ * `type`/`ts`) the way secrets reach a replay: in a ToolCall's `params` (removed, hashed), an `env`-like object
+ * (`SessionStart.repo.env`), a ToolResult's `error.message`, a Verification `command` and the SessionEnd
+ * `summary`, and as a member name of a kept object (`ToolResult.error`); the bare `secret` too, as an error
+ * message and as a member name. The file goes through the real `redactFile` with `private_repo`, and again with
+ * `paranoid` (whose header's `redaction.by_path` names the members it dropped).
+ *
+ * A secret leaks when the copy holds it raw, base64 or base64url, in any string or member name of the event it
+ * was planted in or of the header. The test fails on any leak of a planted text, naming the gitleaks rules
+ * that leaked; bare secrets of formats known only by a nearby keyword cannot be told from any other random
+ * string, so their recall is held above a floor. False positives: each fp `text`
+ * planted in the same text fields must come out unchanged for at least 90% of the samples.
+ *
+ * The measured table is written to `.local/secret-recall.md` (the README's "Secret recall" section).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  canonicalHash,
+  decodeUtf8,
+  JsonNumber,
+  type JsonObject,
+  type JsonValue,
+  readJson,
+} from "../../shared/canonical/index.js";
+import type { Preset } from "../../shared/redact/presets.js";
+import { Scrubber } from "../../shared/redact/scrub.js";
+import { corpusText, PROJECT_ROOT } from "../support/corpus.js";
+import { redactBytes, stringsOf } from "../unit/redact/layer-c.helpers.js";
+import { encode } from "../unit/redact/leak-formats.generators.js";
+
+interface Sample {
+  rule: string;
+  kind: "tp" | "fp";
+  text: string;
+  secret: string | null;
+}
+
+const SAMPLES: Sample[] = corpusText("secrets", "gitleaks-samples.jsonl")
+  .split("\n")
+  .filter((l) => l.trim() !== "")
+  .map((l) => JSON.parse(l) as Sample);
+
+/** True positives with a credential to look for (three `pkcs12-file` samples are file names only). */
+const TPS = SAMPLES.filter(
+  (s): s is Sample & { secret: string } => s.kind === "tp" && !!s.secret && !!s.text,
+);
+const FPS = SAMPLES.filter((s) => s.kind === "fp" && s.text !== "");
+
+/** Floor of bare secrets caught (of 631), measured when the rules last changed: raise it, never lower it. */
+const BARE_FLOOR = 451;
+
+type Place = "params" | "env" | "error.message" | "command" | "summary" | "member-name";
+const TEXT_PLACES: readonly Place[] = ["params", "env", "error.message", "command", "summary"];
+
+/** What one input line carries: the sample, its planted string, where. */
+interface Planting {
+  sample: Sample;
+  planted: string;
+  place: Place;
+  bare: boolean;
+}
+
+const hash = (v: JsonValue): string => canonicalHash(v, "openagents");
+const num = (n: number): JsonNumber => new JsonNumber(String(n));
+
+/** A REPLAY.jsonl (replay-v1) holding `plantings` one per event, after a header; one session per sample. */
+function replayFile(plantings: readonly Planting[]): string {
+  const events: JsonObject[] = [
+    {
+      type: "ReplayHeader",
+      replay_version: num(1),
+      producer: "secret-recall",
+      created_at: "2026-01-01T00:00:00Z",
+    },
+  ];
+  plantings.forEach((p, i) => {
+    const ts = new Date(Date.UTC(2026, 0, 1, 0, 0, i % 60)).toISOString();
+    const session_id = `sess_${i}`;
+    const step_id = `step_${i}`;
+    const error = (value: JsonObject): JsonObject => ({
+      type: "ToolResult",
+      ts,
+      session_id,
+      step_id,
+      ok: false,
+      output_hash: hash(null),
+      latency_ms: num(5),
+      side_effects: [],
+      error: value,
+    });
+    const s = p.planted;
+    switch (p.place) {
+      case "params": {
+        const params = { command: s };
+        events.push({
+          type: "ToolCall",
+          ts,
+          session_id,
+          step_id,
+          tool: "bash",
+          params,
+          params_hash: hash(params),
+        });
+        break;
+      }
+      case "env":
+        events.push({
+          type: "SessionStart",
+          ts,
+          session_id,
+          policy_bundle_id: "pb_1",
+          repo: { env: { SAMPLE_VALUE: s } },
+        });
+        break;
+      case "error.message":
+        events.push(error({ message: s, code: "E_TOOL" }));
+        break;
+      case "member-name":
+        events.push(error({ [s]: "see message", code: "E_TOOL" }));
+        break;
+      case "command":
+        events.push({ type: "Verification", ts, session_id, command: s, exit_code: num(1) });
+        break;
+      case "summary":
+        events.push({
+          type: "SessionEnd",
+          ts,
+          session_id,
+          status: "failure",
+          confidence: num(0.5),
+          summary: s,
+        });
+        break;
+    }
+  });
+  return `${events.map((e) => JSON.stringify(e)).join("\n")}\n`;
+}
+
+/** Does any of `strings` hold `secret` raw, base64 or base64url? */
+function leaks(strings: readonly string[], secret: string): boolean {
+  const forms = [secret, encode(secret, "base64"), encode(secret, "base64url")];
+  return strings.some((s) => forms.some((f) => s.includes(f)));
+}
+
+const key = (s: Sample): string => `${s.rule}\u0000${s.secret}`;
+
+/** The copy of a file of `plantings` under `preset`: the strings of each event (header first), in order. */
+async function redacted(plantings: readonly Planting[], preset: Preset): Promise<string[][]> {
+  const { text } = await redactBytes(replayFile(plantings), { preset });
+  const lines = text.split("\n").filter((l) => l !== "");
+  expect(lines).toHaveLength(plantings.length + 1);
+  return lines.map((l) => stringsOf(readJson(decodeUtf8(Buffer.from(l)))));
+}
+
+/** Which plantings leaked (their sample's secret is in their own event or in the header). */
+async function leaked(plantings: readonly Planting[], preset: Preset): Promise<Planting[]> {
+  const [header = [], ...events] = await redacted(plantings, preset);
+  return plantings.filter((p, i) => {
+    const secret = p.sample.secret ?? "";
+    return leaks(events[i] ?? [], secret) || leaks(header, secret);
+  });
+}
+
+/** gitleaks rule ids grouped by vendor (`gitlab-pat` → gitlab); `new-relic-*` is one vendor. */
+function vendorOf(rule: string): string {
+  return rule.startsWith("new-relic") ? "new-relic" : (rule.split("-")[0] ?? rule);
+}
+
+/** Distinct (rule, secret) pairs among `samples`. */
+function distinct(samples: readonly Sample[]): Set<string> {
+  return new Set(samples.map(key));
+}
+
+const plantings = (place: Place, bare: boolean): Planting[] =>
+  TPS.map((sample) => ({ sample, planted: bare ? sample.secret : sample.text, place, bare }));
+
+interface Measured {
+  text: Set<string>;
+  names: Set<string>;
+  namesParanoid: Set<string>;
+  bare: Set<string>;
+}
+
+let measured: Measured | undefined;
+
+/**
+ * Runs the plantings (each kind in a file of its own: a header names what was redacted where, and one kind's
+ * entries must not count against another's) and remembers which (rule, secret) pairs leaked where.
+ */
+async function measure(): Promise<Measured> {
+  if (measured !== undefined) return measured;
+  const textLeaks = await leaked(
+    TEXT_PLACES.flatMap((place) => plantings(place, false)),
+    "private_repo",
+  );
+  const nameLeaks = await leaked(plantings("member-name", false), "private_repo");
+  const paranoidLeaks = await leaked(plantings("member-name", false), "paranoid");
+  const bareLeaks = await leaked(
+    [...plantings("error.message", true), ...plantings("member-name", true)],
+    "private_repo",
+  );
+  measured = {
+    text: distinct(textLeaks.map((p) => p.sample)),
+    names: distinct(nameLeaks.map((p) => p.sample)),
+    namesParanoid: distinct(paranoidLeaks.map((p) => p.sample)),
+    bare: distinct(bareLeaks.map((p) => p.sample)),
+  };
+  return measured;
+}
+
+/** The leaked pairs as `rule: secret…` lines, after "gitleaks rules that leaked: …". */
+function report(leakedKeys: ReadonlySet<string>): string[] {
+  const pairs = [...leakedKeys].map((k) => k.split("\u0000"));
+  const rules = [...new Set(pairs.map(([rule]) => rule))].sort();
+  return [
+    `gitleaks rules that leaked: ${rules.join(", ")}`,
+    ...pairs.map(([rule, secret = ""]) => `${rule}: ${JSON.stringify(secret.slice(0, 60))}`),
+  ];
+}
+
+const TOTAL = distinct(TPS);
+
+describe("secret recall on gitleaks' samples (private_repo)", () => {
+  it("reads the whole corpus", () => {
+    expect(SAMPLES).toHaveLength(6770);
+    expect(TPS).toHaveLength(6393);
+    expect(TOTAL.size).toBe(631);
+  });
+
+  it("no planted text leaks from params, env, error.message, command or summary", async () => {
+    const m = await measure();
+    expect(report(m.text)).toEqual(report(new Set()));
+  });
+
+  it("no planted text leaks as a member name of a kept object", async () => {
+    const m = await measure();
+    expect(report(m.names)).toEqual(report(new Set()));
+  });
+
+  it("paranoid: no member name leaks through the header's redaction.by_path", async () => {
+    const m = await measure();
+    expect(report(m.namesParanoid)).toEqual(report(new Set()));
+  });
+
+  it(`catches at least ${BARE_FLOOR} bare secrets (self-identifying formats)`, async () => {
+    const m = await measure();
+    expect(TOTAL.size - m.bare.size).toBeGreaterThanOrEqual(BARE_FLOOR);
+  });
+});
+
+/**
+ * fp samples that hold a tp secret of the corpus (the same Cloudflare key is a tp of one rule and an fp of its
+ * sibling): the corpus asks for that secret to be removed, so these cannot survive and are left out.
+ */
+const TP_SECRETS = [...new Set(TPS.map((s) => s.secret))].filter((s) => s.length >= 8);
+const CONTRADICTORY = FPS.filter((s) => TP_SECRETS.some((secret) => s.text.includes(secret)));
+const CLEAN_FPS = FPS.filter((s) => !CONTRADICTORY.includes(s));
+
+/** fp samples whose text comes out changed from any of the text fields. */
+async function alteredFps(samples: readonly Sample[]): Promise<Sample[]> {
+  const places: Place[] = ["env", "error.message", "command", "summary"];
+  const ps = places.flatMap((place) =>
+    samples.map((sample) => ({ sample, planted: sample.text, place, bare: false })),
+  );
+  const [, ...events] = await redacted(ps, "private_repo");
+  const altered = new Set<Sample>();
+  ps.forEach((p, i) => {
+    if (!(events[i] ?? []).includes(p.planted)) altered.add(p.sample);
+  });
+  return [...altered];
+}
+
+describe("false positives on gitleaks' samples (private_repo)", () => {
+  it("at most 10% of fp texts are altered", async () => {
+    expect(CONTRADICTORY.length).toBe(25);
+    const altered = await alteredFps(CLEAN_FPS);
+    // The report first: it is what a failing run needs most.
+    await writeReport(altered, await alteredFps(CONTRADICTORY));
+    expect(altered.length / CLEAN_FPS.length, altered.map((s) => s.rule).join(", ")).toBeLessThanOrEqual(0.1);
+  });
+});
+
+describe("the recall check can fail", () => {
+  it("a family switched off leaks its secrets", () => {
+    const scrubber = new Scrubber({ disableRules: ["gcp-api-key"] });
+    const gcp = TPS.filter((s) => s.rule === "gcp-api-key" && s.text === s.secret);
+    expect(gcp.length).toBeGreaterThan(0);
+    for (const s of gcp) expect(leaks([scrubber.scrub(s.text, "$.x")], s.secret)).toBe(true);
+    for (const s of gcp) expect(leaks([new Scrubber().scrub(s.text, "$.x")], s.secret)).toBe(false);
+  });
+});
+
+/** Writes the per-vendor table of the README's "Secret recall" section to `.local/secret-recall.md`. */
+async function writeReport(
+  altered: readonly Sample[],
+  alteredContradictory: readonly Sample[],
+): Promise<void> {
+  const m = await measure();
+  const vendors = new Map<
+    string,
+    { rules: Set<string>; pairs: Set<string>; caughtBy: Set<string>; fp: number; fpAltered: number }
+  >();
+  const row = (rule: string) => {
+    const v = vendorOf(rule);
+    let r = vendors.get(v);
+    if (r === undefined) {
+      r = { rules: new Set(), pairs: new Set(), caughtBy: new Set(), fp: 0, fpAltered: 0 };
+      vendors.set(v, r);
+    }
+    r.rules.add(rule);
+    return r;
+  };
+  // Which of our rules find each text (the scrubber alone: labels for the table, not the measure).
+  const scrubber = new Scrubber();
+  for (const s of TPS) {
+    const r = row(s.rule);
+    r.pairs.add(key(s));
+    for (const f of scrubber.findings(s.text)) r.caughtBy.add(f.rule);
+  }
+  for (const s of CLEAN_FPS) row(s.rule).fp++;
+  for (const s of altered) row(s.rule).fpAltered++;
+  const caught = (pairs: Set<string>, leakedPairs: Set<string>) =>
+    `${[...pairs].filter((k) => !leakedPairs.has(k)).length}/${pairs.size}`;
+  const lines = [
+    `Distinct secrets: ${TOTAL.size}. Caught in text fields: ${TOTAL.size - m.text.size}; as member names: ${TOTAL.size - m.names.size}; as member names under paranoid (header by_path): ${TOTAL.size - m.namesParanoid.size}; bare: ${TOTAL.size - m.bare.size}.`,
+    `fp altered: ${altered.length}/${CLEAN_FPS.length} (${((100 * altered.length) / CLEAN_FPS.length).toFixed(1)}%); the ${CONTRADICTORY.length} fp samples holding a tp secret: ${alteredContradictory.length} altered; all ${FPS.length}: ${altered.length + alteredContradictory.length}.`,
+    "",
+    "| vendor | gitleaks rules | text fields | member names | bare | fp altered | found by |",
+    "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+    ...[...vendors]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(
+        ([v, r]) =>
+          `| ${v} | ${[...r.rules].sort().join(", ")} | ${caught(r.pairs, m.text)} | ${caught(r.pairs, m.names)} | ${caught(r.pairs, m.bare)} | ${r.fp === 0 ? "–" : `${r.fpAltered}/${r.fp}`} | ${[...r.caughtBy].sort().join(", ")} |`,
+      ),
+  ];
+  const dir = join(PROJECT_ROOT, ".local");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "secret-recall.md"), `${lines.join("\n")}\n`);
+}
