@@ -1,0 +1,108 @@
+/**
+ * The local stand-ins for S3 (s3rver) and DynamoDB (dynalite), started in this process on
+ * loopback: what `npm start` and the integration tests run the real SDK clients against.
+ */
+import { createCipheriv } from "node:crypto";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import dynalite from "dynalite";
+import S3rver from "s3rver";
+
+/** The only credentials s3rver accepts. */
+export const S3RVER_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
+
+/** Where and how a local server runs. */
+export interface LocalServerOptions {
+  /** Address to listen on (default 127.0.0.1). */
+  host?: string;
+  /** Port; 0 (the default) picks a free one. */
+  port?: number;
+  /**
+   * Folder the server keeps its data in; absent or null: dynalite keeps it in memory, s3rver (which
+   * has no memory store) in a new temporary folder removed on close.
+   */
+  dataDir?: string | null;
+}
+
+/** A running local server. */
+export interface LocalServer {
+  /** `http://<host>:<port>`, for the SDK client's `endpoint`. */
+  endpoint: string;
+  /** Stops the server (dropping open connections) and removes a temporary data folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts s3rver with `buckets` made. It lists truncated results with a DES-encrypted continuation
+ * token, which OpenSSL 3 offers only with Node's `--openssl-legacy-provider`: refuse to start
+ * without it rather than fail on the first long listing.
+ */
+export async function startS3rver(
+  options: LocalServerOptions & { buckets?: string[] } = {},
+): Promise<LocalServer> {
+  assertLegacyProvider();
+  const host = options.host ?? "127.0.0.1";
+  const temporary = options.dataDir ? null : await mkdtemp(join(tmpdir(), "s3rver-"));
+  const directory = options.dataDir ? join(options.dataDir, "s3") : (temporary as string);
+  await mkdir(directory, { recursive: true });
+  const server = new S3rver({
+    address: host,
+    port: options.port ?? 0,
+    silent: true,
+    directory,
+    configureBuckets: (options.buckets ?? []).map((name) => ({ name })),
+  });
+  const address = await server.run();
+  return {
+    endpoint: `http://${host}:${address.port}`,
+    async close() {
+      server.httpServer.closeAllConnections();
+      await server.close();
+      if (temporary) await rm(temporary, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts dynalite; tables are created at once (no CREATING state to wait out). */
+export async function startDynalite(options: LocalServerOptions = {}): Promise<LocalServer> {
+  const host = options.host ?? "127.0.0.1";
+  let path: string | undefined;
+  if (options.dataDir) {
+    path = join(options.dataDir, "dynamodb");
+    await mkdir(path, { recursive: true });
+  }
+  const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const port = await listen(server, host, options.port ?? 0);
+  return {
+    endpoint: `http://${host}:${port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) =>
+        server.close((error) => (error ? reject(error) : resolve())),
+      );
+    },
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+function assertLegacyProvider(): void {
+  try {
+    createCipheriv("des", Buffer.alloc(8), Buffer.alloc(8));
+  } catch {
+    throw new Error(
+      "s3rver needs Node's legacy OpenSSL provider: run with NODE_OPTIONS=--openssl-legacy-provider",
+    );
+  }
+}

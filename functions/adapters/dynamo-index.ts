@@ -1,0 +1,296 @@
+/**
+ * The session index over one DynamoDB table (DESIGN.md storage contracts). Every write is a
+ * conditional Put or Update keyed by object key and version: no transactions, so it runs the same
+ * on DynamoDB, DynamoDB Local and dynalite. A failed condition is an outcome, never an error.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  QueryCommand,
+  UpdateCommand,
+} from "@aws-sdk/lib-dynamodb";
+import { ReplayPipelineError } from "../../shared/errors.js";
+import type {
+  FileRecord,
+  ObjectRef,
+  PutOutcome,
+  ReceiptCheckRecord,
+  SessionIndex,
+} from "../../shared/pipeline/ports.js";
+import { DEFAULT_DAY_SHARDS, TABLE_SCHEMA as S } from "../lib/table.js";
+import { openCursor, sealCursor } from "./day-cursor.js";
+import { asAdapterError } from "./errors.js";
+
+/** Table and day-index settings of a `DynamoSessionIndex`. */
+export interface SessionIndexOptions {
+  tableName: string;
+  /** Day index shards per tenant and day (default 8); audits query each. */
+  shards?: number;
+  /** 32-byte key of `queryDay` cursors; absent: a random key, so cursors work in this process only. */
+  cursorKey?: Uint8Array | null;
+}
+
+/** One page of a day's file records in one shard. */
+export interface DayPage {
+  records: FileRecord[];
+  /** Pass back to `queryDay` for the next page; null after the last. */
+  cursor: string | null;
+}
+
+const ORDER = "sequencer_order";
+// Attributes the table adds to a record; a record read back is the record written.
+const TABLE_ONLY = [
+  S.partitionKey,
+  S.sortKey,
+  S.dayPartitionKey,
+  S.daySortKey,
+  ORDER,
+  "withdrawn_reason",
+  "withdrawn_at",
+];
+const NAME = /^[A-Za-z0-9._-]{1,128}$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The day index shard of `session`: the first four bytes of its sha256, modulo `shards`. */
+export function shardOf(session: string, shards: number): number {
+  return createHash("sha256").update(session, "utf8").digest().readUInt32BE(0) % shards;
+}
+
+/**
+ * S3's rule for ordering sequencers of one key: left-pad the shorter with zeros, then compare as
+ * text. Padding every one to 64 upper-case digits lets DynamoDB compare them in a condition. A
+ * missing sequencer orders first.
+ */
+export function sequencerOrder(sequencer: string | null): string {
+  const hex = (sequencer ?? "0").toUpperCase();
+  if (!/^[0-9A-F]{1,64}$/.test(hex))
+    throw new ReplayPipelineError("index.sequencer", `the sequencer ${JSON.stringify(sequencer)} is not hex`);
+  return hex.padStart(64, "0");
+}
+
+/** The `SessionIndex` port over DynamoDB, plus the audits' day query. */
+export class DynamoSessionIndex implements SessionIndex {
+  private readonly table: string;
+  private readonly shards: number;
+  private readonly cursorKey: Uint8Array;
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    options: SessionIndexOptions,
+  ) {
+    this.table = options.tableName;
+    this.shards = options.shards ?? DEFAULT_DAY_SHARDS;
+    if (!Number.isInteger(this.shards) || this.shards < 1)
+      throw new ReplayPipelineError("config.shards", `shards must be a positive integer, not ${this.shards}`);
+    this.cursorKey = options.cursorKey ?? randomBytes(32);
+  }
+
+  /**
+   * Writes the record if the key has none, or only an older sequencer's. Otherwise nothing changes:
+   * `duplicate` when the recorded one is the same version (ETag, or version id where both have one),
+   * `stale` when it is another, newer one (or when neither record names a version).
+   */
+  async putFile(record: FileRecord): Promise<PutOutcome> {
+    const key = fileKey(record.tenant, record.session, record.ref.key);
+    const day = new Date(record.processed_at).toISOString().slice(0, 10);
+    const order = sequencerOrder(record.ref.sequencer);
+    const item = {
+      ...record,
+      ...key,
+      [S.dayPartitionKey]: dayPartition(record.tenant, day, shardOf(record.session, this.shards)),
+      [S.daySortKey]: `${record.processed_at}#${record.ref.key}`,
+      [ORDER]: order,
+    };
+    const written = await this.putIf(
+      item,
+      "attribute_not_exists(#pk) OR #order < :order",
+      { "#pk": S.partitionKey, "#order": ORDER },
+      { ":order": order },
+    );
+    if (written) return "written";
+    const recorded = await this.getItem(key);
+    // Items are never deleted, so a failed condition means there is one.
+    if (recorded === null) throw new Error(`putFile ${record.ref.key}: condition failed on no item`);
+    return sameVersion(recorded.ref, record.ref) ? "duplicate" : "stale";
+  }
+
+  /** The record of `key`, consistent read. */
+  async getFile(tenant: string, session: string, key: string): Promise<FileRecord | null> {
+    return this.getItem(fileKey(tenant, session, key));
+  }
+
+  /** Every file record of the session, consistent read, all pages. */
+  async listFiles(tenant: string, session: string): Promise<FileRecord[]> {
+    const records: FileRecord[] = [];
+    const pages = paginateQuery(
+      { client: this.client },
+      {
+        TableName: this.table,
+        KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
+        ExpressionAttributeNames: { "#pk": S.partitionKey, "#sk": S.sortKey },
+        ExpressionAttributeValues: { ":pk": sessionPartition(tenant, session), ":prefix": "FILE#" },
+        ConsistentRead: true,
+      },
+    );
+    try {
+      for await (const page of pages) for (const item of page.Items ?? []) records.push(toRecord(item));
+    } catch (error) {
+      throw asAdapterError(error, `Query ${tenant}/${session}`);
+    }
+    return records;
+  }
+
+  /** Records the check once per (replay version, receipt version); `duplicate` after that. */
+  async putCheck(record: ReceiptCheckRecord): Promise<PutOutcome> {
+    const id = createHash("sha256")
+      .update(
+        JSON.stringify([
+          record.replay.key,
+          version(record.replay),
+          record.receipt.key,
+          version(record.receipt),
+        ]),
+      )
+      .digest("hex");
+    const item = {
+      ...record,
+      [S.partitionKey]: sessionPartition(record.tenant, record.session),
+      [S.sortKey]: `RECEIPT#${id}`,
+    };
+    const written = await this.putIf(item, "attribute_not_exists(#pk)", { "#pk": S.partitionKey });
+    return written ? "written" : "duplicate";
+  }
+
+  /**
+   * Sets the record's `layer_c_key` to null and keeps the first reason and time given. A key with
+   * no record is a fault of the caller (a copy is published only after its record is written).
+   */
+  async markWithdrawn(tenant: string, session: string, key: string, reason: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: fileKey(tenant, session, key),
+          UpdateExpression:
+            "SET layer_c_key = :none, withdrawn_reason = if_not_exists(withdrawn_reason, :reason), withdrawn_at = if_not_exists(withdrawn_at, :at)",
+          ConditionExpression: "attribute_exists(#pk)",
+          ExpressionAttributeNames: { "#pk": S.partitionKey },
+          ExpressionAttributeValues: { ":none": null, ":reason": reason, ":at": new Date().toISOString() },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailed(error))
+        throw new ReplayPipelineError("index.no_record", `markWithdrawn ${key}: the key has no record`);
+      throw asAdapterError(error, `UpdateItem ${key}`);
+    }
+  }
+
+  /**
+   * One page (up to `limit` records) of the files processed on `day` (UTC, yyyy-mm-dd) for
+   * `tenant` in day index shard `shard`, in processing order. `cursor` must come from the previous
+   * page of the same tenant, day and shard, else an `InvalidCursorError`.
+   */
+  async queryDay(
+    tenant: string,
+    day: string,
+    shard: number,
+    cursor?: string | null,
+    limit = 100,
+  ): Promise<DayPage> {
+    if (!NAME.test(tenant) || !DAY.test(day) || !Number.isInteger(shard) || shard < 0 || shard >= this.shards)
+      throw new ReplayPipelineError(
+        "index.day_query",
+        `queryDay: expected a tenant name, a yyyy-mm-dd day and a shard below ${this.shards}`,
+      );
+    const partition = dayPartition(tenant, day, shard);
+    const start = cursor ? openCursor(this.cursorKey, partition, cursor) : undefined;
+    try {
+      const out = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: S.dayIndex,
+          KeyConditionExpression: "#pk = :pk",
+          ExpressionAttributeNames: { "#pk": S.dayPartitionKey },
+          ExpressionAttributeValues: { ":pk": partition },
+          ExclusiveStartKey: start,
+          Limit: limit,
+        }),
+      );
+      const last = out.LastEvaluatedKey;
+      return {
+        records: (out.Items ?? []).map(toRecord),
+        cursor: last ? sealCursor(this.cursorKey, partition, last) : null,
+      };
+    } catch (error) {
+      throw asAdapterError(error, `Query ${partition}`);
+    }
+  }
+
+  private async putIf(
+    item: Record<string, unknown>,
+    condition: string,
+    names: Record<string, string>,
+    values?: Record<string, unknown>,
+  ): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: item,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailed(error)) return false;
+      throw asAdapterError(error, `PutItem ${String(item[S.sortKey])}`);
+    }
+  }
+
+  private async getItem(key: Record<string, string>): Promise<FileRecord | null> {
+    try {
+      const out = await this.client.send(
+        new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }),
+      );
+      return out.Item ? toRecord(out.Item) : null;
+    } catch (error) {
+      throw asAdapterError(error, `GetItem ${key[S.sortKey]}`);
+    }
+  }
+}
+
+function sessionPartition(tenant: string, session: string): string {
+  return `T#${tenant}#S#${session}`;
+}
+
+function dayPartition(tenant: string, day: string, shard: number): string {
+  return `T#${tenant}#D#${day}#${shard}`;
+}
+
+function fileKey(tenant: string, session: string, key: string): Record<string, string> {
+  return { [S.partitionKey]: sessionPartition(tenant, session), [S.sortKey]: `FILE#${key}` };
+}
+
+function toRecord(item: Record<string, unknown>): FileRecord {
+  const record = { ...item };
+  for (const name of TABLE_ONLY) delete record[name];
+  return record as unknown as FileRecord;
+}
+
+function version(ref: ObjectRef): string {
+  return ref.versionId ?? ref.etag ?? "";
+}
+
+function sameVersion(a: ObjectRef, b: ObjectRef): boolean {
+  if (a.versionId !== null && b.versionId !== null) return a.versionId === b.versionId;
+  return a.etag !== null && a.etag === b.etag;
+}
+
+function isConditionFailed(error: unknown): boolean {
+  return error instanceof Error && error.name === "ConditionalCheckFailedException";
+}

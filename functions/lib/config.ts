@@ -1,0 +1,72 @@
+/**
+ * The Lambda functions' configuration, read from the environment once at cold start. A missing or
+ * malformed setting fails the cold start with its name, so a bad deployment never handles a message.
+ */
+import { z } from "zod";
+import { ReplayPipelineError } from "../../shared/errors.js";
+import { DEFAULT_DAY_SHARDS } from "./table.js";
+
+const name = z.string({ error: "is missing" }).trim().min(1, "is missing");
+
+const schema = z.object({
+  AWS_REGION: name,
+  INGEST_BUCKET: name,
+  PUBLISHED_BUCKET: name,
+  REPORTS_BUCKET: name,
+  TABLE_NAME: name,
+  INDEX_SHARDS: z.coerce.number().int().min(1).max(256).default(DEFAULT_DAY_SHARDS),
+  // 32 bytes, base64: lets every function of a deployment read the others' audit cursors.
+  CURSOR_KEY: z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return null;
+      const key = Buffer.from(text, "base64");
+      if (key.length !== 32) ctx.addIssue({ code: "custom", message: "must be 32 bytes, base64" });
+      return key;
+    }),
+  // Set only for local servers (s3rver, dynalite); the SDK reads the same variables.
+  AWS_ENDPOINT_URL_S3: z.url().optional(),
+  AWS_ENDPOINT_URL_DYNAMODB: z.url().optional(),
+});
+
+/** The parsed configuration. */
+export interface Config {
+  region: string;
+  ingestBucket: string;
+  publishedBucket: string;
+  reportsBucket: string;
+  tableName: string;
+  /** Shards of the day index per tenant and day (DESIGN.md: default 8). */
+  indexShards: number;
+  /** Key of `queryDay` cursors; null: each process makes its own. */
+  cursorKey: Uint8Array | null;
+  /** A local S3 server's endpoint, or null for AWS. */
+  s3Endpoint: string | null;
+  /** A local DynamoDB server's endpoint, or null for AWS. */
+  dynamoEndpoint: string | null;
+}
+
+/** Thrown at cold start; the message names every setting that is missing or malformed. */
+export class ConfigError extends ReplayPipelineError {}
+
+/** Parses `env`; throws a `ConfigError` naming each missing or malformed variable. */
+export function readConfig(env: Record<string, string | undefined>): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`);
+    throw new ConfigError("config.invalid", `configuration: ${problems.join("; ")}`);
+  }
+  const c = parsed.data;
+  return {
+    region: c.AWS_REGION,
+    ingestBucket: c.INGEST_BUCKET,
+    publishedBucket: c.PUBLISHED_BUCKET,
+    reportsBucket: c.REPORTS_BUCKET,
+    tableName: c.TABLE_NAME,
+    indexShards: c.INDEX_SHARDS,
+    cursorKey: c.CURSOR_KEY,
+    s3Endpoint: c.AWS_ENDPOINT_URL_S3 ?? null,
+    dynamoEndpoint: c.AWS_ENDPOINT_URL_DYNAMODB ?? null,
+  };
+}

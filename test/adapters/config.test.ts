@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { readConfig } from "../../functions/lib/config.js";
+
+const env = {
+  AWS_REGION: "eu-west-1",
+  INGEST_BUCKET: "ingest",
+  PUBLISHED_BUCKET: "published",
+  REPORTS_BUCKET: "reports",
+  TABLE_NAME: "index",
+};
+
+describe("readConfig", () => {
+  it("reads the buckets, the table, the region and 8 shards by default", () => {
+    expect(readConfig(env)).toEqual({
+      region: "eu-west-1",
+      ingestBucket: "ingest",
+      publishedBucket: "published",
+      reportsBucket: "reports",
+      tableName: "index",
+      indexShards: 8,
+      cursorKey: null,
+      s3Endpoint: null,
+      dynamoEndpoint: null,
+    });
+  });
+
+  it("reads the shard count, a cursor key and local endpoints", () => {
+    const key = Buffer.alloc(32, 1);
+    const config = readConfig({
+      ...env,
+      INDEX_SHARDS: "16",
+      CURSOR_KEY: key.toString("base64"),
+      AWS_ENDPOINT_URL_S3: "http://127.0.0.1:4568",
+      AWS_ENDPOINT_URL_DYNAMODB: "http://127.0.0.1:4567",
+    });
+    expect(config.indexShards).toBe(16);
+    expect(Buffer.from(config.cursorKey ?? []).equals(key)).toBe(true);
+    expect(config.s3Endpoint).toBe("http://127.0.0.1:4568");
+    expect(config.dynamoEndpoint).toBe("http://127.0.0.1:4567");
+  });
+
+  it("fails naming every missing setting", () => {
+    const { TABLE_NAME: _, PUBLISHED_BUCKET: __, ...partial } = env;
+    expect(() => readConfig(partial)).toThrow(/PUBLISHED_BUCKET is missing.*TABLE_NAME is missing/);
+    expect(() => readConfig({ ...env, AWS_REGION: " " })).toThrow(/AWS_REGION is missing/);
+  });
+
+  it("fails naming a malformed setting", () => {
+    expect(() => readConfig({ ...env, INDEX_SHARDS: "0" })).toThrow(/INDEX_SHARDS/);
+    expect(() => readConfig({ ...env, INDEX_SHARDS: "eight" })).toThrow(/INDEX_SHARDS/);
+    expect(() => readConfig({ ...env, CURSOR_KEY: "c2hvcnQ=" })).toThrow(/CURSOR_KEY must be 32 bytes/);
+    expect(() => readConfig({ ...env, AWS_ENDPOINT_URL_S3: "localhost" })).toThrow(/AWS_ENDPOINT_URL_S3/);
+  });
+});
+
+describe("clients", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.resetModules();
+  });
+
+  it("are made once from the environment, at import", async () => {
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    vi.stubEnv("AWS_ENDPOINT_URL_S3", "http://127.0.0.1:4568");
+    const clients = await import("../../functions/lib/clients.js");
+    expect(clients.config.tableName).toBe("index");
+    expect(await clients.s3.config.region()).toBe("eu-west-1");
+    expect(clients.s3.config.forcePathStyle).toBe(true);
+    expect(await clients.dynamo.config.region()).toBe("eu-west-1");
+  });
+
+  it("fail the import when a setting is missing", async () => {
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    vi.stubEnv("REPORTS_BUCKET", undefined);
+    await expect(import("../../functions/lib/clients.js")).rejects.toThrow(/REPORTS_BUCKET is missing/);
+  });
+});

@@ -1,0 +1,189 @@
+/**
+ * The session index's behaviour against a DynamoDB server, with the real SDK client: run against
+ * dynalite and against DynamoDB Local by the test files beside this one.
+ */
+import { type DynamoDBClient, GetItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { DynamoSessionIndex, shardOf } from "../../functions/adapters/dynamo-index.js";
+import { InvalidCursorError } from "../../functions/adapters/errors.js";
+import { makeDocumentClient, makeDynamoClient } from "../../functions/lib/aws-clients.js";
+import { createTable } from "../../functions/lib/table.js";
+import type { FileRecord } from "../../shared/pipeline/ports.js";
+import { checkRecord, fileRecord } from "../support/index-records.js";
+
+/** A running DynamoDB server. */
+export interface DynamoServer {
+  endpoint: string;
+  close(): Promise<void>;
+}
+
+const byKey = (a: FileRecord, b: FileRecord) => a.ref.key.localeCompare(b.ref.key);
+
+/** Registers the suite against the server `start` starts. */
+export function sessionIndexSuite(name: string, start: () => Promise<DynamoServer>): void {
+  describe(`DynamoSessionIndex against ${name}`, () => {
+    let server: DynamoServer;
+    let raw: DynamoDBClient;
+    let client: DynamoDBDocumentClient;
+    let index: DynamoSessionIndex;
+    let table = 0;
+
+    /** An index over a new, empty table. */
+    async function freshIndex(shards = 8): Promise<DynamoSessionIndex> {
+      const tableName = `index-${++table}`;
+      await createTable(raw, tableName);
+      return new DynamoSessionIndex(client, { tableName, shards });
+    }
+
+    beforeAll(async () => {
+      server = await start();
+      raw = makeDynamoClient({
+        region: "us-east-1",
+        endpoint: server.endpoint,
+        credentials: { accessKeyId: "local", secretAccessKey: "local" },
+      });
+      client = makeDocumentClient(raw);
+      index = await freshIndex();
+    });
+
+    afterAll(async () => {
+      raw?.destroy();
+      await server?.close();
+    });
+
+    it("creates the table with its day index as the CDK stack will", async () => {
+      const out = await raw.send(
+        new QueryCommand({
+          TableName: "index-1",
+          IndexName: "GSI1",
+          KeyConditionExpression: "GSI1PK = :pk",
+          ExpressionAttributeValues: { ":pk": { S: "T#none#D#2026-01-01#0" } },
+        }),
+      );
+      expect(out.Items).toEqual([]);
+    });
+
+    it("round-trips a file record exactly", async () => {
+      const record = fileRecord("acme", "rt", "REPLAY.jsonl");
+      record.first_error = { code: "x.y", message: "m", line: null };
+      expect(await index.putFile(record)).toBe("written");
+      expect(await index.getFile("acme", "rt", record.ref.key)).toEqual(record);
+      expect(await index.getFile("acme", "rt", "acme/rt/none")).toBeNull();
+    });
+
+    it("tells written, duplicate and stale apart by sequencer and version", async () => {
+      const v1 = fileRecord("acme", "seq", "R.jsonl", { etag: "e1", sequencer: "00F0" });
+      const v2 = fileRecord("acme", "seq", "R.jsonl", { etag: "e2", sequencer: "0100" });
+      const older = fileRecord("acme", "seq", "R.jsonl", { etag: "e0", sequencer: "AA" });
+      expect(await index.putFile(v1)).toBe("written");
+      expect(await index.putFile(v1)).toBe("duplicate");
+      expect(await index.putFile(v2)).toBe("written");
+      expect(await index.putFile(v1)).toBe("stale");
+      expect(await index.putFile(older)).toBe("stale");
+      expect(await index.putFile(v2)).toBe("duplicate");
+      expect(await index.getFile("acme", "seq", v2.ref.key)).toEqual(v2);
+    });
+
+    it("lists every file of a session over more than one page, and only that session's", async () => {
+      const own = await freshIndex();
+      const send = vi.spyOn(client, "send");
+      // About 40 KB each: 30 of them pass DynamoDB's 1 MB page.
+      const records = Array.from({ length: 30 }, (_, n) => {
+        const record = fileRecord("acme", "big", `R${String(n).padStart(2, "0")}.jsonl`);
+        record.first_error = { code: "x", message: "m".repeat(40_000), line: n };
+        return record;
+      });
+      for (const record of records) await own.putFile(record);
+      await own.putFile(fileRecord("acme", "other", "R.jsonl"));
+      send.mockClear();
+      const listed = await own.listFiles("acme", "big");
+      const pages = send.mock.calls.length;
+      send.mockRestore();
+      expect(pages).toBeGreaterThan(1);
+      expect(listed.sort(byKey)).toEqual(records);
+    });
+
+    it("keeps tenants apart: same session name, different tenants", async () => {
+      const own = await freshIndex();
+      const a = fileRecord("tenant-a", "shared", "R.jsonl");
+      const b = fileRecord("tenant-b", "shared", "R.jsonl", { etag: "b" });
+      await own.putFile(a);
+      await own.putFile(b);
+      expect(await own.listFiles("tenant-a", "shared")).toEqual([a]);
+      expect(await own.listFiles("tenant-b", "shared")).toEqual([b]);
+      expect(await own.getFile("tenant-b", "shared", a.ref.key)).toBeNull();
+      const day = "2026-11-26";
+      const shard = shardOf("shared", 8);
+      expect((await own.queryDay("tenant-a", day, shard)).records).toEqual([a]);
+      expect((await own.queryDay("tenant-c", day, shard)).records).toEqual([]);
+    });
+
+    it("records a receipt check once per version pair", async () => {
+      const replay = fileRecord("acme", "chk", "REPLAY.jsonl");
+      const receipt = { key: "acme/chk/RECEIPT.json", etag: "r1", versionId: null, size: 5, sequencer: "01" };
+      expect(await index.putCheck(checkRecord(replay, receipt))).toBe("written");
+      expect(await index.putCheck(checkRecord(replay, receipt))).toBe("duplicate");
+      expect(await index.putCheck(checkRecord(replay, { ...receipt, etag: "r2" }))).toBe("written");
+      // Checks are not file records.
+      expect(await index.listFiles("acme", "chk")).toEqual([]);
+    });
+
+    it("marks a copy withdrawn, keeping the first reason, and refuses a key with no record", async () => {
+      const record = fileRecord("acme", "wd", "R.jsonl");
+      await index.putFile(record);
+      await index.markWithdrawn("acme", "wd", record.ref.key, "receipt check failed");
+      await index.markWithdrawn("acme", "wd", record.ref.key, "again");
+      expect(await index.getFile("acme", "wd", record.ref.key)).toEqual({ ...record, layer_c_key: null });
+      const item = await raw.send(
+        new GetItemCommand({
+          TableName: "index-1",
+          Key: { PK: { S: "T#acme#S#wd" }, SK: { S: `FILE#${record.ref.key}` } },
+        }),
+      );
+      expect(item.Item?.withdrawn_reason).toEqual({ S: "receipt check failed" });
+      await expect(index.markWithdrawn("acme", "wd", "acme/wd/none", "x")).rejects.toMatchObject({
+        code: "index.no_record",
+      });
+      expect(await index.getFile("acme", "wd", "acme/wd/none")).toBeNull();
+    });
+
+    it("pages a day's shard with cursors bound to the tenant, and the shards hold the whole day", async () => {
+      const own = await freshIndex(4);
+      const records: FileRecord[] = [];
+      for (let n = 0; n < 24; n++) {
+        const record = fileRecord(
+          "acme",
+          `day-${n}`,
+          "R.jsonl",
+          {},
+          `2026-11-26T10:00:${String(n).padStart(2, "0")}.000Z`,
+        );
+        records.push(record);
+        await own.putFile(record);
+      }
+      await own.putFile(fileRecord("acme", "next-day", "R.jsonl", {}, "2026-11-27T00:00:00.000Z"));
+      await own.putFile(fileRecord("globex", "day-0", "R.jsonl"));
+      const seen: FileRecord[] = [];
+      let pages = 0;
+      let stolen: string | null = null;
+      for (let shard = 0; shard < 4; shard++) {
+        let cursor: string | null = null;
+        do {
+          const page = await own.queryDay("acme", "2026-11-26", shard, cursor, 2);
+          seen.push(...page.records);
+          cursor = page.cursor;
+          stolen ??= cursor;
+          pages++;
+        } while (cursor);
+      }
+      expect(pages).toBeGreaterThan(4);
+      expect(seen.sort(byKey)).toEqual(records.sort(byKey));
+      expect(stolen).not.toBeNull();
+      for (let shard = 0; shard < 4; shard++)
+        await expect(own.queryDay("globex", "2026-11-26", shard, stolen)).rejects.toBeInstanceOf(
+          InvalidCursorError,
+        );
+    });
+  });
+}
