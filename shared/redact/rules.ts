@@ -132,12 +132,10 @@ const BT = "`";
  */
 const ASSIGN = String.raw`[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes)[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString)[ \t]*=|:{1,3}=|[?.+]=|=>|=|:|\|\|)(?:[ \t]*=)?[ \t]*`;
 /**
- * An assigned value, as capture groups from `first` on: "…", '…', `…`, \"…\" (escaped JSON), a template
- * (`${…}`, `{{…}}`: never a secret), a bare word.
+ * An assigned value, as six capture groups: "…", '…', `…`, \"…\" (escaped JSON), a template (`${…}`,
+ * `{{…}}`: never a secret), a bare word.
  */
-function valueGroups(): string {
-  return String.raw`(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})'|${BT}([^${BT}\r\n]{1,1024})${BT}|\\"([^"\\\r\n]{1,1024})\\"|(\$\{[^}\r\n]{0,200}\}|\{\{[^}\r\n]{0,200}\}\})|([^\s"'${BT}&;,<>(){}[\]]{1,1024}))`;
-}
+const VALUE = String.raw`(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})'|${BT}([^${BT}\r\n]{1,1024})${BT}|\\"([^"\\\r\n]{1,1024})\\"|(\$\{[^}\r\n]{0,200}\}|\{\{[^}\r\n]{0,200}\}\})|([^\s"'${BT}&;,<>(){}[\]]{1,1024}))`;
 /** After a quoted name: `, "…"` (`setProperty("X_TOKEN", "…")`, `getenv("TOKEN", "…")`) or `value="…"`. */
 const QUOTED_PAIR = String.raw`["'](?:\s*,\s*|\s+value\s*=\s*)(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})')`;
 
@@ -146,7 +144,7 @@ const QUOTED_PAIR = String.raw`["'](?:\s*,\s*|\s+value\s*=\s*)(?:"([^"\r\n]{1,10
  * 5 a template), (b) `QUOTED_PAIR` (groups 7, 8), or (c) an XML element `<xToken>…</xToken>` (group 9).
  */
 const GENERIC_SECRET = new RegExp(
-  String.raw`${SECRET_WORD}(?:(?:\\?["'${BT}])?${ASSIGN}${valueGroups()}|${QUOTED_PAIR})|(?<=<[\w.:-]{0,60})${SECRET_WORD}>\s*([^\s<>][^<>\r\n]{0,1023}?)\s*<\/`,
+  String.raw`${SECRET_WORD}(?:(?:\\?["'${BT}])?${ASSIGN}${VALUE}|${QUOTED_PAIR})|(?<=<[\w.:-]{0,60})${SECRET_WORD}>\s*([^\s<>][^<>\r\n]{0,1023}?)\s*<\/`,
   "dgi",
 );
 const GENERIC_VALUES = [1, 2, 3, 4, 6, 7, 8, 9] as const;
@@ -175,7 +173,7 @@ const CREDENTIAL_KEYWORD =
  * `QUOTED_PAIR` (groups 8, 9); group 1 is the name from the keyword on.
  */
 const KEYWORD_SECRET = new RegExp(
-  String.raw`(${CREDENTIAL_KEYWORD}[\w.-]{0,20})(?:(?:\\?["'${BT}])?${ASSIGN}${valueGroups()}|${QUOTED_PAIR})`,
+  String.raw`(${CREDENTIAL_KEYWORD}[\w.-]{0,20})(?:(?:\\?["'${BT}])?${ASSIGN}${VALUE}|${QUOTED_PAIR})`,
   "dgi",
 );
 const KEYWORD_VALUES = [2, 3, 4, 5, 7, 8, 9] as const;

@@ -10,8 +10,8 @@
  * A secret leaks when the copy holds it raw, base64 or base64url, in any string or member name of the event it
  * was planted in or of the header. The test fails on any leak of a planted text, naming the gitleaks rules
  * that leaked; bare secrets of formats known only by a nearby keyword cannot be told from any other random
- * string, so their recall is held above a floor. False positives: each fp `text`
- * planted in the same text fields must come out unchanged for at least 90% of the samples.
+ * string, so their recall is held above a floor. False positives: each fp `text` planted in the same text
+ * fields must come out unchanged for at least 90% of the samples.
  *
  * The measured table is written to `.local/secret-recall.md` (the README's "Secret recall" section).
  */
@@ -56,12 +56,11 @@ const BARE_FLOOR = 451;
 type Place = "params" | "env" | "error.message" | "command" | "summary" | "member-name";
 const TEXT_PLACES: readonly Place[] = ["params", "env", "error.message", "command", "summary"];
 
-/** What one input line carries: the sample, its planted string, where. */
+/** What one input line carries: the sample, its planted string (its text or bare secret), where. */
 interface Planting {
   sample: Sample;
   planted: string;
   place: Place;
-  bare: boolean;
 }
 
 const hash = (v: JsonValue): string => canonicalHash(v, "openagents");
@@ -176,7 +175,7 @@ function distinct(samples: readonly Sample[]): Set<string> {
 }
 
 const plantings = (place: Place, bare: boolean): Planting[] =>
-  TPS.map((sample) => ({ sample, planted: bare ? sample.secret : sample.text, place, bare }));
+  TPS.map((sample) => ({ sample, planted: bare ? sample.secret : sample.text, place }));
 
 interface Measured {
   text: Set<string>;
@@ -263,9 +262,7 @@ const CLEAN_FPS = FPS.filter((s) => !CONTRADICTORY.includes(s));
 /** fp samples whose text comes out changed from any of the text fields. */
 async function alteredFps(samples: readonly Sample[]): Promise<Sample[]> {
   const places: Place[] = ["env", "error.message", "command", "summary"];
-  const ps = places.flatMap((place) =>
-    samples.map((sample) => ({ sample, planted: sample.text, place, bare: false })),
-  );
+  const ps = places.flatMap((place) => samples.map((sample) => ({ sample, planted: sample.text, place })));
   const [, ...events] = await redacted(ps, "private_repo");
   const altered = new Set<Sample>();
   ps.forEach((p, i) => {
