@@ -6,7 +6,18 @@ import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
 import { PROCESS_HELP, processCommand } from "./commands/process.js";
 import { RECEIPT_HELP, receiptCommand } from "./commands/receipt.js";
 import { REDACT_HELP, redactCommand } from "./commands/redact.js";
+import {
+  PULL_HELP,
+  PUSH_HELP,
+  pullCommand,
+  pushCommand,
+  SESSIONS_HELP,
+  SHOW_HELP,
+  sessionsCommand,
+  showCommand,
+} from "./commands/remote.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
+import { START_HELP, startCommand } from "./commands/start.js";
 import { VERIFY_HELP, verifyCommand } from "./commands/verify.js";
 import { errorText, toolVersion } from "./io.js";
 
@@ -56,6 +67,27 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
       run: scanCommand,
       help: SCAN_HELP,
       summary: "inspect and hash every replay file in a folder (default: examples)",
+    },
+    push: {
+      run: pushCommand,
+      help: PUSH_HELP,
+      summary: "upload files to the pipeline; --wait exits with their worst verdict (for CI)",
+    },
+    sessions: {
+      run: sessionsCommand,
+      help: SESSIONS_HELP,
+      summary: "list a tenant's sessions and worst verdicts",
+    },
+    show: {
+      run: showCommand,
+      help: SHOW_HELP,
+      summary: "a session's files, verdicts, receipt checks, Layer C keys",
+    },
+    pull: { run: pullCommand, help: PULL_HELP, summary: "download a file's published Layer C copy" },
+    start: {
+      run: startCommand,
+      help: START_HELP,
+      summary: "run the pipeline locally (S3, DynamoDB, queue, ingest handler) on examples/ and uploads",
     },
   };
 

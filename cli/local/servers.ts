@@ -9,7 +9,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import dynalite from "dynalite";
-import S3rver from "s3rver";
+import S3rver, { type S3rverEvent } from "s3rver";
 
 /** The only credentials s3rver accepts. */
 export const S3RVER_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
@@ -41,7 +41,11 @@ export interface LocalServer {
  * without it rather than fail on the first long listing.
  */
 export async function startS3rver(
-  options: LocalServerOptions & { buckets?: string[] } = {},
+  options: LocalServerOptions & {
+    buckets?: string[];
+    /** Called with s3rver's event for each object stored, copied or deleted (its own shape, keys not encoded). */
+    onEvent?: (event: S3rverEvent) => void;
+  } = {},
 ): Promise<LocalServer> {
   assertLegacyProvider();
   const host = options.host ?? "127.0.0.1";
@@ -55,6 +59,7 @@ export async function startS3rver(
     directory,
     configureBuckets: (options.buckets ?? []).map((name) => ({ name })),
   });
+  if (options.onEvent) server.on("event", options.onEvent);
   const address = await server.run();
   return {
     endpoint: `http://${host}:${address.port}`,

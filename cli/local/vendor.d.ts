@@ -13,8 +13,22 @@ declare module "s3rver" {
     configureBuckets?: { name: string }[];
   }
 
+  /** What s3rver emits for an object stored (`ObjectCreated:Put|Post|Copy`) or deleted. */
+  export interface S3rverEvent {
+    Records: {
+      eventName: string;
+      s3: {
+        bucket: { name: string };
+        /** `key` as stored (s3rver does not encode it); no `eTag` on a copy. */
+        object: { key: string; size?: number; eTag?: string };
+      };
+    }[];
+  }
+
   /** An S3 server keeping objects in `directory`. */
   export default class S3rver {
+    /** Listens to s3rver's object events. */
+    on(event: "event", listener: (event: S3rverEvent) => void): this;
     constructor(options: S3rverOptions);
     /** The listening server, once `run` resolved. */
     httpServer: Server;

@@ -3,14 +3,14 @@
  * copy → inspect and verify against the original's receipt, on every real producer's file and every
  * example, under every preset. Nothing in the result may blame what we wrote ourselves.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readJson } from "../../shared/canonical/index.js";
 import { inspect } from "../../shared/formats/inspect.js";
 import type { Finding } from "../../shared/formats/types.js";
 import { generateReceipt, serializeReceipt, verifyReplay } from "../../shared/receipt/index.js";
-import { corpusBytes, corpusList, PROJECT_ROOT } from "../support/corpus.js";
+import { corpusBytes, corpusList, exampleReplays, PROJECT_ROOT } from "../support/corpus.js";
 import { ALL_PRESETS, redactBytes } from "../unit/redact/layer-c.helpers.js";
 
 const FILES: [string, () => Buffer][] = [
@@ -24,7 +24,7 @@ const FILES: [string, () => Buffer][] = [
     `replaykit/${n}`,
     () => corpusBytes("replaykit", "runs", n),
   ]),
-  ...readdirSync(join(PROJECT_ROOT, "examples")).map((n): [string, () => Buffer] => [
+  ...exampleReplays().map((n): [string, () => Buffer] => [
     `examples/${n}`,
     () => readFileSync(join(PROJECT_ROOT, "examples", n)),
   ]),

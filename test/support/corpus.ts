@@ -35,3 +35,14 @@ export function corpusList(...parts: string[]): string[] {
   if (names.length === 0) throw new Error(`corpus folder empty: ${join(CORPUS, ...parts)}`);
   return names;
 }
+
+/**
+ * The example replays: one well-formed file of each format in `examples/`, leaving out what the
+ * local stack's demo adds beside them (the receipt, the tampered copy, the CI snippets).
+ */
+export function exampleReplays(): string[] {
+  return readdirSync(join(PROJECT_ROOT, "examples"), { withFileTypes: true })
+    .filter((e) => e.isFile() && !/receipt\.json$/i.test(e.name) && !e.name.startsWith("tampered."))
+    .map((e) => e.name)
+    .sort();
+}

@@ -167,27 +167,32 @@ describe("replay-pipeline scan", () => {
     expect(rows.map((r) => r.verdict)).toEqual(["invalid", "invalid", "invalid"]);
   });
 
-  it("is what npm start runs: every example gets inspect's verdict", () => {
+  it("gives every example inspect's verdict (npm start's local stack uploads the same files)", () => {
     const result = run("scan", "examples", "--exit-zero");
     expect(result.code).toBe(0);
-    // One example per format family; span traces and bundles carry no hash, so unverifiable.
+    // One example per format family; span traces and bundles carry no hash, so unverifiable; the
+    // tampered copy fails its params_hash; a receipt is not a replay (verify reads it).
     const examples: [string, string, string][] = [
       ["fix-auth.REPLAY.jsonl", "replay-dsrs", "passed"],
       ["summarize.rpk", "replaykit-rpk", "passed"],
       ["support-chat.trace.jsonl", "braintrust-spans", "unverifiable"],
       ["autopilot.bundle.json", "replay-bundle", "unverifiable"],
+      ["tampered.REPLAY.jsonl", "replay-dsrs", "failed"],
+      ["fix-auth.RECEIPT.json", "unknown", "invalid"],
     ];
     for (const [file, format, verdict] of examples) {
       expect(result.stdout).toMatch(
         new RegExp(`${file.replaceAll(".", "\\.")} \\| ${format} \\| ${verdict}`),
       );
     }
-    expect(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")).toContain("scan examples --exit-zero");
+    expect(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")).toContain(
+      '"start": "npm run build && node --openssl-legacy-provider bin/replay-pipeline.js start"',
+    );
   });
 
   it("exits with the worst verdict, as inspect would for each file, and 2 when there is nothing to check", () => {
-    // Without --exit-zero the unverifiable examples decide: 3, the code inspect gives them.
-    expect(run("scan", "examples").code).toBe(3);
+    // Without --exit-zero the tampered example decides: 1, the code inspect gives it.
+    expect(run("scan", "examples").code).toBe(1);
     const rows = run("scan", "examples", "--json")
       .stdout.trim()
       .split("\n")

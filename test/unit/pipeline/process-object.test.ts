@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
@@ -7,7 +7,7 @@ import { memoryPorts } from "../../../shared/pipeline/memory-ports.js";
 import type { ObjectSource } from "../../../shared/pipeline/ports.js";
 import { type ProcessOptions, processObject } from "../../../shared/pipeline/process-object.js";
 import { generateReceipt, serializeReceipt } from "../../../shared/receipt/index.js";
-import { PROJECT_ROOT } from "../../support/corpus.js";
+import { exampleReplays, PROJECT_ROOT } from "../../support/corpus.js";
 
 const OPTIONS: ProcessOptions = { toolVersion: "9.9.9-test", parallel: { workers: 0 } };
 const EXAMPLES = join(PROJECT_ROOT, "examples");
@@ -27,7 +27,7 @@ async function receiptFor(text: string): Promise<string> {
 }
 
 describe("processObject: every format, one read, a verdict for each", () => {
-  it.each(readdirSync(EXAMPLES))("%s (and gzip-compressed)", async (name) => {
+  it.each(exampleReplays())("%s (and gzip-compressed)", async (name) => {
     const ports = memoryPorts();
     for (const [key, bytes] of [
       [`acme/s-1/${name}`, example(name)],

@@ -1,0 +1,266 @@
+/**
+ * The commands that talk to a running pipeline (local stack or AWS): `push` (upload, and with
+ * `--wait` the verdicts, for CI), `sessions`, `show`, `pull`. Every read names its tenant and reads
+ * only that tenant's partitions: no command lists or reads across tenants.
+ */
+import { createReadStream } from "node:fs";
+import { stat, writeFile } from "node:fs/promises";
+import { basename } from "node:path";
+import { GetObjectCommand } from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
+import { UsageError } from "../../shared/errors.js";
+import type { Verdict } from "../../shared/formats/types.js";
+import type { FileRecord } from "../../shared/pipeline/ports.js";
+import { intOption, parseCommandArgs } from "../args.js";
+import { toInputError, writeOut } from "../io.js";
+import { checkName, connect, sessionChecks, TARGET_HELP, TARGET_OPTIONS, type Target } from "../remote.js";
+import { exitCodeOf } from "./inspect.js";
+
+/** Help text of `push`. */
+export const PUSH_HELP = `Usage: replay-pipeline push <files...> --tenant T --session S [--wait] [options]
+
+Uploads each file to the ingest bucket as T/S/<file name>. With --wait, waits for each file's
+verdict in the index (consistent reads) and exits with the worst verdict over the files and the
+session's receipt checks of them: 0 passed, 1 failed or invalid, 3 unverifiable, 2 usage or timeout.
+
+Options:
+  --tenant T           tenant (required)
+  --session S          session (required)
+  --wait               wait for the verdicts
+  --timeout S          seconds to wait (default 300)
+  --json               one index record per line
+${TARGET_HELP}`;
+
+/** Help text of `sessions`. */
+export const SESSIONS_HELP = `Usage: replay-pipeline sessions --tenant T [--since YYYY-MM-DD] [--status S] [options]
+
+Lists the tenant's sessions with files processed since a day (UTC, default 7 days ago): files,
+worst verdict, last processed. --status keeps sessions whose worst verdict is S.
+
+${TARGET_HELP}`;
+
+/** Help text of `show`. */
+export const SHOW_HELP = `Usage: replay-pipeline show <tenant>/<session> [--json] [options]
+
+The session's files (verdict, format, bytes, Layer C key), and its receipt checks.
+
+${TARGET_HELP}`;
+
+/** Help text of `pull`. */
+export const PULL_HELP = `Usage: replay-pipeline pull <tenant>/<session>/<file> [-o OUT] [options]
+
+Writes the published Layer C copy of the file (never the original) to OUT or standard output.
+Exit 1 when the file has no published copy.
+
+${TARGET_HELP}`;
+
+const rank: Record<Verdict, number> = { passed: 0, unverifiable: 1, failed: 2, invalid: 3 };
+
+/** The worse verdict. */
+function worst(a: Verdict, b: Verdict): Verdict {
+  return rank[b] > rank[a] ? b : a;
+}
+
+async function withTarget<T>(
+  command: string,
+  values: Parameters<typeof connect>[1],
+  run: (t: Target) => Promise<T>,
+) {
+  const t = await connect(command, values);
+  try {
+    return await run(t);
+  } finally {
+    t.close();
+  }
+}
+
+/** `push`: uploads files, and with `--wait` exits with their worst verdict. */
+export async function pushCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("push", argv, {
+    ...TARGET_OPTIONS,
+    tenant: { type: "string" },
+    session: { type: "string" },
+    wait: { type: "boolean" },
+    timeout: { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (values.help === true) return help(PUSH_HELP);
+  const tenant = checkName("push", "tenant", values.tenant);
+  const session = checkName("push", "session", values.session);
+  if (positionals.length === 0) throw new UsageError("push: expected at least one file");
+  const timeout = (intOption("push", "timeout", values.timeout) ?? 300) * 1000;
+  for (const path of positionals)
+    await stat(path).catch((error: unknown) => Promise.reject(toInputError(path, error)));
+  return withTarget("push", values, async (t) => {
+    const pushed: { key: string; etag: string }[] = [];
+    for (const path of positionals) {
+      const key = `${tenant}/${session}/${basename(path)}`;
+      const upload = new Upload({
+        client: t.s3,
+        params: { Bucket: t.ingestBucket, Key: key, Body: createReadStream(path) },
+      });
+      const out = await upload.done();
+      pushed.push({ key, etag: (out.ETag ?? "").replaceAll('"', "") });
+      if (values.json !== true) await writeOut(`pushed s3://${t.ingestBucket}/${key}\n`);
+    }
+    if (values.wait !== true) return 0;
+    const deadline = Date.now() + timeout;
+    const records: FileRecord[] = [];
+    for (const { key, etag } of pushed) {
+      for (;;) {
+        const record = await t.index.getFile(tenant, session, key);
+        if (record !== null && (record.ref.etag === etag || etag === "")) {
+          records.push(record);
+          break;
+        }
+        if (Date.now() > deadline) {
+          await writeOut(`timed out after ${timeout / 1000} s waiting for ${key}\n`);
+          return 2;
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+    const keys = new Set(pushed.map((p) => p.key));
+    const checks = (await sessionChecks(t, tenant, session)).filter(
+      (c) => keys.has(c.replay.key) || keys.has(c.receipt.key),
+    );
+    let verdict: Verdict = "passed";
+    for (const r of records) verdict = worst(verdict, r.verdict);
+    for (const c of checks) verdict = worst(verdict, c.verdict);
+    for (const r of records)
+      await writeOut(values.json === true ? `${JSON.stringify(r)}\n` : `${describeRecord(r)}\n`);
+    if (values.json !== true) {
+      for (const c of checks)
+        await writeOut(
+          `  receipt check ${c.replay.key} against ${c.receipt.key}: ${c.verdict.toUpperCase()}\n`,
+        );
+      await writeOut(`worst verdict: ${verdict}\n`);
+    }
+    return exitCodeOf(verdict);
+  });
+}
+
+function describeRecord(r: FileRecord): string {
+  const what = [r.kind, r.format].filter((x) => x !== null).join(", ");
+  const copy = r.layer_c_key === null ? "not published" : `Layer C ${r.layer_c_key}`;
+  const why = r.first_error === null ? "" : `; ${r.first_error.code}: ${r.first_error.message}`;
+  return `${r.ref.key}: ${r.verdict.toUpperCase()} (${what}, ${r.bytes} bytes; ${copy}${why})`;
+}
+
+/** `sessions`: a tenant's sessions from the day index. */
+export async function sessionsCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("sessions", argv, {
+    ...TARGET_OPTIONS,
+    tenant: { type: "string" },
+    since: { type: "string" },
+    status: { type: "string" },
+    json: { type: "boolean" },
+  });
+  if (values.help === true) return help(SESSIONS_HELP);
+  if (positionals.length > 0) throw new UsageError(`sessions: unexpected argument '${positionals[0]}'`);
+  const tenant = checkName("sessions", "tenant", values.tenant);
+  const since = values.since ?? new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(since) || Number.isNaN(Date.parse(since)))
+    throw new UsageError(`sessions: --since '${since}' is not a day; expected YYYY-MM-DD`);
+  if (values.status !== undefined && !(values.status in rank))
+    throw new UsageError(
+      `sessions: --status '${values.status}'; expected passed, failed, unverifiable or invalid`,
+    );
+  return withTarget("sessions", values, async (t) => {
+    const sessions = new Map<string, { files: number; verdict: Verdict; last: string }>();
+    const shards = Number(process.env.INDEX_SHARDS ?? 8);
+    for (let day = Date.parse(since); day <= Date.now(); day += 86_400_000) {
+      const date = new Date(day).toISOString().slice(0, 10);
+      for (let shard = 0; shard < shards; shard++) {
+        let cursor: string | null = null;
+        do {
+          const page = await t.index.queryDay(tenant, date, shard, cursor);
+          for (const r of page.records) {
+            const s = sessions.get(r.session) ?? { files: 0, verdict: "passed" as Verdict, last: "" };
+            s.files++;
+            s.verdict = worst(s.verdict, r.verdict);
+            if (r.processed_at > s.last) s.last = r.processed_at;
+            sessions.set(r.session, s);
+          }
+          cursor = page.cursor;
+        } while (cursor !== null);
+      }
+    }
+    const rows = [...sessions.entries()]
+      .filter(([, s]) => values.status === undefined || s.verdict === values.status)
+      .sort(([, a], [, b]) => (a.last < b.last ? 1 : -1));
+    for (const [session, s] of rows)
+      await writeOut(
+        values.json === true
+          ? `${JSON.stringify({ tenant, session, ...s })}\n`
+          : `${session}  ${s.verdict.toUpperCase()}  ${s.files} file(s)  last ${s.last}\n`,
+      );
+    if (values.json !== true && rows.length === 0)
+      await writeOut(`no sessions for ${tenant} since ${since}\n`);
+    return 0;
+  });
+}
+
+function splitKey(command: string, given: string | undefined, parts: number): string[] {
+  const split = given?.split("/") ?? [];
+  if (split.length !== parts)
+    throw new UsageError(
+      `${command}: expected ${parts === 2 ? "<tenant>/<session>" : "<tenant>/<session>/<file>"}`,
+    );
+  checkName(command, "tenant", split[0]);
+  checkName(command, "session", split[1]);
+  return split;
+}
+
+/** `show`: one session's files and receipt checks. */
+export async function showCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("show", argv, {
+    ...TARGET_OPTIONS,
+    json: { type: "boolean" },
+  });
+  if (values.help === true) return help(SHOW_HELP);
+  const [tenant, session] = splitKey("show", positionals[0], 2) as [string, string];
+  return withTarget("show", values, async (t) => {
+    const files = await t.index.listFiles(tenant, session);
+    const checks = await sessionChecks(t, tenant, session);
+    if (values.json === true) {
+      await writeOut(`${JSON.stringify({ tenant, session, files, checks })}\n`);
+    } else {
+      await writeOut(`${tenant}/${session}: ${files.length} file(s), ${checks.length} receipt check(s)\n`);
+      for (const f of files) await writeOut(`  ${describeRecord(f)}\n`);
+      for (const c of checks)
+        await writeOut(
+          `  receipt check ${c.replay.key} against ${c.receipt.key}: ${c.verdict.toUpperCase()} (${c.checks_total.passed} passed, ${c.checks_total.failed} failed, ${c.checks_total.unverifiable} unverifiable)${c.withdrawn === null ? "" : `; copy ${c.withdrawn} withdrawn`}\n`,
+        );
+    }
+    return files.length === 0 ? 1 : 0;
+  });
+}
+
+/** `pull`: the published Layer C copy of one file. */
+export async function pullCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs("pull", argv, {
+    ...TARGET_OPTIONS,
+    out: { type: "string", short: "o" },
+  });
+  if (values.help === true) return help(PULL_HELP);
+  const [tenant, session] = splitKey("pull", positionals[0], 3) as [string, string, string];
+  const key = positionals[0] as string;
+  return withTarget("pull", values, async (t) => {
+    const record = await t.index.getFile(tenant, session, key);
+    if (record?.layer_c_key == null) {
+      process.stderr.write(`replay-pipeline: pull: ${key} has no published copy\n`);
+      return 1;
+    }
+    const out = await t.s3.send(new GetObjectCommand({ Bucket: t.publishedBucket, Key: record.layer_c_key }));
+    const bytes = await out.Body?.transformToByteArray();
+    if (values.out === undefined || values.out === "-") await writeOut(bytes ?? new Uint8Array());
+    else await writeFile(values.out, bytes ?? new Uint8Array());
+    return 0;
+  });
+}
+
+async function help(text: string): Promise<number> {
+  await writeOut(`${text}\n`);
+  return 0;
+}

@@ -1,0 +1,313 @@
+/**
+ * The local stack behind `npm start`: s3rver and dynalite in this process, the buckets and the
+ * table made, and a queue with SQS's semantics between them: each object stored in the ingest
+ * bucket becomes an S3 notification as AWS shapes it, handed in batches to the same ingest handler
+ * the Lambda runs; a record it fails comes back after a visibility delay, and after `maxReceives`
+ * receives goes to a dead-letter folder.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Logger } from "@aws-lambda-powertools/logger";
+import { Metrics } from "@aws-lambda-powertools/metrics";
+import { ResourceInUseException } from "@aws-sdk/client-dynamodb";
+import { HeadObjectCommand, ListObjectsV2Command, type S3Client } from "@aws-sdk/client-s3";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { S3rverEvent } from "s3rver";
+import { DynamoSessionIndex } from "../../functions/adapters/dynamo-index.js";
+import { makeDocumentClient, makeDynamoClient, makeS3Client } from "../../functions/lib/aws-clients.js";
+import { readConfig } from "../../functions/lib/config.js";
+import { type IngestHandler, makeIngestHandler } from "../../functions/lib/ingest.js";
+import { createTable } from "../../functions/lib/table.js";
+import { parseObjectKey } from "../../shared/pipeline/keys.js";
+import type { FileRecord } from "../../shared/pipeline/ports.js";
+import { createdNotification, lambdaContext, sqsEvent, sqsRecord } from "./notifications.js";
+import { type LocalServer, S3RVER_CREDENTIALS, startDynalite, startS3rver } from "./servers.js";
+
+/** Where the stack's parts are: what `.local/stack.json` holds and `--local` reads. */
+export interface StackInfo {
+  region: string;
+  s3Endpoint: string;
+  dynamoEndpoint: string;
+  ingestBucket: string;
+  publishedBucket: string;
+  reportsBucket: string;
+  tableName: string;
+}
+
+/** How the local stack runs. */
+export interface StackOptions {
+  /** The stack's folder: `stack.json`, the servers' data (unless `memory`), `dlq/`. */
+  root: string;
+  /** Keep no data between runs. */
+  memory?: boolean;
+  host?: string;
+  /** 0 picks a free port. */
+  s3Port?: number;
+  dynamoPort?: number;
+  /** Records per handler call (default 10, SQS's default). */
+  batchSize?: number;
+  /** Handler calls at once (default 2). */
+  concurrency?: number;
+  /** Receives before a record goes to the dead-letter folder (default 3). */
+  maxReceives?: number;
+  /** How long a failed record stays invisible, ms (default 1000). */
+  retryDelayMs?: number;
+  /** The handler's log level (default SILENT: the stack prints its own table). */
+  logLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR" | "SILENT";
+  /** Called as each object's fate is known. */
+  onOutcome?: (outcome: StackOutcome) => void;
+}
+
+/** What became of one queued object. */
+export type StackOutcome =
+  | { type: "verdict"; key: string; record: FileRecord }
+  | { type: "retry" | "dead-letter"; key: string; receives: number };
+
+interface Message {
+  id: string;
+  key: string;
+  body: string;
+  receives: number;
+  visibleAt: number;
+}
+
+const REGION = "us-east-1";
+/** Names of the stack's buckets and table. */
+export const STACK_NAMES = {
+  ingestBucket: "ingest",
+  publishedBucket: "published",
+  reportsBucket: "reports",
+  tableName: "replay-pipeline",
+} as const;
+
+let lastSequencer = 0n;
+/** A sequencer above every earlier one, also across runs (it starts from the clock). */
+function nextSequencer(): string {
+  const now = BigInt(Date.now()) << 16n;
+  lastSequencer = now > lastSequencer ? now : lastSequencer + 1n;
+  return lastSequencer.toString(16).toUpperCase().padStart(16, "0");
+}
+
+/** A running local stack. */
+export class LocalStack {
+  private readonly queue: Message[] = [];
+  private inFlight = 0;
+  private pending = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private idle: (() => void)[] = [];
+  private closed = false;
+  /** The record a key's verdict lands in (rejected keys are filed under `_rejected`). */
+  readonly index: DynamoSessionIndex;
+
+  private constructor(
+    private readonly options: StackOptions,
+    /** Endpoints and names. */
+    readonly info: StackInfo,
+    /** Clients against the stack's servers. */
+    readonly s3: S3Client,
+    readonly dynamo: DynamoDBDocumentClient,
+    private readonly handler: IngestHandler,
+    private readonly servers: LocalServer[],
+  ) {
+    this.index = new DynamoSessionIndex(dynamo, { tableName: info.tableName });
+  }
+
+  /** Starts the servers, makes buckets and table, writes `stack.json`, and queues objects stored before. */
+  static async start(options: StackOptions): Promise<LocalStack> {
+    const host = options.host ?? "127.0.0.1";
+    const dataDir = options.memory ? null : join(options.root, "data");
+    let stack: LocalStack | null = null;
+    const early: S3rverEvent[] = [];
+    const s3server = await startS3rver({
+      host,
+      port: options.s3Port ?? 0,
+      dataDir,
+      buckets: [STACK_NAMES.ingestBucket, STACK_NAMES.publishedBucket, STACK_NAMES.reportsBucket],
+      onEvent: (event) => (stack ? stack.accept(event) : early.push(event)),
+    });
+    const dynamoServer = await startDynalite({ host, port: options.dynamoPort ?? 0, dataDir });
+    const info: StackInfo = {
+      region: REGION,
+      s3Endpoint: s3server.endpoint,
+      dynamoEndpoint: dynamoServer.endpoint,
+      ...STACK_NAMES,
+    };
+    const s3 = makeS3Client({ region: REGION, endpoint: info.s3Endpoint, credentials: S3RVER_CREDENTIALS });
+    const raw = makeDynamoClient({
+      region: REGION,
+      endpoint: info.dynamoEndpoint,
+      credentials: S3RVER_CREDENTIALS,
+    });
+    try {
+      await createTable(raw, info.tableName);
+    } catch (error) {
+      // Kept from an earlier run.
+      if (!(error instanceof ResourceInUseException)) throw error;
+    }
+    const dynamo = makeDocumentClient(raw);
+    // The function's own configuration, parsed as at a Lambda cold start.
+    const config = readConfig({
+      AWS_REGION: REGION,
+      INGEST_BUCKET: info.ingestBucket,
+      PUBLISHED_BUCKET: info.publishedBucket,
+      REPORTS_BUCKET: info.reportsBucket,
+      TABLE_NAME: info.tableName,
+      AWS_ENDPOINT_URL_S3: info.s3Endpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: info.dynamoEndpoint,
+    });
+    // EMF lines are for CloudWatch; locally they would only bury the table.
+    process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
+    const handler = makeIngestHandler({
+      config,
+      s3,
+      dynamo,
+      logger: new Logger({ serviceName: "replay-pipeline-ingest", logLevel: options.logLevel ?? "SILENT" }),
+      metrics: new Metrics({ namespace: "ReplayPipeline", serviceName: "ingest" }),
+      toolVersion: "local",
+    });
+    stack = new LocalStack(options, info, s3, dynamo, handler, [s3server, dynamoServer]);
+    await mkdir(options.root, { recursive: true });
+    await writeFile(join(options.root, "stack.json"), `${JSON.stringify(info, null, 2)}\n`);
+    for (const event of early) stack.accept(event);
+    // Objects stored while the stack was down have had no event: queue every one (a processed one is a cheap duplicate).
+    if (dataDir !== null) await stack.catchUp();
+    return stack;
+  }
+
+  /** Queues a message as SQS `SendMessage` would (a redelivery, a message moved back from the dead-letter folder). */
+  send(key: string, body: string): void {
+    this.queue.push({ id: randomUUID(), key, body, receives: 0, visibleAt: Date.now() });
+    this.pump();
+  }
+
+  /** Resolves once nothing is queued, in flight or being announced. */
+  settled(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  /** The record of `key`'s verdict, or null while it has none. */
+  async recordOf(key: string): Promise<FileRecord | null> {
+    const parsed = parseObjectKey(key);
+    if (parsed.ok) return this.index.getFile(parsed.key.tenant, parsed.key.session, key);
+    const digest = createHash("sha256").update(key, "utf8").digest("hex");
+    return this.index.getFile("_rejected", digest.slice(0, 16), key);
+  }
+
+  /** Stops taking work, waits for the calls in flight, and stops the servers. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    while (this.inFlight > 0 || this.pending > 0) await new Promise((r) => setTimeout(r, 20));
+    this.s3.destroy();
+    this.dynamo.destroy();
+    for (const server of this.servers) await server.close();
+  }
+
+  private isIdle(): boolean {
+    return this.queue.length === 0 && this.inFlight === 0 && this.pending === 0;
+  }
+
+  private accept(event: S3rverEvent): void {
+    for (const record of event.Records) {
+      const { bucket, object } = record.s3;
+      if (bucket.name !== this.info.ingestBucket || !record.eventName.startsWith("ObjectCreated:")) continue;
+      this.pending++;
+      this.announce(object.key, object.eTag, object.size)
+        .catch((error: unknown) => process.stderr.write(`local stack: ${object.key}: ${String(error)}\n`))
+        .finally(() => {
+          this.pending--;
+          this.pump();
+        });
+    }
+  }
+
+  /** Queues the notification of `key`; a copy's event lacks the ETag, so it is asked for. */
+  private async announce(key: string, eTag?: string, size?: number): Promise<void> {
+    if (eTag === undefined || size === undefined) {
+      const head = await this.s3.send(new HeadObjectCommand({ Bucket: this.info.ingestBucket, Key: key }));
+      eTag = (head.ETag ?? "").replaceAll('"', "");
+      size = head.ContentLength ?? 0;
+    }
+    const body = createdNotification({
+      bucket: this.info.ingestBucket,
+      key,
+      size,
+      eTag,
+      sequencer: nextSequencer(),
+    });
+    this.send(key, body);
+  }
+
+  private async catchUp(): Promise<void> {
+    let token: string | undefined;
+    do {
+      const page = await this.s3.send(
+        new ListObjectsV2Command({ Bucket: this.info.ingestBucket, ContinuationToken: token }),
+      );
+      for (const item of page.Contents ?? [])
+        if (item.Key !== undefined) await this.announce(item.Key, item.ETag?.replaceAll('"', ""), item.Size);
+      token = page.NextContinuationToken;
+    } while (token !== undefined);
+    this.pump();
+  }
+
+  /** Starts handler calls while there is room and visible work; wakes again for delayed records. */
+  private pump(): void {
+    if (this.closed) return;
+    const limit = this.options.concurrency ?? 2;
+    const size = this.options.batchSize ?? 10;
+    while (this.inFlight < limit) {
+      const now = Date.now();
+      const batch = this.queue.filter((m) => m.visibleAt <= now).slice(0, size);
+      if (batch.length === 0) break;
+      for (const message of batch) {
+        message.visibleAt = Number.POSITIVE_INFINITY;
+        message.receives++;
+      }
+      this.inFlight++;
+      this.invoke(batch).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+    }
+    const next = Math.min(...this.queue.map((m) => m.visibleAt));
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = Number.isFinite(next) ? setTimeout(() => this.pump(), Math.max(0, next - Date.now())) : null;
+    if (this.isIdle()) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  private async invoke(batch: Message[]): Promise<void> {
+    let failed: Set<string>;
+    try {
+      const event = sqsEvent(batch.map((m) => sqsRecord(m.body, m.id, m.receives)));
+      const response = await this.handler(event, lambdaContext());
+      failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
+    } catch {
+      // A handler that throws fails the whole batch, as on Lambda.
+      failed = new Set(batch.map((m) => m.id));
+    }
+    for (const message of batch) {
+      if (!failed.has(message.id)) {
+        this.queue.splice(this.queue.indexOf(message), 1);
+        const record = await this.recordOf(message.key).catch(() => null);
+        if (record !== null) this.options.onOutcome?.({ type: "verdict", key: message.key, record });
+      } else if (message.receives >= (this.options.maxReceives ?? 3)) {
+        this.queue.splice(this.queue.indexOf(message), 1);
+        await this.deadLetter(message);
+        this.options.onOutcome?.({ type: "dead-letter", key: message.key, receives: message.receives });
+      } else {
+        message.visibleAt = Date.now() + (this.options.retryDelayMs ?? 1000);
+        this.options.onOutcome?.({ type: "retry", key: message.key, receives: message.receives });
+      }
+    }
+  }
+
+  private async deadLetter(message: Message): Promise<void> {
+    const dir = join(this.options.root, "dlq");
+    await mkdir(dir, { recursive: true });
+    const { id, key, body, receives } = message;
+    await writeFile(join(dir, `${id}.json`), `${JSON.stringify({ id, key, receives, body }, null, 2)}\n`);
+  }
+}

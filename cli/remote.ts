@@ -1,0 +1,169 @@
+/**
+ * Where the pipeline commands (`push`, `sessions`, `show`, `pull`) find the pipeline: the local
+ * stack (`--local`: `.local/stack.json`), a deployed CloudFormation stack (`--stack NAME`: its
+ * outputs IngestBucketName, PublishedBucketName, ReportsBucketName, TableName), or environment
+ * variables (INGEST_BUCKET, PUBLISHED_BUCKET, REPORTS_BUCKET, TABLE_NAME). AWS credentials and
+ * region come from the SDK's usual chain (AWS_PROFILE, AWS_REGION, …).
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
+import type { S3Client } from "@aws-sdk/client-s3";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { DynamoSessionIndex } from "../functions/adapters/dynamo-index.js";
+import { makeDocumentClient, makeDynamoClient, makeS3Client } from "../functions/lib/aws-clients.js";
+import { TABLE_SCHEMA } from "../functions/lib/table.js";
+import { UsageError } from "../shared/errors.js";
+import type { ReceiptCheckRecord } from "../shared/pipeline/ports.js";
+import { S3RVER_CREDENTIALS } from "./local/servers.js";
+import type { StackInfo } from "./local/stack.js";
+
+/** The options every pipeline command takes to find the pipeline. */
+export const TARGET_OPTIONS = {
+  local: { type: "boolean" },
+  "local-dir": { type: "string" },
+  stack: { type: "string" },
+  region: { type: "string" },
+} as const;
+
+/** Help lines for `TARGET_OPTIONS`. */
+export const TARGET_HELP = `  --local              the local stack (npm start), from .local/stack.json
+  --local-dir DIR      the local stack whose folder is DIR
+  --stack NAME         a deployed stack: its CloudFormation outputs IngestBucketName,
+                       PublishedBucketName, ReportsBucketName, TableName
+  --region R           AWS region (default: AWS_REGION or the profile's)
+Without --local or --stack: INGEST_BUCKET, PUBLISHED_BUCKET, REPORTS_BUCKET, TABLE_NAME.`;
+
+/** A connected pipeline: clients, names and the index. */
+export interface Target {
+  s3: S3Client;
+  dynamo: DynamoDBDocumentClient;
+  index: DynamoSessionIndex;
+  ingestBucket: string;
+  publishedBucket: string;
+  reportsBucket: string;
+  tableName: string;
+  close(): void;
+}
+
+/** The CloudFormation outputs a deployed stack must emit. */
+export const STACK_OUTPUTS = {
+  ingestBucket: "IngestBucketName",
+  publishedBucket: "PublishedBucketName",
+  reportsBucket: "ReportsBucketName",
+  tableName: "TableName",
+} as const;
+
+/** The pipeline named by `values`. */
+export async function connect(
+  command: string,
+  values: { local?: boolean; "local-dir"?: string; stack?: string; region?: string },
+): Promise<Target> {
+  const region = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  if (values.local === true || values["local-dir"] !== undefined) {
+    const file = join(values["local-dir"] ?? ".local", "stack.json");
+    let info: StackInfo;
+    try {
+      info = JSON.parse(await readFile(file, "utf8")) as StackInfo;
+    } catch {
+      throw new UsageError(`${command}: ${file} cannot be read; start the local stack first (npm start)`);
+    }
+    const s3 = makeS3Client({
+      region: info.region,
+      endpoint: info.s3Endpoint,
+      credentials: S3RVER_CREDENTIALS,
+    });
+    const raw = makeDynamoClient({
+      region: info.region,
+      endpoint: info.dynamoEndpoint,
+      credentials: S3RVER_CREDENTIALS,
+    });
+    return target(s3, makeDocumentClient(raw), info);
+  }
+  let names: Record<keyof typeof STACK_OUTPUTS, string | undefined>;
+  if (values.stack !== undefined) {
+    const cfn = new CloudFormationClient(region === undefined ? {} : { region });
+    const out = await cfn.send(new DescribeStacksCommand({ StackName: values.stack }));
+    cfn.destroy();
+    const outputs = new Map((out.Stacks?.[0]?.Outputs ?? []).map((o) => [o.OutputKey, o.OutputValue]));
+    names = {
+      ingestBucket: outputs.get(STACK_OUTPUTS.ingestBucket),
+      publishedBucket: outputs.get(STACK_OUTPUTS.publishedBucket),
+      reportsBucket: outputs.get(STACK_OUTPUTS.reportsBucket),
+      tableName: outputs.get(STACK_OUTPUTS.tableName),
+    };
+  } else {
+    names = {
+      ingestBucket: process.env.INGEST_BUCKET,
+      publishedBucket: process.env.PUBLISHED_BUCKET,
+      reportsBucket: process.env.REPORTS_BUCKET,
+      tableName: process.env.TABLE_NAME,
+    };
+  }
+  const missing = Object.entries(names).filter(([, v]) => !v);
+  if (missing.length > 0)
+    throw new UsageError(
+      `${command}: missing ${missing.map(([k]) => (values.stack ? STACK_OUTPUTS[k as keyof typeof STACK_OUTPUTS] : k)).join(", ")}; give --local, --stack NAME, or the environment variables`,
+    );
+  const settings = region === undefined ? { region: "" } : { region };
+  const s3 = makeS3Client(settings);
+  const dynamo = makeDocumentClient(makeDynamoClient(settings));
+  return target(s3, dynamo, names as Record<keyof typeof STACK_OUTPUTS, string>);
+}
+
+function target(
+  s3: S3Client,
+  dynamo: DynamoDBDocumentClient,
+  names: Record<keyof typeof STACK_OUTPUTS, string>,
+): Target {
+  const shards = Number(process.env.INDEX_SHARDS ?? 8);
+  return {
+    s3,
+    dynamo,
+    index: new DynamoSessionIndex(dynamo, { tableName: names.tableName, shards }),
+    ingestBucket: names.ingestBucket,
+    publishedBucket: names.publishedBucket,
+    reportsBucket: names.reportsBucket,
+    tableName: names.tableName,
+    close() {
+      s3.destroy();
+      dynamo.destroy();
+    },
+  };
+}
+
+/** The receipt checks recorded for one session (consistent read): its partition only. */
+export async function sessionChecks(
+  t: Target,
+  tenant: string,
+  session: string,
+): Promise<ReceiptCheckRecord[]> {
+  const items: ReceiptCheckRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await t.dynamo.send(
+      new QueryCommand({
+        TableName: t.tableName,
+        KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
+        ExpressionAttributeNames: { "#pk": TABLE_SCHEMA.partitionKey, "#sk": TABLE_SCHEMA.sortKey },
+        ExpressionAttributeValues: { ":pk": `T#${tenant}#S#${session}`, ":prefix": "RECEIPT#" },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...((out.Items ?? []) as ReceiptCheckRecord[]));
+    start = out.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
+}
+
+const NAME = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** Checks a tenant or session name as the pipeline's keys require it. */
+export function checkName(command: string, what: string, value: string | undefined): string {
+  if (value === undefined) throw new UsageError(`${command}: --${what} is required`);
+  if (!NAME.test(value) || value === "." || value === "..")
+    throw new UsageError(`${command}: ${what} '${value}' is not a name; expected 1-128 of A-Z a-z 0-9 . _ -`);
+  return value;
+}

@@ -1,0 +1,21 @@
+/**
+ * The ingest Lambda: an SQS batch of S3 `ObjectCreated` notifications from the ingest bucket, each
+ * object through `processObject` over the S3 and DynamoDB adapters. Input problems become
+ * verdicts (the message succeeds); a fault fails only its record (`batchItemFailures`), which SQS
+ * delivers again and, after its receive limit, moves to the dead-letter queue.
+ */
+import { Logger } from "@aws-lambda-powertools/logger";
+import { Metrics } from "@aws-lambda-powertools/metrics";
+import pkg from "../package.json" with { type: "json" };
+import { config, dynamo, s3 } from "./lib/clients.js";
+import { makeIngestHandler } from "./lib/ingest.js";
+
+/** The handler (`functions/ingest.handler`); configuration and clients are made at cold start. */
+export const handler = makeIngestHandler({
+  config,
+  s3,
+  dynamo,
+  logger: new Logger({ serviceName: "replay-pipeline-ingest" }),
+  metrics: new Metrics({ namespace: "ReplayPipeline", serviceName: "ingest" }),
+  toolVersion: pkg.version,
+});

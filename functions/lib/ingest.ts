@@ -1,0 +1,165 @@
+/**
+ * The ingest handler's body, made from its dependencies: `functions/ingest.ts` builds it once at
+ * cold start from the environment, the local stack and the tests from clients of their own, so all
+ * three run the same parsing, batching, classification, logging and metrics.
+ */
+import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
+import { parser } from "@aws-lambda-powertools/batch/parser";
+import type { Logger } from "@aws-lambda-powertools/logger";
+import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import { type Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
+import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
+import { JSONStringified } from "@aws-lambda-powertools/parser/helpers";
+import { S3Schema, SqsRecordSchema } from "@aws-lambda-powertools/parser/schemas";
+import type { S3Client } from "@aws-sdk/client-s3";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import middy from "@middy/core";
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
+import { z } from "zod";
+import { ReplayPipelineError } from "../../shared/errors.js";
+import { memorySpool } from "../../shared/pipeline/memory-ports.js";
+import type { ObjectRef, Ports } from "../../shared/pipeline/ports.js";
+import { type ProcessResult, processObject } from "../../shared/pipeline/process-object.js";
+import { DynamoSessionIndex } from "../adapters/dynamo-index.js";
+import { ObjectChangedError, TransientError } from "../adapters/errors.js";
+import { S3ObjectSource, S3ObjectStore } from "../adapters/s3-objects.js";
+import { S3Publisher } from "../adapters/s3-publisher.js";
+import type { Config } from "./config.js";
+
+/** What the ingest handler is made of. */
+export interface IngestDependencies {
+  config: Config;
+  s3: S3Client;
+  dynamo: DynamoDBDocumentClient;
+  logger: Logger;
+  metrics: Metrics;
+  /** Written into every verdict document. */
+  toolVersion: string;
+}
+
+/** The ingest Lambda handler: an SQS batch in, the records to retry out. */
+export type IngestHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+
+// Powertools' S3 record accepts only IPv4 (or S3 itself) as the uploader's address; an upload over
+// IPv6 would otherwise fail parsing and end in the dead-letter queue.
+const S3Record = S3Schema.shape.Records.element.extend({
+  requestParameters: z.object({ sourceIPAddress: z.string() }),
+});
+/** The message S3 sends once when a notification is configured: nothing to process. */
+const TestEvent = z.object({ Service: z.string(), Event: z.literal("s3:TestEvent") });
+/** One SQS record whose body is an S3 notification (or S3's test event). */
+export const IngestRecordSchema = SqsRecordSchema.extend({
+  body: JSONStringified(z.union([z.object({ Records: z.array(S3Record) }), TestEvent])),
+});
+type IngestRecord = z.infer<typeof IngestRecordSchema>;
+
+/** An S3 event key as a key: S3 URL-encodes it, with `+` for a space. */
+export function decodeEventKey(key: string): string {
+  return decodeURIComponent(key.replaceAll("+", " "));
+}
+
+/** `transient` for a fault a retry may mend (the adapters' `TransientError` or a shared `kind`). */
+function faultKind(error: unknown): "transient" | "bug" {
+  if (error instanceof TransientError) return "transient";
+  return (error as { kind?: unknown } | null)?.kind === "transient" ? "transient" : "bug";
+}
+
+/** Builds the handler over `deps`: one port set, one batch processor, per container. */
+export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
+  const { config, s3, logger, metrics } = deps;
+  const ports: Ports = {
+    objects: new S3ObjectStore(s3, config.ingestBucket),
+    publisher: new S3Publisher(s3, {
+      publishedBucket: config.publishedBucket,
+      reportsBucket: config.reportsBucket,
+    }),
+    index: new DynamoSessionIndex(deps.dynamo, {
+      tableName: config.tableName,
+      shards: config.indexShards,
+      cursorKey: config.cursorKey,
+    }),
+    spool: memorySpool(),
+  };
+  // Workers off: the bundle then needs no line-worker.js beside it, and a 1-vCPU Lambda gains nothing.
+  const options = { toolVersion: deps.toolVersion, parallel: { workers: 0 } };
+  const processor = new BatchProcessor(EventType.SQS, { parser, schema: IngestRecordSchema, logger });
+
+  async function processEvent(ref: ObjectRef, bucket: string): Promise<void> {
+    if (bucket !== config.ingestBucket)
+      throw new ReplayPipelineError(
+        "ingest.bucket",
+        `an event of bucket ${bucket}, not ${config.ingestBucket}`,
+      );
+    let result: ProcessResult;
+    try {
+      result = await processObject(new S3ObjectSource(s3, bucket, ref), ports, options);
+    } catch (error) {
+      // A newer version replaced the object mid-read: its own event will process it.
+      if (error instanceof ObjectChangedError) return logger.info("superseded", { key: ref.key });
+      const kind = faultKind(error);
+      metrics.addMetric(kind === "transient" ? "TransientFaults" : "Faults", MetricUnit.Count, 1);
+      logger.error("failed: the message will be received again", {
+        key: ref.key,
+        kind,
+        error: error as Error,
+      });
+      throw error;
+    }
+    const { record, outcome } = result;
+    const key = record.kind === "rejected" ? record.verdict_key : record.ref.key;
+    logger.info("processed", {
+      tenant: record.tenant,
+      session: record.session,
+      key,
+      kind: record.kind,
+      verdict: record.verdict,
+      outcome,
+      bytes: record.bytes,
+      ms: record.ms,
+      checks: result.checks.length,
+    });
+    if (outcome !== "written") {
+      metrics.addMetric("Redelivered", MetricUnit.Count, 1);
+      return;
+    }
+    const byVerdict = metrics.singleMetric();
+    byVerdict.addDimension("verdict", record.verdict);
+    byVerdict.addMetric("Files", MetricUnit.Count, 1);
+    metrics.addMetric("Bytes", MetricUnit.Bytes, record.bytes);
+    metrics.addMetric("ProcessingTime", MetricUnit.Milliseconds, record.ms);
+    // A replay that met no receipt waits for one: the check runs when the receipt lands.
+    if (record.kind === "replay" && result.checks.length === 0)
+      metrics.addMetric("ReceiptsPending", MetricUnit.Count, 1);
+  }
+
+  async function processRecord(message: IngestRecord): Promise<void> {
+    if (!("Records" in message.body)) return logger.info("s3:TestEvent ignored");
+    for (const event of message.body.Records) {
+      if (!event.eventName.startsWith("ObjectCreated:")) continue;
+      const { object } = event.s3;
+      const ref: ObjectRef = {
+        key: decodeEventKey(object.key),
+        etag: object.eTag ?? null,
+        versionId: object.versionId ?? null,
+        size: object.size ?? null,
+        sequencer: object.sequencer ?? null,
+      };
+      await processEvent(ref, event.s3.bucket.name);
+    }
+  }
+
+  return middy(async (event: SQSEvent, context: Context) => {
+    metrics.addMetric("Messages", MetricUnit.Count, event.Records.length);
+    // The processor hands each record over as its parser made it (IngestRecordSchema).
+    const handle = (record: SQSRecord) => processRecord(record as unknown as IngestRecord);
+    return processPartialResponse(event, handle, processor, {
+      context,
+      // One at a time: memory stays one file's worth, and a 1-vCPU Lambda gains little from overlap.
+      processInParallel: false,
+      // All failed is answered like some failed: the listed records come back, the others do not.
+      throwOnFullBatchFailure: false,
+    });
+  })
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics, { captureColdStartMetric: true }));
+}
