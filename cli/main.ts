@@ -6,6 +6,7 @@ import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
 import { PROCESS_HELP, processCommand } from "./commands/process.js";
 import { RECEIPT_HELP, receiptCommand } from "./commands/receipt.js";
 import { REDACT_HELP, redactCommand } from "./commands/redact.js";
+import { REPORT_HELP, reportCommand } from "./commands/report.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
 import { VERIFY_HELP, verifyCommand } from "./commands/verify.js";
 import { errorText, toolVersion } from "./io.js";
@@ -51,6 +52,11 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
       run: redactCommand,
       help: REDACT_HELP,
       summary: "write a Layer C copy (raw content removed, secrets scrubbed) safe to publish",
+    },
+    report: {
+      run: reportCommand,
+      help: REPORT_HELP,
+      summary: "build the audit report of a period from the index (json, md or html)",
     },
     scan: {
       run: scanCommand,
