@@ -106,9 +106,10 @@ export async function collectAuditInput(
 
   // A receipt processed after the period is not among its records: ask the session itself, for
   // the replays old enough to be reported.
-  const withReceipt = new Set(
-    files.filter((f) => f.kind === "receipt").map((f) => `${f.tenant}/${f.session}`),
-  );
+  const withReceipt = new Set([
+    ...files.filter((f) => f.kind === "receipt").map((f) => `${f.tenant}/${f.session}`),
+    ...checks.map((c) => `${c.tenant}/${c.session}`),
+  ]);
   const cutoff = query.now.getTime() - query.receiptAgeHours * 3_600_000;
   const candidates = new Map<string, FileRecord>();
   for (const f of files) {
