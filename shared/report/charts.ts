@@ -17,10 +17,14 @@ const VERDICT_COLORS: Record<Verdict, string> = {
   invalid: "#6a1b9a",
 };
 
-/** The widths charts are drawn at: phones, and screens and print. */
-const WIDTHS = { narrow: 360, wide: 720 } as const;
+/**
+ * The widths charts are drawn at, in CSS pixels: a phone's card (390 less the page's margins);
+ * on screens and paper, the full-width card of the history and a half-width card of a bar chart.
+ * Drawn at the width they are shown at, their labels keep Plot's size.
+ */
+const WIDTHS = { narrow: 340, history: 1000, bars: 500 } as const;
 
-type Variant = keyof typeof WIDTHS;
+type Variant = "narrow" | "wide";
 
 /** The SVG markup of one chart in both widths, or null when there is nothing to draw. */
 export interface Chart {
@@ -34,7 +38,7 @@ export function verdictsPerDayChart(report: AuditReport): Chart | null {
     VERDICTS.map((verdict) => ({ day: new Date(`${d.day}T00:00:00Z`), verdict, files: d.verdicts[verdict] })),
   );
   if (!rows.some((r) => r.files > 0)) return null;
-  return both((variant) => ({
+  return both("history", (variant) => ({
     height: variant === "narrow" ? 220 : 260,
     marginLeft: 44,
     y: { label: "files", grid: true },
@@ -47,21 +51,19 @@ export function verdictsPerDayChart(report: AuditReport): Chart | null {
   }));
 }
 
-/** A horizontal bar per name (check or rule), largest first. */
-export function barsChart(
-  rows: { name: string; count: number }[],
-  color: string,
-  label: string,
-): Chart | null {
+/** A horizontal bar per name (check or rule), largest first; the caption says what is counted. */
+export function barsChart(rows: { name: string; count: number }[], color: string): Chart | null {
   if (rows.length === 0) return null;
   // The first 12 names: a longer tail belongs to the table below the chart.
   const shown = rows.slice(0, 12).map((r) => ({ ...r, name: shorten(r.name, 28) }));
   const longest = Math.max(...shown.map((r) => r.name.length));
-  return both(() => ({
-    height: 30 + shown.length * 26,
-    marginLeft: Math.min(190, 12 + longest * 6.5),
+  const max = Math.max(...shown.map((r) => r.count));
+  return both("bars", () => ({
+    height: 44 + shown.length * 28,
+    marginLeft: Math.min(190, 12 + longest * 7),
     marginRight: 36,
-    x: { label, grid: true },
+    // Counts: whole-number ticks only, at most 5.
+    x: { label: null, grid: true, domain: [0, max], ticks: Math.min(max, 5), tickFormat: "d" },
     y: { label: null, domain: shown.map((r) => r.name) },
     marks: [
       Plot.barX(shown, { x: "count", y: "name", fill: color }),
@@ -77,12 +79,12 @@ export function barsChart(
   }));
 }
 
-function both(options: (variant: Variant) => Plot.PlotOptions): Chart {
+function both(kind: "history" | "bars", options: (variant: Variant) => Plot.PlotOptions): Chart {
   const draw = (variant: Variant) => {
     const { document } = parseHTML("<!doctype html><html><body></body></html>");
     const figure = Plot.plot({
       ...options(variant),
-      width: WIDTHS[variant],
+      width: variant === "narrow" ? WIDTHS.narrow : WIDTHS[kind],
       style: { fontSize: "12px", background: "transparent", overflow: "visible" },
       // linkedom's document is the subset of the DOM Plot uses.
       document: document as unknown as Plot.PlotOptions["document"],

@@ -15,7 +15,7 @@ main { max-width: 1100px; margin: 0 auto; padding: 16px; }
 h1 { font-size: 1.5rem; margin: 0 0 4px; }
 h2 { font-size: 1.15rem; margin: 32px 0 8px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
 .meta { color: var(--muted); margin: 0 0 16px; }
-.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(120px, 1fr)); gap: 8px; margin: 16px 0; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(100px, 1fr)); gap: 8px; margin: 16px 0; }
 .card { background: var(--soft); border-radius: 8px; padding: 10px 12px; }
 .card b { display: block; font-size: 1.4rem; font-variant-numeric: tabular-nums; }
 .card span { color: var(--muted); font-size: .85rem; }
@@ -25,8 +25,11 @@ h2 { font-size: 1.15rem; margin: 32px 0 8px; padding-bottom: 4px; border-bottom:
 figure.chart { margin: 0; padding: 12px; border: 1px solid var(--line); border-radius: 8px; break-inside: avoid; }
 figure.chart figcaption { font-weight: 600; margin-bottom: 6px; }
 figure.chart svg { max-width: 100%; height: auto; }
+/* Plot's legend text is 10 px under a zero-specificity rule; match the axis labels. */
+figure.chart div[class*="-swatches"] { font-size: 12px; }
 .narrow { display: none; }
 @media (max-width: 600px) { .wide { display: none; } .narrow { display: block; } main { padding: 12px; } }
+}
 .scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; }
 table { border-collapse: collapse; width: 100%; font-size: .9rem; }
 th, td { text-align: left; vertical-align: top; padding: 6px 8px; border-bottom: 1px solid var(--line); }
@@ -47,6 +50,15 @@ a { color: #0b57d0; }
   .scroll { overflow: visible; } h2 { break-after: avoid; } tr { break-inside: avoid; }
   a { color: inherit; text-decoration: none; }
 }
+/* On a phone, rows become stacked cards, each value beside its header: no sideways scrolling. */
+@media (max-width: 600px) {
+  thead { display: none; }
+  table, tbody, tr, td { display: block; width: 100%; }
+  tr { border: 1px solid var(--line); border-radius: 8px; margin: 0 0 8px; padding: 4px 0; }
+  td, td.n, td.hash, td.key { position: relative; border: 0; padding: 3px 10px 3px calc(7.5rem + 18px); text-align: left; min-width: 0; }
+  td::before { content: attr(data-label); position: absolute; left: 10px; width: 7.5rem; color: var(--muted);
+    font: .8rem/1.9 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+}
 @media (min-width: 900px) { .charts { grid-template-columns: 1fr 1fr; } .charts .full { grid-column: 1 / -1; } }
 `;
 
@@ -61,7 +73,7 @@ export function renderAuditHtml(report: AuditReport): string {
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<title>${esc(`Audit ${period}, ${scope}`)}</title><style>${CSS}</style></head><body><main>`,
     `<h1>Replay audit: ${esc(period)}</h1>`,
-    `<p class="meta">${esc(scope)} · generated ${esc(report.generated_at)} · receipts expected within ${report.receipt_age_hours} h</p>`,
+    `<p class="meta">${esc(scope)} · generated ${esc(report.generated_at.slice(0, 16).replace("T", " "))} UTC · receipts expected within ${report.receipt_age_hours} h</p>`,
     `<div class="cards">`,
     card("files", t.files),
     card("sessions", t.sessions),
@@ -77,8 +89,8 @@ export function renderAuditHtml(report: AuditReport): string {
       "No files in these days.",
       "full",
     ),
-    chartFigure("Failures by check", barsChart(byCheck, "#c62828", "failed rows"), "No failed checks."),
-    chartFigure("Redactions by rule", barsChart(byRule, "#1f6feb", "redactions"), "No redactions."),
+    chartFigure("Failed rows by check", barsChart(byCheck, "#c62828"), "No failed checks."),
+    chartFigure("Redactions by rule", barsChart(byRule, "#1f6feb"), "No redactions."),
     `</div>`,
     section(
       "Failed checks",
@@ -207,7 +219,14 @@ function table(head: string[], rows: string[][]): string {
   ]);
   const th = head.map((h) => `<th${numeric.has(h) ? ' class="n"' : ""}>${esc(h)}</th>`).join("");
   const body = rows.map(
-    (r) => `<tr>${r.map((cell) => (cell.startsWith("<td") ? cell : `<td>${cell}</td>`)).join("")}</tr>`,
+    (r) =>
+      `<tr>${r
+        .map((cell, i) => {
+          // The header of each cell, shown beside it where a phone stacks the rows (CSS).
+          const label = ` data-label="${esc(head[i] ?? "")}"`;
+          return cell.startsWith("<td") ? `<td${label}${cell.slice(3)}` : `<td${label}>${cell}</td>`;
+        })
+        .join("")}</tr>`,
   );
   return `<div class="scroll"><table><thead><tr>${th}</tr></thead><tbody>${body.join("")}</tbody></table></div>`;
 }
