@@ -16,6 +16,7 @@ import {
   sessionsCommand,
   showCommand,
 } from "./commands/remote.js";
+import { REPORT_HELP, reportCommand } from "./commands/report.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
 import { START_HELP, startCommand } from "./commands/start.js";
 import { VERIFY_HELP, verifyCommand } from "./commands/verify.js";
@@ -62,6 +63,11 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
       run: redactCommand,
       help: REDACT_HELP,
       summary: "write a Layer C copy (raw content removed, secrets scrubbed) safe to publish",
+    },
+    report: {
+      run: reportCommand,
+      help: REPORT_HELP,
+      summary: "build the audit report of a period from the index (json, md or html)",
     },
     scan: {
       run: scanCommand,

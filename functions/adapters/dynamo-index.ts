@@ -40,6 +40,13 @@ export interface DayPage {
   cursor: string | null;
 }
 
+/** One page of a day's receipt checks in one shard. */
+export interface CheckPage {
+  records: ReceiptCheckRecord[];
+  /** Pass back to `queryChecksDay` for the next page; null after the last. */
+  cursor: string | null;
+}
+
 const ORDER = "sequencer_order";
 // Attributes the table adds to a record; a record read back is the record written.
 const TABLE_ONLY = [
@@ -51,6 +58,10 @@ const TABLE_ONLY = [
   "withdrawn_reason",
   "withdrawn_at",
 ];
+// The tenant registry: one item per tenant and UTC day with any record, so an audit of "all
+// tenants" lists them with one query per day instead of scanning the table. The partition holds
+// tenant names only, never a tenant's records.
+const TENANT_DAY_PREFIX = "DAY#";
 const NAME = /^[A-Za-z0-9._-]{1,128}$/;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -76,6 +87,8 @@ export class DynamoSessionIndex implements SessionIndex {
   private readonly table: string;
   private readonly shards: number;
   private readonly cursorKey: Uint8Array;
+  // Registry items this instance has written: a warm Lambda writes each (tenant, day) once.
+  private readonly registered = new Set<string>();
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -88,6 +101,11 @@ export class DynamoSessionIndex implements SessionIndex {
     this.cursorKey = options.cursorKey ?? randomBytes(32);
   }
 
+  /** Day index shards per tenant and day: an audit queries each. */
+  get shardCount(): number {
+    return this.shards;
+  }
+
   /**
    * Writes the record if the key has none, or only an older sequencer's. Otherwise nothing changes:
    * `duplicate` when the recorded one is the same version (ETag, or version id where both have one),
@@ -95,7 +113,9 @@ export class DynamoSessionIndex implements SessionIndex {
    */
   async putFile(record: FileRecord): Promise<PutOutcome> {
     const key = fileKey(record.tenant, record.session, record.ref.key);
-    const day = new Date(record.processed_at).toISOString().slice(0, 10);
+    const day = utcDay(record.processed_at);
+    // Before the record: a retry after a failure here sees "duplicate" and would not register.
+    await this.registerTenantDay(record.tenant, day);
     const order = sequencerOrder(record.ref.sequencer);
     const item = {
       ...record,
@@ -136,7 +156,8 @@ export class DynamoSessionIndex implements SessionIndex {
       },
     );
     try {
-      for await (const page of pages) for (const item of page.Items ?? []) records.push(toRecord(item));
+      for await (const page of pages)
+        for (const item of page.Items ?? []) records.push(fromItem<FileRecord>(item));
     } catch (error) {
       throw asAdapterError(error, `Query ${tenant}/${session}`);
     }
@@ -155,10 +176,15 @@ export class DynamoSessionIndex implements SessionIndex {
         ]),
       )
       .digest("hex");
+    const day = utcDay(record.processed_at);
+    await this.registerTenantDay(record.tenant, day);
     const item = {
       ...record,
       [S.partitionKey]: sessionPartition(record.tenant, record.session),
       [S.sortKey]: `RECEIPT#${id}`,
+      // The day index under its own prefix (`C`), so audits page through a day's checks too.
+      [S.dayPartitionKey]: checkDayPartition(record.tenant, day, shardOf(record.session, this.shards)),
+      [S.daySortKey]: `${record.processed_at}#${id}`,
     };
     const written = await this.putIf(item, "attribute_not_exists(#pk)", { "#pk": S.partitionKey });
     return written ? "written" : "duplicate";
@@ -200,12 +226,71 @@ export class DynamoSessionIndex implements SessionIndex {
     cursor?: string | null,
     limit = 100,
   ): Promise<DayPage> {
+    this.checkDayQuery("queryDay", tenant, day, shard);
+    const page = await this.queryPartition(dayPartition(tenant, day, shard), cursor, limit);
+    return { records: page.items.map((item) => fromItem<FileRecord>(item)), cursor: page.cursor };
+  }
+
+  /** Like `queryDay`, for the receipt checks recorded on `day` (their `processed_at`). */
+  async queryChecksDay(
+    tenant: string,
+    day: string,
+    shard: number,
+    cursor?: string | null,
+    limit = 100,
+  ): Promise<CheckPage> {
+    this.checkDayQuery("queryChecksDay", tenant, day, shard);
+    const page = await this.queryPartition(checkDayPartition(tenant, day, shard), cursor, limit);
+    return { records: page.items.map((item) => fromItem<ReceiptCheckRecord>(item)), cursor: page.cursor };
+  }
+
+  /** The tenants with a file record or a receipt check on `day` (UTC, yyyy-mm-dd), sorted. */
+  async listTenants(day: string): Promise<string[]> {
+    if (!DAY.test(day))
+      throw new ReplayPipelineError("index.day_query", `listTenants: expected a yyyy-mm-dd day`);
+    const tenants: string[] = [];
+    const pages = paginateQuery(
+      { client: this.client },
+      {
+        TableName: this.table,
+        KeyConditionExpression: "#pk = :pk",
+        ExpressionAttributeNames: { "#pk": S.partitionKey },
+        ExpressionAttributeValues: { ":pk": `${TENANT_DAY_PREFIX}${day}` },
+      },
+    );
+    try {
+      for await (const page of pages) for (const item of page.Items ?? []) tenants.push(String(item.tenant));
+    } catch (error) {
+      throw asAdapterError(error, `Query ${TENANT_DAY_PREFIX}${day}`);
+    }
+    return tenants.sort();
+  }
+
+  private checkDayQuery(what: string, tenant: string, day: string, shard: number): void {
     if (!NAME.test(tenant) || !DAY.test(day) || !Number.isInteger(shard) || shard < 0 || shard >= this.shards)
       throw new ReplayPipelineError(
         "index.day_query",
-        `queryDay: expected a tenant name, a yyyy-mm-dd day and a shard below ${this.shards}`,
+        `${what}: expected a tenant name, a yyyy-mm-dd day and a shard below ${this.shards}`,
       );
-    const partition = dayPartition(tenant, day, shard);
+  }
+
+  private async registerTenantDay(tenant: string, day: string): Promise<void> {
+    const id = `${day}#${tenant}`;
+    if (this.registered.has(id)) return;
+    // Written or already there: either way the tenant is listed for the day.
+    await this.putIf(
+      { [S.partitionKey]: `${TENANT_DAY_PREFIX}${day}`, [S.sortKey]: `T#${tenant}`, tenant, day },
+      "attribute_not_exists(#pk)",
+      { "#pk": S.partitionKey },
+    );
+    this.registered.add(id);
+  }
+
+  private async queryPartition(
+    partition: string,
+    cursor: string | null | undefined,
+    limit: number,
+  ): Promise<{ items: Record<string, unknown>[]; cursor: string | null }> {
     const start = cursor ? openCursor(this.cursorKey, partition, cursor) : undefined;
     try {
       const out = await this.client.send(
@@ -220,10 +305,7 @@ export class DynamoSessionIndex implements SessionIndex {
         }),
       );
       const last = out.LastEvaluatedKey;
-      return {
-        records: (out.Items ?? []).map(toRecord),
-        cursor: last ? sealCursor(this.cursorKey, partition, last) : null,
-      };
+      return { items: out.Items ?? [], cursor: last ? sealCursor(this.cursorKey, partition, last) : null };
     } catch (error) {
       throw asAdapterError(error, `Query ${partition}`);
     }
@@ -257,7 +339,7 @@ export class DynamoSessionIndex implements SessionIndex {
       const out = await this.client.send(
         new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }),
       );
-      return out.Item ? toRecord(out.Item) : null;
+      return out.Item ? fromItem<FileRecord>(out.Item) : null;
     } catch (error) {
       throw asAdapterError(error, `GetItem ${key[S.sortKey]}`);
     }
@@ -272,14 +354,22 @@ function dayPartition(tenant: string, day: string, shard: number): string {
   return `T#${tenant}#D#${day}#${shard}`;
 }
 
+function checkDayPartition(tenant: string, day: string, shard: number): string {
+  return `T#${tenant}#C#${day}#${shard}`;
+}
+
+function utcDay(time: string): string {
+  return new Date(time).toISOString().slice(0, 10);
+}
+
 function fileKey(tenant: string, session: string, key: string): Record<string, string> {
   return { [S.partitionKey]: sessionPartition(tenant, session), [S.sortKey]: `FILE#${key}` };
 }
 
-function toRecord(item: Record<string, unknown>): FileRecord {
+function fromItem<T>(item: Record<string, unknown>): T {
   const record = { ...item };
   for (const name of TABLE_ONLY) delete record[name];
-  return record as unknown as FileRecord;
+  return record as unknown as T;
 }
 
 function version(ref: ObjectRef): string {

@@ -25,6 +25,8 @@ const schema = z.object({
       if (key.length !== 32) ctx.addIssue({ code: "custom", message: "must be 32 bytes, base64" });
       return key;
     }),
+  // The audit reports a replay whose session has no receipt this long after it was processed.
+  AUDIT_RECEIPT_AGE_HOURS: z.coerce.number().min(0).default(24),
   // Set only for local servers (s3rver, dynalite); the SDK reads the same variables.
   AWS_ENDPOINT_URL_S3: z.url().optional(),
   AWS_ENDPOINT_URL_DYNAMODB: z.url().optional(),
@@ -39,6 +41,8 @@ export interface Config {
   tableName: string;
   /** Shards of the day index per tenant and day (DESIGN.md: default 8). */
   indexShards: number;
+  /** Hours after which the audit reports a replay's receipt as missing (default 24). */
+  receiptAgeHours: number;
   /** Key of `queryDay` cursors; null: each process makes its own. */
   cursorKey: Uint8Array | null;
   /** A local S3 server's endpoint, or null for AWS. */
@@ -66,6 +70,7 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     tableName: c.TABLE_NAME,
     indexShards: c.INDEX_SHARDS,
     cursorKey: c.CURSOR_KEY,
+    receiptAgeHours: c.AUDIT_RECEIPT_AGE_HOURS,
     s3Endpoint: c.AWS_ENDPOINT_URL_S3 ?? null,
     dynamoEndpoint: c.AWS_ENDPOINT_URL_DYNAMODB ?? null,
   };

@@ -19,6 +19,7 @@ describe("readConfig", () => {
       tableName: "index",
       indexShards: 8,
       cursorKey: null,
+      receiptAgeHours: 24,
       s3Endpoint: null,
       dynamoEndpoint: null,
     });
@@ -32,8 +33,10 @@ describe("readConfig", () => {
       CURSOR_KEY: key.toString("base64"),
       AWS_ENDPOINT_URL_S3: "http://127.0.0.1:4568",
       AWS_ENDPOINT_URL_DYNAMODB: "http://127.0.0.1:4567",
+      AUDIT_RECEIPT_AGE_HOURS: "6",
     });
     expect(config.indexShards).toBe(16);
+    expect(config.receiptAgeHours).toBe(6);
     expect(Buffer.from(config.cursorKey ?? []).equals(key)).toBe(true);
     expect(config.s3Endpoint).toBe("http://127.0.0.1:4568");
     expect(config.dynamoEndpoint).toBe("http://127.0.0.1:4567");
@@ -48,6 +51,7 @@ describe("readConfig", () => {
   it("fails naming a malformed setting", () => {
     expect(() => readConfig({ ...env, INDEX_SHARDS: "0" })).toThrow(/INDEX_SHARDS/);
     expect(() => readConfig({ ...env, INDEX_SHARDS: "eight" })).toThrow(/INDEX_SHARDS/);
+    expect(() => readConfig({ ...env, AUDIT_RECEIPT_AGE_HOURS: "-1" })).toThrow(/AUDIT_RECEIPT_AGE_HOURS/);
     expect(() => readConfig({ ...env, CURSOR_KEY: "c2hvcnQ=" })).toThrow(/CURSOR_KEY must be 32 bytes/);
     expect(() => readConfig({ ...env, AWS_ENDPOINT_URL_S3: "localhost" })).toThrow(/AWS_ENDPOINT_URL_S3/);
   });

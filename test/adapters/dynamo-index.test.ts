@@ -44,6 +44,30 @@ beforeEach(() => {
 });
 
 describe("putFile", () => {
+  it("registers the tenant's day once per instance, before the record, whoever registered it first", async () => {
+    const own = new DynamoSessionIndex(client, { tableName: "index", shards: 2 });
+    db.on(PutCommand, { Item: { PK: "DAY#2026-11-26" } })
+      .rejects(conditionFailed())
+      .on(PutCommand)
+      .resolves({});
+    expect(await own.putFile(fileRecord("acme", "a", "R.jsonl"))).toBe("written");
+    expect(await own.putFile(fileRecord("acme", "b", "R.jsonl"))).toBe("written");
+    expect(
+      await own.putCheck(
+        checkRecord(fileRecord("acme", "a", "R.jsonl"), fileRecord("acme", "a", "RECEIPT.json").ref),
+      ),
+    ).toBe("written");
+    const items = db.commandCalls(PutCommand).map((call) => call.args[0].input.Item);
+    expect(items.map((item) => item?.PK)).toEqual([
+      "DAY#2026-11-26",
+      "T#acme#S#a",
+      "T#acme#S#b",
+      "T#acme#S#a",
+    ]);
+    expect(items[0]).toEqual({ PK: "DAY#2026-11-26", SK: "T#acme", tenant: "acme", day: "2026-11-26" });
+    expect(items[3]?.GSI1PK).toBe(`T#acme#C#2026-11-26#${shardOf("a", 2)}`);
+  });
+
   it("writes a new record with its keys, its day index entry and a condition on the sequencer", async () => {
     db.on(PutCommand).resolves({});
     const record = fileRecord("acme", "s-1", "REPLAY.jsonl", { sequencer: "5f" });

@@ -27,6 +27,7 @@ const config: Config = {
   tableName: "index",
   indexShards: 8,
   cursorKey: null,
+  receiptAgeHours: 24,
   s3Endpoint: null,
   dynamoEndpoint: null,
 };

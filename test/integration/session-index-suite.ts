@@ -185,5 +185,42 @@ export function sessionIndexSuite(name: string, start: () => Promise<DynamoServe
           InvalidCursorError,
         );
     });
+
+    it("lists the tenants of a day from its registry, and pages a day's receipt checks", async () => {
+      const own = await freshIndex(2);
+      const replay = fileRecord("acme", "chk", "R.jsonl");
+      await own.putFile(replay);
+      await own.putFile(fileRecord("globex", "g", "R.jsonl"));
+      await own.putFile(fileRecord("initech", "i", "R.jsonl", {}, "2026-11-27T08:00:00.000Z"));
+      const checks = [1, 2, 3].map((n) =>
+        checkRecord(replay, {
+          key: `acme/chk/RECEIPT-${n}.json`,
+          etag: "r",
+          versionId: null,
+          size: 5,
+          sequencer: "01",
+        }),
+      );
+      for (const check of checks) expect(await own.putCheck(check)).toBe("written");
+      // Another instance (another Lambda) registers again: still one item per tenant and day.
+      await new DynamoSessionIndex(client, { tableName: `index-${table}`, shards: 2 }).putFile(
+        fileRecord("acme", "other", "R.jsonl"),
+      );
+      expect(await own.listTenants("2026-11-26")).toEqual(["acme", "globex"]);
+      expect(await own.listTenants("2026-11-27")).toEqual(["initech"]);
+      expect(await own.listTenants("2026-11-28")).toEqual([]);
+      const shard = shardOf("chk", 2);
+      const first = await own.queryChecksDay("acme", "2026-11-26", shard, null, 2);
+      expect(first.records).toHaveLength(2);
+      const rest = await own.queryChecksDay("acme", "2026-11-26", shard, first.cursor, 2);
+      expect(rest.cursor).toBeNull();
+      const byReceipt = (a: { receipt: { key: string } }, b: { receipt: { key: string } }) =>
+        a.receipt.key.localeCompare(b.receipt.key);
+      expect([...first.records, ...rest.records].sort(byReceipt)).toEqual(checks);
+      // Checks stay out of the file query of the same day and shard.
+      const files = await own.queryDay("acme", "2026-11-26", shard);
+      expect(files.records.every((r) => r.kind === "replay")).toBe(true);
+      expect((await own.queryChecksDay("acme", "2026-11-26", 1 - shard)).records).toEqual([]);
+    });
   });
 }
