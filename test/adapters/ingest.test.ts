@@ -207,7 +207,11 @@ describe("the ingest handler", () => {
     message.Records[0].requestParameters.sourceIPAddress = "2001:db8::1";
     const out = await handler()(sqsEvent([sqsRecord(JSON.stringify(message), "v6")]), lambdaContext());
     expect(out.batchItemFailures).toEqual([]);
-    expect(db).toHaveReceivedCommandTimes(PutCommand, 1);
+    // The file's record (beside the day's tenant registry item).
+    const files = db
+      .commandCalls(PutCommand)
+      .filter((c) => String(c.args[0].input.Item?.SK).startsWith("FILE#"));
+    expect(files).toHaveLength(1);
   });
 });
 
