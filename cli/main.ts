@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { ReplayPipelineError, UsageError } from "../shared/errors.js";
+import { ReplayPipelineError } from "../shared/errors.js";
 import { CANON_HELP, canonCommand } from "./commands/canon.js";
 import { EXPORT_HELP, exportCommand } from "./commands/export.js";
 import { HASH_HELP, hashCommand } from "./commands/hash.js";
@@ -8,6 +8,7 @@ import { RECEIPT_HELP, receiptCommand } from "./commands/receipt.js";
 import { REDACT_HELP, redactCommand } from "./commands/redact.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
 import { VERIFY_HELP, verifyCommand } from "./commands/verify.js";
+import { UsageError } from "./errors.js";
 import { errorText } from "./io.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string; summary: string }> =

@@ -12,10 +12,10 @@ import {
   readByteLines,
   readJson,
   type SplitLine,
+  splitTask,
 } from "../canonical/index.js";
-import { ReplayPipelineError } from "../errors.js";
-import { mapLines, type ParallelOptions } from "../parallel/line-pool.js";
-import { createTask, type TaskInit } from "../parallel/tasks.js";
+import { ReplayPipelineError, StreamLimitError } from "../errors.js";
+import { mapLines, type ParallelOptions } from "../parallel/index.js";
 import type { LayerCOrigin } from "./layer-c-record.js";
 import { locatePath } from "./locate.js";
 import { detectFormat, readerFor } from "./registry.js";
@@ -85,9 +85,6 @@ export interface InspectResult {
 
 const GZIP_MAGIC_0 = 0x1f;
 const GZIP_MAGIC_1 = 0x8b;
-
-/** A stream-level problem that ends reading: gzip bomb, corrupt gzip, document too large. */
-class StreamLimitError extends ReplayPipelineError {}
 
 /**
  * Inspects one replay file of any supported format from its bytes: detects the format by content
@@ -435,8 +432,7 @@ async function readContent(
         consumer = reader.begin(findings, options);
         lazy = reader.lazyMembers;
         if (lazy !== undefined) {
-          const init: TaskInit = { task: "split", lazy: [...lazy] };
-          source = mapLines(lines, wantsSplit, createTask(init), init, options.parallel);
+          source = mapLines(lines, wantsSplit, splitTask, { lazy: [...lazy] }, options.parallel);
         }
       }
       const listed = findings.errors.length;

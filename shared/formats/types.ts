@@ -227,6 +227,15 @@ export interface DocumentFormat {
   read(value: JsonValue, findings: Findings, options: FormatOptions): Session;
 }
 
+/**
+ * The members of one kind of object (an event type, a span, a step) a format defines, and those
+ * it requires: what Layer C keeps of it. Each format folder's `fields.ts` gives its own.
+ */
+export interface FieldSet {
+  known: ReadonlySet<string>;
+  required: ReadonlySet<string>;
+}
+
 /** Either kind of format reader. */
 export type FormatReader = LineFormat | DocumentFormat;
 

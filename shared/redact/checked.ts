@@ -5,20 +5,15 @@
  */
 
 import { PassThrough, Readable } from "node:stream";
-import { ReplayPipelineError } from "../errors.js";
-import { type InspectOptions, type InspectReport, inspect } from "../formats/inspect.js";
-import type { LayerCOrigin } from "../formats/layer-c-record.js";
-import { type LayerCOptions, type LayerCRedaction, redactFile } from "./layer-c.js";
+import { RedactRefusedError } from "../errors.js";
+import { type InspectOptions, type InspectReport, inspect, type LayerCOrigin } from "../formats/index.js";
+import { type LayerCOptions, type LayerCRedaction, redactFile } from "./layer-c/entry.js";
 import { scrubReport } from "./report.js";
 
-/** A `failed` or `invalid` input that `redactChecked` will not copy; `report` (scrubbed) says why. */
-export class RedactRefusedError extends ReplayPipelineError {
-  constructor(
-    readonly report: InspectReport,
-    options?: { cause?: unknown },
-  ) {
-    super("redact.refused", refusal(report), { file: report.file }, options);
-  }
+/** The refusal of `report` (scrubbed): the error `redactChecked` throws instead of a copy. */
+function refusedError(report: InspectReport, options?: { cause?: unknown }): RedactRefusedError {
+  const scrubbed = scrubReport(report);
+  return new RedactRefusedError(scrubbed, refusal(scrubbed), options);
 }
 
 /** Why `report` refuses: its verdict and the first failed rows or errors. */
@@ -87,7 +82,7 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
     ...(options.parallel === undefined ? {} : { parallel: options.parallel }),
   }).then((result) => result.report);
   const original = report.then((r) => {
-    if (!allowUnverified && refused(r)) throw new RedactRefusedError(scrubReport(r));
+    if (!allowUnverified && refused(r)) throw refusedError(r);
     return originOf(r);
   });
   // Awaited by the transform; settled here too so an early failure leaves no unhandled rejection.
@@ -102,7 +97,7 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
       toRedact.destroy();
       if (error instanceof RedactRefusedError) throw error;
       const r = await report;
-      if (!allowUnverified && refused(r)) throw new RedactRefusedError(scrubReport(r), { cause: error });
+      if (!allowUnverified && refused(r)) throw refusedError(r, { cause: error });
       throw error;
     } finally {
       // Ends both branches when the reader stops early (inspect has settled otherwise).

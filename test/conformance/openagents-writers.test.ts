@@ -7,7 +7,7 @@ import {
   readJson,
   sha256Tag,
 } from "../../shared/canonical/index.js";
-import { inspect } from "../../shared/formats/inspect.js";
+import { inspect } from "../../shared/formats/index.js";
 import { verifyReplay } from "../../shared/receipt/index.js";
 import { corpusBytes, corpusText } from "../support/corpus.js";
 import {

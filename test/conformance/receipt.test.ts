@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type JsonObject, readJson } from "../../shared/canonical/index.js";
-import { inspect } from "../../shared/formats/inspect.js";
+import { inspect } from "../../shared/formats/index.js";
 import {
   generateReceipt,
   receiptDigest,

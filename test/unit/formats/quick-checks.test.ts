@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type JsonValue, readJson } from "../../../shared/canonical/index.js";
-import { REPLAY_DIALECTS, replayV1Format } from "../../../shared/formats/replay-jsonl.js";
-import { Findings } from "../../../shared/formats/types.js";
+import { Findings } from "../../../shared/formats/index.js";
+import { REPLAY_DIALECTS, replayV1Format } from "../../../shared/formats/replay-jsonl/index.js";
 import {
   type Quick,
   qCount,

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canonicalHash, type JsonObject, type JsonValue, readJson } from "../../../shared/canonical/index.js";
-import { inspect } from "../../../shared/formats/inspect.js";
-import { type CheckRow, Findings } from "../../../shared/formats/types.js";
+import { type CheckRow, Findings, inspect } from "../../../shared/formats/index.js";
 import {
   generateReceipt,
   type Inspected,

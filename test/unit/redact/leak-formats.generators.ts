@@ -20,8 +20,8 @@ import {
   type JsonObject,
   type JsonValue,
 } from "../../../shared/canonical/index.js";
-import { STEP_TYPES } from "../../../shared/formats/replaykit.js";
-import { isStructuralKey } from "../../../shared/redact/layer-c.js";
+import { STEP_TYPES } from "../../../shared/formats/replaykit/index.js";
+import { isStructuralKey } from "../../../shared/redact/index.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Secrets

@@ -2,7 +2,7 @@ import { lintSource } from "@secretlint/core";
 import { creator as recommendPreset } from "@secretlint/secretlint-rule-preset-recommend";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PRESETS, presetPolicy } from "../../../shared/redact/presets.js";
+import { PRESETS, presetPolicy } from "../../../shared/redact/index.js";
 import {
   canSkipSecretlint,
   type Finding,

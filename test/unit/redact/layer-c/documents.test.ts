@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { decodeUtf8, isJsonObject, type JsonObject, readJson } from "../../../shared/canonical/index.js";
-import { inspect } from "../../../shared/formats/inspect.js";
-import { computeChecksum, computeStepHash, stepContent } from "../../../shared/formats/replaykit.js";
-import { RPK_MASK, RPK_REDACTION_POLICY_VERSION } from "../../../shared/redact/layer-c.js";
-import { corpusBytes } from "../../support/corpus.js";
-import { ALL_PRESETS, redactBytes } from "./layer-c.helpers.js";
+import { decodeUtf8, isJsonObject, type JsonObject, readJson } from "../../../../shared/canonical/index.js";
+import { inspect } from "../../../../shared/formats/index.js";
+import { computeChecksum, computeStepHash, stepContent } from "../../../../shared/formats/replaykit/index.js";
+import { RPK_MASK, RPK_REDACTION_POLICY_VERSION } from "../../../../shared/redact/index.js";
+import { corpusBytes } from "../../../support/corpus.js";
+import { ALL_PRESETS, redactBytes } from "./helpers.js";
 
 const read = (text: string): JsonObject =>
   readJson(decodeUtf8(Buffer.from(text)), { rejectLoneSurrogates: false }) as JsonObject;
@@ -219,7 +219,7 @@ describe("ReplayBundle", () => {
 
 describe("redact CLI", () => {
   it("writes the copy to -o and the summary with --json", async () => {
-    const { redactCommand } = await import("../../../cli/commands/redact.js");
+    const { redactCommand } = await import("../../../../cli/commands/redact.js");
     const dir = await mkdtemp(join(tmpdir(), "redact-cli-"));
     try {
       const input = join(dir, "run.rpk");

@@ -21,20 +21,21 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-} from "../../../shared/canonical/index.js";
-import type { LayerCOrigin } from "../../../shared/formats/layer-c-record.js";
+} from "../../../../shared/canonical/index.js";
+import type { LayerCOrigin } from "../../../../shared/formats/index.js";
 import {
   type LayerCCounts,
   LineRedactor,
   type LinesFormat,
   layerCSummary,
   mergeCounts,
+  PRESETS,
+  type Preset,
   RAW_KEYS,
   withSummary,
-} from "../../../shared/redact/layer-c.js";
-import { PRESETS, type Preset } from "../../../shared/redact/presets.js";
-import { redactBytes } from "./layer-c.helpers.js";
-import { FORMATS, plantsArb, type Session } from "./leak-formats.generators.js";
+} from "../../../../shared/redact/index.js";
+import { FORMATS, plantsArb, type Session } from "../leak-formats.generators.js";
+import { redactBytes } from "./helpers.js";
 
 const RUNS = Number(process.env.LINE_REDACTOR_RUNS ?? 60);
 const LINE_FORMATS: LinesFormat[] = ["replay-v1", "replay-dsrs", "replay-adr0003", "braintrust-spans"];

@@ -1,3 +1,37 @@
+import type { z } from "zod";
+import {
+  canonicalHash,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  memberPath,
+  SHA256_TAG,
+} from "../../canonical/index.js";
+import { ReplayPipelineError } from "../../errors.js";
+import { layerCOriginOf } from "../layer-c-record.js";
+import {
+  type DocumentFormat,
+  emptySummary,
+  type Findings,
+  type Session,
+  type ToolCallRecord,
+  type VerificationRecord,
+} from "../types.js";
+import { describe, member, numberMember, stringMember, unknownKeys, validate } from "../validate.js";
+import {
+  BUNDLE_EVENT_TYPES,
+  bundleSchema,
+  CLOSING_TYPES,
+  ENTRY_FIELDS,
+  entrySchema,
+  KNOWN_TYPES,
+  METADATA_FIELDS,
+  metadataSchema,
+  RECEIPT_FIELDS,
+  receiptsSchema,
+  TOP_FIELDS,
+} from "./schema.js";
+
 /**
  * The OpenAgents `ReplayBundle` (crates/autopilot-core `replay.rs`): one JSON document with
  * `version`, `id`, `created_at`, `metadata`, `timeline[]` of `{t, type, tool?, data}` (t in
@@ -7,152 +41,6 @@
  * The bundle carries no hashes, so reading it yields no check rows: only errors, notices and the
  * normalized session. The `params_hash`/`output_hash` of its tool calls are computed here.
  */
-import { z } from "zod";
-import {
-  canonicalHash,
-  isJsonObject,
-  type JsonObject,
-  type JsonValue,
-  memberPath,
-  SHA256_TAG,
-} from "../canonical/index.js";
-import { ReplayPipelineError } from "../errors.js";
-import { layerCOriginOf } from "./layer-c-record.js";
-import {
-  type DocumentFormat,
-  emptySummary,
-  type Findings,
-  type Session,
-  type ToolCallRecord,
-  type VerificationRecord,
-} from "./types.js";
-import {
-  describe,
-  member,
-  numberMember,
-  stringMember,
-  unknownKeys,
-  validate,
-  zCount,
-  zNumber,
-  zTimestamp,
-} from "./validate.js";
-
-/** Timeline event types the producer writes (`ReplayBundle::from_entries` keeps only these). */
-export const BUNDLE_EVENT_TYPES = [
-  "phase_start",
-  "phase_end",
-  "tool_call",
-  "tool_result",
-  "assistant",
-] as const;
-
-const KNOWN_TYPES: ReadonlySet<string> = new Set(BUNDLE_EVENT_TYPES);
-
-/**
- * Types some producers use for a closing event; not written by autopilot-core today, but when
- * present they say how the run ended, so status is read from them as from `phase_end`.
- */
-const CLOSING_TYPES: ReadonlySet<string> = new Set([
-  "phase_end",
-  "complete",
-  "completed",
-  "session_complete",
-  "session_end",
-  "error",
-]);
-
-const TOP_FIELDS: ReadonlySet<string> = new Set([
-  "version",
-  "id",
-  "created_at",
-  "metadata",
-  "timeline",
-  "receipts",
-]);
-const METADATA_FIELDS: ReadonlySet<string> = new Set([
-  "issue_url",
-  "pr_url",
-  "duration_seconds",
-  "playback_speed",
-  "demo_duration_seconds",
-  "model",
-  "cost_usd",
-  "tokens_in",
-  "tokens_out",
-  // The record our Layer C copy (`redact`) writes.
-  "redaction",
-]);
-const RECEIPT_FIELDS: ReadonlySet<string> = new Set([
-  "tests_run",
-  "tests_passed",
-  "ci_status",
-  "files_changed",
-  "lines_added",
-  "lines_removed",
-]);
-const ENTRY_FIELDS: ReadonlySet<string> = new Set(["t", "type", "tool", "data"]);
-
-const optionalString = (what: string) =>
-  z
-    .string({ error: `expected a string or null (${what})` })
-    .nullable()
-    .optional();
-
-// Only what we need to normalize or export is required; the Rust struct also requires most of
-// `metadata` and `receipts`, but a bundle missing them is still readable, so they are optional
-// here and only their types are checked.
-const metadataSchema = z.object(
-  {
-    issue_url: optionalString("the issue URL"),
-    pr_url: optionalString("the pull request URL"),
-    duration_seconds: zCount().optional(),
-    playback_speed: zNumber().optional(),
-    demo_duration_seconds: zCount().optional(),
-    model: z.string({ error: "expected a string (the model name)" }).optional(),
-    cost_usd: zNumber().nullable().optional(),
-    tokens_in: zCount().nullable().optional(),
-    tokens_out: zCount().nullable().optional(),
-  },
-  { error: "expected an object (the run metadata)" },
-);
-
-const receiptsSchema = z.object(
-  {
-    tests_run: zCount().nullable().optional(),
-    tests_passed: zCount().nullable().optional(),
-    ci_status: optionalString("the CI status"),
-    files_changed: zCount().optional(),
-    lines_added: zCount().optional(),
-    lines_removed: zCount().optional(),
-  },
-  { error: "expected an object (the run receipts)" },
-);
-
-const bundleSchema = z.object(
-  {
-    version: z.string({ error: 'expected a string such as "1.0" (the bundle version)' }),
-    id: z
-      .string({ error: "expected a string (the bundle id)" })
-      .min(1, "expected a non-empty string (the bundle id)"),
-    created_at: zTimestamp(),
-    metadata: metadataSchema.optional(),
-    timeline: z.array(z.unknown(), { error: "expected an array (the timeline events)" }),
-    receipts: receiptsSchema.optional(),
-  },
-  { error: "expected a ReplayBundle object" },
-);
-
-const entrySchema = z.object(
-  {
-    // u64 milliseconds in the producer; beyond 2^53 a JavaScript number would silently round.
-    t: zCount().pipe(z.number().max(Number.MAX_SAFE_INTEGER, "expected at most 2^53-1 milliseconds")),
-    type: z.string({ error: "expected a string (the event type)" }),
-    tool: optionalString("the tool name"),
-    data: z.custom<JsonValue>((v) => v !== undefined, { message: "expected a JSON value (the event data)" }),
-  },
-  { error: "expected an object (a timeline event)" },
-);
 
 /** One timeline entry that passed validation. */
 export interface BundleEntry {

@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { redactBytes } from "./layer-c.helpers.js";
+import { redactBytes } from "./helpers.js";
 
 /** What the next spool writes do: fail (after `delayMs`), or write only part of the chunk. */
 const fault = vi.hoisted(() => ({ mode: "none" as "none" | "fail" | "short", delayMs: 0, writes: 0 }));

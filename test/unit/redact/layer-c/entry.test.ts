@@ -8,11 +8,10 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-} from "../../../shared/canonical/index.js";
-import { inspect } from "../../../shared/formats/inspect.js";
-import type { LayerCOrigin } from "../../../shared/formats/layer-c-record.js";
-import { isStructuralKey, PARANOID_TEXT, redactFile } from "../../../shared/redact/layer-c.js";
-import { ALL_PRESETS, fakeHash, parseLines, redactBytes } from "./layer-c.helpers.js";
+} from "../../../../shared/canonical/index.js";
+import { inspect, type LayerCOrigin } from "../../../../shared/formats/index.js";
+import { isStructuralKey, PARANOID_TEXT, redactFile } from "../../../../shared/redact/index.js";
+import { ALL_PRESETS, fakeHash, parseLines, redactBytes } from "./helpers.js";
 
 const H = (v: JsonValue): string => canonicalHash(v, "openagents");
 const ORIGIN: LayerCOrigin = {

@@ -5,9 +5,15 @@ import {
   type JsonValue,
   readJson,
   sha256Tag,
-} from "../../../shared/canonical/index.js";
-import { ReplayPipelineError } from "../../../shared/errors.js";
-import { ExportError, type ExportOptions, exportReplayBundle } from "../../../shared/formats/export.js";
+} from "../../../../shared/canonical/index.js";
+import { ReplayPipelineError } from "../../../../shared/errors.js";
+import {
+  ExportError,
+  type ExportOptions,
+  exportReplayBundle,
+  Findings,
+  type Session,
+} from "../../../../shared/formats/index.js";
 import {
   bundleOutcome,
   isReplayBundle,
@@ -15,9 +21,8 @@ import {
   readBundle,
   replayBundleFormat,
   toolResultOk,
-} from "../../../shared/formats/replay-bundle.js";
-import { replayV1Format } from "../../../shared/formats/replay-jsonl.js";
-import { Findings, type Session } from "../../../shared/formats/types.js";
+} from "../../../../shared/formats/replay-bundle/index.js";
+import { replayV1Format } from "../../../../shared/formats/replay-jsonl/index.js";
 
 /**
  * A bundle as JSON text; `patch` replaces top-level members (undefined removes one). A string

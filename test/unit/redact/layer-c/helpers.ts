@@ -5,15 +5,16 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-} from "../../../shared/canonical/index.js";
-import { type CheckedOptions, redactChecked } from "../../../shared/redact/checked.js";
+} from "../../../../shared/canonical/index.js";
 import {
+  type CheckedOptions,
   isStructuralKey,
   type LayerCSummary,
+  type Preset,
   RPK_MASK,
+  redactChecked,
   UNKNOWN_EVENT_ALLOW,
-} from "../../../shared/redact/layer-c.js";
-import type { Preset } from "../../../shared/redact/presets.js";
+} from "../../../../shared/redact/index.js";
 
 /** The presets, in the order ADR-0016 lists them. */
 export const ALL_PRESETS: Preset[] = ["open_source", "private_repo", "paranoid"];
