@@ -47,6 +47,7 @@ export {
   type FormatId,
   type FormatOptions,
   type FormatReader,
+  findingOf,
   type LineConsumer,
   type LineFormat,
   type RuntimeEventRecord,

@@ -26,6 +26,7 @@ import {
   Findings,
   type FormatId,
   type FormatOptions,
+  findingOf,
   type LineConsumer,
   type Session,
   type SessionSummary,
@@ -266,15 +267,9 @@ function decompressed(
   };
 }
 
-/** The finding for a JSON syntax or encoding error thrown by the reader. */
+/** The finding for a JSON syntax or encoding error the reader threw for file line `line`. */
 function jsonFinding(error: ReplayPipelineError, line: number): Finding {
-  return {
-    line,
-    column: error.location.column ?? null,
-    path: error.location.path ?? "$",
-    code: error.code,
-    message: error.detail,
-  };
+  return { ...findingOf(error), line };
 }
 
 /** Detects the format from the first readable line (or the whole document) and reads the rest. */

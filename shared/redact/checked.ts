@@ -7,7 +7,7 @@
 import { PassThrough, Readable } from "node:stream";
 import { RedactRefusedError } from "../errors.js";
 import { type InspectOptions, type InspectReport, inspect, type LayerCOrigin } from "../formats/index.js";
-import { type LayerCOptions, type LayerCRedaction, redactFile } from "./layer-c/entry.js";
+import { type LayerCOptions, type LayerCRedaction, redactOrThrow } from "./layer-c/entry.js";
 import { scrubReport } from "./report.js";
 
 /** The refusal of `report` (scrubbed): the error `redactChecked` throws instead of a copy. */
@@ -36,7 +36,7 @@ export interface CheckedOptions extends Omit<LayerCOptions, "original">, Pick<In
   allowUnverified?: boolean;
 }
 
-/** A running checked redaction: `redactFile`'s, plus the input's own report. */
+/** A running checked redaction: `redactOrThrow`'s, plus the input's own report. */
 export interface CheckedRedaction extends LayerCRedaction {
   /** The input's `inspect` report; settles once the input has been read. */
   report: Promise<InspectReport>;
@@ -56,7 +56,7 @@ const refused = (report: InspectReport): boolean =>
   report.verdict === "failed" || report.verdict === "invalid";
 
 /**
- * Redacts `source` as `redactFile` does while `inspect` reads the same bytes. The copy's record
+ * Redacts `source` as `redactOrThrow` does while `inspect` reads the same bytes. The copy's record
  * (`original`) carries the input's replay_hash, verdict and check totals. A `failed` or `invalid`
  * input is refused with a `RedactRefusedError` before any byte of the copy is given out, unless
  * `allowUnverified`; an input too malformed to redact at all is refused the same way, with
@@ -88,7 +88,7 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
   // Awaited by the transform; settled here too so an early failure leaves no unhandled rejection.
   report.catch(() => undefined);
   original.catch(() => undefined);
-  const redaction = redactFile(toRedact, { ...layerC, original });
+  const redaction = redactOrThrow(toRedact, { ...layerC, original });
   async function* chunks(): AsyncGenerator<Uint8Array> {
     try {
       yield* redaction.chunks;

@@ -6,7 +6,7 @@ export { RedactError, RedactRefusedError } from "../errors.js";
 export { type CheckedOptions, type CheckedRedaction, originOf, redactChecked } from "./checked.js";
 export type { StringScrubber } from "./layer-c/context.js";
 export { RPK_MASK, RPK_REDACTION_POLICY_VERSION } from "./layer-c/documents.js";
-export { type LayerCOptions, type LayerCRedaction, redactFile } from "./layer-c/entry.js";
+export { type LayerCOptions, type LayerCRedaction, type LayerCResult, redactFile } from "./layer-c/entry.js";
 export {
   isLinesFormat,
   LineRedactor,

@@ -12,7 +12,13 @@ import {
   readJson,
 } from "../../canonical/index.js";
 import { RedactError, ReplayPipelineError } from "../../errors.js";
-import { detectFormat, type FormatId, type LayerCOrigin } from "../../formats/index.js";
+import {
+  detectFormat,
+  type Finding,
+  type FormatId,
+  findingOf,
+  type LayerCOrigin,
+} from "../../formats/index.js";
 import { mapLines, type ParallelOptions } from "../../parallel/index.js";
 import type { Preset } from "../presets.js";
 import { document } from "./documents.js";
@@ -21,7 +27,7 @@ import { Spool } from "./spool.js";
 import { type LayerCCounts, type LayerCSummary, layerCSummary, mergeCounts } from "./summary.js";
 import { type RedactTaskInit, redactTask } from "./task.js";
 
-/** What `redactFile` needs. */
+/** What `redactFile` and `redactOrThrow` need. */
 export interface LayerCOptions {
   /** File name, for messages. */
   file: string;
@@ -49,8 +55,17 @@ export interface LayerCOptions {
 export interface LayerCRedaction {
   /** The Layer C copy's bytes. Nothing is yielded for JSON Lines until the whole input was read. */
   chunks: AsyncGenerator<Uint8Array>;
-  /** The summary; throws until `chunks` has been read to the end. */
+  /** The summary; throws until `chunks` has been read to the end, or when there was no copy. */
   summary(): LayerCSummary;
+}
+
+/** `redactFile`'s redaction: a bad input's findings instead of an error. */
+export interface LayerCResult extends LayerCRedaction {
+  /**
+   * Why the input could not be redacted, located as `inspect` locates errors; known once `chunks`
+   * has ended, and empty exactly when the copy was made.
+   */
+  errors: Finding[];
 }
 
 /**
@@ -123,13 +138,36 @@ function prepend(first: ByteLine, rest: AsyncIterator<ByteLine>): AsyncIterator<
 const NEWLINE = Buffer.from("\n");
 
 /**
+ * `redactOrThrow`, with bad input given back as findings, as `inspect` gives them: an input that
+ * cannot be redacted (an unreadable line, an unknown format, a value the profile cannot hold, a
+ * refused original) ends `chunks` without a byte of the copy and fills `errors`. Anything else
+ * (a failing source, a full disk) is thrown, with its kind (`kindOf`) telling a queue to retry.
+ */
+export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOptions): LayerCResult {
+  const redaction = redactOrThrow(source, options);
+  const errors: Finding[] = [];
+  // Every input error comes before the first byte: lines are all read into the spool, and a
+  // document all parsed, before anything is given out.
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    try {
+      yield* redaction.chunks;
+    } catch (error) {
+      if (!(error instanceof ReplayPipelineError) || error.kind !== "input") throw error;
+      errors.push(findingOf(error));
+    }
+  }
+  return { chunks: chunks(), summary: () => redaction.summary(), errors };
+}
+
+/**
  * Writes the Layer C copy of a replay file of any supported format (detected from the first
  * line, or the whole document). JSON Lines (REPLAY dialects, Braintrust spans) are read line by
  * line in flat memory and written as one canonical (openagents) line per input event, in order;
  * the summary goes on the ReplayHeader (`redaction`) or the root span (`metadata.redaction`).
  * Documents (`.rpk`, ReplayBundle) are written as one canonical line (`.rpk`: replaykit profile).
+ * Bad input throws its typed error (`redactChecked` refuses with it); see `redactFile`.
  */
-export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOptions): LayerCRedaction {
+export function redactOrThrow(source: AsyncIterable<Uint8Array>, options: LayerCOptions): LayerCRedaction {
   const preset = options.preset ?? "private_repo";
   let result: LayerCSummary | undefined;
   const done = (summary: LayerCSummary): void => {

@@ -234,6 +234,44 @@ describe("REPLAY.jsonl v1", () => {
       // drain
     }
     expect(result.summary().events).toBe(V1.length);
+    expect(result.errors).toEqual([]);
+  });
+
+  /** Every chunk of `redactFile` over `text`, and its errors. */
+  async function findingsOf(text: string) {
+    const result = redactFile(Readable.from([Buffer.from(text)]), { file: "x", original: ORIGIN });
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of result.chunks) chunks.push(chunk);
+    return { chunks, errors: result.errors, summary: () => result.summary() };
+  }
+
+  it("gives bad input back as located findings and no copy, as inspect does", async () => {
+    const bad = await findingsOf(`${jsonl(V1.slice(0, 2))}{oops\n`);
+    expect(bad.chunks).toEqual([]);
+    expect(bad.errors).toEqual([
+      expect.objectContaining({ line: 3, column: 2, path: "$", code: "json.syntax" }),
+    ]);
+    expect(bad.summary).toThrow(/once every chunk/);
+    expect((await findingsOf('{"hello":1}\n')).errors).toMatchObject([{ line: 1, code: "format.unknown" }]);
+    expect((await findingsOf("\n\n")).errors).toMatchObject([{ line: null, code: "input.empty" }]);
+    expect((await findingsOf(`${jsonl(V1)}[1]\n`)).errors).toMatchObject([{ code: "redact.not_object" }]);
+  });
+
+  it("throws what is not the input's fault (a source that fails), so a queue can retry it", async () => {
+    const full = Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+    async function* failing(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from(jsonl(V1.slice(0, 2)));
+      throw full;
+    }
+    const result = redactFile(failing(), { file: "x", original: ORIGIN });
+    await expect(
+      (async () => {
+        for await (const _ of result.chunks) {
+          // drain
+        }
+      })(),
+    ).rejects.toBe(full);
+    expect(result.errors).toEqual([]);
   });
 });
 
