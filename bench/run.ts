@@ -18,11 +18,11 @@ import { availableParallelism, cpus, release, tmpdir, totalmem, type } from "nod
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import canonicalizeNpm from "canonicalize";
+import { canonicalJsonLines, type Profile } from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
+import { defaultWorkers } from "#shared/parallel/index.js";
+import { redactChecked, redactFile } from "#shared/redact/index.js";
 import { parallelOptions } from "../cli/worker-script.js";
-import { canonicalJsonLines, type Profile } from "../shared/canonical/index.js";
-import { inspect } from "../shared/formats/index.js";
-import { defaultWorkers } from "../shared/parallel/index.js";
-import { redactChecked, redactFile } from "../shared/redact/index.js";
 import { type DatasetMeta, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
 
 // ---- measurements ----------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { isProfile, PROFILES, type Profile } from "../shared/canonical/index.js";
+import { isProfile, PROFILES, type Profile } from "#shared/canonical/index.js";
 import { UsageError } from "./errors.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;

@@ -1,5 +1,5 @@
 /** Errors only the command line raises: how it was called, and the files it was pointed at. */
-import { type ErrorOptions, kindOf, ReplayPipelineError } from "../shared/errors.js";
+import { type ErrorOptions, kindOf, ReplayPipelineError } from "#shared/errors.js";
 
 /** A command-line usage problem: unknown flag, missing argument. */
 export class UsageError extends ReplayPipelineError {

@@ -1,8 +1,8 @@
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { formatLocation, JsonInputError, ReplayPipelineError } from "../shared/errors.js";
-import { scrubText } from "../shared/redact/index.js";
+import { formatLocation, JsonInputError, ReplayPipelineError } from "#shared/errors.js";
+import { scrubText } from "#shared/redact/index.js";
 import { causedBy, InputFileError, OutputFileError, UsageError } from "./errors.js";
 
 /** Chunks of a file, or of standard input for `-`; 1 MiB reads. */

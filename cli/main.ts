@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { ReplayPipelineError } from "../shared/errors.js";
+import { ReplayPipelineError } from "#shared/errors.js";
 import { CANON_HELP, canonCommand } from "./commands/canon.js";
 import { EXPORT_HELP, exportCommand } from "./commands/export.js";
 import { HASH_HELP, hashCommand } from "./commands/hash.js";

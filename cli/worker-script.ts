@@ -4,7 +4,7 @@
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { ParallelOptions } from "../shared/parallel/index.js";
+import type { ParallelOptions } from "#shared/parallel/index.js";
 
 /**
  * dist/line-worker.js beside the bundle this module is part of; from the source tree (tests import

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
-import { decodeUtf8, readJson } from "../../shared/canonical/index.js";
-import { ReplayPipelineError } from "../../shared/errors.js";
-import { exportReplayBundle } from "../../shared/formats/index.js";
+import { decodeUtf8, readJson } from "#shared/canonical/index.js";
+import { ReplayPipelineError } from "#shared/errors.js";
+import { exportReplayBundle } from "#shared/formats/index.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
 import { UsageError } from "../errors.js";
 import { outputError, outputTarget, readInput, writeOut } from "../io.js";

@@ -1,5 +1,5 @@
-import { type InspectReport, inspect } from "../../shared/formats/index.js";
-import { scrubReport } from "../../shared/redact/index.js";
+import { type InspectReport, inspect } from "#shared/formats/index.js";
+import { scrubReport } from "#shared/redact/index.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, toInputError, writeOut } from "../io.js";
 import { parallelOptions } from "../worker-script.js";

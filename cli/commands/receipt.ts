@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
-import { type InspectResult, inspect } from "../../shared/formats/index.js";
-import { generateReceipt, serializeReceipt } from "../../shared/receipt/index.js";
-import { scrubReport } from "../../shared/redact/index.js";
+import { type InspectResult, inspect } from "#shared/formats/index.js";
+import { generateReceipt, serializeReceipt } from "#shared/receipt/index.js";
+import { scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs, singleFile } from "../args.js";
 import { UsageError } from "../errors.js";
 import { openStream, outputError, outputTarget, readHmacKey, toInputError, writeOut } from "../io.js";

@@ -1,7 +1,7 @@
 import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
-import { RedactRefusedError, ReplayPipelineError } from "../../shared/errors.js";
-import { type LayerCSummary, PRESETS, type Preset, redactChecked } from "../../shared/redact/index.js";
+import { RedactRefusedError, ReplayPipelineError } from "#shared/errors.js";
+import { type LayerCSummary, PRESETS, type Preset, redactChecked } from "#shared/redact/index.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
 import { UsageError } from "../errors.js";
 import {

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { PROFILES, type Profile } from "../../shared/canonical/index.js";
-import { ReplayPipelineError } from "../../shared/errors.js";
-import { inspect, type Verdict } from "../../shared/formats/index.js";
-import { Scrubber, scrubReport } from "../../shared/redact/index.js";
+import { PROFILES, type Profile } from "#shared/canonical/index.js";
+import { ReplayPipelineError } from "#shared/errors.js";
+import { inspect, type Verdict } from "#shared/formats/index.js";
+import { Scrubber, scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs } from "../args.js";
 import { InputFileError } from "../errors.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, toInputError, writeOut } from "../io.js";

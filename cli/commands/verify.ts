@@ -1,8 +1,8 @@
-import { decodeUtf8, type JsonValue, readJson } from "../../shared/canonical/index.js";
-import { ReplayPipelineError } from "../../shared/errors.js";
-import { Findings, type InspectResult, inspect } from "../../shared/formats/index.js";
-import { type VerifyReport, verifyReplay } from "../../shared/receipt/index.js";
-import { scrubReport } from "../../shared/redact/index.js";
+import { decodeUtf8, type JsonValue, readJson } from "#shared/canonical/index.js";
+import { ReplayPipelineError } from "#shared/errors.js";
+import { Findings, type InspectResult, inspect } from "#shared/formats/index.js";
+import { type VerifyReport, verifyReplay } from "#shared/receipt/index.js";
+import { scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs, singleFile } from "../args.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, readInput, toInputError, writeOut } from "../io.js";
 import { parallelOptions } from "../worker-script.js";

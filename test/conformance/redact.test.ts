@@ -13,8 +13,8 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-} from "../../shared/canonical/index.js";
-import { inspect } from "../../shared/formats/index.js";
+} from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
 import { corpusBytes, corpusList } from "../support/corpus.js";
 import { ALL_PRESETS, redactBytes } from "../unit/redact/layer-c/helpers.js";
 

@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readJson } from "../../shared/canonical/index.js";
-import { type Finding, inspect } from "../../shared/formats/index.js";
-import { generateReceipt, serializeReceipt, verifyReplay } from "../../shared/receipt/index.js";
+import { readJson } from "#shared/canonical/index.js";
+import { type Finding, inspect } from "#shared/formats/index.js";
+import { generateReceipt, serializeReceipt, verifyReplay } from "#shared/receipt/index.js";
 import { corpusBytes, corpusList, PROJECT_ROOT } from "../support/corpus.js";
 import { ALL_PRESETS, redactBytes } from "../unit/redact/layer-c/helpers.js";
 

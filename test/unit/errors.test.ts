@@ -1,7 +1,6 @@
 /** Error kinds, for a queue: an input error is a verdict, a transient one is retried, the rest are not. */
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
-import { UsageError } from "../../cli/errors.js";
 import {
   CanonicalizationError,
   ContractError,
@@ -13,7 +12,8 @@ import {
   StreamLimitError,
   TransientError,
   WorkerPoolError,
-} from "../../shared/errors.js";
+} from "#shared/errors.js";
+import { UsageError } from "../../cli/errors.js";
 
 describe("kindOf", () => {
   it("gives each typed error the kind of its code", () => {

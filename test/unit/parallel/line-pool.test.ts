@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ReplayGenerator } from "../../../bench/generate.js";
 import {
   type ByteLine,
   JsonNumber,
@@ -10,14 +9,10 @@ import {
   type SplitLine,
   type SplitTaskInit,
   splitTask,
-} from "../../../shared/canonical/index.js";
-import { inspect } from "../../../shared/formats/index.js";
-import {
-  mapLines,
-  type ParallelOptions,
-  poolStats,
-  WorkerPoolError,
-} from "../../../shared/parallel/index.js";
+} from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
+import { mapLines, type ParallelOptions, poolStats, WorkerPoolError } from "#shared/parallel/index.js";
+import { ReplayGenerator } from "../../../bench/generate.js";
 import { corpusBytes, corpusList, PROJECT_ROOT } from "../../support/corpus.js";
 import { LINE_WORKER } from "../../support/worker.js";
 import { ALL_PRESETS, redactBytes } from "../redact/layer-c/helpers.js";

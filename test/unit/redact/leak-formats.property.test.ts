@@ -31,10 +31,10 @@ import {
   type JsonValue,
   readJson,
   SHA256_TAG,
-} from "../../../shared/canonical/index.js";
-import { inspect } from "../../../shared/formats/index.js";
-import { PRESETS, type Preset, RAW_KEYS } from "../../../shared/redact/index.js";
-import { Scrubber } from "../../../shared/redact/scrub.js";
+} from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
+import { PRESETS, type Preset, RAW_KEYS } from "#shared/redact/index.js";
+import { Scrubber } from "#shared/redact/scrub.js";
 import { redactBytes, unmaskedPaths } from "./layer-c/helpers.js";
 import {
   FORMATS,

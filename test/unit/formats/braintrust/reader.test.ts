@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { readJson } from "../../../../shared/canonical/index.js";
-import { braintrustFormat, isBraintrustSpan } from "../../../../shared/formats/braintrust/index.js";
-import { Findings, type Session } from "../../../../shared/formats/index.js";
+import { readJson } from "#shared/canonical/index.js";
+import { braintrustFormat, isBraintrustSpan } from "#shared/formats/braintrust/index.js";
+import { Findings, type Session } from "#shared/formats/index.js";
 
 /** Feeds JSON Lines text to the consumer as the pipeline does: non-blank lines, 1-based numbers. */
 function read(text: string): { session: Session; findings: Findings } {

@@ -1,19 +1,13 @@
 import { describe, expect, it } from "vitest";
-import {
-  canonicalHash,
-  canonicalize,
-  type JsonValue,
-  readJson,
-  sha256Tag,
-} from "../../../../shared/canonical/index.js";
-import { ReplayPipelineError } from "../../../../shared/errors.js";
+import { canonicalHash, canonicalize, type JsonValue, readJson, sha256Tag } from "#shared/canonical/index.js";
+import { ReplayPipelineError } from "#shared/errors.js";
 import {
   ExportError,
   type ExportOptions,
   exportReplayBundle,
   Findings,
   type Session,
-} from "../../../../shared/formats/index.js";
+} from "#shared/formats/index.js";
 import {
   bundleOutcome,
   isReplayBundle,
@@ -21,8 +15,8 @@ import {
   readBundle,
   replayBundleFormat,
   toolResultOk,
-} from "../../../../shared/formats/replay-bundle/index.js";
-import { replayV1Format } from "../../../../shared/formats/replay-jsonl/index.js";
+} from "#shared/formats/replay-bundle/index.js";
+import { replayV1Format } from "#shared/formats/replay-jsonl/index.js";
 
 /**
  * A bundle as JSON text; `patch` replaces top-level members (undefined removes one). A string

@@ -7,9 +7,9 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-} from "../../../../shared/canonical/index.js";
-import { Findings, type FormatOptions } from "../../../../shared/formats/index.js";
-import { isReplaykitArtifact, replaykitFormat } from "../../../../shared/formats/replaykit/index.js";
+} from "#shared/canonical/index.js";
+import { Findings, type FormatOptions } from "#shared/formats/index.js";
+import { isReplaykitArtifact, replaykitFormat } from "#shared/formats/replaykit/index.js";
 
 /**
  * Artifacts are built here and hashed with the `replaykit` profile, the rule HASHING-NOTES.md

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { decodeUtf8, isJsonObject, type JsonObject, readJson } from "../../../../shared/canonical/index.js";
-import { inspect } from "../../../../shared/formats/index.js";
-import { computeChecksum, computeStepHash, stepContent } from "../../../../shared/formats/replaykit/index.js";
-import { RPK_MASK, RPK_REDACTION_POLICY_VERSION } from "../../../../shared/redact/index.js";
+import { decodeUtf8, isJsonObject, type JsonObject, readJson } from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
+import { computeChecksum, computeStepHash, stepContent } from "#shared/formats/replaykit/index.js";
+import { RPK_MASK, RPK_REDACTION_POLICY_VERSION } from "#shared/redact/index.js";
 import { corpusBytes } from "../../../support/corpus.js";
 import { ALL_PRESETS, redactBytes } from "./helpers.js";
 

@@ -8,9 +8,9 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-} from "../../../../shared/canonical/index.js";
-import { inspect, type LayerCOrigin } from "../../../../shared/formats/index.js";
-import { isStructuralKey, PARANOID_TEXT, redactFile } from "../../../../shared/redact/index.js";
+} from "#shared/canonical/index.js";
+import { inspect, type LayerCOrigin } from "#shared/formats/index.js";
+import { isStructuralKey, PARANOID_TEXT, redactFile } from "#shared/redact/index.js";
 import { ALL_PRESETS, fakeHash, parseLines, redactBytes } from "./helpers.js";
 
 const H = (v: JsonValue): string => canonicalHash(v, "openagents");

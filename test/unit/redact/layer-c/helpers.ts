@@ -5,7 +5,7 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-} from "../../../../shared/canonical/index.js";
+} from "#shared/canonical/index.js";
 import {
   type CheckedOptions,
   isStructuralKey,
@@ -14,7 +14,7 @@ import {
   RPK_MASK,
   redactChecked,
   UNKNOWN_EVENT_ALLOW,
-} from "../../../../shared/redact/index.js";
+} from "#shared/redact/index.js";
 
 /** The presets, in the order ADR-0016 lists them. */
 export const ALL_PRESETS: Preset[] = ["open_source", "private_repo", "paranoid"];

@@ -21,8 +21,8 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-} from "../../../../shared/canonical/index.js";
-import type { LayerCOrigin } from "../../../../shared/formats/index.js";
+} from "#shared/canonical/index.js";
+import type { LayerCOrigin } from "#shared/formats/index.js";
 import {
   type LayerCCounts,
   LineRedactor,
@@ -33,7 +33,7 @@ import {
   type Preset,
   RAW_KEYS,
   withSummary,
-} from "../../../../shared/redact/index.js";
+} from "#shared/redact/index.js";
 import { FORMATS, plantsArb, type Session } from "../leak-formats.generators.js";
 import { redactBytes } from "./helpers.js";
 
