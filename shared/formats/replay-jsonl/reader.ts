@@ -1,3 +1,4 @@
+/** The REPLAY.jsonl reader: each dialect's lines validated, rehashed and summed up into a session. */
 import { canonicalHash, isJsonObject, type JsonObject, type JsonValue } from "../../canonical/index.js";
 import { type LayerCOrigin, layerCOriginOf } from "../layer-c-record.js";
 import {

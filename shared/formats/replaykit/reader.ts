@@ -370,9 +370,9 @@ function noticeBundle(doc: JsonObject, findings: Findings): void {
 }
 
 /**
- * The record our `redact` (shared/redact/layer-c.ts) writes in `metadata.redaction` of a Layer C
- * copy: what the copy's step hashes and checksum replaced, so the copy still links to its original
- * and to the original's receipt. Only what this reader relies on is checked; the counts beside it
+ * The record our `redact` (shared/redact/layer-c/documents.ts) writes in `metadata.redaction` of a
+ * Layer C copy: what the copy's step hashes and checksum replaced, so the copy still links to its
+ * original and to the original's receipt. Only what this reader relies on is checked; the counts beside it
  * are free-form.
  */
 const LAYER_C_RECORD = shaped({

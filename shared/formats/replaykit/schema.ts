@@ -1,3 +1,4 @@
+/** The ReplayKit `.rpk` layout: versions, the members the producer writes, and the zod schemas of envelope, run and step. */
 import { z } from "zod";
 import { isJsonObject, type JsonObject, type JsonValue } from "../../canonical/index.js";
 import { zHash } from "../validate.js";

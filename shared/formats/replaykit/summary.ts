@@ -1,3 +1,4 @@
+/** The session summary of a ReplayKit run. */
 import { isJsonObject, type JsonObject, type JsonValue } from "../../canonical/index.js";
 import { emptySummary, type Session, type ToolCallRecord } from "../types.js";
 import { member, numberMember, stringMember } from "../validate.js";

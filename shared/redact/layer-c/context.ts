@@ -1,3 +1,4 @@
+/** The per-file state of a Layer C redaction: its scrubber and counters. */
 import {
   canonicalHash,
   type JsonObject,

@@ -1,3 +1,7 @@
+/**
+ * Layer C of whole documents: a ReplayKit `.rpk` masked in place and rehashed as ReplayKit's own
+ * bundle export does, and a ReplayBundle with raw members removed.
+ */
 import {
   canonicalize,
   isJsonObject,

@@ -1,3 +1,7 @@
+/**
+ * Layer C of JSON Lines, one line at a time (`LineRedactor`), with the fast read that leaves raw
+ * members unread (`readLazily`), and the summary written into the carrier line (`withSummary`).
+ */
 import {
   ByteSink,
   canonicalize,

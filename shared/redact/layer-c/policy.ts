@@ -1,3 +1,7 @@
+/**
+ * What Layer C keeps and how it reads a member name: the raw members it removes, what `paranoid`
+ * writes, the allow-lists of the presets, and the kinds of keys (hash, structural, verbatim).
+ */
 import { memberPath } from "../../canonical/index.js";
 import { remembered } from "../../memo.js";
 import type { Preset } from "../presets.js";

@@ -1,3 +1,7 @@
+/**
+ * The counts of a Layer C copy and the record it carries (`LayerCSummary`): counted per batch,
+ * merged in file order, written into the copy as JSON.
+ */
 import { JsonNumber, type JsonObject, type JsonValue, setMember } from "../../canonical/index.js";
 import type { FormatId, LayerCOrigin } from "../../formats/index.js";
 import type { Preset } from "../presets.js";

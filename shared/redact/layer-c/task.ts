@@ -1,3 +1,4 @@
+/** The line redaction as a `mapLines` task, run on the calling thread and on workers alike. */
 import type { LineTask, LineTaskModule } from "../../parallel/index.js";
 import type { Preset } from "../presets.js";
 import { LineRedactor, type LinesFormat, type RedactedLine } from "./lines.js";

@@ -1,3 +1,7 @@
+/**
+ * The Layer C transform of values and events: raw members removed (their hash kept), known members
+ * scrubbed, unknown ones failing closed, and the rules each JSON Lines format's fields give.
+ */
 import { isJsonObject, type JsonObject, type JsonValue, setMember } from "../../canonical/index.js";
 import type { ReplayEventFields } from "../../formats/index.js";
 import type { Context } from "./context.js";
