@@ -18,11 +18,11 @@ import { availableParallelism, cpus, release, tmpdir, totalmem, type } from "nod
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import canonicalizeNpm from "canonicalize";
-import { canonicalJsonLines, type Profile } from "../shared/canonical/index.js";
-import { inspect } from "../shared/formats/inspect.js";
-import { defaultWorkers } from "../shared/parallel/line-pool.js";
-import { redactChecked } from "../shared/redact/checked.js";
-import { redactFile } from "../shared/redact/layer-c.js";
+import { canonicalJsonLines, type Profile } from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
+import { defaultWorkers } from "#shared/parallel/index.js";
+import { redactChecked, redactFile } from "#shared/redact/index.js";
+import { parallelOptions } from "../cli/worker-script.js";
 import { type DatasetMeta, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
 
 // ---- measurements ----------------------------------------------------------------------------
@@ -208,7 +208,7 @@ export const MEASUREMENTS: Measurement[] = [
           const { report } = await inspect(readChunks(file, counter), {
             file,
             keepToolCalls: false,
-            parallel: { workers },
+            parallel: parallelOptions(workers),
           });
           // A benchmark of a path that rejects its input would measure the wrong thing.
           if (report.verdict !== "passed")
@@ -226,7 +226,10 @@ export const MEASUREMENTS: Measurement[] = [
         run: async (file) => {
           const counter = { bytes: 0 };
           const hash = new BatchedSha256();
-          const result = redactChecked(readChunks(file, counter), { file, parallel: { workers } });
+          const result = redactChecked(readChunks(file, counter), {
+            file,
+            parallel: parallelOptions(workers),
+          });
           for await (const chunk of result.chunks) hash.add(chunk);
           if (result.summary().total === 0 || result.summary().original.verdict !== "passed")
             throw new Error(
@@ -250,7 +253,11 @@ export const MEASUREMENTS: Measurement[] = [
             checks_total: { passed: 0, failed: 0, unverifiable: 0 },
             errors_total: 0,
           } as const;
-          const result = redactFile(readChunks(file, counter), { file, parallel: { workers }, original });
+          const result = redactFile(readChunks(file, counter), {
+            file,
+            parallel: parallelOptions(workers),
+            original,
+          });
           for await (const chunk of result.chunks) hash.add(chunk);
           if (result.summary().total === 0)
             throw new Error(`${file}: redact removed nothing; the benchmark would measure the wrong thing`);

@@ -1,6 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { isProfile, PROFILES, type Profile } from "../shared/canonical/index.js";
-import { UsageError } from "../shared/errors.js";
+import { isProfile, PROFILES, type Profile } from "#shared/canonical/index.js";
+import { UsageError } from "./errors.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 

@@ -1,11 +1,9 @@
 import { createReadStream, readFileSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { formatLocation, JsonInputError, ReplayPipelineError, UsageError } from "../shared/errors.js";
-import { scrubText } from "../shared/redact/report.js";
-
-/** Read errors of the operating system (missing file, permission), with a stable code. */
-export class InputFileError extends ReplayPipelineError {}
+import { formatLocation, JsonInputError, ReplayPipelineError } from "#shared/errors.js";
+import { scrubText } from "#shared/redact/index.js";
+import { causedBy, InputFileError, OutputFileError, UsageError } from "./errors.js";
 
 /** Chunks of a file, or of standard input for `-`; 1 MiB reads. */
 export function openStream(path: string): AsyncIterable<Uint8Array> {
@@ -63,7 +61,7 @@ export function toInputError(path: string, error: unknown): unknown {
       { cause: error },
     );
   if (code !== undefined)
-    return new InputFileError("io.read", `${path}: cannot read (${code})`, {}, { cause: error });
+    return new InputFileError("io.read", `${path}: cannot read (${code})`, {}, causedBy(error));
   return error;
 }
 
@@ -133,9 +131,6 @@ export function readHmacKey(
   return readKeyOption(command, { env: "--hmac-key-env", file: "--hmac-key-file" }, env, file);
 }
 
-/** An output file that could not be written (missing folder, permission), with a stable code. */
-export class OutputFileError extends ReplayPipelineError {}
-
 /** The `OutputFileError` for an fs error while writing `path`. */
 export function outputError(path: string, error: unknown): OutputFileError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code ?? "unknown";
@@ -147,7 +142,7 @@ export function outputError(path: string, error: unknown): OutputFileError {
         : code === "EISDIR"
           ? "is a directory; expected a file"
           : `cannot write (${code})`;
-  return new OutputFileError("io.write", `${path}: ${why}`, {}, { cause: error });
+  return new OutputFileError("io.write", `${path}: ${why}`, {}, causedBy(error));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ReplayPipelineError, UsageError } from "../shared/errors.js";
+import { ReplayPipelineError } from "#shared/errors.js";
 import { CANON_HELP, canonCommand } from "./commands/canon.js";
 import { EXPORT_HELP, exportCommand } from "./commands/export.js";
 import { HASH_HELP, hashCommand } from "./commands/hash.js";
@@ -20,6 +20,7 @@ import { REPORT_HELP, reportCommand } from "./commands/report.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
 import { START_HELP, startCommand } from "./commands/start.js";
 import { VERIFY_HELP, verifyCommand } from "./commands/verify.js";
+import { UsageError } from "./errors.js";
 import { errorText, toolVersion } from "./io.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string; summary: string }> =

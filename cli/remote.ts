@@ -14,8 +14,8 @@ import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { DynamoSessionIndex } from "../functions/adapters/dynamo-index.js";
 import { makeDocumentClient, makeDynamoClient, makeS3Client } from "../functions/lib/aws-clients.js";
 import { TABLE_SCHEMA } from "../functions/lib/table.js";
-import { UsageError } from "../shared/errors.js";
 import type { ReceiptCheckRecord } from "../shared/pipeline/ports.js";
+import { UsageError } from "./errors.js";
 import { S3RVER_CREDENTIALS } from "./local/servers.js";
 import type { StackInfo } from "./local/stack.js";
 

@@ -5,8 +5,9 @@ import { build } from "esbuild";
 const entryPoints = {
   cli: "./cli/main.ts",
   bench: "./bench/run.ts",
-  // Loaded by shared/parallel/line-pool.ts as a worker thread, beside the bundle that starts it.
-  "line-worker": "./shared/parallel/line-worker.ts",
+  // The worker entry listing every line task; the CLI and the benchmark hand its path (beside
+  // them in dist/, see cli/worker-script.ts) to the pool in shared/parallel/.
+  "line-worker": "./shared/worker-tasks.ts",
 };
 for (const [name, path] of Object.entries(entryPoints)) {
   if (!existsSync(path)) throw new Error(`build: entry point ${name} (${path}) is missing`);

@@ -1,3 +1,5 @@
+import type { InspectReport } from "./formats/index.js";
+
 /** Where in an input a problem was found. Lines and columns are 1-based; columns count code points. */
 export interface SourceLocation {
   /** File name as the user gave it, when known. */
@@ -20,21 +22,119 @@ export function formatLocation(loc: SourceLocation): string {
 }
 
 /**
+ * What a queue does with a failed job (DESIGN.md): `input` — the file is bad, record the verdict
+ * and never retry; `transient` — throttling, a timeout, a full disk: retry, then dead-letter;
+ * `config` — the deployment or the caller's setup is wrong; `bug` — this code broke a contract.
+ */
+export type ErrorKind = "input" | "transient" | "config" | "bug";
+
+/**
+ * Every error code the project raises, with the kind it has unless a throw site says otherwise
+ * (an I/O error's kind depends on its cause). The CLI's codes are listed too: codes are one
+ * public vocabulary (reports, exit codes and tests key on them), wherever they are raised.
+ */
+export const ERROR_KINDS = {
+  // The lossless JSON reader and JSON Lines splitting.
+  "json.bad_escape": "input",
+  "json.bom": "input",
+  "json.control_character": "input",
+  "json.duplicate_key": "input",
+  "json.invalid_utf8": "input",
+  "json.lone_surrogate": "input",
+  "json.non_finite": "input",
+  "json.syntax": "input",
+  "json.too_deep": "input",
+  "jsonl.line_too_long": "input",
+  // A value a canonical profile cannot serialize.
+  "canonical.lone_surrogate": "input",
+  "canonical.non_finite": "input",
+  "canonical.timestamp_range": "input",
+  "canonical.too_deep": "input",
+  // Reading a whole stream or document.
+  "document.too_large": "input",
+  "document.trailing_content": "input",
+  "format.not_lines": "input",
+  "format.unknown": "input",
+  "gzip.corrupt": "input",
+  "gzip.ratio": "input",
+  "gzip.too_large": "input",
+  "input.empty": "input",
+  "export.invalid_bundle": "input",
+  // Layer C.
+  "redact.not_object": "input",
+  "redact.refused": "input",
+  "redact.spool_short_write": "transient",
+  "redact.spool_truncated": "transient",
+  "redact.not_finished": "bug",
+  "redact.unknown_preset": "bug",
+  "receipt.no_session": "bug",
+  // Worker threads. A task's own error is raised again on the calling thread (with its own code),
+  // so a crash left over is the environment's (memory, a killed thread): worth a retry.
+  "worker.crashed": "transient",
+  "worker.task_failed": "bug",
+  "worker.none_ready": "bug",
+  "worker.not_a_thread": "bug",
+  "worker.unknown_task": "config",
+  "worker.no_script": "config",
+  // Storage and services, for the I/O adapters (`TransientError`).
+  "io.throttled": "transient",
+  "io.timeout": "transient",
+  "io.unavailable": "transient",
+  // The CLI (cli/errors.ts).
+  "cli.usage": "config",
+  "io.not_found": "config",
+  "io.permission": "config",
+  "io.is_directory": "config",
+  "io.read": "config",
+  "io.write": "config",
+  "io.too_large": "input",
+  "scan.no_files": "config",
+  // The AWS adapters, the handlers and the audit (functions/).
+  "aws.transient": "transient",
+  "s3.read_interrupted": "transient",
+  "s3.read_overrun": "transient",
+  "s3.object_changed": "input",
+  "index.sequencer": "input",
+  "index.no_record": "bug",
+  "index.day_query": "config",
+  "index.cursor_invalid": "input",
+  "config.invalid": "config",
+  "config.shards": "config",
+  "ingest.bucket": "config",
+  "audit.period": "config",
+  "audit.tenant": "config",
+} as const satisfies Record<string, ErrorKind>;
+
+/** One of the codes of `ERROR_KINDS`. */
+export type ErrorCode = keyof typeof ERROR_KINDS;
+
+/** What an error's constructor takes beside code, detail and location. */
+export interface ErrorOptions {
+  cause?: unknown;
+  /** The kind, where the throw site knows better than the code's default (an I/O error's cause). */
+  kind?: ErrorKind;
+}
+
+/**
  * The one base class of every error this project raises on purpose. `code` is stable and
- * machine-readable (reports, exit codes and tests key on it); `detail` says what was wrong and what
- * was expected; `location` says where. The message is rebuilt from both whenever a caller that knows
- * more (the file name, the line of a JSON Lines file) adds it with `locate`.
+ * machine-readable (reports, exit codes and tests key on it); `kind` says whether a queue retries
+ * it; `detail` says what was wrong and what was expected; `location` says where. The message is
+ * rebuilt from both whenever a caller that knows more (the file name, the line of a JSON Lines
+ * file) adds it with `locate`.
  */
 export class ReplayPipelineError extends Error {
   /** Stable, dotted identifier such as `json.duplicate_key`. */
-  readonly code: string;
+  readonly code: ErrorCode;
+  /** How a queue treats it (`ErrorKind`). */
+  readonly kind: ErrorKind;
   /** The description without the location. */
   readonly detail: string;
   location: SourceLocation;
 
-  constructor(code: string, detail: string, location: SourceLocation = {}, options?: { cause?: unknown }) {
-    super(ReplayPipelineError.compose(detail, location), options);
+  constructor(code: ErrorCode, detail: string, location: SourceLocation = {}, options: ErrorOptions = {}) {
+    super(ReplayPipelineError.compose(detail, location), { cause: options.cause });
     this.code = code;
+    this.kind = options.kind ?? ERROR_KINDS[code];
     this.detail = detail;
     this.location = location;
     this.name = new.target.name;
@@ -62,9 +162,78 @@ export class JsonInputError extends ReplayPipelineError {}
 /** A value that is valid JSON but that the chosen canonical profile cannot serialize. */
 export class CanonicalizationError extends ReplayPipelineError {}
 
-/** A command-line usage problem: unknown flag, missing argument. */
-export class UsageError extends ReplayPipelineError {
-  constructor(detail: string) {
-    super("cli.usage", detail);
+/** A stream-level problem that ends reading: gzip bomb, corrupt gzip, document too large. */
+export class StreamLimitError extends ReplayPipelineError {}
+
+/** A Layer C failure (unknown format, unreadable line, spool trouble); `location` names the line. */
+export class RedactError extends ReplayPipelineError {}
+
+/** A `failed` or `invalid` input that `redactChecked` will not copy; `report` (scrubbed) says why. */
+export class RedactRefusedError extends ReplayPipelineError {
+  constructor(
+    readonly report: InspectReport,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super("redact.refused", detail, { file: report.file }, options);
   }
+}
+
+/** A ReplayBundle that cannot be exported: `code` is `export.invalid_bundle`, `location.path` says where. */
+export class ExportError extends ReplayPipelineError {
+  constructor(detail: string, path: string) {
+    super("export.invalid_bundle", detail, { path });
+  }
+}
+
+/** A worker thread failed (crashed, or its task threw where the calling thread's would not). */
+export class WorkerPoolError extends ReplayPipelineError {}
+
+/** A caller broke a function's contract (a missing session, an unknown preset): a bug. */
+export class ContractError extends ReplayPipelineError {}
+
+/** The codes whose default kind is `transient`. */
+export type TransientCode = {
+  [C in ErrorCode]: (typeof ERROR_KINDS)[C] extends "transient" ? C : never;
+}[ErrorCode];
+
+/** Throttling, a timeout or a server error of a store or service: the queue retries the job. */
+export class TransientError extends ReplayPipelineError {
+  constructor(
+    code: TransientCode,
+    detail: string,
+    location: SourceLocation = {},
+    options?: { cause?: unknown },
+  ) {
+    super(code, detail, location, { ...options, kind: "transient" });
+  }
+}
+
+/**
+ * Operating-system error codes that say "not now" rather than "never": a full disk, too many open
+ * files, a busy or slow resource, a dropped connection.
+ */
+const TRANSIENT_ERRNO: ReadonlySet<string> = new Set([
+  "ENOSPC",
+  "EDQUOT",
+  "EMFILE",
+  "ENFILE",
+  "EAGAIN",
+  "EBUSY",
+  "EIO",
+  "ENOMEM",
+  "ETIMEDOUT",
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EPIPE",
+]);
+
+/**
+ * The kind of anything thrown: a `ReplayPipelineError`'s own; a Node system error whose code says
+ * "not now" (`ENOSPC`, `EMFILE`, …) is `transient`; anything else was not expected, so a `bug`.
+ */
+export function kindOf(error: unknown): ErrorKind {
+  if (error instanceof ReplayPipelineError) return error.kind;
+  const code = (error as NodeJS.ErrnoException | null | undefined)?.code;
+  return typeof code === "string" && TRANSIENT_ERRNO.has(code) ? "transient" : "bug";
 }

@@ -1,4 +1,4 @@
-import { canonicalDocument, canonicalJsonLines, type Profile } from "../../shared/canonical/index.js";
+import { canonicalDocument, canonicalJsonLines, type Profile } from "#shared/canonical/index.js";
 import { openStream, readInput, toInputError } from "../io.js";
 
 /** How `canon` and `hash` read their input. */

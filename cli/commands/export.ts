@@ -1,8 +1,9 @@
 import { writeFile } from "node:fs/promises";
-import { decodeUtf8, readJson } from "../../shared/canonical/index.js";
-import { ReplayPipelineError, UsageError } from "../../shared/errors.js";
-import { exportReplayBundle } from "../../shared/formats/export.js";
+import { decodeUtf8, readJson } from "#shared/canonical/index.js";
+import { ReplayPipelineError } from "#shared/errors.js";
+import { exportReplayBundle } from "#shared/formats/index.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
+import { UsageError } from "../errors.js";
 import { outputError, outputTarget, readInput, writeOut } from "../io.js";
 
 /** Help text of `export`. */

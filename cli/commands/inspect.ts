@@ -1,7 +1,8 @@
-import { type InspectReport, inspect } from "../../shared/formats/inspect.js";
-import { scrubReport } from "../../shared/redact/report.js";
+import { type InspectReport, inspect } from "#shared/formats/index.js";
+import { scrubReport } from "#shared/redact/index.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, toInputError, writeOut } from "../io.js";
+import { parallelOptions } from "../worker-script.js";
 
 /** Help text of `inspect`. */
 export const INSPECT_HELP = `Usage: replay-pipeline inspect <file> [--json] [options]
@@ -60,7 +61,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
       maxLineBytes: intOption("inspect", "max-line-bytes", values["max-line-bytes"]),
       maxDocumentBytes: intOption("inspect", "max-document-bytes", values["max-document-bytes"]),
       maxDecompressedBytes: intOption("inspect", "max-decompressed-bytes", values["max-decompressed-bytes"]),
-      parallel: { workers: intOption("inspect", "workers", values.workers, 0) },
+      parallel: parallelOptions(intOption("inspect", "workers", values.workers, 0)),
     }));
   } catch (error) {
     throw toInputError(file, error);

@@ -1,11 +1,11 @@
 import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
-import { UsageError } from "../../shared/errors.js";
 import type { Verdict } from "../../shared/formats/types.js";
 import { type ProcessResult, processObject } from "../../shared/pipeline/process-object.js";
 import { PRESETS, type Preset } from "../../shared/redact/presets.js";
 import { folderPorts } from "../adapters/files.js";
 import { intOption, parseCommandArgs } from "../args.js";
+import { UsageError } from "../errors.js";
 import { HMAC_KEY_OPTIONS, readHmacKey, readKeyOption, toInputError, toolVersion, writeOut } from "../io.js";
 import { exitCodeOf } from "./inspect.js";
 

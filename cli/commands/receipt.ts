@@ -1,10 +1,11 @@
 import { writeFile } from "node:fs/promises";
-import { UsageError } from "../../shared/errors.js";
-import { type InspectResult, inspect } from "../../shared/formats/inspect.js";
-import { generateReceipt, serializeReceipt } from "../../shared/receipt/index.js";
-import { scrubReport } from "../../shared/redact/report.js";
+import { type InspectResult, inspect } from "#shared/formats/index.js";
+import { generateReceipt, serializeReceipt } from "#shared/receipt/index.js";
+import { scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs, singleFile } from "../args.js";
+import { UsageError } from "../errors.js";
 import { openStream, outputError, outputTarget, readHmacKey, toInputError, writeOut } from "../io.js";
+import { parallelOptions } from "../worker-script.js";
 import { renderReport } from "./inspect.js";
 
 /** Help text of `receipt`. */
@@ -54,6 +55,7 @@ export async function receiptCommand(argv: string[]): Promise<number> {
       file,
       keepToolCalls: true,
       hmacKey: await readHmacKey("receipt", values["hmac-key-env"], values["hmac-key-file"]),
+      parallel: parallelOptions(),
     });
   } catch (error) {
     throw toInputError(file, error);

@@ -1,10 +1,9 @@
 import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
-import { ReplayPipelineError, UsageError } from "../../shared/errors.js";
-import { RedactRefusedError, redactChecked } from "../../shared/redact/checked.js";
-import type { LayerCSummary } from "../../shared/redact/layer-c.js";
-import { PRESETS, type Preset } from "../../shared/redact/presets.js";
+import { RedactRefusedError, ReplayPipelineError } from "#shared/errors.js";
+import { type LayerCSummary, PRESETS, type Preset, redactChecked } from "#shared/redact/index.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
+import { UsageError } from "../errors.js";
 import {
   HMAC_KEY_OPTIONS,
   openStream,
@@ -15,6 +14,7 @@ import {
   toInputError,
   writeOut,
 } from "../io.js";
+import { parallelOptions } from "../worker-script.js";
 import { renderReport } from "./inspect.js";
 
 /** Help text of `redact`. */
@@ -126,7 +126,7 @@ export async function redactCommand(argv: string[]): Promise<number> {
     ...(key === undefined ? {} : { key }),
     ...(hmacKey === undefined ? {} : { hmacKey }),
     ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
-    parallel: { workers: intOption("redact", "workers", values.workers, 0) },
+    parallel: parallelOptions(intOption("redact", "workers", values.workers, 0)),
   });
   try {
     if (output === null) {

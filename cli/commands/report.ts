@@ -6,8 +6,8 @@ import { auditScope, runAudit } from "../../functions/lib/audit-job.js";
 import { makeDocumentClient, makeDynamoClient, makeS3Client } from "../../functions/lib/aws-clients.js";
 import { readConfig } from "../../functions/lib/config.js";
 import { DEFAULT_DAY_SHARDS } from "../../functions/lib/table.js";
-import { UsageError } from "../../shared/errors.js";
 import { intOption, parseCommandArgs } from "../args.js";
+import { UsageError } from "../errors.js";
 import { outputError, writeOut } from "../io.js";
 import { S3RVER_CREDENTIALS } from "../local/servers.js";
 

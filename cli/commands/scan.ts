@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { PROFILES, type Profile } from "../../shared/canonical/index.js";
-import { ReplayPipelineError } from "../../shared/errors.js";
-import { inspect } from "../../shared/formats/inspect.js";
-import type { Verdict } from "../../shared/formats/types.js";
-import { scrubReport } from "../../shared/redact/report.js";
-import { Scrubber } from "../../shared/redact/scrub.js";
+import { PROFILES, type Profile } from "#shared/canonical/index.js";
+import { ReplayPipelineError } from "#shared/errors.js";
+import { inspect, type Verdict } from "#shared/formats/index.js";
+import { Scrubber, scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs } from "../args.js";
-import { HMAC_KEY_OPTIONS, InputFileError, openStream, readHmacKey, toInputError, writeOut } from "../io.js";
+import { InputFileError } from "../errors.js";
+import { HMAC_KEY_OPTIONS, openStream, readHmacKey, toInputError, writeOut } from "../io.js";
+import { parallelOptions } from "../worker-script.js";
 import { canonicalPieces, isJsonLines } from "./canonical-source.js";
 import { exitCodeOf } from "./inspect.js";
 
@@ -94,7 +94,12 @@ export async function scanCommand(argv: string[]): Promise<number> {
   const scrubber = new Scrubber({ preset: "private_repo" });
   for (const path of files) {
     const file = relative(process.cwd(), path) || path;
-    const { report } = await inspect(openStream(path), { file, hmacKey: key, keepToolCalls: false });
+    const { report } = await inspect(openStream(path), {
+      file,
+      hmacKey: key,
+      keepToolCalls: false,
+      parallel: parallelOptions(),
+    });
     // inspect hashed every byte it read: the file's own bytes unless they were gzip.
     const raw = report.compressed
       ? await hashPieces(openStream(path))

@@ -1,9 +1,9 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { UsageError } from "../../shared/errors.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
 import { intOption, parseCommandArgs } from "../args.js";
+import { UsageError } from "../errors.js";
 import { toInputError, writeOut } from "../io.js";
 import { LocalStack, type StackOutcome } from "../local/stack.js";
 

@@ -1,11 +1,11 @@
-import { decodeUtf8, type JsonValue, readJson } from "../../shared/canonical/index.js";
-import { ReplayPipelineError } from "../../shared/errors.js";
-import { type InspectResult, inspect } from "../../shared/formats/inspect.js";
-import { Findings } from "../../shared/formats/types.js";
-import { type VerifyReport, verifyReplay } from "../../shared/receipt/index.js";
-import { scrubReport } from "../../shared/redact/report.js";
+import { decodeUtf8, type JsonValue, readJson } from "#shared/canonical/index.js";
+import { ReplayPipelineError } from "#shared/errors.js";
+import { Findings, type InspectResult, inspect } from "#shared/formats/index.js";
+import { type VerifyReport, verifyReplay } from "#shared/receipt/index.js";
+import { scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs, singleFile } from "../args.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, readInput, toInputError, writeOut } from "../io.js";
+import { parallelOptions } from "../worker-script.js";
 import { exitCodeOf } from "./inspect.js";
 
 /** Help text of `verify`. */
@@ -69,6 +69,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
       file,
       keepToolCalls: true,
       hmacKey: await readHmacKey("verify", values["hmac-key-env"], values["hmac-key-file"]),
+      parallel: parallelOptions(),
     });
   } catch (error) {
     throw toInputError(file, error);

@@ -7,7 +7,7 @@ import { ReplayPipelineError } from "../../shared/errors.js";
 /** A fault that a later try may not meet (throttling, a 5xx, a dropped connection): retry the message. */
 export class TransientError extends ReplayPipelineError {
   /** Always `transient`: the queue retries the message, then the dead-letter queue takes it. */
-  readonly kind = "transient" as const;
+  override readonly kind = "transient" as const;
 }
 
 /**

@@ -1,5 +1,8 @@
 import { isUtf8 } from "node:buffer";
-import { compareCodePoints, fitsSerdeInteger, formatEs6, formatRyu } from "./numbers.js";
+import { ByteCanonicalBase, type ByteSink, copy, EMPTY, EMPTY_VIEW } from "./byte-canonical-base.js";
+import { compareCodePoints } from "./numbers.js";
+
+export { ByteSink } from "./byte-canonical-base.js";
 
 /**
  * The fast path of `jcs` and `openagents` canonicalization: straight from UTF-8 bytes to canonical
@@ -13,30 +16,6 @@ import { compareCodePoints, fitsSerdeInteger, formatEs6, formatRyu } from "./num
  * byte-identical on well-formed input.
  */
 
-/** A growable output buffer. */
-export class ByteSink {
-  buf: Buffer;
-  len = 0;
-
-  constructor(capacity = 1 << 20) {
-    this.buf = Buffer.allocUnsafe(capacity);
-  }
-
-  /** Makes room for `n` more bytes. */
-  reserve(n: number): void {
-    const need = this.len + n;
-    if (need <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
-    next.set(this.buf.subarray(0, this.len));
-    this.buf = next;
-  }
-
-  /** The bytes written so far (a view, valid until the next write). */
-  view(): Buffer {
-    return this.buf.subarray(0, this.len);
-  }
-}
-
 const ESCAPED = 1; // the key's canonical text holds a backslash: byte order may differ from code-point order
 const HIGH = 2; // the key holds U+E000 or above: UTF-16 order (jcs) may differ from byte order
 
@@ -46,9 +25,6 @@ function grow(a: Int32Array): Int32Array<ArrayBuffer> {
   return next;
 }
 
-const EMPTY = Buffer.alloc(0);
-const EMPTY_VIEW: DataView = new DataView(new ArrayBuffer(0));
-
 /**
  * The scanner's state lives in fields, so no closure is made per call and the hot loops stay
  * fast. Output is lazy: input bytes that are already canonical (most of them) are not copied one
@@ -57,20 +33,7 @@ const EMPTY_VIEW: DataView = new DataView(new ArrayBuffer(0));
  * rewritten) or when an object's members must be reordered. The logical output position is
  * therefore `o + (i - from)`.
  */
-class ByteCanonicalizer {
-  private src: Buffer = EMPTY;
-  private view: DataView = EMPTY_VIEW;
-  private n = 0;
-  private i = 0;
-  private from = 0;
-  private sink: ByteSink = new ByteSink(0);
-  private buf: Buffer = EMPTY;
-  private o = 0;
-  private jcs = true;
-  /** The value may be followed by more text (`canonicalizeValueAt`). */
-  private prefix = false;
-  /** Check only (`checkValueAt`): accept and reject exactly as canonicalizing, write nothing. */
-  private check = false;
+class ByteCanonicalizer extends ByteCanonicalBase {
   // Open containers: 1 for an object, 0 for an array; and where each object's members begin.
   private kinds = new Int32Array(64);
   private bases = new Int32Array(64);
@@ -139,46 +102,6 @@ class ByteCanonicalizer {
     this.buf = EMPTY;
     this.view = EMPTY_VIEW;
     return ok ? end : -1;
-  }
-
-  private ensure(k: number): void {
-    if (this.o + k > this.buf.length) {
-      // reserve keeps the first `len` bytes; len goes back after, so a failed run leaves it as is.
-      const len = this.sink.len;
-      this.sink.len = this.o;
-      this.sink.reserve(k);
-      this.sink.len = len;
-      this.buf = this.sink.buf;
-    }
-  }
-
-  /** Copies the pending span `[from, i)` to the output. */
-  private flush(): void {
-    const len = this.i - this.from;
-    if (len === 0) return;
-    if (this.check) {
-      // Logically written: offsets stay those of a canonicalizing run.
-      this.o += len;
-      this.from = this.i;
-      return;
-    }
-    this.ensure(len);
-    copy(this.src, this.from, this.i, this.buf, this.o);
-    this.o += len;
-    this.from = this.i;
-  }
-
-  /** Skips whitespace, which is not copied: the pending span is flushed first. */
-  private skipWs(): void {
-    const src = this.src;
-    let c = src[this.i];
-    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return;
-    this.flush();
-    let i = this.i;
-    do c = src[++i];
-    while (c === 32 || c === 10 || c === 13 || c === 9);
-    this.i = i;
-    this.from = i;
   }
 
   private document(maxDepth: number): boolean {
@@ -438,107 +361,6 @@ class ByteCanonicalizer {
     return true;
   }
 
-  private number(): boolean {
-    const src = this.src;
-    const s = this.i;
-    let j = s;
-    let c = src[j];
-    const negative = c === 45;
-    if (negative) c = src[++j];
-    if (c === 48) {
-      c = src[++j];
-    } else if (c !== undefined && c > 48 && c <= 57) {
-      do c = src[++j];
-      while (c !== undefined && c >= 48 && c <= 57);
-    } else {
-      return false;
-    }
-    const digits = j - s - (negative ? 1 : 0);
-    let integer = true;
-    let fracStart = 0;
-    let fracEnd = 0;
-    let exponent = false;
-    if (c === 46) {
-      integer = false;
-      fracStart = j + 1;
-      c = src[++j];
-      if (c === undefined || c < 48 || c > 57) return false;
-      do c = src[++j];
-      while (c !== undefined && c >= 48 && c <= 57);
-      fracEnd = j;
-    }
-    if (c === 101 || c === 69) {
-      integer = false;
-      exponent = true;
-      c = src[++j];
-      if (c === 43 || c === 45) c = src[++j];
-      if (c === undefined || c < 48 || c > 57) return false;
-      do c = src[++j];
-      while (c !== undefined && c >= 48 && c <= 57);
-    }
-    const negativeZero = negative && digits === 1 && src[s + 1] === 48;
-    let verbatim = false;
-    if (integer) {
-      // Integers print as written: below 10^15 for jcs; in the u64/i64 range for serde_json.
-      verbatim = !negativeZero && digits <= 15;
-      if (!verbatim && !this.jcs && !negativeZero) {
-        // Only 19- and 20-digit integers need the exact comparison.
-        verbatim = digits < 19 || fitsSerdeInteger(src.toString("latin1", negative ? s + 1 : s, j), negative);
-      }
-    } else if (!exponent) {
-      verbatim = this.plainDecimalIsCanonical(
-        s + (negative ? 1 : 0),
-        digits,
-        fracStart,
-        fracEnd,
-        negativeZero,
-      );
-    }
-    if (verbatim) {
-      this.i = j;
-      return true;
-    }
-    const v = Number(src.toString("latin1", s, j));
-    if (!Number.isFinite(v)) return false;
-    if (this.check) {
-      this.i = j;
-      return true;
-    }
-    const text = this.jcs ? formatEs6(v) : formatRyu(v);
-    this.flush();
-    this.ensure(text.length);
-    const buf = this.buf;
-    let o = this.o;
-    for (let k = 0; k < text.length; k++) buf[o++] = text.charCodeAt(k);
-    this.o = o;
-    this.i = j;
-    this.from = j;
-    return true;
-  }
-
-  /**
-   * True when a decimal without exponent is already what the profile prints: at most 15
-   * significant digits (so it is the shortest round-trip text), no trailing fraction zeros (serde
-   * keeps a lone `.0`), and inside the fixed-notation range (jcs: >= 1e-6; ryu: >= 1e-5).
-   */
-  private plainDecimalIsCanonical(
-    intStart: number,
-    intDigits: number,
-    fracStart: number,
-    fracEnd: number,
-    negativeZero: boolean,
-  ): boolean {
-    const src = this.src;
-    const fracDigits = fracEnd - fracStart;
-    const lastZero = src[fracEnd - 1] === 48;
-    if (this.jcs ? lastZero : lastZero && (fracDigits !== 1 || negativeZero)) return false;
-    if (src[intStart] !== 48) return intDigits + fracDigits <= 15;
-    let zeros = 0;
-    while (zeros < fracDigits && src[fracStart + zeros] === 48) zeros++;
-    if (zeros === fracDigits) return !this.jcs; // 0.0 and -0.0 stay for serde; jcs prints 0
-    return fracDigits - zeros <= 15 && zeros <= (this.jcs ? 5 : 4);
-  }
-
   /** Orders the members from slot `base` on by key; false on a duplicate key. */
   private closeObject(base: number): boolean {
     const count = this.m - base;
@@ -698,12 +520,6 @@ function isCanonicalControlEscape(src: Buffer, at: number): boolean {
   if (low < 0) return false;
   const cp = (hi === 49 ? 16 : 0) + low;
   return cp !== 8 && cp !== 9 && cp !== 10 && cp !== 12 && cp !== 13;
-}
-
-/** Copies src[start, end) to dst at `at`: short runs byte by byte, which beats a native call. */
-function copy(src: Buffer, start: number, end: number, dst: Buffer, at: number): void {
-  if (end - start > 32) dst.set(src.subarray(start, end), at);
-  else for (let k = start; k < end; k++) dst[at + k - start] = src[k] as number;
 }
 
 function hex4(src: Buffer, at: number): number {

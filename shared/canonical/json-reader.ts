@@ -1,4 +1,4 @@
-import { JsonInputError } from "../errors.js";
+import { type ErrorCode, JsonInputError } from "../errors.js";
 import { JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-value.js";
 
 /** How strict reading is. */
@@ -68,7 +68,7 @@ function describeAt(text: string, offset: number): string {
   return `'${String.fromCodePoint(cp)}'`;
 }
 
-function fail(text: string, offset: number, code: string, detail: string): never {
+function fail(text: string, offset: number, code: ErrorCode, detail: string): never {
   throw new JsonInputError(code, detail, lineColumnAt(text, offset));
 }
 

@@ -1,4 +1,4 @@
-import { CanonicalizationError } from "../errors.js";
+import { CanonicalizationError, type ErrorCode } from "../errors.js";
 import { remembered } from "../memo.js";
 import { isJsonObject, JsonNumber, type JsonValue } from "./json-value.js";
 import {
@@ -14,7 +14,6 @@ import {
   isTimestampKey,
   normalizePath,
   normalizeTimestamp,
-  TimestampRangeError,
   UNORDERED_LIST_KEYS,
   VOLATILE_KEYS,
 } from "./replaykit-rules.js";
@@ -64,7 +63,7 @@ export function canonicalize(value: JsonValue, profile: Profile, options: Canoni
 /** Internal signal carrying the offending node; `canonicalize` turns it into a located error. */
 class Failure extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly subject: unknown,
   ) {
@@ -177,8 +176,7 @@ function replaykit(v: JsonValue, key: string, strip: boolean, depthLeft: number)
         try {
           s = normalizeTimestamp(s);
         } catch (error) {
-          if (error instanceof TimestampRangeError)
-            throw new Failure("canonical.timestamp_range", error.message, v);
+          if (error instanceof CanonicalizationError) throw new Failure(error.code, error.detail, v);
           throw error;
         }
       }

@@ -3,6 +3,7 @@
  * hashes match the producer's: path strings to POSIX form, timezone-aware timestamps to UTC, the
  * key lists that decide which rule applies.
  */
+import { CanonicalizationError } from "../errors.js";
 
 /** Keys whose lists ReplayKit sorts (compared lower-cased). */
 export const UNORDERED_LIST_KEYS: ReadonlySet<string> = new Set(["tags", "labels", "capabilities"]);
@@ -87,13 +88,12 @@ const PY_SPACE =
   "\\t\\n\\x0b\\x0c\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 const PY_STRIP = new RegExp(`^[${PY_SPACE}]+|[${PY_SPACE}]+$`, "g");
 
-/** Raised by `normalizeTimestamp` where Python raises OverflowError (the producer cannot hash it). */
-export class TimestampRangeError extends Error {}
-
 /**
  * ReplayKit `_normalize_timestamp`: strip, parse with Python 3.12 `datetime.fromisoformat`
  * (after `Z` → `+00:00`); a timezone-aware value becomes UTC `YYYY-MM-DDTHH:MM:SS.ffffffZ`,
- * anything else is returned stripped and otherwise unchanged.
+ * anything else is returned stripped and otherwise unchanged. A UTC time outside years 1-9999
+ * (where Python raises OverflowError: the producer cannot hash it) throws `CanonicalizationError`
+ * `canonical.timestamp_range`.
  */
 export function normalizeTimestamp(value: string): string {
   const raw = value.replace(PY_STRIP, "");
@@ -113,7 +113,8 @@ export function normalizeTimestamp(value: string): string {
   rest -= carry * 86_400_000_000;
   const { year, month, day } = civilFromDays(days);
   if (year < 1 || year > 9999) {
-    throw new TimestampRangeError(
+    throw new CanonicalizationError(
+      "canonical.timestamp_range",
       `timestamp ${JSON.stringify(value)} converted to UTC falls outside years 1-9999`,
     );
   }

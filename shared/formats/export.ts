@@ -31,7 +31,7 @@ import {
   type JsonValue,
   sha256Tag,
 } from "../canonical/index.js";
-import { ReplayPipelineError } from "../errors.js";
+import { ExportError, ReplayPipelineError } from "../errors.js";
 import {
   type BundleEntry,
   type BundleView,
@@ -41,16 +41,9 @@ import {
   readBundle,
   receiptVerification,
   toolResultOk,
-} from "./replay-bundle.js";
+} from "./replay-bundle/index.js";
 import { Findings } from "./types.js";
 import { describe, member, stringMember } from "./validate.js";
-
-/** A ReplayBundle that cannot be exported: `code` is `export.invalid_bundle`, `location.path` says where. */
-export class ExportError extends ReplayPipelineError {
-  constructor(detail: string, path: string) {
-    super("export.invalid_bundle", detail, { path });
-  }
-}
 
 /** The REPLAY.jsonl text, its `replay_hash`, and what the export had to leave out or assume. */
 export interface ExportResult {

@@ -12,10 +12,10 @@ import {
   readByteLines,
   readJson,
   type SplitLine,
+  splitTask,
 } from "../canonical/index.js";
-import { ReplayPipelineError } from "../errors.js";
-import { mapLines, type ParallelOptions } from "../parallel/line-pool.js";
-import { createTask, type TaskInit } from "../parallel/tasks.js";
+import { ReplayPipelineError, StreamLimitError } from "../errors.js";
+import { mapLines, type ParallelOptions } from "../parallel/index.js";
 import type { LayerCOrigin } from "./layer-c-record.js";
 import { locatePath } from "./locate.js";
 import { detectFormat, readerFor } from "./registry.js";
@@ -26,6 +26,7 @@ import {
   Findings,
   type FormatId,
   type FormatOptions,
+  findingOf,
   type LineConsumer,
   type Session,
   type SessionSummary,
@@ -85,9 +86,6 @@ export interface InspectResult {
 
 const GZIP_MAGIC_0 = 0x1f;
 const GZIP_MAGIC_1 = 0x8b;
-
-/** A stream-level problem that ends reading: gzip bomb, corrupt gzip, document too large. */
-export class StreamLimitError extends ReplayPipelineError {}
 
 /**
  * Inspects one replay file of any supported format from its bytes: detects the format by content
@@ -281,15 +279,9 @@ function decompressed(
   };
 }
 
-/** The finding for a JSON syntax or encoding error thrown by the reader. */
+/** The finding for a JSON syntax or encoding error the reader threw for file line `line`. */
 function jsonFinding(error: ReplayPipelineError, line: number): Finding {
-  return {
-    line,
-    column: error.location.column ?? null,
-    path: error.location.path ?? "$",
-    code: error.code,
-    message: error.detail,
-  };
+  return { ...findingOf(error), line };
 }
 
 /** Detects the format from the first readable line (or the whole document) and reads the rest. */
@@ -447,8 +439,7 @@ async function readContent(
         consumer = reader.begin(findings, options);
         lazy = reader.lazyMembers;
         if (lazy !== undefined) {
-          const init: TaskInit = { task: "split", lazy: [...lazy] };
-          source = mapLines(lines, wantsSplit, createTask(init), init, options.parallel);
+          source = mapLines(lines, wantsSplit, splitTask, { lazy: [...lazy] }, options.parallel);
         }
       }
       const listed = findings.errors.length;

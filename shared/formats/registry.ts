@@ -1,13 +1,13 @@
 import type { JsonValue } from "../canonical/index.js";
-import { braintrustFormat, isBraintrustSpan } from "./braintrust.js";
-import { isReplayBundle, replayBundleFormat } from "./replay-bundle.js";
+import { braintrustFormat, isBraintrustSpan } from "./braintrust/index.js";
+import { isReplayBundle, replayBundleFormat } from "./replay-bundle/index.js";
 import {
   detectReplayDialect,
   replayAdr0003Format,
   replayDsrsFormat,
   replayV1Format,
-} from "./replay-jsonl.js";
-import { isReplaykitArtifact, replaykitFormat } from "./replaykit.js";
+} from "./replay-jsonl/index.js";
+import { isReplaykitArtifact, replaykitFormat } from "./replaykit/index.js";
 import type { FormatId, FormatReader } from "./types.js";
 
 const READERS: Record<FormatId, FormatReader> = {

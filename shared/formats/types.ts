@@ -1,4 +1,5 @@
 import type { JsonValue } from "../canonical/index.js";
+import type { ReplayPipelineError } from "../errors.js";
 import type { LayerCOrigin } from "./layer-c-record.js";
 
 /** The formats `inspect` recognizes, by content. */
@@ -42,6 +43,17 @@ export interface Finding {
   message: string;
   expected?: string;
   found?: string;
+}
+
+/** The finding for a typed error about the input: where it was found, its code and its detail. */
+export function findingOf(error: ReplayPipelineError): Finding {
+  return {
+    line: error.location.line ?? null,
+    column: error.location.column ?? null,
+    path: error.location.path ?? "$",
+    code: error.code,
+    message: error.detail,
+  };
 }
 
 /** The file's verdict: `invalid` for unreadable input, else from the check rows. */
@@ -225,6 +237,15 @@ export interface DocumentFormat {
   kind: "document";
   /** Validates, rehashes and normalizes the document, reporting into `findings`. */
   read(value: JsonValue, findings: Findings, options: FormatOptions): Session;
+}
+
+/**
+ * The members of one kind of object (an event type, a span, a step) a format defines, and those
+ * it requires: what Layer C keeps of it. Each format folder's `fields.ts` gives its own.
+ */
+export interface FieldSet {
+  known: ReadonlySet<string>;
+  required: ReadonlySet<string>;
 }
 
 /** Either kind of format reader. */

@@ -7,7 +7,7 @@ import {
   memberPath,
   SHA256_TAG,
 } from "../canonical/index.js";
-import type { Findings } from "./types.js";
+import type { FieldSet, Findings } from "./types.js";
 
 /**
  * zod building blocks for values read by `readJson`, where numbers are `JsonNumber`s (their
@@ -225,6 +225,15 @@ export function numberOf(value: JsonValue | undefined): number | null {
 /** A numeric member as a number, or null. */
 export function numberMember(value: JsonValue | undefined, key: string): number | null {
   return numberOf(member(value, key));
+}
+
+/** The members of an object schema, and those it requires (not optional). */
+export function fieldsOf(schema: z.ZodObject): FieldSet {
+  const names = Object.keys(schema.shape);
+  return {
+    known: new Set(names),
+    required: new Set(names.filter((name) => schema.shape[name]?._zod.optin !== "optional")),
+  };
 }
 
 /** The object's keys not in `known`, for "unknown field" notices. */

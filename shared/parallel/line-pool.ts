@@ -5,10 +5,11 @@
  * `mapLines` runs a `LineTask` over a stream of lines and yields each line with its result, in
  * input order. The first `threshold` bytes are handled on the calling thread, so small files
  * never pay for starting workers; past it, lines are copied into batches of about `batchBytes`,
- * each batch goes to the least busy worker (which runs the same task, built from the same
- * `TaskInit`), a few batches per worker are in flight, and the calling thread works on the
- * batches after them while it waits, at most a fixed number ahead, which bounds memory. A machine
- * with one core, or a bundle without the worker script, runs everything on the calling thread.
+ * each batch goes to the least busy worker (which runs the same task, built from the same init),
+ * a few batches per worker are in flight (as the task's tuning says), and the calling thread works
+ * on the batches after them while it waits, at most a fixed number ahead, which bounds memory.
+ * Workers run the script the caller names (`ParallelOptions.workerScript`): the pool knows no task
+ * and no domain module. A machine with one core runs everything on the calling thread.
  * A task's per-part state (`LineTask.finish`: counters) comes back for each part of the input in
  * input order, so the caller can merge it exactly as one thread would have counted.
  */
@@ -17,13 +18,22 @@ import { availableParallelism } from "node:os";
 import { setImmediate } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { ReplayPipelineError } from "../errors.js";
-import { batchesInFlight, type LineTask, type TaskInit, youngGenerationMb } from "./tasks.js";
+import { WorkerPoolError } from "../errors.js";
+import type { LineTask, LineTaskModule, WorkerInit } from "./task.js";
 
 /** How `mapLines` spreads work. */
 export interface ParallelOptions {
-  /** Worker threads; 0 keeps all work on the calling thread. Default: `defaultWorkers()`. */
+  /**
+   * Worker threads; 0 keeps all work on the calling thread. Default: `defaultWorkers()` when a
+   * `workerScript` is given, else 0. Workers asked for without a script that exists fail with
+   * `WorkerPoolError` `worker.no_script`.
+   */
   workers?: number;
+  /**
+   * The bundled worker entry that lists the tasks (dist/line-worker.js). The caller knows where
+   * its bundle put it; the pool never guesses.
+   */
+  workerScript?: URL | string;
   /** Line bytes handled on the calling thread before workers start (default 8 MiB). */
   threshold?: number;
   /** Bytes per batch sent to a worker (default 512 KiB: as fast as 1 MiB, less memory in flight). */
@@ -36,9 +46,6 @@ export interface ParallelOptions {
   waitForWorkers?: boolean;
 }
 
-/** A worker thread failed (crashed, or its task threw where the calling thread's would not). */
-export class WorkerPoolError extends ReplayPipelineError {}
-
 /**
  * One worker per core beyond the first (the calling thread works too); none on a single core,
  * where they would only cost.
@@ -47,13 +54,21 @@ export function defaultWorkers(): number {
   return Math.min(availableParallelism() - 1, 7);
 }
 
-/** The bundled worker script: beside this bundle (dist/), or dist/ from the source tree. */
-function workerScript(): URL | undefined {
-  for (const candidate of ["./line-worker.js", "../../dist/line-worker.js"]) {
-    const url = new URL(candidate, import.meta.url);
-    if (existsSync(fileURLToPath(url))) return url;
+/**
+ * The worker script of `options` when `workers` threads were asked for; throws `worker.no_script`
+ * when there is none, so a missing bundle is a configuration error, not a silent single thread.
+ */
+function scriptFor(workers: number, options: ParallelOptions): URL | string | undefined {
+  if (workers <= 0) return undefined;
+  const script = options.workerScript;
+  const path = script instanceof URL ? fileURLToPath(script) : script;
+  if (path === undefined || !existsSync(path)) {
+    throw new WorkerPoolError(
+      "worker.no_script",
+      `${workers} worker thread(s) asked for, but ${path === undefined ? "no worker script was given" : `the worker script ${path} does not exist`}; expected the bundled line worker (npm run build) or 0 workers`,
+    );
   }
-  return undefined;
+  return script;
 }
 
 /** Statistics of the pools started in this process, for tests and the benchmark. */
@@ -85,18 +100,19 @@ class Pool {
 
   /** `fromWire` decodes a batch's results as the workers' tasks encoded them (`LineTask.toWire`). */
   constructor(
-    script: URL,
-    init: TaskInit,
+    script: URL | string,
+    workerData: WorkerInit,
+    youngGenerationMb: number,
     size: number,
     waitForWorkers: boolean,
     fromWire?: (wire: unknown) => unknown[],
   ) {
     poolStats.pools++;
     for (let w = 0; w < size; w++) {
-      // A small young generation keeps each worker's memory near its live data (see TaskInit).
+      // A small young generation keeps each worker's memory near its live data (see TaskTuning).
       const worker = new Worker(script, {
-        workerData: init,
-        resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb(init) },
+        workerData,
+        resourceLimits: { maxYoungGenerationSizeMb: youngGenerationMb },
       });
       worker.on("message", (message: { id?: number; results?: unknown; state?: unknown; error?: string }) => {
         if (message.id === undefined) {
@@ -128,7 +144,7 @@ class Pool {
 
   /**
    * Worker `w` is gone. One that never became ready held no batch: it is left out, and the other
-   * threads do its share (as with no worker script). Otherwise the pool fails.
+   * threads do its share (as with fewer workers). Otherwise the pool fails.
    */
   private lost(w: number, cause: Error): void {
     // Its "error" and then its "exit" both come here.
@@ -227,28 +243,29 @@ interface Group<T> {
 }
 
 /**
- * Runs a task over the lines of `items` that `wanted` selects (on the calling thread with `local`,
- * or on workers built from `init`, which must build the same task) and yields every item, in
+ * Runs `task` built from `init` over the lines of `items` that `wanted` selects (on the calling
+ * thread, or on workers that build the same task from the same init) and yields every item, in
  * order, with its result (undefined for items not selected). `onState` gets the task's `finish()`
  * state for each consecutive part of the input, in order. While the oldest batch is still on a
  * worker, the calling thread runs the next batch itself rather than wait, so with one worker both
  * cores of a two-core machine stay busy. When a worker's task throws, the batch is run again on
  * the calling thread, so the caller gets the task's own typed error.
  */
-export async function* mapLines<T extends MappedLine>(
+export async function* mapLines<T extends MappedLine, Init>(
   items: AsyncIterator<T>,
   wanted: (item: T) => boolean,
-  local: LineTask,
-  init: TaskInit,
+  task: LineTaskModule<Init>,
+  init: Init,
   options: ParallelOptions = {},
   onState?: (state: unknown) => void,
 ): AsyncGenerator<{ item: T; result: unknown }> {
-  const workers = options.workers ?? defaultWorkers();
+  const workers = options.workers ?? (options.workerScript === undefined ? 0 : defaultWorkers());
   const threshold = options.threshold ?? 8 * 1024 * 1024;
   const batchBytes = options.batchBytes ?? 512 * 1024;
+  const script = scriptFor(workers, options);
+  const local = task.create(init);
   let seen = 0;
   let pool: Pool | undefined;
-  const script = workers > 0 ? workerScript() : undefined;
   try {
     // Below the threshold (or without workers): the task runs here, line by line.
     for (;;) {
@@ -268,8 +285,9 @@ export async function* mapLines<T extends MappedLine>(
     }
     onState?.(local.finish());
     const running = new Pool(
-      script as URL,
-      init,
+      script as URL | string,
+      { task: task.name, init },
+      task.tuning.youngGenerationMb,
       workers,
       options.waitForWorkers === true,
       local.fromWire?.bind(local),
@@ -298,7 +316,7 @@ export async function* mapLines<T extends MappedLine>(
     while (!done || queue.length > 0) {
       running.check();
       // Keep every ready worker that many batches deep.
-      const limit = batchesInFlight(init) * running.readySize();
+      const limit = task.tuning.batchesInFlight * running.readySize();
       while (!done && running.inFlight() < limit) {
         const g = await read();
         if (g === undefined) break;

@@ -13,7 +13,7 @@ import { type CheckRow, type CheckStatus, Findings, type Verdict } from "../form
 import type { ParallelOptions } from "../parallel/line-pool.js";
 import { combinedVerdict, readReceipt, type VerifyReport, verifyReplay } from "../receipt/index.js";
 import { redactChecked } from "../redact/checked.js";
-import type { LayerCSummary } from "../redact/layer-c.js";
+import type { LayerCSummary } from "../redact/index.js";
 import type { Preset } from "../redact/presets.js";
 import { scrubReport } from "../redact/report.js";
 import { Scrubber } from "../redact/scrub.js";

@@ -1,4 +1,5 @@
 import { canonicalize, JsonNumber, type JsonObject, type JsonValue } from "../canonical/index.js";
+import { ContractError } from "../errors.js";
 import { RECEIPT_SCHEMA_V1, receiptDigest } from "./read.js";
 import type { Inspected } from "./verify.js";
 
@@ -25,7 +26,11 @@ function numberValue(n: number | null): JsonValue {
  */
 export function generateReceipt(inspected: Inspected, options: GenerateOptions = {}): JsonObject {
   const { report, session } = inspected;
-  if (session === null) throw new Error("generateReceipt: the replay has no session (it could not be read)");
+  if (session === null)
+    throw new ContractError(
+      "receipt.no_session",
+      "generateReceipt: the replay has no session (it could not be read)",
+    );
   const summary = session.summary;
   const receipt: JsonObject = { schema: RECEIPT_SCHEMA_V1 };
   receipt.session_id = summary.session_id;

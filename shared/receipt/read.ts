@@ -7,8 +7,7 @@ import {
   setMember,
 } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
-import type { Findings } from "../formats/types.js";
-import { describe, validate, zHash, zInteger, zNumber } from "../formats/validate.js";
+import { describe, type Findings, validate, zHash, zInteger, zNumber } from "../formats/index.js";
 
 /**
  * The receipt shapes found in real files (HASHING-NOTES.md): the spec's `openagents.receipt.v1`,

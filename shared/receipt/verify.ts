@@ -1,14 +1,15 @@
 import type { JsonValue } from "../canonical/index.js";
-import type { InspectReport, InspectResult } from "../formats/inspect.js";
 import {
   type CheckRow,
   type CheckStatus,
   type Finding,
   Findings,
+  type InspectReport,
+  type InspectResult,
   type Session,
   type ToolCallRecord,
   type Verdict,
-} from "../formats/types.js";
+} from "../formats/index.js";
 import {
   normalizeReplaySideEffect,
   type Receipt,

@@ -5,26 +5,22 @@
  */
 
 import { PassThrough, Readable } from "node:stream";
-import { ReplayPipelineError } from "../errors.js";
+import { RedactRefusedError } from "../errors.js";
 import {
   gunzipped,
   type InspectOptions,
   type InspectReport,
   type InspectResult,
   inspect,
-} from "../formats/inspect.js";
-import type { LayerCOrigin } from "../formats/layer-c-record.js";
-import { type LayerCOptions, type LayerCRedaction, redactFile } from "./layer-c.js";
+  type LayerCOrigin,
+} from "../formats/index.js";
+import { type LayerCOptions, type LayerCRedaction, redactOrThrow } from "./layer-c/entry.js";
 import { scrubReport } from "./report.js";
 
-/** A `failed` or `invalid` input that `redactChecked` will not copy; `report` (scrubbed) says why. */
-export class RedactRefusedError extends ReplayPipelineError {
-  constructor(
-    readonly report: InspectReport,
-    options?: { cause?: unknown },
-  ) {
-    super("redact.refused", refusal(report), { file: report.file }, options);
-  }
+/** The refusal of `report` (scrubbed): the error `redactChecked` throws instead of a copy. */
+function refusedError(report: InspectReport, options?: { cause?: unknown }): RedactRefusedError {
+  const scrubbed = scrubReport(report);
+  return new RedactRefusedError(scrubbed, refusal(scrubbed), options);
 }
 
 /** Why `report` refuses: its verdict and the first failed rows or errors. */
@@ -49,7 +45,7 @@ export interface CheckedOptions
   allowUnverified?: boolean;
 }
 
-/** A running checked redaction: `redactFile`'s, plus the input's own report. */
+/** A running checked redaction: `redactOrThrow`'s, plus the input's own report. */
 export interface CheckedRedaction extends LayerCRedaction {
   /** The input's `inspect` report; settles once the input has been read. */
   report: Promise<InspectReport>;
@@ -71,7 +67,7 @@ const refused = (report: InspectReport): boolean =>
   report.verdict === "failed" || report.verdict === "invalid";
 
 /**
- * Redacts `source` as `redactFile` does while `inspect` reads the same bytes. The copy's record
+ * Redacts `source` as `redactOrThrow` does while `inspect` reads the same bytes. The copy's record
  * (`original`) carries the input's replay_hash, verdict and check totals. A `failed` or `invalid`
  * input is refused with a `RedactRefusedError` before any byte of the copy is given out, unless
  * `allowUnverified`; an input too malformed to redact at all is refused the same way, with
@@ -105,7 +101,7 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
   });
   const report = inspected.then((result) => result.report);
   const original = report.then((r) => {
-    if (!allowUnverified && refused(r)) throw new RedactRefusedError(scrubReport(r));
+    if (!allowUnverified && refused(r)) throw refusedError(r);
     return originOf(r);
   });
   // Awaited by the transform; settled here too so an early failure leaves no unhandled rejection.
@@ -114,7 +110,7 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
   original.catch(() => undefined);
   // The transform reads what inspect reads: gzip undone, within the same limits.
   const limits = maxDecompressedBytes === undefined ? {} : { maxDecompressedBytes };
-  const redaction = redactFile(gunzipped(toRedact, limits), { ...layerC, original });
+  const redaction = redactOrThrow(gunzipped(toRedact, limits), { ...layerC, original });
   async function* chunks(): AsyncGenerator<Uint8Array> {
     try {
       yield* redaction.chunks;
@@ -123,7 +119,7 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
       toRedact.destroy();
       if (error instanceof RedactRefusedError) throw error;
       const r = await report;
-      if (!allowUnverified && refused(r)) throw new RedactRefusedError(scrubReport(r), { cause: error });
+      if (!allowUnverified && refused(r)) throw refusedError(r, { cause: error });
       throw error;
     } finally {
       // Ends both branches when the reader stops early (inspect has settled otherwise).

@@ -4,6 +4,7 @@
  * Secrets (API keys, tokens, passwords, private keys) are ALWAYS redacted, whatever the preset:
  * ADR-0017.R6 says Layer C never emits them. The preset only decides the privacy extras.
  */
+import { ContractError } from "../errors.js";
 
 /** Preset names, stable per ADR-0016. */
 export const PRESETS = ["open_source", "private_repo", "paranoid"] as const;
@@ -65,6 +66,7 @@ export function isPreset(value: unknown): value is Preset {
 /** The policy of preset `p` (a fresh copy; `private_repo` when `p` is undefined). */
 export function presetPolicy(p: Preset = DEFAULT_PRESET): PresetPolicy {
   const policy = POLICIES[p];
-  if (policy === undefined) throw new TypeError(`unknown privacy preset: ${String(p)}`);
+  if (policy === undefined)
+    throw new ContractError("redact.unknown_preset", `unknown privacy preset: ${String(p)}`);
   return { ...policy };
 }

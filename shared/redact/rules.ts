@@ -7,9 +7,28 @@
 
 import { isIPv6 } from "node:net";
 import {
-  creator as recommendPreset,
-  rules as recommendRules,
-} from "@secretlint/secretlint-rule-preset-recommend";
+  ALPHABET,
+  AWS_ID,
+  CREDENTIAL_KEYWORD,
+  CURL_PLACEHOLDER,
+  DB_SCHEMES,
+  family,
+  firstGroup,
+  GENERIC_SECRET,
+  GENERIC_VALUES,
+  hasMixedCase,
+  identifierAt,
+  isCredentialName,
+  isCredentialShaped,
+  isPlaceholder,
+  KEYWORD_SECRET,
+  KEYWORD_VALUES,
+  KIND_SECRET,
+  NOT_A_SECRET_NAME,
+  PUBLIC_GCP_API_KEYS,
+  scanEmails,
+  scanKubernetesSecret,
+} from "./rule-helpers.js";
 
 /** A range of a string to replace. */
 export interface Finding {
@@ -60,296 +79,6 @@ export interface PatternRule {
   /** Rule id to write for this match when it depends on the match (url-password vs db-connection-string). */
   ruleFor?: (match: RegExpExecArray) => string;
 }
-
-const PLACEHOLDER =
-  /^(?:\[REDACTED[^\]]*\]?.*|\*+|x{3,}|\.{3}|…|null|none|nil|true|false|undefined|string|str|number|int|bool|boolean|any|unknown|optional\[str\]|foo|bar|baz|new|example|password|passwd|secret|token|<[^>]*>|\$\{[^}]*\}|%\([^)]*\)s|\{\{[^}]*\}\}|%[A-Za-z_]\w*%)$/i;
-/**
- * `$DB_PASSWORD`, `config.password`, `process.env.API_KEY`, `getToken()`, `ACCESS_TOKEN`, `$(cat …)`, `<tag …`,
- * `{expr}`: code, markup or a constant's name, not a value.
- */
-const CODE_REFERENCE =
-  /^(?:\$[A-Z_][A-Z0-9_]*|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+(?:\(\))?|[A-Z]+(?:_[A-Z]+)+|\$(?:\(.*)?|<[\w:-]+(?:[\s/>].*)?|\{.*)$/;
-/** Elided or already redacted (`ops_eyJ…`, `abc...`, `…[Redacted]`), or code holding an assignment (`a = b`). */
-const NOT_A_VALUE = /\.\.$|…$|\[redacted|\s=(?:\s|$)/i;
-
-/** True for values that are placeholders, type names or code references rather than secrets. */
-export function isPlaceholder(value: string): boolean {
-  return (
-    value.length === 0 || PLACEHOLDER.test(value) || CODE_REFERENCE.test(value) || NOT_A_VALUE.test(value)
-  );
-}
-
-const DB_SCHEMES =
-  /^(?:postgres|postgresql|mysql|mysqlx|mariadb|mongodb|mongodb\+srv|redis|rediss|amqp|amqps|mssql|sqlserver|oracle|cockroachdb|clickhouse|couchdb|neo4j|neo4j\+s|bolt|memcached|cassandra|jdbc:[a-z]+)$/i;
-
-const AWS_ID =
-  /(?<![A-Z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA)[A-Z0-9]{16}/;
-
-function hasMixedCase(s: string, min: number): boolean {
-  let upper = 0;
-  let lower = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 65 && c <= 90) upper++;
-    else if (c >= 97 && c <= 122) lower++;
-  }
-  return upper >= min && lower >= min;
-}
-
-/** Linear e-mail scanner: expands around each `@` (a regexp would backtrack on long alphanumeric runs). */
-function scanEmails(text: string, out: Finding[], rule: PatternRule): void {
-  const local = /[A-Za-z0-9._%+-]/;
-  const domain = /[A-Za-z0-9.-]/;
-  let at = text.indexOf("@");
-  while (at !== -1) {
-    let s = at;
-    while (s > 0 && at - s < 64 && local.test(text[s - 1] ?? "")) s--;
-    let e = at + 1;
-    while (e < text.length && e - at < 256 && domain.test(text[e] ?? "")) e++;
-    while (e > at + 1 && (text[e - 1] === "." || text[e - 1] === "-")) e--;
-    while (s < at && text[s] === ".") s++;
-    const localPart = text.slice(s, at);
-    const host = text.slice(at + 1, e);
-    if (
-      localPart.length > 0 &&
-      localPart !== "git" &&
-      /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$/.test(host)
-    ) {
-      out.push({ start: s, end: e, rule: rule.id, kind: rule.kind });
-    }
-    at = text.indexOf("@", Math.max(e, at + 1));
-  }
-}
-
-/** Names whose value is a secret; a name must END in one of them ("max_tokens=" is no secret's name). */
-const SECRET_WORD =
-  "(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)";
-const BT = "`";
-/**
- * Between a name (and its closing quote) and its value, on one line: `=`, `:`, `=>`, `:=`, `::=`, `:::=`,
- * `?=`, `.=`, `+=`, `||` (a default), and typed declarations (`token string = …` in Go, `token: str = …` in
- * Python). Typed forms come first: a match `accept` rejects is not retried with another alternative.
- */
-const ASSIGN = String.raw`[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes)[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString)[ \t]*=|:{1,3}=|[?.+]=|=>|=|:|\|\|)(?:[ \t]*=)?[ \t]*`;
-/**
- * An assigned value, as six capture groups: "…", '…', `…`, \"…\" (escaped JSON), a template (`${…}`,
- * `{{…}}`: never a secret), a bare word.
- */
-const VALUE = String.raw`(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})'|${BT}([^${BT}\r\n]{1,1024})${BT}|\\"([^"\\\r\n]{1,1024})\\"|(\$\{[^}\r\n]{0,200}\}|\{\{[^}\r\n]{0,200}\}\})|([^\s"'${BT}&;,<>(){}[\]]{1,1024}))`;
-/** After a quoted name: `, "…"` (`setProperty("X_TOKEN", "…")`, `getenv("TOKEN", "…")`) or `value="…"`. */
-const QUOTED_PAIR = String.raw`["'](?:\s*,\s*|\s+value\s*=\s*)(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})')`;
-
-/**
- * The keyword-assignment rule: a secret word ending a name, then (a) an assignment and a value (groups 1-6,
- * 5 a template), (b) `QUOTED_PAIR` (groups 7, 8), or (c) an XML element `<xToken>…</xToken>` (group 9).
- */
-const GENERIC_SECRET = new RegExp(
-  String.raw`${SECRET_WORD}(?:(?:\\?["'${BT}])?${ASSIGN}${VALUE}|${QUOTED_PAIR})|(?<=<[\w.:-]{0,60})${SECRET_WORD}>\s*([^\s<>][^<>\r\n]{0,1023}?)\s*<\/`,
-  "dgi",
-);
-const GENERIC_VALUES = [1, 2, 3, 4, 6, 7, 8, 9] as const;
-/** Names ending in a secret word that hold no secret: public tokens, CSRF tokens (`authenticity_token`), `io.jsonwebtoken`. */
-const NOT_A_SECRET_NAME = /public[_.-]?token|csrf|authenticity[_.-]?token|jsonwebtoken/i;
-
-/** The identifier (`[\w.-]` run) around index `at` of `text`. */
-function identifierAt(text: string, at: number): string {
-  let start = at;
-  while (start > 0 && /[\w.-]/.test(text[start - 1] ?? "")) start--;
-  let end = at;
-  while (end < text.length && /[\w.-]/.test(text[end] ?? "")) end++;
-  return text.slice(start, end);
-}
-
-/**
- * Keywords that make a credential-shaped value beside them a secret even when the name does not end in a
- * secret word (`HEROKU_KEY`, `cloudflare:`, `SONAR_LOGIN`, `sumologic.accessId`, `creds`): gitleaks' generic
- * keywords and the vendor keywords of its keyword-only rules. Vendor names stand alone; the generic ones are
- * the same words as gitleaks' `generic-api-key`.
- */
-const CREDENTIAL_KEYWORD =
-  "(?:access|auth|api|credential|creds|key|passw(?:or)?d|secret|token|login|adafruit|adobe|airtable|algolia|alibaba|asana|atlassian|confluence|jira|beamer|bitbucket|bittrex|meraki|cloudflare|codecov|cohere|coinbase|confluent|contentful|datadog|discord|droneci|dropbox|etsy|facebook|fastly|finicity|finnhub|flickr|freshbooks|gitter|gocardless|heroku|hubspot|intercom|jfrog|artifactory|bintray|xray|kraken|kucoin|launchdarkly|linear|linked[_-]?in|lob|looker|mailchimp|mailgun|mapbox|mattermost|message[_-]?bird|netlify|new[_-]?relic|nytimes|okta|plaid|private[_-]?ai|rapidapi|sendbird|sentry|snyk|sonar|squarespace|sourcegraph|sumo|telegr|travis|twitch|twitter|typeform|yandex|zendesk|contribsys)";
-/**
- * A keyword, up to 20 more name characters, then an assignment and a value (groups 2-7, 6 a template) or
- * `QUOTED_PAIR` (groups 8, 9); group 1 is the name from the keyword on.
- */
-const KEYWORD_SECRET = new RegExp(
-  String.raw`(${CREDENTIAL_KEYWORD}[\w.-]{0,20})(?:(?:\\?["'${BT}])?${ASSIGN}${VALUE}|${QUOTED_PAIR})`,
-  "dgi",
-);
-const KEYWORD_VALUES = [2, 3, 4, 5, 7, 8, 9] as const;
-/** Identifiers the keyword rule leaves alone: the key words of non-secrets (gitleaks' allow-list). */
-const NOT_A_CREDENTIAL_NAME =
-  /(?:access(?:ibility|or)|access[_.-]?id|random[_.-]?access|api[_.-]?(?:id|name|version|url|uri|endpoint|base|host)|author|authentication-results|x-ms-exchange-organization-auth|(?:bucket|cache|foreign|hot|idempotency|idx|natural|partition|primary|pub(?:lic)?|schema|sequence|sort)[_.-]?key|key[_.-]?(?:alias|board|code|count|frame|id|length|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|type|word|up|down|left|right|file|path)|key[_.-]?(?:vault|hash)|key(?:store|tab)|issuerkeyhash|keying|monkey|turkey|(?:secret|token|credentials?)[_.-]?(?:length|name|size|type|count|file|path|url|uri|endpoint)|csrf|public[_.-]?token|credentials?[_.-]?id|withcredentials)/i;
-
-const KEYWORD_AT_START = new RegExp(`^${CREDENTIAL_KEYWORD}`, "i");
-
-/**
- * Is `name` (found at `at` in `text`, starting with a keyword) a credential's name? The keyword must start a
- * word or a camelCase part (`myHerokuKey`, not `SetSysctl`) and not end inside one (`sumObj`); a generic
- * keyword must end its part (not `tokenizer`), and its identifier must not be a known non-secret
- * (`cache_key`, `api_version`) nor the bare word (`key:` names a key, it does not hold one).
- */
-function isCredentialName(text: string, at: number, name: string): boolean {
-  const keyword = KEYWORD_AT_START.exec(name)?.[0] ?? "";
-  const isLower = (c: number) => c >= 97 && c <= 122;
-  const isUpper = (c: number) => c >= 65 && c <= 90;
-  const before = text.charCodeAt(at - 1);
-  if (isUpper(before) || (isLower(before) && !isUpper(name.charCodeAt(0)))) return false;
-  const next = name.charCodeAt(keyword.length);
-  if (isUpper(keyword.charCodeAt(keyword.length - 1)) && isLower(next)) return false;
-  if (!GENERIC_KEYWORD.test(keyword)) return true;
-  // A generic word must end where the name's part does: `tokenizer`, `keyboard`, `authors` hold none.
-  if (isLower(next)) return false;
-  const identifier = identifierAt(text, at);
-  return (
-    !BARE_GENERIC_WORD.test(identifier) &&
-    !NOT_A_CREDENTIAL_NAME.test(identifier) &&
-    !NOT_A_SECRET_NAME.test(identifier)
-  );
-}
-const GENERIC_KEYWORD = /^(?:access|auth|api|credential|creds|key|passw(?:or)?d|secret|token|login)$/i;
-const BARE_GENERIC_WORD = /^(?:access|auth|api|key|login)$/i;
-
-/** The first of `groups` that matched. */
-function firstGroup(m: RegExpExecArray, groups: readonly number[]): string | undefined {
-  for (const g of groups) {
-    const v = m[g];
-    if (v !== undefined) return v;
-  }
-  return undefined;
-}
-
-/**
- * Does `value` look like a generated credential (the keyword rule's test)? 10-150 characters of a token
- * alphabet, with a digit and a letter, and a Shannon entropy of at least 3 bits per character: words,
- * numbers, paths, version strings and placeholders are not.
- */
-function isCredentialShaped(value: string): boolean {
-  if (value.length < 10 || value.length > 150 || !/^[\w.=+/~-]+$/.test(value)) return false;
-  if (!/[0-9]/.test(value) || !/[A-Za-z]/.test(value) || ALPHABET.test(value)) return false;
-  // Versions (`1.2.3`, `-SNAPSHOT`) are not credentials.
-  if (/\d\.\d+\.\d|SNAPSHOT/.test(value)) return false;
-  return entropy(value) >= 3;
-}
-
-/** A value spelling the alphabet is a character set or an example (gitleaks' stop word). */
-const ALPHABET = /abcdefghijklmnopqrstuvwxyz/i;
-
-/** Shannon entropy of `s`, in bits per character. */
-function entropy(s: string): number {
-  const counts = new Map<string, number>();
-  for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
-  let bits = 0;
-  for (const n of counts.values()) bits -= (n / s.length) * Math.log2(n / s.length);
-  return bits;
-}
-
-/**
- * True for a token-shaped text that is a placeholder, not a credential: a filler character (`a x X 1 * #`)
- * makes up at least half of it (`ghp_xxxx…`, `AIzaaaa…`, `glc_1111…`), it ends in `EXAMPLE` (AWS's
- * documentation keys) or it says `YOUR_…`/`…_HERE`. A generated credential of 8 or more characters never is.
- */
-export function isPlaceholderToken(s: string): boolean {
-  if (s.length < 8) return false;
-  const counts = new Map<string, number>();
-  for (const c of s) if (FILLER.includes(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
-  for (const n of counts.values()) if (n * 2 >= s.length) return true;
-  return s.endsWith("EXAMPLE") || /YOUR_|_HERE/i.test(s);
-}
-const FILLER = "axX1*#";
-
-/** How a `family` rule differs from the plain case. */
-interface FamilyOptions {
-  /** Replace this capture instead of the whole match; the match is then not bounded (see `family`). */
-  group?: number;
-  /** Extra check on a match (an allow-list). */
-  accept?: PatternRule["accept"];
-}
-
-/**
- * A rule of a credential family told by its shape: `pattern` (global, `d`) matches the credential, which
- * must not be glued to more token characters on either side (gitleaks' `\b…` and terminator), so that
- * `…JAIzaTesb…` inside a longer base64 run or `x.ico-…32hex….png` are not keys; `needles` are literal
- * parts every match holds, and every match holds a run of 16+ token characters (`tokenRun`).
- */
-function family(
-  id: string,
-  needles: readonly string[],
-  pattern: RegExp,
-  options: FamilyOptions = {},
-): PatternRule {
-  const bounded =
-    options.group === undefined
-      ? new RegExp(String.raw`(?<![A-Za-z0-9])(?:${pattern.source})(?![\w-]|\.\w)`, pattern.flags)
-      : pattern;
-  const rule: PatternRule = { id, kind: "secret", tokenRun: true, needles, pattern: bounded };
-  if (options.group !== undefined) rule.group = options.group;
-  if (options.accept !== undefined) rule.accept = options.accept;
-  return rule;
-}
-
-/** GCP API keys gitleaks' catalogue lists as public (shipped in Google's own SDKs and samples). */
-const PUBLIC_GCP_API_KEYS: ReadonlySet<string> = new Set([
-  "AIzaSyabcdefghijklmnopqrstuvwxyz1234567",
-  "AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs",
-  "AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM",
-  "AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU",
-  "AIzaSyD3asb-2pEZVqMkmL6M9N6nHZRR_znhrh0",
-  "AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A",
-  "AIzaSyAdOS2zB6NCsk1pCdZ4-P6GBdi_UUPwX7c",
-  "AIzaSyASWm6HmTMdYWpgMnjRBjxcQ9CKctWmLd4",
-  "AIzaSyANUvH9H9BsUccjsu2pCmEkOPjjaXeDQgY",
-  "AIzaSyA5_iVawFQ8ABuTZNUdcwERLJv_a_p4wtM",
-  "AIzaSyA4UrcGxgwQFTfaI3no3t7Lt1sjmdnP5sQ",
-  "AIzaSyDSb51JiIcB6OJpwwMicseKRhhrOq1cS7g",
-  "AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU",
-  "AIzaSyBcE-OOIbhjyR83gm4r2MFCu4MJmprNXsw",
-  "AIzaSyB8qGxt4ec15vitgn44duC5ucxaOi4FmqE",
-  "AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY",
-]);
-
-const KIND_SECRET = /kind:[ \t]*["']?secret\b/i;
-const DOCUMENT_BREAK = /^---[ \t]*\r?$/gm;
-
-/**
- * Finds the values under each `data:` / `stringData:` line of a Kubernetes Secret manifest (a YAML document
- * saying `kind: Secret`): the lines below it indented deeper, `name: value` or `name: |` followed by the
- * value's lines; comments are skipped. `data:` values are base64 of 10+ characters (shorter ones are
- * examples such as `YmFyCg==`), `stringData:` values any text but a placeholder.
- */
-function scanKubernetesSecret(text: string, out: Finding[], rule: PatternRule): void {
-  const breaks = [0, ...[...text.matchAll(DOCUMENT_BREAK)].map((b) => b.index), text.length];
-  const block = /^([ \t]*)(stringD|d)ata:[ \t]*\r?$/gm;
-  for (let m = block.exec(text); m !== null; m = block.exec(text)) {
-    const docStart = breaks.findLast((b) => b <= m.index) ?? 0;
-    const docEnd = breaks.find((b) => b > m.index) ?? text.length;
-    if (!KIND_SECRET.test(text.slice(docStart, docEnd))) continue;
-    const indent = (m[1] ?? "").length;
-    const base64 = m[2] === "d";
-    for (let start = m.index + m[0].length + 1; start < docEnd; ) {
-      const newline = text.indexOf("\n", start);
-      const end = newline === -1 ? text.length : newline;
-      const line = text.slice(start, end);
-      const lead = line.length - line.trimStart().length;
-      const content = line.trim();
-      if (content !== "" && lead <= indent) break;
-      if (content !== "" && !content.startsWith("#")) {
-        const entry = /^[\w.-]+:[ \t]*(?:[|>][-+]?)?[ \t]*["']?(.*?)["']?$/.exec(content);
-        // A `name: value` line, or a line of a block scalar (`name: |`).
-        const value = entry === null ? content : (entry[1] ?? "");
-        const ok = base64 ? /^[A-Za-z0-9+/]{10,}={0,3}$/.test(value) : value !== "" && !isPlaceholder(value);
-        if (ok) {
-          const from = start + line.lastIndexOf(value);
-          out.push({ start: from, end: from + value.length, rule: rule.id, kind: rule.kind });
-        }
-      }
-      start = end + 1;
-    }
-  }
-}
-
-/** Passwords of `curl -u` that are examples or variables (gitleaks' allow-list for `curl-auth-user`). */
-const CURL_PLACEHOLDER = /^(?:change(?:it|me)|pass(?:word)?|pwd|test|token|\*+|x+|y+)$|^[<[$]|^\{\{/i;
 
 /**
  * Our own rules. Secret rules run for every preset; privacy rules only when their policy switch is on.
@@ -784,204 +513,6 @@ export function runPatternRules(text: string, rules: readonly PatternRule[], out
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// secretlint
-
-type RuleCreator = (typeof recommendRules)[number];
-type RuleContext = Parameters<RuleCreator["create"]>[0];
-type RuleHandler = ReturnType<RuleCreator["create"]>;
-type FileSource = Parameters<NonNullable<RuleHandler["file"]>>[0];
-
-/** The secretlint preset and version this engine was written against (`package.json` pins it exactly). */
-export const SECRETLINT_PRESET_ID = recommendPreset.meta.id;
-
-/**
- * Rules of the preset we never run: `filter-comments` would let a `secretlint-disable` comment INSIDE the
- * scrubbed data switch detection off — data must not be able to disable its own redaction. `slack` matches
- * any `xoxb-word-word` (documentation's `xoxb-my-bot-token`); our `slack-token` and `slack-webhook` follow
- * the shapes of gitleaks' Slack rules instead.
- */
-const SECRETLINT_DISABLED = new Set([
-  "@secretlint/secretlint-rule-filter-comments",
-  "@secretlint/secretlint-rule-slack",
-]);
-
-/** `@secretlint/secretlint-rule-aws` → `secretlint-aws`. */
-export function secretlintRuleName(ruleId: string): string {
-  return `secretlint-${ruleId.replace(/^@secretlint\/secretlint-rule-/, "")}`;
-}
-
-const SECRETLINT_NEEDLES = ["://", "PRIVATE KEY", "_authToken", "ccount", "CCOUNT"];
-const LONG_TOKEN = /[A-Za-z0-9_+/=.-]{16}/;
-
-/**
- * May secretlint be skipped for `text`? (Speed shortcut; our own rules ALWAYS run.) True when the text is
- * shorter than 8 characters, or consists of letters and blanks only (every preset-recommend pattern needs a
- * digit or one of `_ - . : / = @ +`, except Databricks' `dapi` + 32 hex, so `dapi` is never skipped), or has
- * no run of 16+ token characters `[A-Za-z0-9_+/=.-]` and none of `://` (basic-auth and database URLs),
- * `PRIVATE KEY`, `_authToken` (npmrc), `account` (AWS account ids): every other preset rule we run matches a
- * token of 16+ such characters. Tests check both that no secret sample is skipped and that secretlint finds
- * nothing in generated strings the shortcut skips.
- */
-export function canSkipSecretlint(text: string): boolean {
-  if (text.length < 8) return true;
-  if (/^[A-Za-z \t]*$/.test(text)) return !text.includes("dapi");
-  return !LONG_TOKEN.test(text) && !SECRETLINT_NEEDLES.some((n) => text.includes(n));
-}
-
-/**
- * Per-rule pre-checks for secretlint 12.0.0's preset-recommend (speed only): a rule's `file` handler runs
- * only when its gate matches. Each gate is a NECESSARY condition, read off the rule's source: every pattern
- * the rule runs on a text source (our source has no file path and ext "") contains one of these literals,
- * with the same case sensitivity. Rules without an entry (or a future preset version's new rules) always run.
- */
-const SECRETLINT_GATES: Readonly<Record<string, RegExp>> = {
-  // AccessKeyID: (A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)…; SecretAccessKey:
-  // (?:SECRET|secret|Secret)…; AccountID: (ACCOUNT|account|Account)… (all case-sensitive).
-  "@secretlint/secretlint-rule-aws":
-    /A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|SECRET|[Ss]ecret|ACCOUNT|[Aa]ccount/,
-  // `-----BEGIN… PRIVATE KEY… -----END…` (case-sensitive).
-  "@secretlint/secretlint-rule-privatekey": /PRIVATE KEY/,
-  // npm_…; package.json / .npmrc checks (x-oauth-basic, _authToken=) need a file path we never pass, listed anyway.
-  "@secretlint/secretlint-rule-npm": /npm_|_authToken|x-oauth-basic/,
-  // (https?|ftp|ftps)://user:password@…
-  "@secretlint/secretlint-rule-basicauth": /:\/\//,
-  "@secretlint/secretlint-rule-sendgrid": /SG\./,
-  // (shppa|shpca|shpat|shpss)_…
-  "@secretlint/secretlint-rule-shopify": /shp/,
-  // (ghp|gho|ghu|ghs|ghr)_…, github_pat_…
-  "@secretlint/secretlint-rule-github": /gh[pousr]_|github_pat_/,
-  "@secretlint/secretlint-rule-gitlab": /glpat-/,
-  "@secretlint/secretlint-rule-grafana": /glc_|glsa_/,
-  // sk-(proj|svcacct|admin)-…T3BlbkFJ…, sk-…T3BlbkFJ…
-  "@secretlint/secretlint-rule-openai": /sk-/,
-  "@secretlint/secretlint-rule-anthropic": /sk-ant-api0/,
-  "@secretlint/secretlint-rule-groq": /gsk_/,
-  "@secretlint/secretlint-rule-huggingface": /hf_/,
-  "@secretlint/secretlint-rule-linear": /lin_api_/,
-  "@secretlint/secretlint-rule-notion": /ntn_/,
-  "@secretlint/secretlint-rule-1password": /ops_/,
-  // mongodb(+srv)://, (jdbc:)mysql(x)://, postgres(ql):// (case-insensitive, "://" has no letters).
-  "@secretlint/secretlint-rule-database-connection-string": /:\/\//,
-  "@secretlint/secretlint-rule-hashicorp-vault": /hv[sbr]\./,
-  // (vcp|vci|vca|vcr|vck)_…
-  "@secretlint/secretlint-rule-vercel": /vc[piark]_/,
-  "@secretlint/secretlint-rule-databricks": /dapi/,
-  "@secretlint/secretlint-rule-docker": /dckr_pat_/,
-  "@secretlint/secretlint-rule-figma": /figd_/,
-};
-
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
-
-/**
- * Runs secretlint's `preset-recommend` rules synchronously over one decoded string.
- *
- * We do not call `@secretlint/core`'s `lintSource` per string: it is asynchronous (our `scrub()` is not), and
- * every call records ~30 `performance.mark` entries in Node's global timeline through `@secretlint/profiler`
- * (measured: 0.3 MB/s, 1 GB RSS after 20,000 short strings, plus a quadratic observer). Instead each rule
- * of the preset is instantiated ONCE with a rule context whose `report` appends to the current findings,
- * and its `file(source)` handler is called on a light source object — the same rule code `lintSource` runs
- * (a test checks both give the same ranges). Rules are created with their default options, except the AWS
- * rule gets `enableIDScanRule: true`.
- */
-export class SecretlintScanner {
-  private readonly handlers: { id: string; handler: RuleHandler; gate: RegExp | undefined }[] = [];
-  private sink: Finding[] = [];
-
-  /** @param disabled secretlint rule names (`secretlint-aws`) or full ids to leave out; `secretlint` = all. */
-  constructor(disabled: ReadonlySet<string> = new Set()) {
-    if (disabled.has("secretlint")) return;
-    for (const creator of recommendRules) {
-      const id = creator.meta.id;
-      if (SECRETLINT_DISABLED.has(id) || disabled.has(id) || disabled.has(secretlintRuleName(id))) continue;
-      const rule = secretlintRuleName(id);
-      const context = {
-        sharedOptions: {},
-        // Message texts are never used (they would embed the credential): return the id only.
-        createTranslator: () => (messageId: string, data?: unknown) => ({
-          message: messageId,
-          messageId,
-          data,
-        }),
-        report: (descriptor: { range: readonly [number, number] }) => {
-          const [start, end] = descriptor.range;
-          if (end > start) this.sink.push({ start, end, rule, kind: "secret" });
-        },
-        ignore: () => {},
-      } as unknown as RuleContext;
-      const options = id === "@secretlint/secretlint-rule-aws" ? { enableIDScanRule: true } : {};
-      this.handlers.push({
-        id,
-        handler: creator.create(context, options as never),
-        gate: SECRETLINT_GATES[id],
-      });
-    }
-  }
-
-  /** Appends secretlint's findings on `text` to `out`. */
-  scan(text: string, out: Finding[]): void {
-    const active: RuleHandler[] = [];
-    for (const { handler, gate } of this.handlers) {
-      if (gate === undefined || gate.test(text)) active.push(handler);
-    }
-    if (active.length === 0) return;
-    let starts: number[] | undefined;
-    const lines = (): number[] => {
-      starts ??= lineStarts(text);
-      return starts;
-    };
-    const indexToPosition = (index: number) => {
-      const ls = lines();
-      let lo = 0;
-      let hi = ls.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if ((ls[mid] ?? 0) <= index) lo = mid;
-        else hi = mid - 1;
-      }
-      return { line: lo + 1, column: index - (ls[lo] ?? 0) };
-    };
-    const positionToIndex = (p: { line: number; column: number }) => (lines()[p.line - 1] ?? 0) + p.column;
-    const source = {
-      hasBOM: false,
-      content: text,
-      filePath: undefined,
-      physicalFilePath: undefined,
-      contentType: "text",
-      ext: "",
-      getFilePath: () => undefined,
-      getPhysicalFilePath: () => undefined,
-      indexToPosition,
-      positionToIndex,
-      rangeToLocation: (r: readonly [number, number]) => ({
-        start: indexToPosition(r[0]),
-        end: indexToPosition(r[1]),
-      }),
-      locationToRange: (loc: {
-        start: { line: number; column: number };
-        end: { line: number; column: number };
-      }) => [positionToIndex(loc.start), positionToIndex(loc.end)],
-    } as unknown as FileSource;
-    this.sink = out;
-    try {
-      for (const handler of active) {
-        try {
-          const result = handler.file?.(source) as unknown;
-          if (result instanceof Promise) result.catch(() => {});
-        } catch {
-          // A rule that throws on odd input must not break scrubbing; our own rules still run.
-        }
-      }
-    } finally {
-      this.sink = [];
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------
 // member names
 
 const SECRET_NAME =
@@ -999,3 +530,11 @@ export function isSecretMemberName(name: string): boolean {
   if (NON_SECRET_NAME.test(name)) return false;
   return SECRET_NAME.test(name) || SECRET_CAMEL_KEY.test(name);
 }
+
+export { isPlaceholder, isPlaceholderToken } from "./rule-helpers.js";
+export {
+  canSkipSecretlint,
+  SECRETLINT_PRESET_ID,
+  SecretlintScanner,
+  secretlintRuleName,
+} from "./secretlint-scanner.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type JsonValue, readJson } from "../../shared/canonical/index.js";
-import { braintrustFormat, isBraintrustSpan } from "../../shared/formats/braintrust.js";
-import { type Finding, Findings, type Turn } from "../../shared/formats/types.js";
+import { type JsonValue, readJson } from "#shared/canonical/index.js";
+import { braintrustFormat, isBraintrustSpan } from "#shared/formats/braintrust/index.js";
+import { type Finding, Findings, type Turn } from "#shared/formats/index.js";
 import { corpusList, corpusText } from "../support/corpus.js";
 
 /*

@@ -7,7 +7,7 @@ import {
   type JsonValue,
   readJson,
   sha256Tag,
-} from "../../shared/canonical/index.js";
+} from "#shared/canonical/index.js";
 import { corpusBytes, corpusList, corpusText } from "../support/corpus.js";
 
 function obj(value: JsonValue | undefined): Record<string, JsonValue> {

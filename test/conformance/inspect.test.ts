@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { VOLATILE_KEYS } from "../../shared/canonical/replaykit-rules.js";
-import { inspect } from "../../shared/formats/inspect.js";
+import { VOLATILE_KEYS } from "#shared/canonical/replaykit-rules.js";
+import { inspect } from "#shared/formats/index.js";
 import { corpusBytes, corpusList } from "../support/corpus.js";
 
 async function inspectBytes(bytes: Buffer, file: string) {

@@ -6,9 +6,9 @@ import {
   type JsonValue,
   readJson,
   sha256Tag,
-} from "../../shared/canonical/index.js";
-import { inspect } from "../../shared/formats/inspect.js";
-import { verifyReplay } from "../../shared/receipt/index.js";
+} from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
+import { verifyReplay } from "#shared/receipt/index.js";
 import { corpusBytes, corpusText } from "../support/corpus.js";
 import {
   codingLoopReplay,

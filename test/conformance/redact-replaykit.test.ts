@@ -15,14 +15,13 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-} from "../../shared/canonical/index.js";
-import { inspect } from "../../shared/formats/inspect.js";
-import { stepContent } from "../../shared/formats/replaykit.js";
-import { RPK_REDACTION_POLICY_VERSION } from "../../shared/redact/layer-c.js";
-import type { Preset } from "../../shared/redact/presets.js";
+} from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
+import { stepContent } from "#shared/formats/replaykit/index.js";
+import { type Preset, RPK_REDACTION_POLICY_VERSION } from "#shared/redact/index.js";
 import { corpusBytes, corpusList, PROJECT_ROOT } from "../support/corpus.js";
 import { checkArtifacts } from "../support/replaykit-oracle.js";
-import { ALL_PRESETS, redactBytes, unmaskedPaths } from "../unit/redact/layer-c.helpers.js";
+import { ALL_PRESETS, redactBytes, unmaskedPaths } from "../unit/redact/layer-c/helpers.js";
 
 const FILES: { name: string; bytes: Buffer }[] = [
   ...corpusList("replaykit", "runs")

@@ -13,10 +13,10 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-} from "../../shared/canonical/index.js";
-import { inspect } from "../../shared/formats/inspect.js";
+} from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
 import { corpusBytes, corpusList } from "../support/corpus.js";
-import { ALL_PRESETS, redactBytes } from "../unit/redact/layer-c.helpers.js";
+import { ALL_PRESETS, redactBytes } from "../unit/redact/layer-c/helpers.js";
 
 const HASH_RE = /sha256:[0-9a-f]{64}/g;
 

@@ -7,12 +7,10 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-} from "../../shared/canonical/index.js";
-import { exportReplayBundle } from "../../shared/formats/export.js";
-import { inspect } from "../../shared/formats/inspect.js";
-import { isReplayBundle, replayBundleFormat } from "../../shared/formats/replay-bundle.js";
-import { replayAdr0003Format, replayV1Format } from "../../shared/formats/replay-jsonl.js";
-import { Findings } from "../../shared/formats/types.js";
+} from "#shared/canonical/index.js";
+import { exportReplayBundle, Findings, inspect } from "#shared/formats/index.js";
+import { isReplayBundle, replayBundleFormat } from "#shared/formats/replay-bundle/index.js";
+import { replayAdr0003Format, replayV1Format } from "#shared/formats/replay-jsonl/index.js";
 import { corpusBytes } from "../support/corpus.js";
 
 // openagents @64914e4 demo/sample-replay.json: a ReplayBundle the producer published.

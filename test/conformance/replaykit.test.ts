@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { isJsonObject, type JsonObject, type JsonValue, readJson } from "../../shared/canonical/index.js";
-import { VOLATILE_KEYS } from "../../shared/canonical/replaykit-rules.js";
-import { isReplaykitArtifact, replaykitFormat } from "../../shared/formats/replaykit.js";
-import { Findings } from "../../shared/formats/types.js";
+import { isJsonObject, type JsonObject, type JsonValue, readJson } from "#shared/canonical/index.js";
+import { VOLATILE_KEYS } from "#shared/canonical/replaykit-rules.js";
+import { Findings } from "#shared/formats/index.js";
+import { isReplaykitArtifact, replaykitFormat } from "#shared/formats/replaykit/index.js";
 import { corpusList, corpusText } from "../support/corpus.js";
 
 /**

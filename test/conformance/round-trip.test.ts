@@ -6,12 +6,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { readJson } from "../../shared/canonical/index.js";
-import { inspect } from "../../shared/formats/inspect.js";
-import type { Finding } from "../../shared/formats/types.js";
-import { generateReceipt, serializeReceipt, verifyReplay } from "../../shared/receipt/index.js";
+import { readJson } from "#shared/canonical/index.js";
+import { type Finding, inspect } from "#shared/formats/index.js";
+import { generateReceipt, serializeReceipt, verifyReplay } from "#shared/receipt/index.js";
 import { corpusBytes, corpusList, exampleReplays, PROJECT_ROOT } from "../support/corpus.js";
-import { ALL_PRESETS, redactBytes } from "../unit/redact/layer-c.helpers.js";
+import { ALL_PRESETS, redactBytes } from "../unit/redact/layer-c/helpers.js";
 
 const FILES: [string, () => Buffer][] = [
   ...corpusList("openagents", "replays-type-ts").map((n): [string, () => Buffer] => [

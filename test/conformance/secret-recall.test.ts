@@ -29,7 +29,7 @@ import {
 import type { Preset } from "../../shared/redact/presets.js";
 import { Scrubber } from "../../shared/redact/scrub.js";
 import { corpusText, PROJECT_ROOT } from "../support/corpus.js";
-import { redactBytes, stringsOf } from "../unit/redact/layer-c.helpers.js";
+import { redactBytes, stringsOf } from "../unit/redact/layer-c/helpers.js";
 import { encode } from "../unit/redact/leak-formats.generators.js";
 
 interface Sample {

@@ -23,7 +23,7 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-} from "../../shared/canonical/index.js";
+} from "#shared/canonical/index.js";
 
 /** A run event as the runtime keeps it (apps/runtime/src/types.rs `RunEvent`). */
 export interface RunEvent {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { remembered } from "../../shared/memo.js";
+import { remembered } from "#shared/memo.js";
 
 describe("remembered", () => {
   it("computes each short key once and long keys every time", () => {

@@ -8,7 +8,7 @@ import {
   checkValueAt,
   readJson,
   type TopLevelMembers,
-} from "../../../shared/canonical/index.js";
+} from "#shared/canonical/index.js";
 
 describe("canonicalizeBytes with top-level member spans", () => {
   it("records each member's canonical value, keys in code-point order", () => {

@@ -1,13 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  ByteSink,
-  canonicalizeBytes,
-  type TopLevelMembers,
-} from "../../../shared/canonical/byte-canonical.js";
-import { readJson } from "../../../shared/canonical/json-reader.js";
-import { canonicalize } from "../../../shared/canonical/profiles.js";
-import { ReplayPipelineError } from "../../../shared/errors.js";
+import { ByteSink, canonicalizeBytes, type TopLevelMembers } from "#shared/canonical/byte-canonical.js";
+import { readJson } from "#shared/canonical/json-reader.js";
+import { canonicalize } from "#shared/canonical/profiles.js";
+import { ReplayPipelineError } from "#shared/errors.js";
 
 /**
  * Edge cases of the fast path's shortcuts: the four-bytes-at-a-time string scan (a stop byte at

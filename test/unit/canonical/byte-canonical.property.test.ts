@@ -1,10 +1,10 @@
 import canonicalizeReference from "canonicalize";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ByteSink, canonicalizeBytes } from "../../../shared/canonical/byte-canonical.js";
-import { readJson } from "../../../shared/canonical/json-reader.js";
-import { canonicalize } from "../../../shared/canonical/profiles.js";
-import { ReplayPipelineError } from "../../../shared/errors.js";
+import { ByteSink, canonicalizeBytes } from "#shared/canonical/byte-canonical.js";
+import { readJson } from "#shared/canonical/json-reader.js";
+import { canonicalize } from "#shared/canonical/profiles.js";
+import { ReplayPipelineError } from "#shared/errors.js";
 
 /**
  * The byte-level fast path must agree byte for byte with the lossless reader + `canonicalize` on

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { JsonNumber, readJson } from "../../../shared/canonical/index.js";
-import { JsonInputError } from "../../../shared/errors.js";
+import { JsonNumber, readJson } from "#shared/canonical/index.js";
+import { JsonInputError } from "#shared/errors.js";
 
 function errorOf(text: string, options?: Parameters<typeof readJson>[1]): JsonInputError {
   try {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJsonLines, decodeUtf8, readByteLines } from "../../../shared/canonical/index.js";
-import { JsonInputError } from "../../../shared/errors.js";
+import { canonicalJsonLines, decodeUtf8, readByteLines } from "#shared/canonical/index.js";
+import { JsonInputError } from "#shared/errors.js";
 
 async function* chunks(...parts: (string | Buffer)[]): AsyncGenerator<Uint8Array> {
   for (const p of parts) yield typeof p === "string" ? Buffer.from(p) : p;

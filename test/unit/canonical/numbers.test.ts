@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  formatEs6,
-  formatPythonFloat,
-  formatRyu,
-  roundTo12Significant,
-} from "../../../shared/canonical/numbers.js";
+import { formatEs6, formatPythonFloat, formatRyu, roundTo12Significant } from "#shared/canonical/numbers.js";
 
 describe("formatRyu (serde_json floats)", () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalize, type JsonValue, type Profile, readJson } from "../../../shared/canonical/index.js";
-import { CanonicalizationError } from "../../../shared/errors.js";
+import { canonicalize, type JsonValue, type Profile, readJson } from "#shared/canonical/index.js";
+import { CanonicalizationError } from "#shared/errors.js";
 
 const canon = (text: string, profile: Profile, stripVolatile = false): string =>
   canonicalize(readJson(text, { rejectLoneSurrogates: profile !== "replaykit" }), profile, { stripVolatile });

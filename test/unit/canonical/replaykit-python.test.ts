@@ -2,9 +2,9 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readJson } from "../../../shared/canonical/json-reader.js";
-import { canonicalize } from "../../../shared/canonical/profiles.js";
-import { CanonicalizationError } from "../../../shared/errors.js";
+import { readJson } from "#shared/canonical/json-reader.js";
+import { canonicalize } from "#shared/canonical/profiles.js";
+import { CanonicalizationError } from "#shared/errors.js";
 import { PROJECT_ROOT } from "../../support/corpus.js";
 
 /**

@@ -2,10 +2,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { readJson, sha256Tag } from "#shared/canonical/index.js";
+import { ReplayPipelineError } from "#shared/errors.js";
+import { exportReplayBundle } from "#shared/formats/index.js";
 import { EXPORT_HELP, exportCommand } from "../../../cli/commands/export.js";
-import { readJson, sha256Tag } from "../../../shared/canonical/index.js";
-import { ReplayPipelineError, UsageError } from "../../../shared/errors.js";
-import { exportReplayBundle } from "../../../shared/formats/export.js";
+import { UsageError } from "../../../cli/errors.js";
 import { corpusPath } from "../../support/corpus.js";
 
 const dir = mkdtempSync(join(tmpdir(), "replay-export-"));

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { canonicalize, readJson } from "#shared/canonical/index.js";
 import { ReplayGenerator } from "../../../bench/generate.js";
-import { canonicalize, readJson } from "../../../shared/canonical/index.js";
 import { corpusPath, corpusText, PROJECT_ROOT } from "../../support/corpus.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");

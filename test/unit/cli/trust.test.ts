@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { canonicalize, decodeUtf8, type JsonObject, readJson } from "../../../shared/canonical/index.js";
+import { canonicalize, decodeUtf8, type JsonObject, readJson } from "#shared/canonical/index.js";
 import { corpusPath, PROJECT_ROOT } from "../../support/corpus.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");

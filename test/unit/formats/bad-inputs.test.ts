@@ -2,8 +2,8 @@ import { createReadStream, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { sha256Tag } from "../../../shared/canonical/index.js";
-import { inspect } from "../../../shared/formats/inspect.js";
+import { sha256Tag } from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
 import { PROJECT_ROOT } from "../../support/corpus.js";
 
 const DIR = join(PROJECT_ROOT, "test", "fixtures", "bad-inputs");

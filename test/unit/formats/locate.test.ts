@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { locatePath, pathSegments } from "../../../shared/formats/locate.js";
+import { locatePath, pathSegments } from "#shared/formats/locate.js";
 
 const doc = `{
   "a": 1,

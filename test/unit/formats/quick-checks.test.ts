@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type JsonValue, readJson } from "../../../shared/canonical/index.js";
-import { REPLAY_DIALECTS, replayV1Format } from "../../../shared/formats/replay-jsonl.js";
-import { Findings } from "../../../shared/formats/types.js";
+import { type JsonValue, readJson } from "#shared/canonical/index.js";
+import { Findings } from "#shared/formats/index.js";
+import { REPLAY_DIALECTS, replayV1Format } from "#shared/formats/replay-jsonl/index.js";
 import {
   type Quick,
   qCount,
@@ -10,7 +10,7 @@ import {
   qNumber,
   qRange,
   qTimestamp,
-} from "../../../shared/formats/validate.js";
+} from "#shared/formats/validate.js";
 
 // The quick checks stand in for zod on valid input (see Quick in validate.ts). Here they are held
 // against zod itself: on every input below they must give zod's answer, except where a check is

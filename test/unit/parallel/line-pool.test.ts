@@ -1,19 +1,21 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ReplayGenerator } from "../../../bench/generate.js";
 import {
   type ByteLine,
   JsonNumber,
   materialize,
   readByteLines,
   type SplitLine,
-} from "../../../shared/canonical/index.js";
-import { inspect } from "../../../shared/formats/inspect.js";
-import { mapLines, poolStats, WorkerPoolError } from "../../../shared/parallel/line-pool.js";
-import { createTask, type TaskInit } from "../../../shared/parallel/tasks.js";
+  type SplitTaskInit,
+  splitTask,
+} from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
+import { mapLines, type ParallelOptions, poolStats, WorkerPoolError } from "#shared/parallel/index.js";
+import { ReplayGenerator } from "../../../bench/generate.js";
 import { corpusBytes, corpusList, PROJECT_ROOT } from "../../support/corpus.js";
-import { ALL_PRESETS, redactBytes } from "../redact/layer-c.helpers.js";
+import { LINE_WORKER } from "../../support/worker.js";
+import { ALL_PRESETS, redactBytes } from "../redact/layer-c/helpers.js";
 
 /** A generated REPLAY.jsonl of about `bytes` bytes, with real hashes. */
 function generatedReplay(bytes: number, seed = 7): Buffer {
@@ -34,14 +36,20 @@ async function* chunks(bytes: Buffer, size = 64 * 1024): AsyncGenerator<Buffer> 
   for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
 }
 
-const EVERY_LINE_ON_WORKERS = { workers: 2, threshold: 0, batchBytes: 16 * 1024, waitForWorkers: true };
+const EVERY_LINE_ON_WORKERS = {
+  workers: 2,
+  threshold: 0,
+  batchBytes: 16 * 1024,
+  waitForWorkers: true,
+  workerScript: LINE_WORKER,
+};
 
-async function report(bytes: Buffer, parallel: { workers: number; threshold?: number; batchBytes?: number }) {
+async function report(bytes: Buffer, parallel: ParallelOptions) {
   return (await inspect(chunks(bytes), { file: "f", parallel })).report;
 }
 
 describe("mapLines", () => {
-  const init: TaskInit = { task: "split", lazy: ["params", "output"] };
+  const init: SplitTaskInit = { lazy: ["params", "output"] };
   const text = Buffer.from(
     [
       '{"b":1,"a":{"y":[1.50,true],"x":null},"params":{"z":1,"a":"é"}}',
@@ -52,11 +60,14 @@ describe("mapLines", () => {
     ].join("\n"),
   );
 
-  async function collect(options: Parameters<typeof mapLines>[4]) {
+  async function collect(options: ParallelOptions) {
     const lines = readByteLines(chunks(text, 7))[Symbol.asyncIterator]();
     const out: { line: number; result: unknown }[] = [];
     const wanted = (l: ByteLine) => l.bytes.length > 0;
-    for await (const { item, result } of mapLines(lines, wanted, createTask(init), init, options))
+    for await (const { item, result } of mapLines(lines, wanted, splitTask, init, {
+      ...options,
+      workerScript: LINE_WORKER,
+    }))
       out.push({ line: item.line, result });
     return out;
   }
@@ -85,15 +96,18 @@ describe("mapLines", () => {
     expect(parallel).toEqual(local);
   });
 
-  /** Every result of the split task over `input`, the workers built from `workerInit`. */
+  /** Every result of `task` (by default the split task) over `input`. */
   async function resultsOf(
     input: AsyncIterable<Uint8Array>,
-    options: Parameters<typeof mapLines>[4],
-    workerInit: TaskInit = init,
+    options: ParallelOptions,
+    task = splitTask,
   ): Promise<unknown[]> {
     const lines = readByteLines(input)[Symbol.asyncIterator]();
     const out: unknown[] = [];
-    for await (const { result } of mapLines(lines, () => true, createTask(init), workerInit, options))
+    for await (const { result } of mapLines(lines, () => true, task, init, {
+      ...options,
+      workerScript: LINE_WORKER,
+    }))
       out.push(result);
     return out;
   }
@@ -123,7 +137,8 @@ describe("mapLines", () => {
   });
 
   it("leaves out a worker that fails before it is ready: the calling thread does its share", async () => {
-    const broken = { task: "no-such-task" } as unknown as TaskInit;
+    // The worker entry lists no task of that name: the worker fails as it starts.
+    const broken = { ...splitTask, name: "no-such-task" };
     const bytes = generatedReplay(300_000, 4);
     const failed = poolStats.failedToStart;
     const before = poolStats.batches;
@@ -142,13 +157,14 @@ describe("mapLines", () => {
   });
 
   it("fails with a typed error when a worker cannot start its task", async () => {
-    const broken = { task: "no-such-task" } as unknown as TaskInit;
+    const broken = { ...splitTask, name: "no-such-task" };
     const lines = readByteLines(chunks(text))[Symbol.asyncIterator]();
     const run = async () => {
-      for await (const _ of mapLines(lines, () => true, createTask(init), broken, {
+      for await (const _ of mapLines(lines, () => true, broken, init, {
         workers: 1,
         threshold: 0,
         waitForWorkers: true,
+        workerScript: LINE_WORKER,
       })) {
         // consumed
       }
@@ -216,7 +232,13 @@ describe("redact on worker threads gives the copy and summary the calling thread
   it.each(corpusList("dynamo"))("on the span trace %s", async (name) => {
     const input = corpusBytes("dynamo", name);
     const parallel = await redactBytes(input, {
-      parallel: { workers: 2, threshold: 0, batchBytes: 512, waitForWorkers: true },
+      parallel: {
+        workers: 2,
+        threshold: 0,
+        batchBytes: 512,
+        waitForWorkers: true,
+        workerScript: LINE_WORKER,
+      },
     });
     const single = await redactBytes(input, { parallel: { workers: 0 } });
     expect(parallel.text).toBe(single.text);
@@ -227,7 +249,7 @@ describe("redact on worker threads gives the copy and summary the calling thread
     const lines = planted.trimEnd().split("\n");
     lines.splice(200, 1, `${(lines[200] as string).slice(0, -1)},}`);
     const broken = Buffer.from(`${lines.join("\n")}\n`);
-    const failure = async (parallel: { workers: number; threshold?: number; batchBytes?: number }) => {
+    const failure = async (parallel: ParallelOptions) => {
       try {
         await redactBytes(broken, { parallel });
       } catch (error) {

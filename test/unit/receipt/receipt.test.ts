@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { canonicalHash, type JsonObject, type JsonValue, readJson } from "../../../shared/canonical/index.js";
-import { inspect } from "../../../shared/formats/inspect.js";
-import { type CheckRow, Findings } from "../../../shared/formats/types.js";
+import { canonicalHash, type JsonObject, type JsonValue, readJson } from "#shared/canonical/index.js";
+import { type CheckRow, Findings, inspect } from "#shared/formats/index.js";
 import {
   generateReceipt,
   type Inspected,
@@ -9,7 +8,7 @@ import {
   receiptDigest,
   serializeReceipt,
   verifyReplay,
-} from "../../../shared/receipt/index.js";
+} from "#shared/receipt/index.js";
 
 const json = (v: unknown): JsonValue => readJson(JSON.stringify(v));
 const hashOf = (v: unknown) => canonicalHash(json(v), "openagents");

@@ -14,14 +14,9 @@
  */
 
 import fc from "fast-check";
-import {
-  canonicalHash,
-  JsonNumber,
-  type JsonObject,
-  type JsonValue,
-} from "../../../shared/canonical/index.js";
-import { STEP_TYPES } from "../../../shared/formats/replaykit.js";
-import { isStructuralKey } from "../../../shared/redact/layer-c.js";
+import { canonicalHash, JsonNumber, type JsonObject, type JsonValue } from "#shared/canonical/index.js";
+import { STEP_TYPES } from "#shared/formats/replaykit/index.js";
+import { isStructuralKey } from "#shared/redact/index.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Secrets

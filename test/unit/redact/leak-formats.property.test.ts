@@ -31,12 +31,11 @@ import {
   type JsonValue,
   readJson,
   SHA256_TAG,
-} from "../../../shared/canonical/index.js";
-import { inspect } from "../../../shared/formats/inspect.js";
-import { RAW_KEYS } from "../../../shared/redact/layer-c.js";
-import { PRESETS, type Preset } from "../../../shared/redact/presets.js";
-import { Scrubber } from "../../../shared/redact/scrub.js";
-import { redactBytes, stringsOf, unmaskedPaths } from "./layer-c.helpers.js";
+} from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
+import { PRESETS, type Preset, RAW_KEYS } from "#shared/redact/index.js";
+import { Scrubber } from "#shared/redact/scrub.js";
+import { redactBytes, stringsOf, unmaskedPaths } from "./layer-c/helpers.js";
 import {
   FORMATS,
   type GenOptions,

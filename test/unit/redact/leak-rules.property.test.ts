@@ -9,7 +9,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Scrubber, type ScrubOptions } from "../../../shared/redact/scrub.js";
+import { Scrubber, type ScrubOptions } from "#shared/redact/scrub.js";
 import { type Encoding, encode, PLANTS as PLANT_KINDS_ARBS, type Plant } from "./leak-formats.generators.js";
 
 // The planted secrets are the ones the format-level property uses, so both cover the same kinds.

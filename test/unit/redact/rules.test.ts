@@ -2,7 +2,7 @@ import { lintSource } from "@secretlint/core";
 import { creator as recommendPreset } from "@secretlint/secretlint-rule-preset-recommend";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PRESETS, presetPolicy } from "../../../shared/redact/presets.js";
+import { PRESETS, presetPolicy } from "#shared/redact/index.js";
 import {
   canSkipSecretlint,
   type Finding,
@@ -10,8 +10,8 @@ import {
   OWN_RULE_IDS,
   SecretlintScanner,
   secretlintRuleName,
-} from "../../../shared/redact/rules.js";
-import { Scrubber } from "../../../shared/redact/scrub.js";
+} from "#shared/redact/rules.js";
+import { Scrubber } from "#shared/redact/scrub.js";
 
 // Fake but realistic secrets, assembled at run time so that this file does not trip secret scanners.
 const rep = (s: string, n: number) => s.repeat(n);

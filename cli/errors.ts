@@ -1,0 +1,23 @@
+/** Errors only the command line raises: how it was called, and the files it was pointed at. */
+import { type ErrorOptions, kindOf, ReplayPipelineError } from "#shared/errors.js";
+
+/** A command-line usage problem: unknown flag, missing argument. */
+export class UsageError extends ReplayPipelineError {
+  constructor(detail: string) {
+    super("cli.usage", detail);
+  }
+}
+
+/** Read errors of the operating system (missing file, permission), with a stable code. */
+export class InputFileError extends ReplayPipelineError {}
+
+/** An output file that could not be written (missing folder, permission), with a stable code. */
+export class OutputFileError extends ReplayPipelineError {}
+
+/**
+ * The options of an error caused by the fs error `cause`: transient when the cause says "not now"
+ * (a full disk), else the code's own kind (a missing folder stays what the code says).
+ */
+export function causedBy(cause: unknown): ErrorOptions {
+  return kindOf(cause) === "transient" ? { cause, kind: "transient" } : { cause };
+}

@@ -1,0 +1,204 @@
+/**
+ * What the byte canonicalizer (`byte-canonical.ts`) builds on: the output buffer, the pending span
+ * of input bytes that are already canonical, whitespace, and numbers, which either stay as written
+ * or are printed again in the profile's form.
+ */
+import { fitsSerdeInteger, formatEs6, formatRyu } from "./numbers.js";
+
+/** A growable output buffer. */
+export class ByteSink {
+  buf: Buffer;
+  len = 0;
+
+  constructor(capacity = 1 << 20) {
+    this.buf = Buffer.allocUnsafe(capacity);
+  }
+
+  /** Makes room for `n` more bytes. */
+  reserve(n: number): void {
+    const need = this.len + n;
+    if (need <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+    next.set(this.buf.subarray(0, this.len));
+    this.buf = next;
+  }
+
+  /** The bytes written so far (a view, valid until the next write). */
+  view(): Buffer {
+    return this.buf.subarray(0, this.len);
+  }
+}
+
+/** An empty input, held between runs so a large one is not kept alive. */
+export const EMPTY = Buffer.alloc(0);
+/** A view of `EMPTY`. */
+export const EMPTY_VIEW: DataView = new DataView(new ArrayBuffer(0));
+
+/**
+ * The scanner state and the value writers that do not depend on member order. Output is lazy:
+ * input bytes that are already canonical are left as a pending span `[from, i)` of the input and
+ * copied in one call when something different must be written, so the logical output position
+ * is `o + (i - from)`.
+ */
+export class ByteCanonicalBase {
+  protected src: Buffer = EMPTY;
+  protected view: DataView = EMPTY_VIEW;
+  protected n = 0;
+  protected i = 0;
+  protected from = 0;
+  protected sink: ByteSink = new ByteSink(0);
+  protected buf: Buffer = EMPTY;
+  protected o = 0;
+  protected jcs = true;
+  /** The value may be followed by more text (`canonicalizeValueAt`). */
+  protected prefix = false;
+  /** Check only (`checkValueAt`): accept and reject exactly as canonicalizing, write nothing. */
+  protected check = false;
+
+  protected ensure(k: number): void {
+    if (this.o + k > this.buf.length) {
+      // reserve keeps the first `len` bytes; len goes back after, so a failed run leaves it as is.
+      const len = this.sink.len;
+      this.sink.len = this.o;
+      this.sink.reserve(k);
+      this.sink.len = len;
+      this.buf = this.sink.buf;
+    }
+  }
+
+  /** Copies the pending span `[from, i)` to the output. */
+  protected flush(): void {
+    const len = this.i - this.from;
+    if (len === 0) return;
+    if (this.check) {
+      // Logically written: offsets stay those of a canonicalizing run.
+      this.o += len;
+      this.from = this.i;
+      return;
+    }
+    this.ensure(len);
+    copy(this.src, this.from, this.i, this.buf, this.o);
+    this.o += len;
+    this.from = this.i;
+  }
+
+  /** Skips whitespace, which is not copied: the pending span is flushed first. */
+  protected skipWs(): void {
+    const src = this.src;
+    let c = src[this.i];
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return;
+    this.flush();
+    let i = this.i;
+    do c = src[++i];
+    while (c === 32 || c === 10 || c === 13 || c === 9);
+    this.i = i;
+    this.from = i;
+  }
+
+  protected number(): boolean {
+    const src = this.src;
+    const s = this.i;
+    let j = s;
+    let c = src[j];
+    const negative = c === 45;
+    if (negative) c = src[++j];
+    if (c === 48) {
+      c = src[++j];
+    } else if (c !== undefined && c > 48 && c <= 57) {
+      do c = src[++j];
+      while (c !== undefined && c >= 48 && c <= 57);
+    } else {
+      return false;
+    }
+    const digits = j - s - (negative ? 1 : 0);
+    let integer = true;
+    let fracStart = 0;
+    let fracEnd = 0;
+    let exponent = false;
+    if (c === 46) {
+      integer = false;
+      fracStart = j + 1;
+      c = src[++j];
+      if (c === undefined || c < 48 || c > 57) return false;
+      do c = src[++j];
+      while (c !== undefined && c >= 48 && c <= 57);
+      fracEnd = j;
+    }
+    if (c === 101 || c === 69) {
+      integer = false;
+      exponent = true;
+      c = src[++j];
+      if (c === 43 || c === 45) c = src[++j];
+      if (c === undefined || c < 48 || c > 57) return false;
+      do c = src[++j];
+      while (c !== undefined && c >= 48 && c <= 57);
+    }
+    const negativeZero = negative && digits === 1 && src[s + 1] === 48;
+    let verbatim = false;
+    if (integer) {
+      // Integers print as written: below 10^15 for jcs; in the u64/i64 range for serde_json.
+      verbatim = !negativeZero && digits <= 15;
+      if (!verbatim && !this.jcs && !negativeZero) {
+        // Only 19- and 20-digit integers need the exact comparison.
+        verbatim = digits < 19 || fitsSerdeInteger(src.toString("latin1", negative ? s + 1 : s, j), negative);
+      }
+    } else if (!exponent) {
+      verbatim = this.plainDecimalIsCanonical(
+        s + (negative ? 1 : 0),
+        digits,
+        fracStart,
+        fracEnd,
+        negativeZero,
+      );
+    }
+    if (verbatim) {
+      this.i = j;
+      return true;
+    }
+    const v = Number(src.toString("latin1", s, j));
+    if (!Number.isFinite(v)) return false;
+    if (this.check) {
+      this.i = j;
+      return true;
+    }
+    const text = this.jcs ? formatEs6(v) : formatRyu(v);
+    this.flush();
+    this.ensure(text.length);
+    const buf = this.buf;
+    let o = this.o;
+    for (let k = 0; k < text.length; k++) buf[o++] = text.charCodeAt(k);
+    this.o = o;
+    this.i = j;
+    this.from = j;
+    return true;
+  }
+
+  /**
+   * True when a decimal without exponent is already what the profile prints: at most 15
+   * significant digits (so it is the shortest round-trip text), no trailing fraction zeros (serde
+   * keeps a lone `.0`), and inside the fixed-notation range (jcs: >= 1e-6; ryu: >= 1e-5).
+   */
+  protected plainDecimalIsCanonical(
+    intStart: number,
+    intDigits: number,
+    fracStart: number,
+    fracEnd: number,
+    negativeZero: boolean,
+  ): boolean {
+    const src = this.src;
+    const fracDigits = fracEnd - fracStart;
+    const lastZero = src[fracEnd - 1] === 48;
+    if (this.jcs ? lastZero : lastZero && (fracDigits !== 1 || negativeZero)) return false;
+    if (src[intStart] !== 48) return intDigits + fracDigits <= 15;
+    let zeros = 0;
+    while (zeros < fracDigits && src[fracStart + zeros] === 48) zeros++;
+    if (zeros === fracDigits) return !this.jcs; // 0.0 and -0.0 stay for serde; jcs prints 0
+    return fracDigits - zeros <= 15 && zeros <= (this.jcs ? 5 : 4);
+  }
+}
+
+/** Copies src[start, end) to dst at `at`: short runs byte by byte, which beats a native call. */
+export function copy(src: Buffer, start: number, end: number, dst: Buffer, at: number): void {
+  if (end - start > 32) dst.set(src.subarray(start, end), at);
+  else for (let k = start; k < end; k++) dst[at + k - start] = src[k] as number;
+}

@@ -1,0 +1,167 @@
+/**
+ * Byte-level scanning of one JSON object line, without reading it: where strings, values and
+ * numbers end, and which top-level members to cut out (`rawContainers`). Layer C's fast read uses
+ * it to leave its raw members unread.
+ */
+import { type ByteSink, canonicalizeValueAt, checkValueAt } from "./byte-canonical.js";
+import { DEFAULT_MAX_DEPTH } from "./json-reader.js";
+
+/** The cut top-level members whose value is an object or array: names, and where the values are. */
+export interface RawCuts {
+  keys: string[];
+  /** Where each value starts in the line, and where it ends (whitespace after it included). */
+  starts: number[];
+  ends: number[];
+  /**
+   * Where each value's canonical bytes are in the sink: start and end, in turn; -1 and -1 for a
+   * value only checked (`checkValueAt`) because the line seems to carry its hash.
+   */
+  canonical: number[];
+  /** How many member names the line has outside the cut values (strings followed by `:`). */
+  names: number;
+  /** Where each number outside the cut values starts and ends in the line, in document order. */
+  numbers: number[];
+}
+
+/**
+ * Finds, in document order, the top-level members of the JSON object line `b` named in `cut`
+ * whose value is an object or array, and appends each one's openagents canonical bytes to `sink` (false
+ * when one does not canonicalize). `cut` maps each name to the quoted name of its hash member
+ * (`"params_hash"`): when the line holds that, the value is only checked, not canonicalized.
+ * Everything else is only delimited (strings by their unescaped quotes, containers by their
+ * brackets): on a malformed line the result means nothing, and the caller must then read the line
+ * losslessly. False when the line does not even scan as an object.
+ */
+export function rawContainers(
+  b: Buffer,
+  cuts: RawCuts,
+  sink: ByteSink,
+  cut: ReadonlyMap<string, Buffer>,
+): boolean {
+  let i = skipSpace(b, 0);
+  if (b[i] !== 0x7b) return false;
+  i = skipSpace(b, i + 1);
+  if (b[i] === 0x7d) return true;
+  for (;;) {
+    if (b[i] !== 0x22) return false;
+    const keyStart = i;
+    i = stringEnd(b, i);
+    if (i < 0) return false;
+    const keyEnd = i;
+    i = skipSpace(b, i);
+    if (b[i] !== 0x3a) return false;
+    i = skipSpace(b, i + 1);
+    cuts.names++;
+    const start = i;
+    const open = b[i];
+    const key = open === 0x7b || open === 0x5b ? memberName(b, keyStart, keyEnd) : "";
+    const hashName = cut.get(key);
+    if (hashName !== undefined) {
+      // A second one is a duplicate name, which the lossless reader reports (and searching the
+      // line for its hash again and again would make such a line cost quadratic time).
+      if (cuts.keys.includes(key)) return false;
+      // The value sits one level down in the line: it may nest one level less. Its canonical bytes
+      // are only needed for a hash the line lacks; most lines carry `<key>_hash`, usually last.
+      if (b.lastIndexOf(hashName) >= 0) {
+        i = checkValueAt(b, start, "openagents", sink, DEFAULT_MAX_DEPTH - 1);
+        cuts.canonical.push(-1, -1);
+      } else {
+        const from = sink.len;
+        i = canonicalizeValueAt(b, start, "openagents", sink, DEFAULT_MAX_DEPTH - 1);
+        cuts.canonical.push(from, sink.len);
+      }
+      if (i < 0) return false;
+      cuts.keys.push(key);
+      cuts.starts.push(start);
+      cuts.ends.push(i);
+    } else {
+      i = valueEnd(b, i, cuts);
+      if (i < 0) return false;
+    }
+    i = skipSpace(b, i);
+    if (b[i] === 0x7d) return true;
+    if (b[i] !== 0x2c) return false;
+    i = skipSpace(b, i + 1);
+  }
+}
+
+/** The name of a member from its quoted bytes `[start, end)`; "" when they do not read. */
+function memberName(b: Buffer, start: number, end: number): string {
+  const raw = b.toString("utf8", start + 1, end - 1);
+  if (!raw.includes("\\")) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return "";
+  }
+}
+
+/** The index after JSON whitespace from `i`. */
+function skipSpace(b: Buffer, i: number): number {
+  for (;;) {
+    const c = b[i];
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return i;
+    i++;
+  }
+}
+
+/** The index after the string whose opening quote is at `i`; -1 when it does not close. */
+function stringEnd(b: Buffer, i: number): number {
+  let from = i + 1;
+  for (;;) {
+    const q = b.indexOf(0x22, from);
+    if (q < 0) return -1;
+    let k = q - 1;
+    while (b[k] === 0x5c) k--;
+    // An even run of backslashes escapes itself, not the quote.
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    from = q + 1;
+  }
+}
+
+/**
+ * The index after the value starting at `i`; -1 when it does not end. Counts the member names in
+ * it into `cuts.names` and records where its numbers are in `cuts.numbers` (meaningful only for a
+ * value that reads: in JSON, a string followed by `:` is a name, and `-` or a digit outside
+ * strings starts a number).
+ */
+function valueEnd(b: Buffer, i: number, cuts: RawCuts): number {
+  const n = b.length;
+  const first = b[i];
+  if (first === 0x22) return stringEnd(b, i);
+  if (first !== 0x7b && first !== 0x5b) return scalarEnd(b, i, cuts);
+  let depth = 0;
+  while (i < n) {
+    const c = b[i] as number;
+    if (c === 0x22) {
+      i = stringEnd(b, i);
+      if (i < 0) return -1;
+      if (b[skipSpace(b, i)] === 0x3a) cuts.names++;
+      continue;
+    }
+    if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) return i + 1;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      i = scalarEnd(b, i, cuts);
+      continue;
+    }
+    i++;
+  }
+  return -1;
+}
+
+/** The index after the number or literal at `i` (the next delimiter); a number is recorded. */
+function scalarEnd(b: Buffer, i: number, cuts: RawCuts): number {
+  const n = b.length;
+  const start = i;
+  while (i < n) {
+    const c = b[i];
+    if (c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) break;
+    i++;
+  }
+  const c = b[start] as number;
+  if (c === 0x2d || (c >= 0x30 && c <= 0x39)) cuts.numbers.push(start, i);
+  return i;
+}

@@ -1,0 +1,67 @@
+/** The line redaction as a `mapLines` task, run on the calling thread and on workers alike. */
+import type { LineTask, LineTaskModule } from "../../parallel/index.js";
+import type { Preset } from "../presets.js";
+import { LineRedactor, type LinesFormat, type RedactedLine } from "./lines.js";
+
+/** How `mapLines` builds the line redaction, on this thread and on workers. */
+export interface RedactTaskInit {
+  format: LinesFormat;
+  preset: Preset;
+  file: string;
+  key?: Uint8Array;
+}
+
+/**
+ * The redaction of lines as a `mapLines` task: each line's `RedactedLine`, and as state the counts
+ * since the last `finish`, which `mergeCounts` adds up in file order. Between threads a batch's
+ * texts travel in one buffer.
+ */
+export const redactTask: LineTaskModule<RedactTaskInit> = {
+  name: "redact",
+  // Measured on 2 cores: `redact` builds a new tree per line; with a 4 MB young generation it ran
+  // about 5% slower than with 16, which stays near 220 MiB; with 4 batches per worker (heavy per
+  // line, small results) 500 MB took 6.4-6.6 s against 6.9-8.4 s with 2.
+  tuning: { youngGenerationMb: 16, batchesInFlight: 4 },
+  create: (init) => lineTask(init),
+};
+
+/** The `LineTask` of `redactTask`. */
+function lineTask(init: RedactTaskInit): LineTask {
+  const redactor = new LineRedactor(
+    init.format,
+    init.preset,
+    init.key === undefined ? { file: init.file } : { file: init.file, key: init.key },
+  );
+  return {
+    line: (bytes, line) => redactor.line(bytes, line),
+    finish: () => redactor.takeSnapshot(),
+    // A batch's texts in one buffer, cut again into views on arrival.
+    toWire: (results) => {
+      const lines = results as RedactedLine[];
+      const ends = new Int32Array(lines.length);
+      const carriers = new Uint8Array(lines.length);
+      let at = 0;
+      lines.forEach((r, k) => {
+        at += r.text.length;
+        ends[k] = at;
+        carriers[k] = r.carrier ? 1 : 0;
+      });
+      const texts = new Uint8Array(at);
+      lines.forEach((r, k) => {
+        texts.set(r.text, (ends[k] as number) - r.text.length);
+      });
+      return { texts, ends, carriers };
+    },
+    fromWire: (wire) => {
+      const { texts, ends, carriers } = wire as { texts: Uint8Array; ends: Int32Array; carriers: Uint8Array };
+      const all = Buffer.from(texts.buffer, texts.byteOffset, texts.byteLength);
+      const lines: RedactedLine[] = [];
+      let start = 0;
+      ends.forEach((end, k) => {
+        lines.push({ text: all.subarray(start, end), carrier: carriers[k] === 1 });
+        start = end;
+      });
+      return lines;
+    },
+  };
+}
