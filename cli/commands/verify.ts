@@ -1,7 +1,6 @@
-import { decodeUtf8, type JsonValue, readJson } from "#shared/canonical/index.js";
-import { ReplayPipelineError } from "#shared/errors.js";
+import type { JsonValue } from "#shared/canonical/index.js";
 import { Findings, type InspectResult, inspect } from "#shared/formats/index.js";
-import { type VerifyReport, verifyReplay } from "#shared/receipt/index.js";
+import { parseReceiptJson, type VerifyReport, verifyReplay } from "#shared/receipt/index.js";
 import { scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs, singleFile } from "../args.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, readInput, toInputError, writeOut } from "../io.js";
@@ -48,20 +47,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   const findings = new Findings();
   let receiptValue: JsonValue | null = null;
   if (receiptPath !== undefined) {
-    const bytes = await readInput(receiptPath);
-    try {
-      receiptValue = readJson(decodeUtf8(bytes));
-    } catch (error) {
-      if (!(error instanceof ReplayPipelineError)) throw error;
-      // Malformed receipt JSON is an invalid receipt (a verdict), not a usage error.
-      findings.error({
-        line: error.location.line ?? null,
-        column: error.location.column ?? null,
-        path: error.location.path ?? "$",
-        code: error.code,
-        message: `${receiptPath}: ${error.detail}`,
-      });
-    }
+    receiptValue = parseReceiptJson(await readInput(receiptPath), receiptPath, findings);
   }
   let inspected: InspectResult;
   try {

@@ -6,12 +6,18 @@
  */
 import { createHash } from "node:crypto";
 import { createGunzip } from "node:zlib";
-import { decodeUtf8, type JsonValue, readJson } from "../canonical/index.js";
+import type { JsonValue } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
 import { type InspectReport, type InspectResult, inspect } from "../formats/inspect.js";
 import { type CheckRow, type CheckStatus, Findings, type Verdict } from "../formats/types.js";
 import type { ParallelOptions } from "../parallel/line-pool.js";
-import { combinedVerdict, readReceipt, type VerifyReport, verifyReplay } from "../receipt/index.js";
+import {
+  combinedVerdict,
+  parseReceiptJson,
+  readReceipt,
+  type VerifyReport,
+  verifyReplay,
+} from "../receipt/index.js";
 import { redactChecked } from "../redact/checked.js";
 import type { LayerCSummary } from "../redact/index.js";
 import type { Preset } from "../redact/presets.js";
@@ -322,7 +328,7 @@ class Job {
   /** A receipt: its own reading, then a check of every replay of the session. */
   async receipt(key: ObjectKey): Promise<ProcessResult> {
     const findings = new Findings();
-    const value = await this.readReceiptValue(findings);
+    const value = await readWhole(this.source.open(), findings, this.source.key);
     if (value !== null) readReceipt(value, findings);
     const verdict = combinedVerdict({ verdict: "passed", checks_total: zeroTotals() }, findings);
     const errors = scrubReport(findings.errors, this.scrubber);
@@ -429,10 +435,6 @@ class Job {
     }));
   }
 
-  private async readReceiptValue(findings: Findings): Promise<JsonValue | null> {
-    return readWhole(this.source.open(), findings, this.source.key);
-  }
-
   private scrub(text: string): string {
     return this.scrubber.scrub(text, "$");
   }
@@ -486,19 +488,7 @@ async function readWhole(
       );
     }
   }
-  try {
-    return readJson(decodeUtf8(bytes));
-  } catch (error) {
-    if (!(error instanceof ReplayPipelineError)) throw error;
-    findings.error({
-      line: error.location.line ?? null,
-      column: error.location.column ?? null,
-      path: error.location.path ?? "$",
-      code: error.code,
-      message: `${file}: ${error.detail}`,
-    });
-    return null;
-  }
+  return parseReceiptJson(bytes, file, findings);
 }
 
 /** Gunzips at most `MAX_RECEIPT_BYTES`. */

@@ -2,6 +2,7 @@
 export { type GenerateOptions, generateReceipt, serializeReceipt } from "./generate.js";
 export {
   normalizeReplaySideEffect,
+  parseReceiptJson,
   RECEIPT_SCHEMA_V1,
   type Receipt,
   type ReceiptShape,

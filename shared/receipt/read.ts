@@ -1,9 +1,11 @@
 import { z } from "zod";
 import {
   canonicalHash,
+  decodeUtf8,
   isJsonObject,
   type JsonObject,
   type JsonValue,
+  readJson,
   setMember,
 } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
@@ -205,6 +207,26 @@ function detectShape(value: JsonValue): { shape: ReceiptShape } | { reason: stri
   return {
     reason: `no "schema" (openagents.receipt.v1), no SessionReceipt member (started_at, completed_at, final_confidence) and no replay_hash (ADR-0003); found keys ${keys.length === 0 ? "(none)" : keys.slice(0, 8).join(", ")}`,
   };
+}
+
+/**
+ * The JSON value of a receipt's bytes, or null with an error finding naming `file` (malformed
+ * receipt JSON is an invalid receipt, a verdict, never a usage error).
+ */
+export function parseReceiptJson(bytes: Uint8Array, file: string, findings: Findings): JsonValue | null {
+  try {
+    return readJson(decodeUtf8(Buffer.from(bytes)));
+  } catch (error) {
+    if (!(error instanceof ReplayPipelineError)) throw error;
+    findings.error({
+      line: error.location.line ?? null,
+      column: error.location.column ?? null,
+      path: error.location.path ?? "$",
+      code: error.code,
+      message: `${file}: ${error.detail}`,
+    });
+    return null;
+  }
 }
 
 /**
