@@ -14,23 +14,19 @@ import {
   sqsRecord,
   testEventNotification,
 } from "../../cli/local/notifications.js";
-import type { Config } from "../../functions/lib/config.js";
+import { type Config, readConfig } from "../../functions/lib/config.js";
 import { decodeEventKey, makeIngestHandler } from "../../functions/lib/ingest.js";
 import { body, serviceError } from "../support/aws-fakes.js";
 
 const REPLAY = readFileSync(new URL("../../examples/fix-auth.REPLAY.jsonl", import.meta.url));
-const config: Config = {
-  region: "us-east-1",
-  ingestBucket: "ingest",
-  publishedBucket: "published",
-  reportsBucket: "reports",
-  tableName: "index",
-  indexShards: 8,
-  cursorKey: null,
-  receiptAgeHours: 24,
-  s3Endpoint: null,
-  dynamoEndpoint: null,
-};
+// Through the real parser, so a setting added later gets its default here too.
+const config: Config = readConfig({
+  AWS_REGION: "us-east-1",
+  INGEST_BUCKET: "ingest",
+  PUBLISHED_BUCKET: "published",
+  REPORTS_BUCKET: "reports",
+  TABLE_NAME: "index",
+});
 const s3Client = new S3Client({
   region: "us-east-1",
   credentials: { accessKeyId: "a", secretAccessKey: "b" },
