@@ -1,6 +1,6 @@
 import type { JsonValue } from "#shared/canonical/index.js";
 import { Findings, type InspectResult, inspect } from "#shared/formats/index.js";
-import { parseReceiptJson, type VerifyReport, verifyReplay } from "#shared/receipt/index.js";
+import { beginVerify, parseReceiptJson, type VerifyReport } from "#shared/receipt/index.js";
 import { scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs, singleFile } from "../args.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, readInput, toInputError, writeOut } from "../io.js";
@@ -49,20 +49,22 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   if (receiptPath !== undefined) {
     receiptValue = parseReceiptJson(await readInput(receiptPath), receiptPath, findings);
   }
+  // Read before the replay, so its tool calls are matched as they are read (flat memory).
+  const check = beginVerify(receiptValue, findings, {
+    receiptUnreadable: receiptPath !== undefined && receiptValue === null,
+  });
   let inspected: InspectResult;
   try {
     inspected = await inspect(openStream(file), {
       file,
-      keepToolCalls: true,
+      ...check.readOptions,
       hmacKey: await readHmacKey("verify", values["hmac-key-env"], values["hmac-key-file"]),
       parallel: parallelOptions(),
     });
   } catch (error) {
     throw toInputError(file, error);
   }
-  const report = verifyReplay(inspected, receiptValue, findings, {
-    receiptUnreadable: receiptPath !== undefined && receiptValue === null,
-  });
+  const report = check.end(inspected);
   const shown = scrubReport(report);
   await writeOut(values.json === true ? `${JSON.stringify(shown)}\n` : renderVerify(shown, receiptPath));
   return exitCodeOf(report.verdict);
