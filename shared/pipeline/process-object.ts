@@ -49,8 +49,6 @@ export interface ProcessOptions {
   hmacKey?: Uint8Array;
   /** Worker threads for large JSON Lines files. */
   parallel?: ParallelOptions;
-  /** Folder for the Layer C spool (a Lambda's `/tmp`). */
-  tmpDir?: string;
   maxLineBytes?: number;
   maxDocumentBytes?: number;
   maxDecompressedBytes?: number;
@@ -283,7 +281,7 @@ class Job {
       ...(options.redactionKey === undefined ? {} : { key: options.redactionKey }),
       ...(options.hmacKey === undefined ? {} : { hmacKey: options.hmacKey }),
       ...(options.parallel === undefined ? {} : { parallel: options.parallel }),
-      ...(options.tmpDir === undefined ? {} : { tmpDir: options.tmpDir }),
+      spool: ports.spool,
       ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
       ...(options.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: options.maxDocumentBytes }),
       ...(options.maxDecompressedBytes === undefined
