@@ -69,7 +69,9 @@ describe("redactFile spool faults", () => {
   it("fails with the write's error, and removes its temporary directory", async () => {
     const tmpDir = mkdtempSync(join(tmpdir(), "spool-test-"));
     fault.mode = "fail";
-    await expect(redactBytes(replay(), { spool: fileSpool(tmpDir) })).rejects.toMatchObject({ code: "ENOSPC" });
+    await expect(redactBytes(replay(), { spool: fileSpool(tmpDir) })).rejects.toMatchObject({
+      code: "ENOSPC",
+    });
     expect(existsSync(tmpDir) && readdirSync(tmpDir)).toEqual([]);
   });
 
