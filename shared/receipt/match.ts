@@ -76,10 +76,11 @@ function setString(values: readonly string[]): string {
  * replay call missing in the receipt (replay order).
  *
  * Give it the replay's calls in order (`call`, `result`), then `finish`. A replay call can be
- * paired only if it is the first with a key the receipt lists, or one of the first n calls
- * without one (n: the receipt's calls, at most that many are paired in order): those are kept;
- * every later call is missing in the receipt, whatever comes after, and only the first
- * `MAX_ROWS` of them are kept for their rows (more would never be listed: the rest are counted).
+ * paired only if it is the first with a key the receipt lists, or one of the first n others,
+ * where n is how many receipt calls may still end up without a usable key (paired in order):
+ * those are kept. Every later call is missing in the receipt, whatever comes after, and only the
+ * first `MAX_ROWS` of them are kept for their rows (more would never be listed: the rest are
+ * counted).
  */
 export class ToolCallMatcher implements ToolCallSink {
   private readonly ids: ReadonlySet<string>;
@@ -98,10 +99,30 @@ export class ToolCallMatcher implements ToolCallSink {
   private count = 0;
   private hasIds = false;
   private hasSteps = false;
+  /** Receipt calls by the keys they carry: neither, a step id only, an id only, both. */
+  private readonly carrying = { neither: 0, step: 0, id: 0, both: 0 };
+  /** How many receipt calls may still be paired in order (see `unkeyedAtMost`). */
+  private unkeyed: number;
 
   constructor(private readonly receiptCalls: readonly ReceiptToolCall[]) {
     this.ids = new Set(receiptCalls.flatMap((c) => (c.id === null ? [] : [c.id])));
     this.steps = new Set(receiptCalls.flatMap((c) => (c.step_id === null ? [] : [c.step_id])));
+    for (const c of receiptCalls) {
+      if (c.id === null) this.carrying[c.step_id === null ? "neither" : "step"]++;
+      else this.carrying[c.step_id === null ? "id" : "both"]++;
+    }
+    this.unkeyed = this.unkeyedAtMost();
+  }
+
+  /**
+   * Receipt calls that may end up without a usable key: an id is usable once a replay call had
+   * one, a step id once a replay call had one, and those never become unusable again.
+   */
+  private unkeyedAtMost(): number {
+    const c = this.carrying;
+    const stepUnusable = this.hasSteps ? 0 : c.step;
+    const idUnusable = this.hasIds ? 0 : c.id + (this.hasSteps ? 0 : c.both);
+    return c.neither + stepUnusable + idUnusable;
   }
 
   /** Replay calls held (for tests that hold memory to the receipt's size). */
@@ -113,22 +134,25 @@ export class ToolCallMatcher implements ToolCallSink {
     const k = this.count++;
     const { id, step_id: step } = record;
     let first = false;
+    if ((id !== null && !this.hasIds) || (step !== null && !this.hasSteps)) {
+      this.hasIds ||= id !== null;
+      this.hasSteps ||= step !== null;
+      this.unkeyed = this.unkeyedAtMost();
+    }
     if (id !== null) {
-      this.hasIds = true;
       if (this.ids.has(id) && !this.firstById.has(id)) {
         this.firstById.set(id, k);
         first = true;
       }
     }
     if (step !== null) {
-      this.hasSteps = true;
       if (this.steps.has(step) && !this.firstByStep.has(step)) {
         this.firstByStep.set(step, k);
         first = true;
       }
     }
-    if (!first && this.others++ >= this.receiptCalls.length) {
-      // Already n calls without a key before it: it is left over, past every in-order pairing.
+    if (!first && this.others++ >= this.unkeyed) {
+      // Enough calls before it to pair with every receipt call paired in order: it is left over.
       this.surplusCount++;
       if (this.surplus.length < MAX_ROWS) this.surplus.push([record, k]);
       return;

@@ -156,6 +156,30 @@ const withLines = (calls: Omit<ToolCallRecord, "line">[]): ToolCallRecord[] =>
   calls.map((c, k) => ({ ...c, line: 2 * k + 2 }));
 const indexed = (calls: Omit<ReceiptToolCall, "index">[]): ReceiptToolCall[] =>
   calls.map((c, index) => ({ ...c, index }));
+/** A receipt call with the members not given null. */
+const rc = (fields: Partial<Omit<ReceiptToolCall, "index">>): Omit<ReceiptToolCall, "index"> => ({
+  id: null,
+  step_id: null,
+  tool: null,
+  params_hash: null,
+  output_hash: null,
+  ok: null,
+  side_effects: null,
+  ...fields,
+});
+/** A replay call with the members not given null (no side effects). */
+const rp = (fields: Partial<ToolCallRecord>): ToolCallRecord => ({
+  id: null,
+  step_id: null,
+  tool: null,
+  params_hash: null,
+  output_hash: null,
+  latency_ms: null,
+  ok: null,
+  side_effects: [],
+  line: null,
+  ...fields,
+});
 
 describe("ToolCallMatcher", () => {
   it("adds the rows pairing whole lists adds, for any receipt and replay", () => {
@@ -176,55 +200,16 @@ describe("ToolCallMatcher", () => {
   it("gives the same listed rows and totals past the listing cap, holding only what the receipt can pair", () => {
     const calls = 5 * MAX_ROWS;
     const replay = withLines(
-      Array.from({ length: calls }, (_, k) => ({
-        id: null,
-        step_id: `s${k}`,
-        tool: "read",
-        params_hash: null,
-        output_hash: `sha256:${k}`,
-        latency_ms: null,
-        ok: true,
-        side_effects: [],
-      })),
+      Array.from({ length: calls }, (_, k) =>
+        rp({ step_id: `s${k}`, tool: "read", output_hash: `sha256:${k}`, ok: true }),
+      ),
     );
     // Keyed calls found late in the replay and missing from it, and calls without a key.
     const receipt = indexed([
-      {
-        id: null,
-        step_id: `s${calls - 1}`,
-        tool: "read",
-        params_hash: null,
-        output_hash: "sha256:x",
-        ok: true,
-        side_effects: null,
-      },
-      {
-        id: null,
-        step_id: "gone",
-        tool: "read",
-        params_hash: null,
-        output_hash: null,
-        ok: null,
-        side_effects: null,
-      },
-      {
-        id: null,
-        step_id: null,
-        tool: "read",
-        params_hash: null,
-        output_hash: "sha256:0",
-        ok: null,
-        side_effects: null,
-      },
-      {
-        id: null,
-        step_id: `s${MAX_ROWS + 7}`,
-        tool: "write",
-        params_hash: null,
-        output_hash: null,
-        ok: null,
-        side_effects: [],
-      },
+      rc({ step_id: `s${calls - 1}`, tool: "read", output_hash: "sha256:x", ok: true }),
+      rc({ step_id: "gone", tool: "read" }),
+      rc({ tool: "read", output_hash: "sha256:0" }),
+      rc({ step_id: `s${MAX_ROWS + 7}`, tool: "write", side_effects: [] }),
     ]);
     const { findings, matcher } = streamedRows(receipt, replay);
     const expected = referenceRows(receipt, replay);
@@ -234,39 +219,9 @@ describe("ToolCallMatcher", () => {
   });
 
   it("holds a bounded number of replay calls however many go by", () => {
-    const receipt = indexed([
-      {
-        id: "c5",
-        step_id: null,
-        tool: "t",
-        params_hash: null,
-        output_hash: null,
-        ok: null,
-        side_effects: null,
-      },
-      {
-        id: null,
-        step_id: null,
-        tool: "t",
-        params_hash: null,
-        output_hash: null,
-        ok: null,
-        side_effects: null,
-      },
-    ]);
+    const receipt = indexed([rc({ id: "c5", tool: "t" }), rc({ tool: "t" })]);
     const matcher = new ToolCallMatcher(receipt);
-    for (let k = 0; k < 200_000; k++)
-      matcher.call({
-        id: `c${k}`,
-        step_id: null,
-        tool: "t",
-        params_hash: null,
-        output_hash: null,
-        latency_ms: null,
-        ok: null,
-        side_effects: [],
-        line: k + 1,
-      });
+    for (let k = 0; k < 200_000; k++) matcher.call(rp({ id: `c${k}`, tool: "t", line: k + 1 }));
     expect(matcher.held).toBeLessThanOrEqual(3 * receipt.length + MAX_ROWS);
     const findings = new Findings();
     matcher.finish(findings);
