@@ -31,6 +31,8 @@ export interface DatasetMeta {
   targetBytes: number;
   bytes: number;
   lines: number;
+  /** Generated with `toolCallDense` (absent in files of earlier runs: not dense). */
+  toolCallDense?: boolean;
 }
 
 /** mulberry32: small, fast, good enough for test data; never `Math.random`. */
@@ -147,7 +149,14 @@ export class ReplayGenerator {
   private step = 0;
   private totalLatency = 0;
 
-  constructor(seed: number) {
+  /**
+   * `toolCallDense`: small params and outputs, one ToolCall/ToolResult pair per ~1.1 KB (about
+   * 450,000 calls in 500 MB), for what grows with the number of calls rather than with bytes.
+   */
+  constructor(
+    seed: number,
+    private readonly toolCallDense = false,
+  ) {
     this.rng = new Rng(seed);
     const h = this.rng.hex(32);
     this.sessionId = `${h.slice(0, 8)}-${h.slice(8, 12)}-7${h.slice(13, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
@@ -182,7 +191,9 @@ export class ReplayGenerator {
     this.step++;
     const stepId = `step-${String(this.step).padStart(6, "0")}`;
     const tool = r.pick(TOOLS);
-    const params = this.params(tool);
+    const params: { [key: string]: Value } = this.toolCallDense
+      ? { path: this.path(), n: num(r.int(0, 999)) }
+      : this.params(tool);
     const call = toJson({
       type: "ToolCall",
       ts: this.tick(),
@@ -201,23 +212,24 @@ export class ReplayGenerator {
       session_id: this.sessionId,
       step_id: stepId,
       ok,
-      output: this.output(tool, ok),
+      output: this.toolCallDense ? { text: this.sentence(r.int(40, 96)) } : this.output(tool, ok),
       output_hash: "",
       latency_ms: num(latency),
       side_effects: [r.pick(SIDE_EFFECTS), ...(r.chance(0.4) ? [r.pick(SIDE_EFFECTS)] : [])],
     };
     if (r.chance(0.5))
       result.step_utility = num(r.pick(["0.25", "1.0", "-0.5", "0.0", (r.next() * 2 - 1).toFixed(3)]));
-    result.error = ok
-      ? null
-      : {
-          name: r.pick(["ToolError", "TimeoutError", "PermissionDenied"]),
-          message: `${this.sentence(8)} — ${r.pick(UNICODE_WORDS)}`,
-          stack: this.lines(
-            r.int(3, 8),
-            () => `    at ${r.pick(WORDS)} (${this.path()}:${r.int(1, 900)}:${r.int(1, 80)})`,
-          ),
-        };
+    result.error =
+      ok || this.toolCallDense
+        ? null
+        : {
+            name: r.pick(["ToolError", "TimeoutError", "PermissionDenied"]),
+            message: `${this.sentence(8)} — ${r.pick(UNICODE_WORDS)}`,
+            stack: this.lines(
+              r.int(3, 8),
+              () => `    at ${r.pick(WORDS)} (${this.path()}:${r.int(1, 900)}:${r.int(1, 80)})`,
+            ),
+          };
     // Real hashes, so `inspect` on this file verifies every row (and the benchmark measures that).
     result.output_hash = realHash(result.output as Value);
     const events = [call, toJson(result)];
@@ -481,9 +493,10 @@ function readMeta(path: string): DatasetMeta | undefined {
 export async function ensureReplayFile(
   path: string,
   targetBytes: number,
-  options: { seed?: number; log?: (message: string) => void } = {},
+  options: { seed?: number; toolCallDense?: boolean; log?: (message: string) => void } = {},
 ): Promise<DatasetMeta> {
   const seed = options.seed ?? DEFAULT_SEED;
+  const dense = options.toolCallDense === true;
   const log = options.log ?? (() => {});
   const meta = readMeta(path);
   if (
@@ -492,6 +505,7 @@ export async function ensureReplayFile(
     meta.generatorVersion === GENERATOR_VERSION &&
     meta.seed === seed &&
     meta.targetBytes === targetBytes &&
+    (meta.toolCallDense === true) === dense &&
     statSync(path).size === meta.bytes
   ) {
     log(
@@ -503,7 +517,7 @@ export async function ensureReplayFile(
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp`;
   const out = createWriteStream(tmp);
-  const gen = new ReplayGenerator(seed);
+  const gen = new ReplayGenerator(seed, dense);
   let bytes = 0;
   let lines = 0;
   let chunk = "";
@@ -535,6 +549,7 @@ export async function ensureReplayFile(
   await finished(out);
   renameSync(tmp, path);
   const result: DatasetMeta = { generatorVersion: GENERATOR_VERSION, seed, targetBytes, bytes, lines };
+  if (dense) result.toolCallDense = true;
   writeFileSync(`${path}.meta.json`, `${JSON.stringify(result, null, 2)}\n`);
   log(
     `generated ${path}: ${(bytes / 1e6).toFixed(1)} MB, ${lines} lines in ${((performance.now() - started) / 1000).toFixed(1)} s`,

@@ -68,6 +68,7 @@ export const ERROR_KINDS = {
   "redact.not_finished": "bug",
   "redact.unknown_preset": "bug",
   "receipt.no_session": "bug",
+  "findings.unlisted_within_cap": "bug",
   // Worker threads. A task's own error is raised again on the calling thread (with its own code),
   // so a crash left over is the environment's (memory, a killed thread): worth a retry.
   "worker.crashed": "transient",

@@ -6,9 +6,10 @@
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { appendFile, mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
-import { MemorySessionIndex, memorySpool } from "../../shared/pipeline/memory-ports.js";
+import { MemorySessionIndex } from "../../shared/pipeline/memory-ports.js";
 import type {
   FileRecord,
   ObjectRef,
@@ -19,6 +20,7 @@ import type {
   PutOutcome,
   ReceiptCheckRecord,
 } from "../../shared/pipeline/ports.js";
+import { fileSpool } from "../../shared/spool/index.js";
 
 /** Objects backed by files: each key maps to the path it was read from. */
 export class FileObjectStore implements ObjectStore {
@@ -130,6 +132,6 @@ export function folderPorts(out: string): Ports & {
     objects: new FileObjectStore(),
     publisher: new FolderPublisher(out),
     index: new JsonLinesIndex(join(out, "index.jsonl")),
-    spool: memorySpool(),
+    spool: fileSpool(tmpdir()),
   };
 }

@@ -1,6 +1,10 @@
-import type { JsonValue } from "#shared/canonical/index.js";
 import { Findings, type InspectResult, inspect } from "#shared/formats/index.js";
-import { parseReceiptJson, type VerifyReport, verifyReplay } from "#shared/receipt/index.js";
+import {
+  beginVerify,
+  parseReceiptJson,
+  type ReceiptCheck,
+  type VerifyReport,
+} from "#shared/receipt/index.js";
 import { scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs, singleFile } from "../args.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, readInput, toInputError, writeOut } from "../io.js";
@@ -45,27 +49,32 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   const file = singleFile("verify", positionals);
   const receiptPath = values.receipt;
   const findings = new Findings();
-  let receiptValue: JsonValue | null = null;
-  if (receiptPath !== undefined) {
-    receiptValue = parseReceiptJson(await readInput(receiptPath), receiptPath, findings);
-  }
+  const check = await beginCheck(receiptPath, findings);
   let inspected: InspectResult;
   try {
     inspected = await inspect(openStream(file), {
       file,
-      keepToolCalls: true,
+      ...check.readOptions,
       hmacKey: await readHmacKey("verify", values["hmac-key-env"], values["hmac-key-file"]),
       parallel: parallelOptions(),
     });
   } catch (error) {
     throw toInputError(file, error);
   }
-  const report = verifyReplay(inspected, receiptValue, findings, {
-    receiptUnreadable: receiptPath !== undefined && receiptValue === null,
-  });
+  const report = check.end(inspected);
   const shown = scrubReport(report);
   await writeOut(values.json === true ? `${JSON.stringify(shown)}\n` : renderVerify(shown, receiptPath));
   return exitCodeOf(report.verdict);
+}
+
+/**
+ * Reads the receipt at `path` (none when undefined) before the replay, so that the replay's tool
+ * calls are matched as they are read; its parsed JSON is let go before the replay is read.
+ */
+async function beginCheck(path: string | undefined, findings: Findings): Promise<ReceiptCheck> {
+  if (path === undefined) return beginVerify(null, findings);
+  const value = parseReceiptJson(await readInput(path), path, findings);
+  return beginVerify(value, findings, { receiptUnreadable: value === null });
 }
 
 /** The short human report of `verify`. */

@@ -3,6 +3,7 @@
  * cold start from the environment, the local stack and the tests from clients of their own, so all
  * three run the same parsing, batching, classification, logging and metrics.
  */
+import { tmpdir } from "node:os";
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import { parser } from "@aws-lambda-powertools/batch/parser";
 import type { Logger } from "@aws-lambda-powertools/logger";
@@ -17,9 +18,9 @@ import middy from "@middy/core";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { z } from "zod";
 import { ReplayPipelineError } from "../../shared/errors.js";
-import { memorySpool } from "../../shared/pipeline/memory-ports.js";
 import type { ObjectRef, Ports } from "../../shared/pipeline/ports.js";
 import { type ProcessResult, processObject } from "../../shared/pipeline/process-object.js";
+import { fileSpool } from "../../shared/spool/index.js";
 import { DynamoSessionIndex } from "../adapters/dynamo-index.js";
 import { ObjectChangedError, TransientError } from "../adapters/errors.js";
 import { S3ObjectSource, S3ObjectStore } from "../adapters/s3-objects.js";
@@ -78,7 +79,8 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
       shards: config.indexShards,
       cursorKey: config.cursorKey,
     }),
-    spool: memorySpool(),
+    // Layer C copies wait in the function's /tmp (its ephemeral storage), not in its memory.
+    spool: fileSpool(tmpdir()),
   };
   // Workers off: the bundle then needs no line-worker.js beside it, and a 1-vCPU Lambda gains nothing.
   const options = { toolVersion: deps.toolVersion, parallel: { workers: 0 } };

@@ -1,5 +1,5 @@
 import type { JsonValue } from "../canonical/index.js";
-import type { ReplayPipelineError } from "../errors.js";
+import { ContractError, type ReplayPipelineError } from "../errors.js";
 import type { LayerCOrigin } from "./layer-c-record.js";
 
 /** The formats `inspect` recognizes, by content. */
@@ -99,6 +99,20 @@ export class Findings {
     if (n <= MAX_ROWS) this.checks.push(row);
   }
 
+  /**
+   * Counts `n` rows of `status` that a streaming check knows fall past the listing cap (at least
+   * `MAX_ROWS` of that status came first), without making them.
+   */
+  countUnlisted(status: CheckStatus, n: number): void {
+    if (n === 0) return;
+    if (this.checkCounts[status] < MAX_ROWS)
+      throw new ContractError(
+        "findings.unlisted_within_cap",
+        `${n} ${status} rows counted unlisted while only ${this.checkCounts[status]} were listed; expected at least ${MAX_ROWS}`,
+      );
+    this.checkCounts[status] += n;
+  }
+
   /** Adds a hash comparison row: passed when equal, failed otherwise. */
   compare(check: string, subject: string, expected: string, actual: string): void {
     this.check({ check, subject, expected, actual, status: expected === actual ? "passed" : "failed" });
@@ -118,6 +132,31 @@ export interface ToolCallRecord {
   side_effects: string[];
   /** Line of the call in the file, for reports. */
   line: number | null;
+}
+
+/** What a ToolResult adds to its call's record. */
+export type ToolResultFields = Pick<ToolCallRecord, "output_hash" | "latency_ms" | "ok"> & {
+  /** The result's side effects; null when it lists none (the call keeps `[]`). */
+  side_effects: string[] | null;
+};
+
+/**
+ * Takes a replay's tool calls as they are read, so that a receipt check needs no list of them all
+ * (`FormatOptions.toolCalls`).
+ */
+export interface ToolCallSink {
+  /** The next call, in file order; its result's fields are null until `result` gives them. */
+  call(record: ToolCallRecord): void;
+  /** The result of the call given earlier whose `line` is `line`. */
+  result(line: number, fields: ToolResultFields): void;
+}
+
+/** Completes a call's record with its result's fields. */
+export function fillResult(record: ToolCallRecord, fields: ToolResultFields): void {
+  record.output_hash = fields.output_hash;
+  record.latency_ms = fields.latency_ms;
+  record.ok = fields.ok;
+  if (fields.side_effects !== null) record.side_effects = fields.side_effects;
 }
 
 /** A RuntimeEvent of the OpenAgents runtime, as trajectory_hash covers it. */
@@ -204,6 +243,12 @@ export interface FormatOptions {
    * turns it off so a multi-gigabyte replay is read in flat memory.
    */
   keepToolCalls?: boolean;
+  /**
+   * Where a JSON Lines reader gives each tool call as it reads (then `Session.tool_calls` stays
+   * empty and memory stays flat); document readers, whose input is bounded, list them in the
+   * session as usual. Only read when tool calls are kept.
+   */
+  toolCalls?: ToolCallSink;
 }
 
 /** A format read line by line (JSON Lines): one consumer per file. */

@@ -2,6 +2,8 @@
  * The ports in memory: for tests, and as the reference for what every adapter must do (conditional,
  * idempotent writes; a late event never replaces a newer record; a failed stream leaves nothing).
  */
+
+import { memorySpool } from "../spool/index.js";
 import type {
   FileRecord,
   ObjectRef,
@@ -12,8 +14,6 @@ import type {
   PutOutcome,
   ReceiptCheckRecord,
   SessionIndex,
-  Spool,
-  SpoolFile,
 } from "./ports.js";
 import { putOutcome } from "./versions.js";
 
@@ -127,31 +127,6 @@ export function checkId(
 ): string {
   const version = (ref: ObjectRef) => `${ref.key}@${ref.versionId ?? ref.etag ?? ""}`;
   return JSON.stringify([record.tenant, record.session, version(record.replay), version(record.receipt)]);
-}
-
-/** A spool in memory (bounded only by the heap: for tests and small files). */
-export function memorySpool(): Spool {
-  return {
-    async create(): Promise<SpoolFile> {
-      let chunks: { at: number; bytes: Buffer }[] = [];
-      return {
-        async write(chunk: Uint8Array, position: number): Promise<void> {
-          chunks.push({ at: position, bytes: Buffer.from(chunk) });
-        },
-        async *read(from: number, to: number): AsyncGenerator<Uint8Array> {
-          const sorted = [...chunks].sort((a, b) => a.at - b.at);
-          for (const { at, bytes } of sorted) {
-            const start = Math.max(from, at);
-            const end = Math.min(to, at + bytes.length);
-            if (start < end) yield bytes.subarray(start - at, end - at);
-          }
-        },
-        async dispose(): Promise<void> {
-          chunks = [];
-        },
-      };
-    },
-  };
 }
 
 /** All four ports in memory, with the store to upload into. */

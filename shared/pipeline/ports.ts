@@ -3,6 +3,9 @@
  * with files under a folder, tests with memory (`memory-ports.ts`); the job itself is the same.
  */
 import type { CheckRow, CheckStatus, FormatId, SessionSummary, Verdict } from "../formats/types.js";
+import type { Spool } from "../spool/index.js";
+
+export type { Spool, SpoolFile } from "../spool/index.js";
 
 /** Which object a record or an event is about: its key and the version of its bytes. */
 export interface ObjectRef {
@@ -117,22 +120,6 @@ export interface SessionIndex {
   putCheck(record: ReceiptCheckRecord): Promise<PutOutcome>;
   /** Marks a published copy as withdrawn in the file's record (its `layer_c_key` becomes null). */
   markWithdrawn(tenant: string, session: string, key: string, reason: string): Promise<void>;
-}
-
-/** Temporary bytes (a Lambda's `/tmp`, a folder, memory), written once and read back. */
-export interface Spool {
-  /** A new empty spool file. */
-  create(): Promise<SpoolFile>;
-}
-
-/** One temporary file of a `Spool`. */
-export interface SpoolFile {
-  /** Writes `chunk` at byte `position` (writes may be in flight together, at distinct ranges). */
-  write(chunk: Uint8Array, position: number): Promise<void>;
-  /** Bytes `[from, to)`, in order. */
-  read(from: number, to: number): AsyncIterable<Uint8Array>;
-  /** Frees the bytes; the file cannot be used after. */
-  dispose(): Promise<void>;
 }
 
 /** Everything `processObject` reads and writes through. */

@@ -9,14 +9,24 @@ import { createGunzip } from "node:zlib";
 import type { JsonValue } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
 import { type InspectReport, type InspectResult, inspect } from "../formats/inspect.js";
-import { type CheckRow, type CheckStatus, Findings, type Verdict } from "../formats/types.js";
+import {
+  type CheckRow,
+  type CheckStatus,
+  Findings,
+  type FormatOptions,
+  type ToolCallRecord,
+  type ToolCallSink,
+  type ToolResultFields,
+  type Verdict,
+} from "../formats/types.js";
 import type { ParallelOptions } from "../parallel/line-pool.js";
 import {
+  beginVerify,
   combinedVerdict,
   parseReceiptJson,
+  type ReceiptCheck,
   readReceipt,
   type VerifyReport,
-  verifyReplay,
 } from "../receipt/index.js";
 import { redactChecked } from "../redact/checked.js";
 import type { LayerCSummary } from "../redact/index.js";
@@ -39,8 +49,6 @@ export interface ProcessOptions {
   hmacKey?: Uint8Array;
   /** Worker threads for large JSON Lines files. */
   parallel?: ParallelOptions;
-  /** Folder for the Layer C spool (a Lambda's `/tmp`). */
-  tmpDir?: string;
   maxLineBytes?: number;
   maxDocumentBytes?: number;
   maxDecompressedBytes?: number;
@@ -94,6 +102,33 @@ const KEPT_ROWS = 100;
 const MAX_RECEIPT_BYTES = 64 * 1024 * 1024;
 
 const zeroTotals = (): Record<CheckStatus, number> => ({ passed: 0, failed: 0, unverifiable: 0 });
+
+/** A receipt read and its check of one replay begun, before the replay is read. */
+interface PendingCheck {
+  receipt: ObjectRef;
+  findings: Findings;
+  check: ReceiptCheck;
+}
+
+/** Reader options feeding every check's tool calls from one read of the replay. */
+function readOptionsOf(pending: readonly PendingCheck[]): Pick<FormatOptions, "keepToolCalls" | "toolCalls"> {
+  const sinks = pending.flatMap((p) =>
+    p.check.readOptions.toolCalls === undefined ? [] : [p.check.readOptions.toolCalls],
+  );
+  if (sinks.length === 0) return { keepToolCalls: false };
+  if (sinks.length === 1) return { keepToolCalls: true, toolCalls: sinks[0] as ToolCallSink };
+  return {
+    keepToolCalls: true,
+    toolCalls: {
+      call: (record: ToolCallRecord) => {
+        for (const sink of sinks) sink.call(record);
+      },
+      result: (line: number, fields: ToolResultFields) => {
+        for (const sink of sinks) sink.result(line, fields);
+      },
+    },
+  };
+}
 
 /**
  * Processes one object of the ingest store. Bad input of any kind is a verdict (recorded, never
@@ -235,15 +270,18 @@ class Job {
   async replay(key: ObjectKey): Promise<ProcessResult> {
     const { ports, options } = this;
     const receiptsBefore = await this.receiptsOf(key);
+    // Receipts first: the replay's tool calls are checked against them as they are read.
+    const pendingBefore: PendingCheck[] = [];
+    for (const receipt of receiptsBefore) pendingBefore.push(await this.beginCheck(receipt.ref));
     const redaction = redactChecked(this.source.open(), {
       file: this.source.key,
       allowUnverified: true,
-      keepToolCalls: receiptsBefore.length > 0,
+      ...readOptionsOf(pendingBefore),
       ...(options.preset === undefined ? {} : { preset: options.preset }),
       ...(options.redactionKey === undefined ? {} : { key: options.redactionKey }),
       ...(options.hmacKey === undefined ? {} : { hmacKey: options.hmacKey }),
       ...(options.parallel === undefined ? {} : { parallel: options.parallel }),
-      ...(options.tmpDir === undefined ? {} : { tmpDir: options.tmpDir }),
+      spool: ports.spool,
       ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
       ...(options.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: options.maxDocumentBytes }),
       ...(options.maxDecompressedBytes === undefined
@@ -256,7 +294,7 @@ class Job {
     first.catch(() => undefined);
     const inspected = await redaction.inspected;
     const report = inspected.report;
-    for (const receipt of receiptsBefore) await this.check(key, inspected, receipt.ref, this.ref);
+    for (const pending of pendingBefore) await this.check(key, inspected, pending, this.ref);
 
     let published: string | null = null;
     let notPublished: string | null = null;
@@ -316,8 +354,10 @@ class Job {
     const checked = new Set(receiptsBefore.map((r) => r.ref.key));
     const late = (await this.receiptsOf(key)).filter((r) => !checked.has(r.ref.key));
     if (late.length > 0) {
-      const again = await this.reread(this.ref);
-      for (const receipt of late) await this.check(key, again, receipt.ref, this.ref, published);
+      const pending: PendingCheck[] = [];
+      for (const receipt of late) pending.push(await this.beginCheck(receipt.ref));
+      const again = await this.reread(this.ref, pending);
+      for (const p of pending) await this.check(key, again, p, this.ref, published);
       if (this.checks.some((c) => c.withdrawn !== null)) {
         record.layer_c_key = null;
       }
@@ -354,8 +394,9 @@ class Job {
     if (result.outcome !== "written" || verdict === "invalid") return result;
     for (const replay of await this.ports.index.listFiles(key.tenant, key.session)) {
       if (replay.kind !== "replay" || replay.verdict === "invalid") continue;
-      const inspected = await this.reread(replay.ref);
-      await this.check(key, inspected, this.ref, replay.ref, replay.layer_c_key);
+      const pending = await this.beginCheck(this.ref);
+      const inspected = await this.reread(replay.ref, [pending]);
+      await this.check(key, inspected, pending, replay.ref, replay.layer_c_key);
     }
     if (this.checks.length > 0)
       await this.ports.publisher.putDocument(
@@ -371,32 +412,36 @@ class Job {
     return files.filter((f) => f.kind === "receipt" && f.verdict !== "invalid");
   }
 
-  /** A replay read again from the store, with its tool calls, for a receipt check. */
-  private async reread(ref: ObjectRef): Promise<InspectResult> {
+  /** A replay read again from the store for receipt checks, its tool calls fed to them. */
+  private async reread(ref: ObjectRef, pending: readonly PendingCheck[]): Promise<InspectResult> {
     return inspect(this.ports.objects.open(ref), {
       file: ref.key,
-      keepToolCalls: true,
+      ...readOptionsOf(pending),
       ...(this.options.hmacKey === undefined ? {} : { hmacKey: this.options.hmacKey }),
       ...(this.options.parallel === undefined ? {} : { parallel: this.options.parallel }),
     });
   }
 
+  /** Reads `receipt` and begins its check of a replay about to be read. */
+  private async beginCheck(receipt: ObjectRef): Promise<PendingCheck> {
+    const findings = new Findings();
+    const value = await readWhole(this.ports.objects.open(receipt), findings, receipt.key);
+    return { receipt, findings, check: beginVerify(value, findings, { receiptUnreadable: value === null }) };
+  }
+
   /**
-   * Checks `replay` (inspected) against `receipt`, records the check once, and withdraws the
-   * replay's published copy (`published`) when the check fails.
+   * Ends the check of `replay` (inspected, its tool calls fed to `pending`), records it once, and
+   * withdraws the replay's published copy (`published`) when the check fails.
    */
   private async check(
     key: ObjectKey,
     inspected: InspectResult,
-    receipt: ObjectRef,
+    pending: PendingCheck,
     replay: ObjectRef,
     published: string | null = null,
   ): Promise<void> {
-    const findings = new Findings();
-    const value = await readWhole(this.ports.objects.open(receipt), findings, receipt.key);
-    const report: VerifyReport = verifyReplay(inspected, value, findings, {
-      receiptUnreadable: value === null,
-    });
+    const { receipt } = pending;
+    const report: VerifyReport = pending.check.end(inspected);
     const failed = report.verdict === "failed" || report.verdict === "invalid";
     let withdrawn: string | null = null;
     if (failed && published !== null) {

@@ -1,5 +1,6 @@
 /** RECEIPT.json: reading its three shapes, verifying it against a replay, and generating one. */
 export { type GenerateOptions, generateReceipt, serializeReceipt } from "./generate.js";
+export { ToolCallMatcher } from "./match.js";
 export {
   normalizeReplaySideEffect,
   parseReceiptJson,
@@ -14,9 +15,11 @@ export {
   sideEffectString,
 } from "./read.js";
 export {
+  beginVerify,
   combinedVerdict,
   type Inspected,
-  matchToolCalls,
+  type ReceiptCheck,
+  type VerifyOptions,
   type VerifyReport,
   verifyReceipt,
   verifyReplay,

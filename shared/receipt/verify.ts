@@ -4,19 +4,14 @@ import {
   type CheckStatus,
   type Finding,
   Findings,
+  type FormatOptions,
   type InspectReport,
   type InspectResult,
   type Session,
-  type ToolCallRecord,
   type Verdict,
 } from "../formats/index.js";
-import {
-  normalizeReplaySideEffect,
-  type Receipt,
-  type ReceiptToolCall,
-  readReceipt,
-  shapeName,
-} from "./read.js";
+import { compareValues, ToolCallMatcher } from "./match.js";
+import { type Receipt, readReceipt, shapeName } from "./read.js";
 
 /** The replay as `inspect(..., {keepToolCalls: true})` returns it. */
 export type Inspected = Pick<InspectResult, "report" | "session">;
@@ -24,115 +19,20 @@ export type Inspected = Pick<InspectResult, "report" | "session">;
 const MISSING_IN_REPLAY = "missing in replay";
 const MISSING_IN_RECEIPT = "missing in receipt";
 
-/** Adds a row comparing two optional values; null on both sides adds nothing (notice). */
-function compareValues(
-  findings: Findings,
-  check: string,
-  subject: string,
-  expected: string | null,
-  actual: string | null,
-): void {
-  if (expected === null && actual === null) return;
-  if (expected !== null && actual === null) {
-    findings.check({
-      check,
-      subject: `${subject} (the replay does not carry it)`,
-      expected,
-      actual: null,
-      status: "unverifiable",
-    });
-    return;
-  }
-  if (actual !== null && expected !== actual && MASKED.test(actual)) {
-    // A Layer C copy masked the value: it can no longer be compared, which is not a mismatch.
-    findings.check({
-      check,
-      subject: `${subject} (masked in the replay)`,
-      expected,
-      actual,
-      status: "unverifiable",
-    });
-    return;
-  }
-  findings.check({ check, subject, expected, actual, status: expected === actual ? "passed" : "failed" });
-}
-
-/** A value Layer C replaced whole: `[REDACTED]` (ReplayKit's mask, `paranoid`) or `[REDACTED:<rule>…]`. */
-const MASKED = /^\[REDACTED(?::[A-Za-z0-9-]+(?::[0-9a-f]{8})?)?\]$/;
-
 function notice(findings: Findings, code: string, path: string, message: string): void {
   findings.notice({ line: null, column: null, path, code, message });
 }
 
-/** How a call is named in rows: its id, else its step_id, else its position. */
-function receiptCallName(call: ReceiptToolCall): string {
-  return call.id ?? call.step_id ?? `#${call.index}`;
-}
-
-function replayCallName(call: ToolCallRecord, index: number): string {
-  return call.id ?? call.step_id ?? `#${index}${call.line === null ? "" : ` (line ${call.line})`}`;
-}
-
 /**
- * Pairs receipt calls with replay calls. A receipt call with an `id` is matched by `id` when the
- * replay's calls carry ids, else one with a `step_id` by `step_id` when the replay's carry step
- * ids; a keyed call with no replay call of that key is missing. Calls without a usable key are
- * paired in order with the replay calls left over.
+ * The tool call rows (see `ToolCallMatcher`). `matcher` was fed the replay's calls while it was
+ * read; the calls its reader listed instead (`Session.tool_calls`) are given to it now.
  */
-export function matchToolCalls(
-  receiptCalls: readonly ReceiptToolCall[],
-  replayCalls: readonly ToolCallRecord[],
-): {
-  pairs: [ReceiptToolCall, ToolCallRecord, number][];
-  missingInReplay: ReceiptToolCall[];
-  missingInReceipt: [ToolCallRecord, number][];
-} {
-  const byId = new Map<string, number>();
-  const byStep = new Map<string, number>();
-  replayCalls.forEach((c, k) => {
-    if (c.id !== null && !byId.has(c.id)) byId.set(c.id, k);
-    if (c.step_id !== null && !byStep.has(c.step_id)) byStep.set(c.step_id, k);
-  });
-  const used = new Set<number>();
-  const pairs: [ReceiptToolCall, ToolCallRecord, number][] = [];
-  const missingInReplay: ReceiptToolCall[] = [];
-  const unkeyed: ReceiptToolCall[] = [];
-  for (const call of receiptCalls) {
-    let index: number | undefined;
-    let keyed = false;
-    if (call.id !== null && byId.size > 0) {
-      keyed = true;
-      index = byId.get(call.id);
-    } else if (call.step_id !== null && byStep.size > 0) {
-      keyed = true;
-      index = byStep.get(call.step_id);
-    }
-    if (!keyed) {
-      unkeyed.push(call);
-    } else if (index === undefined || used.has(index)) {
-      missingInReplay.push(call);
-    } else {
-      used.add(index);
-      pairs.push([call, replayCalls[index] as ToolCallRecord, index]);
-    }
-  }
-  const rest = replayCalls.map((c, k) => [c, k] as [ToolCallRecord, number]).filter(([, k]) => !used.has(k));
-  let next = 0;
-  for (const call of unkeyed) {
-    const replay = rest[next++];
-    if (replay === undefined) missingInReplay.push(call);
-    else pairs.push([call, replay[0], replay[1]]);
-  }
-  missingInReplay.sort((a, b) => a.index - b.index);
-  const missingInReceipt = rest.slice(next);
-  return { pairs, missingInReplay, missingInReceipt };
-}
-
-function setString(values: readonly string[]): string {
-  return JSON.stringify([...new Set(values)].sort());
-}
-
-function verifyToolCalls(receipt: Receipt, session: Session, findings: Findings): void {
+function verifyToolCalls(
+  receipt: Receipt,
+  session: Session,
+  findings: Findings,
+  matcher: ToolCallMatcher | undefined,
+): void {
   if (receipt.tool_calls === null) {
     notice(
       findings,
@@ -142,42 +42,9 @@ function verifyToolCalls(receipt: Receipt, session: Session, findings: Findings)
     );
     return;
   }
-  const { pairs, missingInReplay, missingInReceipt } = matchToolCalls(receipt.tool_calls, session.tool_calls);
-  for (const [rc, call, k] of pairs) {
-    const subject = `tool call ${receiptCallName(rc)} (receipt #${rc.index}, replay ${replayCallName(call, k)})`;
-    compareValues(findings, "tool", subject, rc.tool, call.tool);
-    compareValues(findings, "params_hash", subject, rc.params_hash, call.params_hash);
-    compareValues(findings, "output_hash", subject, rc.output_hash, call.output_hash);
-    if (rc.ok !== null)
-      compareValues(findings, "ok", subject, String(rc.ok), call.ok === null ? null : String(call.ok));
-    if (rc.side_effects !== null) {
-      compareValues(
-        findings,
-        "side_effects",
-        subject,
-        setString(rc.side_effects),
-        setString(call.side_effects.map(normalizeReplaySideEffect)),
-      );
-    }
-  }
-  for (const rc of missingInReplay) {
-    findings.check({
-      check: "tool_call",
-      subject: `tool call ${receiptCallName(rc)} (receipt #${rc.index})`,
-      expected: `${rc.tool ?? "(no tool)"} ${receiptCallName(rc)}`,
-      actual: MISSING_IN_REPLAY,
-      status: "failed",
-    });
-  }
-  for (const [call, k] of missingInReceipt) {
-    findings.check({
-      check: "tool_call",
-      subject: `tool call ${replayCallName(call, k)} (replay #${k})`,
-      expected: MISSING_IN_RECEIPT,
-      actual: `${call.tool ?? "(no tool)"} ${replayCallName(call, k)}`,
-      status: "failed",
-    });
-  }
+  const calls = matcher ?? new ToolCallMatcher(receipt.tool_calls);
+  for (const call of session.tool_calls) calls.call(call);
+  calls.finish(findings);
 }
 
 function verifyVerification(receipt: Receipt, session: Session, findings: Findings): void {
@@ -302,7 +169,12 @@ function verifyTrajectory(expected: string, report: InspectReport, findings: Fin
  * `verification.command`/`verification.exit_code` matched by command text; and an unverifiable
  * `signature` row when the receipt is signed (no receipt signing scheme is specified).
  */
-export function verifyReceipt(receipt: Receipt, inspected: Inspected, findings: Findings): void {
+export function verifyReceipt(
+  receipt: Receipt,
+  inspected: Inspected,
+  findings: Findings,
+  matcher?: ToolCallMatcher,
+): void {
   const { report, session } = inspected;
   if (receipt.replay_hash !== null) {
     // A Layer C copy's bytes are not the original's: its record names the original's hash.
@@ -340,7 +212,7 @@ export function verifyReceipt(receipt: Receipt, inspected: Inspected, findings: 
     else compareValues(findings, "policy_bundle_id", "session", receipt.policy_bundle_id, replayPolicy);
   }
   if (session !== null) {
-    verifyToolCalls(receipt, session, findings);
+    verifyToolCalls(receipt, session, findings, matcher);
     verifyVerification(receipt, session, findings);
   }
   if (receipt.signature !== undefined && receipt.signature !== null) {
@@ -374,23 +246,35 @@ export interface VerifyReport {
   notices: Finding[];
 }
 
+/** What `beginVerify` and `verifyReplay` take beside the receipt. */
+export interface VerifyOptions {
+  /** A receipt was given but could not be read (its errors are in `findings` already). */
+  receiptUnreadable?: boolean;
+}
+
 /**
- * Verifies a replay against its receipt. `receiptValue` null means no receipt was given: one
- * unverifiable `receipt` row, never passed (pass `receiptUnreadable` when a receipt was given
- * but could not be read, its errors already in `findings`). The verdict combines the replay's own
- * verdict and the receipt's: invalid if either is invalid (receipt errors included), failed if
- * any row failed, unverifiable if any row could not be evaluated, else passed.
+ * A receipt check begun before its replay is read: read the replay with `readOptions` (they feed
+ * the replay's tool calls to the check as they come, or keep none when none are compared), then
+ * `end` it once.
  */
-export function verifyReplay(
-  inspected: Inspected,
+export interface ReceiptCheck {
+  readonly readOptions: Required<Pick<FormatOptions, "keepToolCalls">> & Pick<FormatOptions, "toolCalls">;
+  end(inspected: Inspected): VerifyReport;
+}
+
+/**
+ * Reads the receipt (`receiptValue`, null when none was given) into `findings` and begins its
+ * check of a replay not read yet: the replay's tool calls are matched while they are read, so a
+ * replay of millions of calls is checked in memory bounded by the receipt. See `verifyReplay`.
+ */
+export function beginVerify(
   receiptValue: JsonValue | null,
   findings = new Findings(),
-  options: { receiptUnreadable?: boolean } = {},
-): VerifyReport {
+  options: VerifyOptions = {},
+): ReceiptCheck {
   let receipt: Receipt | null = null;
   if (receiptValue !== null) {
     receipt = readReceipt(receiptValue, findings);
-    if (receipt !== null) verifyReceipt(receipt, inspected, findings);
   } else if (options.receiptUnreadable !== true) {
     findings.check({
       check: "receipt",
@@ -400,16 +284,42 @@ export function verifyReplay(
       status: "unverifiable",
     });
   }
+  const calls = receipt?.tool_calls;
+  const matcher = calls === null || calls === undefined ? undefined : new ToolCallMatcher(calls);
   return {
-    verdict: combinedVerdict(inspected.report, findings),
-    replay: inspected.report,
-    receipt_shape: receipt === null ? null : shapeName(receipt),
-    checks: findings.checks,
-    checks_total: { ...findings.checkCounts },
-    errors: findings.errors,
-    errors_total: findings.errorCount,
-    notices: findings.notices,
+    readOptions:
+      matcher === undefined ? { keepToolCalls: false } : { keepToolCalls: true, toolCalls: matcher },
+    end(inspected: Inspected): VerifyReport {
+      if (receipt !== null) verifyReceipt(receipt, inspected, findings, matcher);
+      return {
+        verdict: combinedVerdict(inspected.report, findings),
+        replay: inspected.report,
+        receipt_shape: receipt === null ? null : shapeName(receipt),
+        checks: findings.checks,
+        checks_total: { ...findings.checkCounts },
+        errors: findings.errors,
+        errors_total: findings.errorCount,
+        notices: findings.notices,
+      };
+    },
   };
+}
+
+/**
+ * Verifies a replay (read with its tool calls) against its receipt. `receiptValue` null means no
+ * receipt was given: one unverifiable `receipt` row, never passed (pass `receiptUnreadable` when a
+ * receipt was given but could not be read, its errors already in `findings`). The verdict
+ * combines the replay's own verdict and the receipt's: invalid if either is invalid (receipt
+ * errors included), failed if any row failed, unverifiable if any row could not be evaluated,
+ * else passed.
+ */
+export function verifyReplay(
+  inspected: Inspected,
+  receiptValue: JsonValue | null,
+  findings = new Findings(),
+  options: VerifyOptions = {},
+): VerifyReport {
+  return beginVerify(receiptValue, findings, options).end(inspected);
 }
 
 /**

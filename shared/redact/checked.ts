@@ -40,7 +40,7 @@ function refusal(report: InspectReport): string {
 /** What `redactChecked` needs: Layer C's options and the limits and key `inspect` reads with. */
 export interface CheckedOptions
   extends Omit<LayerCOptions, "original">,
-    Pick<InspectOptions, "hmacKey" | "keepToolCalls" | "maxDecompressedBytes"> {
+    Pick<InspectOptions, "hmacKey" | "keepToolCalls" | "toolCalls" | "maxDecompressedBytes"> {
   /** Copy a `failed` or `invalid` input too (its verdict is still recorded in the copy). */
   allowUnverified?: boolean;
 }
@@ -78,6 +78,7 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
     allowUnverified = false,
     hmacKey,
     keepToolCalls = false,
+    toolCalls,
     maxDecompressedBytes,
     ...layerC
   } = options;
@@ -93,6 +94,7 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
   const inspected = inspect(toInspect, {
     file: options.file,
     keepToolCalls,
+    ...(toolCalls === undefined ? {} : { toolCalls }),
     ...(hmacKey === undefined ? {} : { hmacKey }),
     ...(maxDecompressedBytes === undefined ? {} : { maxDecompressedBytes }),
     ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),

@@ -5,13 +5,17 @@ import {
   emptySummary,
   type Findings,
   type FormatId,
+  fillResult,
   type LineConsumer,
   type LineFormat,
   type RuntimeEventRecord,
   type Session,
   type ToolCallRecord,
+  type ToolCallSink,
+  type ToolResultFields,
 } from "../types.js";
 import { describe, numberMember, numberOf, stringMember, validate } from "../validate.js";
+import { CallIds } from "./call-ids.js";
 import { ADR0003, type Dialect, DSRS, type EventRule, STATUS, UNKNOWN_HASH, V1 } from "./schema.js";
 
 /** A side effect as a tool call record lists it: a string as is, any other value as JSON. */
@@ -23,14 +27,40 @@ function eventTime(event: JsonObject): string | null {
   return stringMember(event, "ts") ?? stringMember(event, "t");
 }
 
+/** The calls of a session in a list, each completed by its result: what `keepToolCalls` returns. */
+class ToolCallList implements ToolCallSink {
+  readonly records: ToolCallRecord[] = [];
+
+  call(record: ToolCallRecord): void {
+    this.records.push(record);
+  }
+
+  result(line: number, fields: ToolResultFields): void {
+    // Records are in line order: a binary search, so no map of them all.
+    let lo = 0;
+    let hi = this.records.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const record = this.records[mid] as ToolCallRecord;
+      const at = record.line as number;
+      if (at === line) {
+        fillResult(record, fields);
+        return;
+      }
+      if (at < line) lo = mid + 1;
+      else hi = mid - 1;
+    }
+  }
+}
+
 class ReplayConsumer implements LineConsumer {
   private readonly summary;
-  /** Every call, in order: kept only when asked (receipt checks), so memory stays flat otherwise. */
-  private readonly toolCalls: ToolCallRecord[] = [];
-  /** Calls still waiting for their result. */
-  private readonly open = new Map<string, ToolCallRecord>();
-  /** The line of every call id seen, to tell a duplicate result from a result without a call. */
-  private readonly callLines = new Map<string, number>();
+  /** Every call id seen, compact: duplicates, results without a call, calls without a result. */
+  private readonly callIds = new CallIds();
+  /** Where the calls go when they are kept (a list, or a receipt check reading them as they come). */
+  private readonly toolCalls: ToolCallSink | undefined;
+  /** The list of calls `Session.tool_calls` returns, when kept in memory. */
+  private readonly list: ToolCallList | undefined;
   private readonly runtime: RuntimeEventRecord[] = [];
   private readonly seenNotices = new Set<string>();
   /** A Layer C copy's record of its original (the header's `redaction.original`). */
@@ -52,9 +82,12 @@ class ReplayConsumer implements LineConsumer {
   constructor(
     private readonly dialect: Dialect,
     private readonly findings: Findings,
-    private readonly keepToolCalls: boolean,
+    keepToolCalls: boolean,
+    sink: ToolCallSink | undefined,
   ) {
     this.summary = emptySummary(dialect.id);
+    if (keepToolCalls && sink === undefined) this.list = new ToolCallList();
+    this.toolCalls = keepToolCalls ? (sink ?? this.list) : undefined;
   }
 
   private hashes: ReadonlyMap<string, string> | undefined;
@@ -221,19 +254,8 @@ class ReplayConsumer implements LineConsumer {
       }
       case "ToolCall": {
         const key = stringMember(event, dialect.callKey) as string;
-        const record: ToolCallRecord = {
-          id: stringMember(event, "id"),
-          step_id: stringMember(event, "step_id"),
-          tool: stringMember(event, "tool"),
-          params_hash: stringMember(event, "params_hash"),
-          output_hash: null,
-          latency_ms: null,
-          ok: null,
-          side_effects: [],
-          line,
-        };
-        const earlier = this.callLines.get(key);
-        if (earlier !== undefined) {
+        const earlier = this.callIds.call(key, line);
+        if (earlier !== 0) {
           findings.error({
             line,
             column: null,
@@ -244,9 +266,17 @@ class ReplayConsumer implements LineConsumer {
             found: JSON.stringify(key),
           });
         }
-        this.callLines.set(key, line);
-        this.open.set(key, record);
-        if (this.keepToolCalls) this.toolCalls.push(record);
+        this.toolCalls?.call({
+          id: stringMember(event, "id"),
+          step_id: stringMember(event, "step_id"),
+          tool: stringMember(event, "tool"),
+          params_hash: stringMember(event, "params_hash"),
+          output_hash: null,
+          latency_ms: null,
+          ok: null,
+          side_effects: [],
+          line,
+        });
         summary.counts.tool_calls++;
         this.rehash(line, event, "params", "params_hash", `line ${line} ToolCall ${key} params`);
         if (!Object.hasOwn(event, "params")) this.callsWithoutParams++;
@@ -254,9 +284,9 @@ class ReplayConsumer implements LineConsumer {
       }
       case "ToolResult": {
         const key = stringMember(event, dialect.callKey) as string;
-        const call = this.open.get(key);
-        this.open.delete(key);
-        if (call === undefined && !this.callLines.has(key)) {
+        // The line of the call this result completes; 0: that call has its result; -1: no call.
+        const callLine = this.callIds.result(key);
+        if (callLine < 0) {
           findings.error({
             line,
             column: null,
@@ -266,7 +296,7 @@ class ReplayConsumer implements LineConsumer {
             expected: "a ToolCall with the same id before it",
             found: "none",
           });
-        } else if (call === undefined) {
+        } else if (callLine === 0) {
           findings.error({
             line,
             column: null,
@@ -290,12 +320,14 @@ class ReplayConsumer implements LineConsumer {
         const outputHash = stringMember(event, "output_hash");
         const unknownHash = outputHash === UNKNOWN_HASH;
         if (unknownHash) this.unknownOutputHashes++;
-        if (call !== undefined) {
-          call.output_hash = unknownHash ? null : outputHash;
-          call.latency_ms = latency;
-          call.ok = ok;
+        if (callLine > 0 && this.toolCalls !== undefined) {
           const effects = event.side_effects;
-          if (Array.isArray(effects)) call.side_effects = effects.map(effectText);
+          this.toolCalls.result(callLine, {
+            output_hash: unknownHash ? null : outputHash,
+            latency_ms: latency,
+            ok,
+            side_effects: Array.isArray(effects) ? effects.map(effectText) : null,
+          });
         }
         if (!ok) summary.counts.failed_tool_calls++;
         if (latency !== null) this.latencySum += latency;
@@ -423,14 +455,15 @@ class ReplayConsumer implements LineConsumer {
         found: "none",
       });
     }
-    const open = [...this.open.values()];
-    if (open.length > 0) {
+    const open = this.callIds.openCount;
+    if (open > 0) {
+      const first = this.callIds.firstOpenLine();
       findings.notice({
-        line: open[0]?.line ?? null,
+        line: first,
         column: null,
         path: "$",
         code: "replay.call_without_result",
-        message: `${open.length} ToolCall(s) have no ToolResult (first at line ${open[0]?.line})`,
+        message: `${open} ToolCall(s) have no ToolResult (first at line ${first})`,
       });
     }
     if (this.resultsWithoutOutput > 0) {
@@ -473,7 +506,7 @@ class ReplayConsumer implements LineConsumer {
     if (summary.total_latency_ms === null && this.latencySum > 0) summary.total_latency_ms = this.latencySum;
     summary.mean_step_utility = this.utilityCount === 0 ? null : this.utilitySum / this.utilityCount;
     if (summary.status === null) summary.status = this.endLine === 0 ? "running" : "unknown";
-    const session: Session = { summary, tool_calls: this.toolCalls, runtime_events: this.runtime };
+    const session: Session = { summary, tool_calls: this.list?.records ?? [], runtime_events: this.runtime };
     if (this.original !== undefined) session.original = this.original;
     if (trajectoryGap !== undefined) session.trajectory_gap = trajectoryGap;
     return session;
@@ -508,7 +541,8 @@ function dialectFormat(dialect: Dialect): LineFormat {
     id: dialect.id,
     kind: "lines",
     lazyMembers: LAZY_MEMBERS,
-    begin: (findings, options) => new ReplayConsumer(dialect, findings, options.keepToolCalls !== false),
+    begin: (findings, options) =>
+      new ReplayConsumer(dialect, findings, options.keepToolCalls !== false, options.toolCalls),
   };
 }
 

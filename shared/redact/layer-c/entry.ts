@@ -20,10 +20,11 @@ import {
   type LayerCOrigin,
 } from "../../formats/index.js";
 import { mapLines, type ParallelOptions } from "../../parallel/index.js";
+import { fileSpool, type Spool } from "../../spool/index.js";
 import type { Preset } from "../presets.js";
 import { document } from "./documents.js";
 import { isLinesFormat, type LinesFormat, type RedactedLine, withSummary } from "./lines.js";
-import { Spool } from "./spool.js";
+import { LinesSpool } from "./spool.js";
 import { type LayerCCounts, type LayerCSummary, layerCSummary, mergeCounts } from "./summary.js";
 import { type RedactTaskInit, redactTask } from "./task.js";
 
@@ -39,8 +40,8 @@ export interface LayerCOptions {
   maxLineBytes?: number;
   /** Largest whole-document input (`.rpk`, ReplayBundle), bytes (default 256 MiB). */
   maxDocumentBytes?: number;
-  /** Folder for the spool file of JSON Lines inputs (default the OS temp folder). */
-  tmpDir?: string;
+  /** Where the lines of a JSON Lines copy wait for the summary (default: files in the OS temp folder). */
+  spool?: Spool;
   /** Worker threads for large JSON Lines files (default: one per core). */
   parallel?: ParallelOptions;
   /**
@@ -70,7 +71,7 @@ export interface LayerCResult extends LayerCRedaction {
 
 /**
  * The Layer C copy of a JSON Lines file, its lines redacted on worker threads when the file is
- * large (`mapLines`). Redacted lines wait in a `Spool` so the header (or root span) can carry the
+ * large (`mapLines`). Redacted lines wait in a spool (`LinesSpool`) so the header (or root span) can carry the
  * final counts.
  */
 async function* redactLines(
@@ -94,7 +95,7 @@ async function* redactLines(
     options.parallel,
     (state) => counts.push(state as LayerCCounts),
   );
-  const spool = await Spool.create(options.tmpDir ?? tmpdir());
+  const spool = await LinesSpool.create(options.spool ?? fileSpool(tmpdir()));
   try {
     /** The line that carries the summary (the ReplayHeader or root span, else the first line). */
     let carrier: { start: number; text: Buffer } | undefined;

@@ -1,13 +1,14 @@
 /**
- * The spool of `redactFile` for JSON Lines (redacted lines wait in a temporary file until the
- * summary is known), with faults injected into its writes: a failed or short write fails the
- * redaction with that error, a bad line's own error wins over a write's, and the temporary
- * directory is removed either way.
+ * The spool of `redactFile` for JSON Lines (redacted lines wait in a spool file until the summary
+ * is known) on the file spool, with faults injected into its writes: a failed or short write
+ * fails the redaction with that error, a bad line's own error wins over a write's, and the
+ * temporary directory is removed either way.
  */
 import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { fileSpool } from "#shared/spool/index.js";
 import { redactBytes } from "./helpers.js";
 
 /** What the next spool writes do: fail (after `delayMs`), or write only part of the chunk. */
@@ -68,7 +69,9 @@ describe("redactFile spool faults", () => {
   it("fails with the write's error, and removes its temporary directory", async () => {
     const tmpDir = mkdtempSync(join(tmpdir(), "spool-test-"));
     fault.mode = "fail";
-    await expect(redactBytes(replay(), { tmpDir })).rejects.toMatchObject({ code: "ENOSPC" });
+    await expect(redactBytes(replay(), { spool: fileSpool(tmpDir) })).rejects.toMatchObject({
+      code: "ENOSPC",
+    });
     expect(existsSync(tmpDir) && readdirSync(tmpDir)).toEqual([]);
   });
 
@@ -87,7 +90,7 @@ describe("redactFile spool faults", () => {
     // A folder of its own: other test files spool into the shared temp folder at the same time.
     const tmpDir = mkdtempSync(join(tmpdir(), "spool-test-"));
     // About 1 MiB of copy is flushed near line 950; the bad line comes right after.
-    await expect(redactBytes(replay(1000), { tmpDir })).rejects.toMatchObject({
+    await expect(redactBytes(replay(1000), { spool: fileSpool(tmpDir) })).rejects.toMatchObject({
       code: "json.syntax",
       location: { file: "input", line: 1001 },
     });
