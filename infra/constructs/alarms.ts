@@ -63,9 +63,7 @@ function pipelineMetric(
 
 /** Files of one verdict, per `period`. */
 export function verdictMetric(verdict: Verdict, period: Duration): Metric {
-  return pipelineMetric(INGEST_SERVICE, INGEST_METRIC.files, period, { [VERDICT_DIMENSION]: verdict }).with({
-    label: verdict,
-  });
+  return pipelineMetric(INGEST_SERVICE, INGEST_METRIC.files, period, { [VERDICT_DIMENSION]: verdict });
 }
 
 /** The topic, the alarms and the dashboard. */
@@ -178,7 +176,7 @@ export class Alarms extends Construct {
             title: "Files by verdict (per hour)",
             width: 12,
             stacked: true,
-            left: VERDICTS.map((verdict) => verdictMetric(verdict, hour)),
+            left: VERDICTS.map((verdict) => verdictMetric(verdict, hour).with({ label: verdict })),
           }),
           new GraphWidget({
             title: "Ingested bytes and processing time",
