@@ -96,7 +96,10 @@ export class PipelineStack extends Stack {
 /** CloudWatch Logs accepts only its own retention values: the nearest one not shorter than `days`. */
 export function retentionOf(days: number): RetentionDays {
   const allowed = Object.values(RetentionDays)
-    .filter((value): value is RetentionDays => typeof value === "number" && value > 0)
+    .filter(
+      (value): value is RetentionDays =>
+        typeof value === "number" && value > 0 && value !== RetentionDays.INFINITE,
+    )
     .sort((a, b) => a - b);
   return allowed.find((value) => value >= days) ?? RetentionDays.TEN_YEARS;
 }
