@@ -16,7 +16,9 @@ const STAR_RESOURCES_ALLOWED: Record<string, string> = {};
 function rolesOf(json: CfnTemplate) {
   const roleOf = (fnPrefix: string) => {
     const fn = json.Resources[logicalId(json, "AWS::Lambda::Function", fnPrefix)];
-    return (fn?.Properties?.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
+    const role = fn?.Properties?.Role as { "Fn::GetAtt": [string, string] } | undefined;
+    if (role === undefined) throw new Error(`${fnPrefix} has no role`);
+    return role["Fn::GetAtt"][0];
   };
   return { ingest: roleOf("IngestFunction"), audit: roleOf("AuditFunction") };
 }

@@ -33,7 +33,7 @@ describe("npm run synth (dist/infra.js, built by the global setup)", () => {
       files: Record<string, { source: { path: string } }>;
     };
     for (const [id, fn] of functions) {
-      const key = (fn.Properties?.Code as { S3Key: string }).S3Key;
+      const key = (fn.Properties?.Code as { S3Key?: string } | undefined)?.S3Key ?? `${id} has no S3Key`;
       const assetPath = manifest.files[key.replace(/\.zip$/, "")]?.source.path ?? `no asset for ${key}`;
       const files = (await readdir(join(outdir, assetPath))).sort();
       // One ESM bundle and its source map: no node_modules, and no line-worker.js to ship.
