@@ -19,6 +19,7 @@ import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import { Construct } from "constructs";
+import type { Verdict } from "#shared/formats/index.js";
 import {
   AUDIT_METRIC,
   AUDIT_SERVICE,
@@ -27,7 +28,6 @@ import {
   METRICS_NAMESPACE,
   VERDICT_DIMENSION,
 } from "../../functions/lib/metrics.js";
-import type { Verdict } from "../../shared/formats/types.js";
 import type { Audit } from "./audit.js";
 import type { Ingest } from "./ingest.js";
 

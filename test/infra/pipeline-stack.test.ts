@@ -1,6 +1,7 @@
 import { Token } from "aws-cdk-lib";
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
+import { INGEST_SUFFIXES, isReceiptName } from "#shared/pipeline/keys.js";
 import { STACK_OUTPUTS } from "../../cli/remote.js";
 import { CONFIG_VARIABLES, readConfig } from "../../functions/lib/config.js";
 import {
@@ -18,7 +19,6 @@ import {
   INGEST_TIMEOUT_SECONDS,
   VISIBILITY_FACTOR,
 } from "../../infra/sizing.js";
-import { INGEST_SUFFIXES, isReceiptName } from "../../shared/pipeline/keys.js";
 import { type CfnResource, logicalId, synthPipeline } from "../support/pipeline-stack.js";
 
 const pipeline = synthPipeline();

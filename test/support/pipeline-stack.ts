@@ -40,15 +40,20 @@ export function synthPipeline(
   amend?: (stack: PipelineStack) => void,
 ): SynthesizedPipeline {
   // No stack bundles: `aws:cdk:bundling-stacks` is how `cdk synth --exclusively` skips bundling.
-  const app = new App({
-    context: { "aws:cdk:bundling-stacks": [], ...context },
-    builtinCloudFormationValidation: false,
-  });
+  const app = new App({ context: { "aws:cdk:bundling-stacks": [], ...context } });
   const settings = readSettings(app.node);
   const stack = new PipelineStack(app, settings.stackName, { projectRoot: PROJECT_ROOT, settings });
   amend?.(stack);
-  const template = Template.fromStack(stack);
-  return { stack, template, json: template.toJSON() as CfnTemplate };
+  // CDK_VALIDATION=false is how `cdk synth --no-validation` turns the built-in validation off.
+  const before = process.env.CDK_VALIDATION;
+  process.env.CDK_VALIDATION = "false";
+  try {
+    const template = Template.fromStack(stack);
+    return { stack, template, json: template.toJSON() as CfnTemplate };
+  } finally {
+    if (before === undefined) delete process.env.CDK_VALIDATION;
+    else process.env.CDK_VALIDATION = before;
+  }
 }
 
 /** The logical id of the one resource of `type` whose id starts with `prefix`. */
