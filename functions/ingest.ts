@@ -9,6 +9,7 @@ import { Metrics } from "@aws-lambda-powertools/metrics";
 import pkg from "../package.json" with { type: "json" };
 import { config, dynamo, s3 } from "./lib/clients.js";
 import { makeIngestHandler } from "./lib/ingest.js";
+import { INGEST_SERVICE, METRICS_NAMESPACE } from "./lib/metrics.js";
 
 /** The handler (`functions/ingest.handler`); configuration and clients are made at cold start. */
 export const handler = makeIngestHandler({
@@ -16,6 +17,6 @@ export const handler = makeIngestHandler({
   s3,
   dynamo,
   logger: new Logger({ serviceName: "replay-pipeline-ingest" }),
-  metrics: new Metrics({ namespace: "ReplayPipeline", serviceName: "ingest" }),
+  metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: INGEST_SERVICE }),
   toolVersion: pkg.version,
 });

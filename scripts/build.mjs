@@ -1,4 +1,4 @@
-// Bundles the CLI, the benchmark and the line worker into dist/ so `npx replay-pipeline` runs plain JavaScript.
+// Bundles the CLI, the benchmark, the line worker and the CDK app into dist/ so `npx replay-pipeline` runs plain JavaScript.
 import { existsSync } from "node:fs";
 import { build } from "esbuild";
 
@@ -8,6 +8,8 @@ const entryPoints = {
   // The worker entry listing every line task; the CLI and the benchmark hand its path (beside
   // them in dist/, see cli/worker-script.ts) to the pool in shared/parallel/.
   "line-worker": "./shared/worker-tasks.ts",
+  // The CDK app (npm run synth, cdk.json): it bundles the Lambda handlers itself, from functions/.
+  infra: "./infra/app.ts",
 };
 for (const [name, path] of Object.entries(entryPoints)) {
   if (!existsSync(path)) throw new Error(`build: entry point ${name} (${path}) is missing`);

@@ -32,6 +32,9 @@ const schema = z.object({
   AWS_ENDPOINT_URL_DYNAMODB: z.url().optional(),
 });
 
+/** Every environment variable the configuration reads (the CDK stack sets the ones AWS does not). */
+export const CONFIG_VARIABLES = Object.keys(schema.shape) as (keyof typeof schema.shape)[];
+
 /** The parsed configuration. */
 export interface Config {
   region: string;

@@ -26,6 +26,7 @@ import { ObjectChangedError, TransientError } from "../adapters/errors.js";
 import { S3ObjectSource, S3ObjectStore } from "../adapters/s3-objects.js";
 import { S3Publisher } from "../adapters/s3-publisher.js";
 import type { Config } from "./config.js";
+import { INGEST_METRIC, VERDICT_DIMENSION } from "./metrics.js";
 
 /** What the ingest handler is made of. */
 export interface IngestDependencies {
@@ -99,7 +100,11 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
       // A newer version replaced the object mid-read: its own event will process it.
       if (error instanceof ObjectChangedError) return logger.info("superseded", { key: ref.key });
       const kind = faultKind(error);
-      metrics.addMetric(kind === "transient" ? "TransientFaults" : "Faults", MetricUnit.Count, 1);
+      metrics.addMetric(
+        kind === "transient" ? INGEST_METRIC.transientFaults : INGEST_METRIC.faults,
+        MetricUnit.Count,
+        1,
+      );
       logger.error("failed: the message will be received again", {
         key: ref.key,
         kind,
@@ -121,17 +126,17 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
       checks: result.checks.length,
     });
     if (outcome !== "written") {
-      metrics.addMetric("Redelivered", MetricUnit.Count, 1);
+      metrics.addMetric(INGEST_METRIC.redelivered, MetricUnit.Count, 1);
       return;
     }
     const byVerdict = metrics.singleMetric();
-    byVerdict.addDimension("verdict", record.verdict);
-    byVerdict.addMetric("Files", MetricUnit.Count, 1);
-    metrics.addMetric("Bytes", MetricUnit.Bytes, record.bytes);
-    metrics.addMetric("ProcessingTime", MetricUnit.Milliseconds, record.ms);
+    byVerdict.addDimension(VERDICT_DIMENSION, record.verdict);
+    byVerdict.addMetric(INGEST_METRIC.files, MetricUnit.Count, 1);
+    metrics.addMetric(INGEST_METRIC.bytes, MetricUnit.Bytes, record.bytes);
+    metrics.addMetric(INGEST_METRIC.processingTime, MetricUnit.Milliseconds, record.ms);
     // A replay that met no receipt waits for one: the check runs when the receipt lands.
     if (record.kind === "replay" && result.checks.length === 0)
-      metrics.addMetric("ReceiptsPending", MetricUnit.Count, 1);
+      metrics.addMetric(INGEST_METRIC.receiptsPending, MetricUnit.Count, 1);
   }
 
   async function processRecord(message: IngestRecord): Promise<void> {
@@ -151,7 +156,7 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
   }
 
   return middy(async (event: SQSEvent, context: Context) => {
-    metrics.addMetric("Messages", MetricUnit.Count, event.Records.length);
+    metrics.addMetric(INGEST_METRIC.messages, MetricUnit.Count, event.Records.length);
     // The processor hands each record over as its parser made it (IngestRecordSchema).
     const handle = (record: SQSRecord) => processRecord(record as unknown as IngestRecord);
     return processPartialResponse(event, handle, processor, {

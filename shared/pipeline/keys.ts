@@ -84,3 +84,11 @@ export function layerCKey(key: ObjectKey): string {
 export function verdictKey(ingestKey: string): string {
   return `results/${ingestKey}.json`;
 }
+
+/**
+ * Name endings the deployed ingest bucket notifies on (S3 filters compare case-sensitively and allow
+ * one suffix per rule, no two overlapping): the formats' files (`.jsonl`, ReplayBundle `.json`,
+ * ReplayKit `.rpk` and `.bundle`), receipts (`RECEIPT.json`, see `isReceiptName`) and any of them
+ * gzip'd (`.gz`). A key ending otherwise is never processed in AWS.
+ */
+export const INGEST_SUFFIXES = [".jsonl", ".json", ".rpk", ".bundle", ".gz"] as const;

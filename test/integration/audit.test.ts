@@ -3,6 +3,7 @@
  * page per shard), an empty day, verdict documents, a receipt that arrives the day after, the
  * three documents written to the reports bucket, and `report --local` end to end.
  */
+
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,6 +16,7 @@ import { collectAuditInput, s3DocumentReader } from "../../functions/adapters/au
 import { DynamoSessionIndex } from "../../functions/adapters/dynamo-index.js";
 import { runAudit, storeAudit } from "../../functions/lib/audit-job.js";
 import { makeDocumentClient, makeDynamoClient, makeS3Client } from "../../functions/lib/aws-clients.js";
+import { AUDIT_METRIC, AUDIT_SERVICE, METRICS_NAMESPACE } from "../../functions/lib/metrics.js";
 import { createTable } from "../../functions/lib/table.js";
 import type { AuditReport } from "../../shared/report/index.js";
 import { DAY, OWN_FAILURES, PLANTED_SECRET, seeded, seededDay } from "../support/audit-records.js";
@@ -168,6 +170,8 @@ describe("audit against dynalite and s3rver", () => {
     };
     for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
     const log = vi.spyOn(console, "log").mockImplementation(() => {});
+    // Powertools writes its EMF lines to stdout through a console of its own.
+    const stdout = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
     try {
       const { handler } = await import("../../functions/audit.js");
       const { keys } = await handler({ since: DAY, until: DAY, tenant: "acme" });
@@ -181,7 +185,25 @@ describe("audit against dynalite and s3rver", () => {
       });
       const out = await s3.send(new GetObjectCommand({ Bucket: REPORTS, Key: keys[1] }));
       expect(await out.Body?.transformToString()).toContain("# Replay audit: 2026-11-26");
+      // The metrics the stack's ReceiptsMissing alarm watches, under its namespace and dimension.
+      const emf = stdout.mock.calls
+        .map(([chunk]) => String(chunk))
+        .filter((text) => text.includes('"_aws"'))
+        .map((text) => JSON.parse(text) as Record<string, unknown>);
+      expect(emf).toContainEqual(
+        expect.objectContaining({
+          service: AUDIT_SERVICE,
+          [AUDIT_METRIC.missingReceipts]: line.missing_receipts,
+          [AUDIT_METRIC.failedChecks]: line.failed_checks,
+          _aws: expect.objectContaining({
+            CloudWatchMetrics: [
+              expect.objectContaining({ Namespace: METRICS_NAMESPACE, Dimensions: [["service"]] }),
+            ],
+          }),
+        }),
+      );
     } finally {
+      stdout.mockRestore();
       log.mockRestore();
       vi.unstubAllEnvs();
     }

@@ -1,0 +1,66 @@
+/**
+ * The functions' data permissions, written out action by action: CDK's `grantReadWrite` and kin
+ * would add wildcard actions (`s3:GetObject*`, `s3:DeleteObject*`, `dynamodb:*Item`) that
+ * this stack promises never to hold (test/infra asserts it on every statement).
+ */
+import { Stack, Validations } from "aws-cdk-lib";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import type { Bucket, CfnBucket } from "aws-cdk-lib/aws-s3";
+import type { IConstruct } from "constructs";
+import { TABLE_SCHEMA } from "../../functions/lib/table.js";
+import type { Storage } from "./storage.js";
+
+/** Reading objects; `versions`: also a given version (the ingest handler reads the one its event names). */
+export function readObjects(bucket: Bucket, options: { versions: boolean }): PolicyStatement {
+  return new PolicyStatement({
+    actions: ["s3:GetObject", ...(options.versions ? ["s3:GetObjectVersion"] : [])],
+    resources: [bucket.arnForObjects("*")],
+  });
+}
+
+/**
+ * Listing `bucket`: without it S3 answers a missing key with AccessDenied, not NoSuchKey, and the
+ * audit reads a missing verdict document as "none".
+ */
+export function listBucket(bucket: Bucket): PolicyStatement {
+  return new PolicyStatement({ actions: ["s3:ListBucket"], resources: [bucket.bucketArn] });
+}
+
+/** Writing objects (multipart too: lib-storage aborts a failed upload) and, if asked, deleting them. */
+export function writeObjects(bucket: Bucket, options: { delete: boolean }): PolicyStatement {
+  return new PolicyStatement({
+    actions: ["s3:PutObject", "s3:AbortMultipartUpload", ...(options.delete ? ["s3:DeleteObject"] : [])],
+    resources: [bucket.arnForObjects("*")],
+  });
+}
+
+/** The item operations of functions/adapters/dynamo-index.ts; `write` adds its writes. */
+export function tableAccess(storage: Storage, options: { write: boolean }): PolicyStatement[] {
+  const { table } = storage;
+  const index = `${table.tableArn}/index/${TABLE_SCHEMA.dayIndex}`;
+  return [
+    new PolicyStatement({
+      actions: [
+        "dynamodb:GetItem",
+        "dynamodb:Query",
+        ...(options.write ? ["dynamodb:PutItem", "dynamodb:UpdateItem"] : []),
+      ],
+      resources: [table.tableArn],
+    }),
+    new PolicyStatement({ actions: ["dynamodb:Query"], resources: [index] }),
+  ];
+}
+
+/**
+ * Acknowledges cdk-nag's IAM5 finding of `role` on the objects of `buckets` (`<bucket ARN>/*`):
+ * object ARNs are how S3 scopes object actions, and the actions themselves are listed one by one.
+ */
+export function acknowledgeObjectArns(role: IConstruct, buckets: Bucket[]): void {
+  for (const bucket of buckets) {
+    const logicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnBucket);
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/*]`,
+      reason: `Object actions on the objects of one bucket (${bucket.node.path}): keys are written by tenants, so no narrower prefix exists; every action is named, none is a wildcard.`,
+    });
+  }
+}

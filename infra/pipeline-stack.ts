@@ -1,0 +1,105 @@
+/**
+ * The pipeline's one stack: storage, ingest, the audit, optional external publishing and the
+ * alarms, configured by CDK context (infra/settings.ts). It names no account or region and looks
+ * nothing up, so it synthesizes offline and deploys to whichever account `cdk deploy` targets.
+ */
+import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
+import { RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { Construct } from "constructs";
+import { STACK_OUTPUTS } from "../cli/remote.js";
+import { Alarms } from "./constructs/alarms.js";
+import { Audit } from "./constructs/audit.js";
+import { Ingest } from "./constructs/ingest.js";
+import { Publishing } from "./constructs/publishing.js";
+import { Storage } from "./constructs/storage.js";
+import type { PipelineSettings } from "./settings.js";
+
+/** What the stack is made from. */
+export interface PipelineStackProps extends StackProps {
+  /** The repository's root: the handlers are bundled from its functions/. */
+  projectRoot: string;
+  settings: PipelineSettings;
+}
+
+/** Buckets, table, queue, functions, schedule, alarms and dashboard of one deployment. */
+export class PipelineStack extends Stack {
+  readonly storage: Storage;
+  readonly ingest: Ingest;
+  readonly audit: Audit;
+  readonly alarms: Alarms;
+  readonly publishing: Publishing | null;
+
+  constructor(scope: Construct, id: string, props: PipelineStackProps) {
+    super(scope, id, {
+      description: "replay-pipeline: validate, rehash, verify and redact replay files",
+      ...props,
+    });
+    const { settings, projectRoot } = props;
+    const logRetention = retentionOf(settings.logRetentionDays);
+    this.storage = new Storage(this, "Storage", {
+      noncurrentVersionDays: settings.noncurrentVersionDays,
+      accessLogDays: settings.accessLogDays,
+      cloudFrontLogs: settings.cloudFront,
+    });
+    const { storage } = this;
+    // What functions/lib/config.ts reads (AWS_REGION is the runtime's own).
+    const environment = {
+      INGEST_BUCKET: storage.ingestBucket.bucketName,
+      PUBLISHED_BUCKET: storage.publishedBucket.bucketName,
+      REPORTS_BUCKET: storage.reportsBucket.bucketName,
+      TABLE_NAME: storage.table.tableName,
+      INDEX_SHARDS: String(settings.indexShards),
+      CURSOR_KEY: storage.cursorKeyValue(),
+      AUDIT_RECEIPT_AGE_HOURS: String(settings.receiptAgeHours),
+    };
+    this.ingest = new Ingest(this, "Ingest", {
+      projectRoot,
+      storage,
+      environment,
+      keyPrefix: settings.ingestPrefix,
+      maxConcurrency: settings.ingestMaxConcurrency,
+      reservedConcurrency: settings.reservedConcurrency,
+      logRetention,
+    });
+    this.audit = new Audit(this, "Audit", {
+      projectRoot,
+      storage,
+      environment,
+      schedule: settings.auditSchedule,
+      timeZone: settings.auditTimeZone,
+      logRetention,
+    });
+    this.publishing = settings.cloudFront ? new Publishing(this, "Publishing", storage) : null;
+    this.alarms = new Alarms(this, "Alarms", {
+      ingest: this.ingest,
+      audit: this.audit,
+      email: settings.alarmEmail,
+      verdictThreshold: settings.verdictAlarmThreshold,
+      oldestMessageMinutes: settings.oldestMessageAlarmMinutes,
+    });
+
+    // The names `replay-pipeline push --stack NAME` and kin read (cli/remote.ts).
+    new CfnOutput(this, STACK_OUTPUTS.ingestBucket, { value: storage.ingestBucket.bucketName });
+    new CfnOutput(this, STACK_OUTPUTS.publishedBucket, { value: storage.publishedBucket.bucketName });
+    new CfnOutput(this, STACK_OUTPUTS.reportsBucket, { value: storage.reportsBucket.bucketName });
+    new CfnOutput(this, STACK_OUTPUTS.tableName, { value: storage.table.tableName });
+    new CfnOutput(this, "IngestQueueUrl", { value: this.ingest.queue.queueUrl });
+    new CfnOutput(this, "AlarmTopicArn", { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, "DashboardName", { value: this.alarms.dashboard.dashboardName });
+    if (this.publishing !== null)
+      new CfnOutput(this, "PublishedDomainName", {
+        value: this.publishing.distribution.distributionDomainName,
+      });
+  }
+}
+
+/** CloudWatch Logs accepts only its own retention values: the nearest one not shorter than `days`. */
+export function retentionOf(days: number): RetentionDays {
+  const allowed = Object.values(RetentionDays)
+    .filter(
+      (value): value is RetentionDays =>
+        typeof value === "number" && value > 0 && value !== RetentionDays.INFINITE,
+    )
+    .sort((a, b) => a - b);
+  return allowed.find((value) => value >= days) ?? RetentionDays.TEN_YEARS;
+}

@@ -1,0 +1,81 @@
+/**
+ * The stack's settings, read from CDK context (`cdk.json` or `cdk deploy -c key=value`) with the
+ * defaults documented in the README's configuration table. A malformed value fails synthesis with
+ * its key and what was expected, before anything is deployed.
+ */
+import type { Node } from "constructs";
+import { z } from "zod";
+import { ConfigError } from "../functions/lib/config.js";
+import { DEFAULT_DAY_SHARDS } from "../functions/lib/table.js";
+
+// `-c key=value` hands every value over as a string; cdk.json gives JSON types.
+const flag = z.union([z.boolean(), z.enum(["true", "false"]).transform((text) => text === "true")]);
+const whole = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const optionalText = z
+  .string()
+  .trim()
+  .optional()
+  .transform((text) => (text === undefined || text === "" ? null : text));
+
+const schema = z.object({
+  stackName: z
+    .string()
+    .regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, "a CloudFormation stack name")
+    .default("ReplayPipeline"),
+  ingestPrefix: z
+    .string()
+    .regex(/^(?:[A-Za-z0-9._-]{1,128}\/)?$/, "empty or one tenant name and '/'")
+    .default(""),
+  indexShards: whole(1, 256).default(DEFAULT_DAY_SHARDS),
+  receiptAgeHours: z.coerce
+    .number()
+    .min(0)
+    .max(24 * 90)
+    .default(24),
+  noncurrentVersionDays: whole(1, 3650).default(90),
+  accessLogDays: whole(1, 3650).default(365),
+  logRetentionDays: whole(1, 3653).default(90),
+  auditSchedule: z
+    .string()
+    .regex(/^(?:cron|rate)\(.+\)$/, "an EventBridge Scheduler expression, cron(...) or rate(...)")
+    .default("cron(15 2 * * ? *)"),
+  auditTimeZone: z.string().min(1).default("UTC"),
+  alarmEmail: optionalText.refine((text) => text === null || /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(text), {
+    message: "an e-mail address",
+  }),
+  ingestMaxConcurrency: whole(2, 1000).default(10),
+  reservedConcurrency: z
+    .union([z.literal(""), z.null(), whole(1, 10_000)])
+    .optional()
+    .transform((value) => (typeof value === "number" ? value : null)),
+  verdictAlarmThreshold: whole(0, 1_000_000).default(10),
+  oldestMessageAlarmMinutes: whole(1, 20_160).default(60),
+  cloudFront: flag.default(false),
+});
+
+/** The stack's settings (README: configuration). */
+export type PipelineSettings = z.infer<typeof schema>;
+
+/** Context keys the stack reads; each one's default is in `schema`. */
+export const SETTING_KEYS = Object.keys(schema.shape) as (keyof PipelineSettings)[];
+
+/** The settings in `node`'s context; throws a `ConfigError` naming each bad key. */
+export function readSettings(node: Node): PipelineSettings {
+  const raw: Record<string, unknown> = {};
+  for (const key of SETTING_KEYS) {
+    const value: unknown = node.tryGetContext(key);
+    if (value !== undefined) raw[key] = value;
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError("config.invalid", `CDK context: ${problems.join("; ")}`);
+  }
+  const settings = parsed.data;
+  if (settings.reservedConcurrency !== null && settings.reservedConcurrency < settings.ingestMaxConcurrency)
+    throw new ConfigError(
+      "config.invalid",
+      `CDK context: reservedConcurrency (${settings.reservedConcurrency}) must be at least ingestMaxConcurrency (${settings.ingestMaxConcurrency}), or SQS polls more than the function may run`,
+    );
+  return settings;
+}

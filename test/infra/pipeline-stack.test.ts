@@ -1,0 +1,473 @@
+import { Token } from "aws-cdk-lib";
+import { Match } from "aws-cdk-lib/assertions";
+import { describe, expect, it } from "vitest";
+import { INGEST_SUFFIXES, isReceiptName } from "#shared/pipeline/keys.js";
+import { STACK_OUTPUTS } from "../../cli/remote.js";
+import { CONFIG_VARIABLES, readConfig } from "../../functions/lib/config.js";
+import {
+  AUDIT_METRIC,
+  AUDIT_SERVICE,
+  INGEST_METRIC,
+  INGEST_SERVICE,
+  METRICS_NAMESPACE,
+  VERDICT_DIMENSION,
+} from "../../functions/lib/metrics.js";
+import { tableDefinition } from "../../functions/lib/table.js";
+import {
+  INGEST_EPHEMERAL_MIB,
+  INGEST_MEMORY_MB,
+  INGEST_TIMEOUT_SECONDS,
+  VISIBILITY_FACTOR,
+} from "../../infra/sizing.js";
+import { type CfnResource, logicalId, synthPipeline } from "../support/pipeline-stack.js";
+
+const pipeline = synthPipeline();
+const { template, json, stack } = pipeline;
+const resources = (type: string) => Object.entries(json.Resources).filter(([, r]) => r.Type === type);
+const props = (id: string) => (json.Resources[id] as CfnResource).Properties ?? {};
+
+const ids = {
+  ingest: logicalId(json, "AWS::S3::Bucket", "StorageIngest"),
+  published: logicalId(json, "AWS::S3::Bucket", "StoragePublished"),
+  reports: logicalId(json, "AWS::S3::Bucket", "StorageReports"),
+  logs: logicalId(json, "AWS::S3::Bucket", "StorageAccessLogs"),
+  queue: logicalId(json, "AWS::SQS::Queue", "IngestQueue"),
+  dlq: logicalId(json, "AWS::SQS::Queue", "IngestDeadLetters"),
+  ingestFn: logicalId(json, "AWS::Lambda::Function", "IngestFunction"),
+  auditFn: logicalId(json, "AWS::Lambda::Function", "AuditFunction"),
+  table: logicalId(json, "AWS::DynamoDB::GlobalTable", "StorageIndex"),
+  topic: logicalId(json, "AWS::SNS::Topic", "AlarmsTopic"),
+};
+
+describe("the stack", () => {
+  it("names no account or region and looks nothing up", () => {
+    expect(Token.isUnresolved(stack.account)).toBe(true);
+    expect(Token.isUnresolved(stack.region)).toBe(true);
+    expect(JSON.stringify(json)).not.toMatch(/\b\d{12}\b/);
+  });
+
+  it("emits the outputs the CLI's --stack reads", () => {
+    for (const [name, bucketOrTable] of [
+      [STACK_OUTPUTS.ingestBucket, ids.ingest],
+      [STACK_OUTPUTS.publishedBucket, ids.published],
+      [STACK_OUTPUTS.reportsBucket, ids.reports],
+      [STACK_OUTPUTS.tableName, ids.table],
+    ] as const)
+      template.hasOutput(name, { Value: { Ref: bucketOrTable } });
+  });
+
+  it("matches its snapshot (asset hashes normalized)", () => {
+    const text = JSON.stringify(json, null, 2).replace(/[0-9a-f]{64}/g, "<asset-hash>");
+    expect(text).toMatchSnapshot();
+  });
+});
+
+describe("buckets", () => {
+  const buckets = [ids.ingest, ids.published, ids.reports, ids.logs];
+
+  it("are four, each private, encrypted, TLS-only and owner-enforced or log-writable", () => {
+    expect(
+      resources("AWS::S3::Bucket")
+        .map(([id]) => id)
+        .sort(),
+    ).toEqual([...buckets].sort());
+    for (const id of buckets) {
+      expect(props(id)).toMatchObject({
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        BucketEncryption: {
+          ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }],
+        },
+      });
+      template.hasResourceProperties("AWS::S3::BucketPolicy", {
+        Bucket: { Ref: id },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Effect: "Deny",
+              Action: "s3:*",
+              Condition: { Bool: { "aws:SecureTransport": "false" } },
+            }),
+          ]),
+        },
+      });
+    }
+  });
+
+  it("version ingest and published, expire old versions and abort incomplete uploads", () => {
+    for (const id of [ids.ingest, ids.published]) {
+      const p = props(id);
+      expect(p.VersioningConfiguration).toEqual({ Status: "Enabled" });
+      const rules = (p.LifecycleConfiguration as { Rules: Record<string, unknown>[] }).Rules;
+      expect(rules).toContainEqual(
+        expect.objectContaining({ NoncurrentVersionExpiration: { NoncurrentDays: 90 }, Status: "Enabled" }),
+      );
+      expect(rules).toContainEqual(
+        expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }),
+      );
+      // The pipeline never deletes an upload (nor a current Layer C copy) by age.
+      expect(rules.some((r) => "ExpirationInDays" in r)).toBe(false);
+    }
+    expect(props(ids.reports).LifecycleConfiguration).toMatchObject({
+      Rules: [expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } })],
+    });
+  });
+
+  it("log their access to the log bucket", () => {
+    for (const id of [ids.ingest, ids.published, ids.reports])
+      expect(props(id).LoggingConfiguration).toMatchObject({ DestinationBucketName: { Ref: ids.logs } });
+    expect(props(ids.logs).LifecycleConfiguration).toMatchObject({
+      Rules: expect.arrayContaining([expect.objectContaining({ ExpirationInDays: 365 })]),
+    });
+  });
+});
+
+describe("ingest", () => {
+  it("notifies the queue from the ingest bucket only, filtered by the pipeline's name endings", () => {
+    const notifications = resources("Custom::S3BucketNotifications");
+    expect(notifications).toHaveLength(1);
+    const p = notifications[0]?.[1].Properties as {
+      BucketName: unknown;
+      NotificationConfiguration: Record<string, unknown>;
+    };
+    expect(p.BucketName).toEqual({ Ref: ids.ingest });
+    expect(Object.keys(p.NotificationConfiguration)).toEqual(["QueueConfigurations"]);
+    const configs = p.NotificationConfiguration.QueueConfigurations as {
+      Events: string[];
+      Filter: { Key: { FilterRules: { Name: string; Value: string }[] } };
+      QueueArn: unknown;
+    }[];
+    expect(configs.map((c) => c.Filter.Key.FilterRules)).toEqual(
+      INGEST_SUFFIXES.map((suffix) => [{ Name: "suffix", Value: suffix }]),
+    );
+    for (const c of configs) {
+      expect(c.Events).toEqual(["s3:ObjectCreated:*"]);
+      expect(c.QueueArn).toEqual({ "Fn::GetAtt": [ids.queue, "Arn"] });
+    }
+    // The recursion guard's other half: no bucket the pipeline writes notifies anything.
+    for (const [, bucket] of resources("AWS::S3::Bucket"))
+      expect(bucket.Properties).not.toHaveProperty("NotificationConfiguration");
+  });
+
+  it("takes every name the pipeline reads, receipts included, gzip'd too", () => {
+    const names = [
+      "REPLAY.jsonl",
+      "fix-auth.REPLAY.jsonl.gz",
+      "RECEIPT.json",
+      "x.RECEIPT.json.gz",
+      "autopilot.bundle.json",
+      "summarize.rpk",
+      "export.bundle",
+      "trace.jsonl",
+    ];
+    for (const name of names)
+      expect(
+        INGEST_SUFFIXES.some((suffix) => name.endsWith(suffix)),
+        name,
+      ).toBe(true);
+    expect(isReceiptName("RECEIPT.json") && INGEST_SUFFIXES.some((s) => "RECEIPT.json".endsWith(s))).toBe(
+      true,
+    );
+    // S3 refuses two rules of one event type whose suffixes overlap.
+    for (const a of INGEST_SUFFIXES)
+      for (const b of INGEST_SUFFIXES) if (a !== b) expect(a.endsWith(b), `${a} / ${b}`).toBe(false);
+  });
+
+  it("filters by prefix too when one is configured", () => {
+    const { json: scoped } = synthPipeline({ ingestPrefix: "acme/" });
+    const handler = Object.values(scoped.Resources).find((r) => r.Type === "Custom::S3BucketNotifications");
+    const configuration = handler?.Properties?.NotificationConfiguration as {
+      QueueConfigurations: unknown[];
+    };
+    const configs = configuration.QueueConfigurations;
+    expect(configs).toHaveLength(INGEST_SUFFIXES.length);
+    for (const c of configs)
+      expect(c).toMatchObject({
+        Filter: { Key: { FilterRules: expect.arrayContaining([{ Name: "prefix", Value: "acme/" }]) } },
+      });
+  });
+
+  it("queues encrypted, with a dead-letter queue and a visibility of six function timeouts", () => {
+    for (const id of [ids.queue, ids.dlq]) expect(props(id).SqsManagedSseEnabled).toBe(true);
+    const queue = props(ids.queue);
+    const timeout = props(ids.ingestFn).Timeout as number;
+    expect(timeout).toBe(INGEST_TIMEOUT_SECONDS);
+    expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(VISIBILITY_FACTOR * timeout);
+    expect(VISIBILITY_FACTOR).toBeGreaterThanOrEqual(6);
+    expect(queue.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { "Fn::GetAtt": [ids.dlq, "Arn"] },
+      maxReceiveCount: 5,
+    });
+    for (const id of [ids.queue, ids.dlq])
+      template.hasResourceProperties("AWS::SQS::QueuePolicy", {
+        Queues: [{ Ref: id }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: "Deny", Condition: { Bool: { "aws:SecureTransport": "false" } } }),
+          ]),
+        },
+      });
+  });
+
+  it("runs on Node.js 22 ARM64, sized from the benchmark, with Powertools set by the environment", () => {
+    expect(props(ids.ingestFn)).toMatchObject({
+      Runtime: "nodejs22.x",
+      Architectures: ["arm64"],
+      Handler: "index.handler",
+      MemorySize: INGEST_MEMORY_MB,
+      Timeout: INGEST_TIMEOUT_SECONDS,
+      EphemeralStorage: { Size: INGEST_EPHEMERAL_MIB },
+      Environment: {
+        Variables: expect.objectContaining({
+          POWERTOOLS_SERVICE_NAME: INGEST_SERVICE,
+          POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+          POWERTOOLS_LOG_LEVEL: "INFO",
+        }),
+      },
+    });
+    // One full vCPU (1,769 MB) and /tmp room for a 2 GB file's Layer C spool.
+    expect(INGEST_MEMORY_MB).toBeGreaterThanOrEqual(1769);
+    expect(INGEST_EPHEMERAL_MIB * 1024 ** 2).toBeGreaterThan(2e9);
+    expect(props(ids.ingestFn)).not.toHaveProperty("ReservedConcurrentExecutions");
+  });
+
+  it("takes the queue with batch item failures and a maximum concurrency", () => {
+    template.hasResourceProperties("AWS::Lambda::EventSourceMapping", {
+      EventSourceArn: { "Fn::GetAtt": [ids.queue, "Arn"] },
+      FunctionName: { Ref: ids.ingestFn },
+      BatchSize: 1,
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+      ScalingConfig: { MaximumConcurrency: 10 },
+    });
+  });
+});
+
+describe("the functions' configuration", () => {
+  const local = new Set(["AWS_REGION", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_DYNAMODB"]);
+  const others = new Set([
+    "NODE_OPTIONS",
+    "POWERTOOLS_SERVICE_NAME",
+    "POWERTOOLS_METRICS_NAMESPACE",
+    "POWERTOOLS_LOG_LEVEL",
+  ]);
+
+  for (const fn of ["ingestFn", "auditFn"] as const)
+    it(`sets every variable config.ts reads, and only those, for the ${fn}`, () => {
+      const variables = (props(ids[fn]).Environment as { Variables: Record<string, unknown> }).Variables;
+      const expected = CONFIG_VARIABLES.filter((name) => !local.has(name));
+      expect(
+        Object.keys(variables)
+          .filter((name) => !others.has(name))
+          .sort(),
+      ).toEqual([...expected].sort());
+      // The cursor key is a dynamic reference to the generated secret, never a value in the template.
+      expect(variables.CURSOR_KEY).toEqual({
+        "Fn::Join": [
+          "",
+          [
+            "{{resolve:secretsmanager:",
+            { Ref: expect.stringMatching(/^StorageCursorKey/) },
+            ":SecretString:::}}",
+          ],
+        ],
+      });
+      // What CloudFormation resolves the references to, read as the function reads it at cold start.
+      const resolved = Object.fromEntries(
+        Object.entries(variables).map(([name, value]) => [
+          name,
+          typeof value === "string" ? value : `resolved-${name}`,
+        ]),
+      );
+      const config = readConfig({
+        ...resolved,
+        AWS_REGION: "eu-west-1",
+        CURSOR_KEY: "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v",
+      });
+      expect(config).toMatchObject({ indexShards: 8, receiptAgeHours: 24, tableName: "resolved-TABLE_NAME" });
+      expect(config.cursorKey?.length).toBe(32);
+    });
+
+  it("generates a cursor key of 43 base64 digits, which config.ts reads as 32 bytes", () => {
+    template.hasResourceProperties("AWS::SecretsManager::Secret", {
+      GenerateSecretString: { PasswordLength: 43, ExcludePunctuation: true, IncludeSpace: false },
+    });
+  });
+});
+
+describe("index table", () => {
+  it("is the table of functions/lib/table.ts: keys, attributes, on-demand, day index", () => {
+    const definition = tableDefinition("unused");
+    const p = props(ids.table);
+    expect(p.BillingMode).toBe(definition.BillingMode);
+    expect(p.KeySchema).toEqual(definition.KeySchema);
+    expect(p.AttributeDefinitions).toEqual(expect.arrayContaining(definition.AttributeDefinitions ?? []));
+    expect((p.AttributeDefinitions as unknown[]).length).toBe(definition.AttributeDefinitions?.length);
+    expect(p.GlobalSecondaryIndexes).toEqual(definition.GlobalSecondaryIndexes);
+  });
+
+  it("has point-in-time recovery, deletion protection and encryption", () => {
+    expect(props(ids.table)).toMatchObject({
+      Replicas: [
+        {
+          DeletionProtectionEnabled: true,
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        },
+      ],
+      SSESpecification: { SSEEnabled: true },
+    });
+    template.hasResource("AWS::DynamoDB::GlobalTable", { DeletionPolicy: "Retain" });
+  });
+});
+
+describe("audit", () => {
+  it("runs daily on EventBridge Scheduler with a role of its own", () => {
+    const schedule = resources("AWS::Scheduler::Schedule");
+    expect(schedule).toHaveLength(1);
+    const p = schedule[0]?.[1].Properties as Record<string, unknown> & {
+      Target: { RoleArn: unknown; Arn: unknown; Input: string };
+    };
+    expect(p.ScheduleExpression).toBe("cron(15 2 * * ? *)");
+    expect(p.ScheduleExpressionTimezone).toBe("UTC");
+    expect(p.Target.Arn).toEqual({ "Fn::GetAtt": [ids.auditFn, "Arn"] });
+    expect(JSON.parse(p.Target.Input)).toEqual({});
+    const scheduleRole = logicalId(json, "AWS::IAM::Role", "AuditScheduleRole");
+    expect(p.Target.RoleArn).toEqual({ "Fn::GetAtt": [scheduleRole, "Arn"] });
+    expect(props(scheduleRole).AssumeRolePolicyDocument).toMatchObject({
+      Statement: [{ Principal: { Service: "scheduler.amazonaws.com" } }],
+    });
+    const ingestRole = (props(ids.ingestFn).Role as { "Fn::GetAtt": string[] })["Fn::GetAtt"][0];
+    const auditRole = (props(ids.auditFn).Role as { "Fn::GetAtt": string[] })["Fn::GetAtt"][0];
+    expect(new Set([ingestRole, auditRole, scheduleRole]).size).toBe(3);
+  });
+
+  it("follows the configured schedule and time zone", () => {
+    const { template: t } = synthPipeline({
+      auditSchedule: "cron(0 6 * * ? *)",
+      auditTimeZone: "Europe/Berlin",
+    });
+    t.hasResourceProperties("AWS::Scheduler::Schedule", {
+      ScheduleExpression: "cron(0 6 * * ? *)",
+      ScheduleExpressionTimezone: "Europe/Berlin",
+    });
+  });
+});
+
+describe("alarms", () => {
+  const alarms = resources("AWS::CloudWatch::Alarm").map(([, r]) => r.Properties as Record<string, unknown>);
+  const find = (metricName: string, dimensions?: Record<string, unknown>[]) =>
+    alarms.filter(
+      (a) =>
+        a.MetricName === metricName &&
+        (dimensions === undefined || JSON.stringify(a.Dimensions) === JSON.stringify(dimensions)),
+    );
+
+  it("all notify the topic, on alarm and back to OK", () => {
+    expect(alarms.length).toBeGreaterThanOrEqual(9);
+    for (const a of alarms) {
+      expect(a.AlarmActions).toEqual([{ Ref: ids.topic }]);
+      expect(a.OKActions).toEqual([{ Ref: ids.topic }]);
+    }
+  });
+
+  it("watch the dead-letter queue, the oldest message, errors and throttles", () => {
+    expect(
+      find("ApproximateNumberOfMessagesVisible", [
+        { Name: "QueueName", Value: { "Fn::GetAtt": [ids.dlq, "QueueName"] } },
+      ]),
+    ).toMatchObject([{ Threshold: 1, ComparisonOperator: "GreaterThanOrEqualToThreshold" }]);
+    expect(
+      find("ApproximateAgeOfOldestMessage", [
+        { Name: "QueueName", Value: { "Fn::GetAtt": [ids.queue, "QueueName"] } },
+      ]),
+    ).toMatchObject([{ Threshold: 3600 }]);
+    for (const fn of [ids.ingestFn, ids.auditFn])
+      for (const metric of ["Errors", "Throttles"])
+        expect(find(metric, [{ Name: "FunctionName", Value: { Ref: fn } }]), `${fn} ${metric}`).toHaveLength(
+          1,
+        );
+  });
+
+  it("watch failed and invalid verdicts under the names and dimensions the handler emits", () => {
+    for (const verdict of ["failed", "invalid"])
+      expect(
+        find(INGEST_METRIC.files, [
+          { Name: "service", Value: INGEST_SERVICE },
+          { Name: VERDICT_DIMENSION, Value: verdict },
+        ]),
+      ).toMatchObject([{ Namespace: METRICS_NAMESPACE, Statistic: "Sum", Period: 3600, Threshold: 11 }]);
+    expect(find(INGEST_METRIC.faults, [{ Name: "service", Value: INGEST_SERVICE }])).toHaveLength(1);
+  });
+
+  it("watch receipts still missing after the configured age (the audit's metric)", () => {
+    expect(find(AUDIT_METRIC.missingReceipts, [{ Name: "service", Value: AUDIT_SERVICE }])).toMatchObject([
+      { Namespace: METRICS_NAMESPACE, Period: 86400, Threshold: 1 },
+    ]);
+  });
+
+  it("have a dashboard of the same figures", () => {
+    const [, dashboard] = resources("AWS::CloudWatch::Dashboard")[0] ?? [];
+    const body = JSON.stringify(dashboard?.Properties?.DashboardBody);
+    for (const name of [
+      INGEST_METRIC.files,
+      INGEST_METRIC.receiptsPending,
+      AUDIT_METRIC.missingReceipts,
+      "ApproximateAgeOfOldestMessage",
+    ])
+      expect(body).toContain(name);
+  });
+
+  it("mail the configured address, and nobody by default", () => {
+    template.resourceCountIs("AWS::SNS::Subscription", 0);
+    const { template: t } = synthPipeline({ alarmEmail: "ops@example.com", verdictAlarmThreshold: "0" });
+    t.hasResourceProperties("AWS::SNS::Subscription", { Protocol: "email", Endpoint: "ops@example.com" });
+    t.hasResourceProperties("AWS::CloudWatch::Alarm", { MetricName: INGEST_METRIC.files, Threshold: 1 });
+  });
+});
+
+describe("external publishing", () => {
+  it("is off by default", () => {
+    template.resourceCountIs("AWS::CloudFront::Distribution", 0);
+  });
+
+  it("puts CloudFront with origin access control before the published bucket only", () => {
+    const { template: t, json: j } = synthPipeline({ cloudFront: "true" });
+    const distribution = logicalId(j, "AWS::CloudFront::Distribution", "PublishingDistribution");
+    const oac = logicalId(j, "AWS::CloudFront::OriginAccessControl", "PublishingDistribution");
+    const published = logicalId(j, "AWS::S3::Bucket", "StoragePublished");
+    t.hasResourceProperties("AWS::CloudFront::Distribution", {
+      DistributionConfig: Match.objectLike({
+        Origins: [
+          Match.objectLike({
+            DomainName: { "Fn::GetAtt": [published, "RegionalDomainName"] },
+            OriginAccessControlId: { "Fn::GetAtt": [oac, "Id"] },
+          }),
+        ],
+        DefaultCacheBehavior: Match.objectLike({
+          ViewerProtocolPolicy: "redirect-to-https",
+          AllowedMethods: ["GET", "HEAD"],
+        }),
+      }),
+    });
+    t.resourceCountIs("AWS::CloudFront::CloudFrontOriginAccessIdentity", 0);
+    // Only the published bucket's policy lets CloudFront in, and only this distribution.
+    const cloudFrontGrants = Object.values(j.Resources)
+      .filter((r) => r.Type === "AWS::S3::BucketPolicy")
+      .filter((r) => JSON.stringify(r.Properties).includes("cloudfront.amazonaws.com"));
+    expect(cloudFrontGrants).toHaveLength(1);
+    expect(cloudFrontGrants[0]?.Properties?.Bucket).toEqual({ Ref: published });
+    expect(JSON.stringify(cloudFrontGrants[0]?.Properties)).toContain(distribution);
+    t.hasOutput("PublishedDomainName", Match.anyValue());
+  });
+});
+
+describe("reserved concurrency", () => {
+  it("is set on the ingest function when configured", () => {
+    const { json: j } = synthPipeline({ reservedConcurrency: "20", ingestMaxConcurrency: "20" });
+    const fn = logicalId(j, "AWS::Lambda::Function", "IngestFunction");
+    expect(j.Resources[fn]?.Properties?.ReservedConcurrentExecutions).toBe(20);
+  });
+});
