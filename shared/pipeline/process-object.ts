@@ -25,7 +25,7 @@ import { scrubReport } from "../redact/report.js";
 import { Scrubber } from "../redact/scrub.js";
 import { isReceiptName, layerCKey, type ObjectKey, parseObjectKey, verdictKey } from "./keys.js";
 import type { FileRecord, ObjectRef, ObjectSource, Ports, PutOutcome, ReceiptCheckRecord } from "./ports.js";
-import { putOutcome } from "./versions.js";
+import { isVersionOf, putOutcome } from "./versions.js";
 
 /** How `processObject` reads, redacts and stamps. */
 export interface ProcessOptions {
@@ -399,15 +399,17 @@ class Job {
     });
     const failed = report.verdict === "failed" || report.verdict === "invalid";
     let withdrawn: string | null = null;
-    if (failed && published !== null) {
+    if (failed && published !== null && (await this.isRecorded(key, replay))) {
+      // The copy goes first: a failure between the two leaves it unpublished (fail closed). The
+      // version check before and the conditional mark keep a newer upload's record as it is.
       await this.ports.publisher.withdrawCopy(published);
-      await this.ports.index.markWithdrawn(
+      const outcome = await this.ports.index.markWithdrawn(
         key.tenant,
         key.session,
-        replay.key,
+        replay,
         `receipt check against ${receipt.key} ${report.verdict}`,
       );
-      withdrawn = published;
+      if (outcome === "withdrawn") withdrawn = published;
     }
     const rows = scrubReport(report.checks, this.scrubber);
     const record: ReceiptCheckRecord = {
@@ -423,6 +425,12 @@ class Job {
     };
     if ((await this.ports.index.putCheck(record)) === "written" || withdrawn !== null)
       this.checks.push(record);
+  }
+
+  /** Whether the index still records `replay`'s version (consistent read): not a newer upload's. */
+  private async isRecorded(key: ObjectKey, replay: ObjectRef): Promise<boolean> {
+    const recorded = await this.ports.index.getFile(key.tenant, key.session, replay.key);
+    return recorded !== null && isVersionOf(recorded.ref, replay);
   }
 
   private documentChecks(): VerdictDocument["receipt_checks"] {
