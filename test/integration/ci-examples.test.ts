@@ -59,6 +59,7 @@ function runJob(command: string, replay: string, env: Record<string, string>) {
 }
 
 const SNIPPETS = [
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub's expression syntax, as the snippet has it
   { file: "github-actions.yml", runId: "${{ github.run_id }}" },
   { file: "gitlab-ci.yml", runId: "$CI_PIPELINE_ID" },
 ];
