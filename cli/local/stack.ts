@@ -21,6 +21,7 @@ import { type IngestHandler, makeIngestHandler } from "../../functions/lib/inges
 import { createTable } from "../../functions/lib/table.js";
 import { parseObjectKey } from "../../shared/pipeline/keys.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
+import { scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { createdNotification, lambdaContext, sqsEvent, sqsRecord } from "./notifications.js";
 import { type LocalServer, S3RVER_CREDENTIALS, startDynalite, startS3rver } from "./servers.js";
 
@@ -207,9 +208,13 @@ export class LocalStack {
   /** The record of `key`'s verdict, or null while it has none. */
   async recordOf(key: string): Promise<FileRecord | null> {
     const parsed = parseObjectKey(key);
-    if (parsed.ok) return this.index.getFile(parsed.key.tenant, parsed.key.session, key);
+    if (parsed.ok) {
+      const record = await this.index.getFile(parsed.key.tenant, parsed.key.session, key);
+      if (record !== null) return record;
+    }
+    // A rejected key (one holding a secret too) is filed under its digest and its scrubbed form.
     const digest = createHash("sha256").update(key, "utf8").digest("hex");
-    return this.index.getFile("_rejected", digest.slice(0, 16), key);
+    return this.index.getFile("_rejected", digest.slice(0, 16), scrubbedKey(key));
   }
 
   /** Stops taking work, waits for the calls in flight, and stops the servers. */

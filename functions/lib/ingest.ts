@@ -19,7 +19,7 @@ import { z } from "zod";
 import { ReplayPipelineError } from "../../shared/errors.js";
 import { memorySpool } from "../../shared/pipeline/memory-ports.js";
 import type { ObjectRef, Ports } from "../../shared/pipeline/ports.js";
-import { type ProcessResult, processObject } from "../../shared/pipeline/process-object.js";
+import { type ProcessResult, processObject, scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { DynamoSessionIndex } from "../adapters/dynamo-index.js";
 import { ObjectChangedError, TransientError } from "../adapters/errors.js";
 import { S3ObjectSource, S3ObjectStore } from "../adapters/s3-objects.js";
@@ -94,12 +94,14 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
     try {
       result = await processObject(new S3ObjectSource(s3, bucket, ref), ports, options);
     } catch (error) {
+      // Logs hold keys only as the scrubber passes them.
+      const shown = scrubbedKey(ref.key);
       // A newer version replaced the object mid-read: its own event will process it.
-      if (error instanceof ObjectChangedError) return logger.info("superseded", { key: ref.key });
+      if (error instanceof ObjectChangedError) return logger.info("superseded", { key: shown });
       const kind = faultKind(error);
       metrics.addMetric(kind === "transient" ? "TransientFaults" : "Faults", MetricUnit.Count, 1);
       logger.error("failed: the message will be received again", {
-        key: ref.key,
+        key: shown,
         kind,
         error: error as Error,
       });

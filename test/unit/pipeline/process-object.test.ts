@@ -290,4 +290,27 @@ describe("processObject: nothing stored holds a secret from the input", () => {
     expect(stored).not.toContain(secret);
     expect([...ports.publisher.copies.values()].join("")).not.toContain(secret);
   });
+
+  it("a key holding a secret is rejected, filed under its scrubbed form, nothing published", async () => {
+    const secret = `ghp_${"a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"}`;
+    const ports = memoryPorts();
+    // A valid key (the token is a valid name), and keys the rules reject that quote the secret.
+    const sources = [`t/s/${secret}.REPLAY.jsonl`, `${secret}/s/REPLAY.jsonl`, `t/${secret}+x/f.jsonl`].map(
+      (key) => ports.objects.put(key, FIX_AUTH),
+    );
+    for (const source of sources) {
+      const result = await processObject(source, ports, OPTIONS);
+      expect(result.record).toMatchObject({ kind: "rejected", verdict: "invalid", layer_c_key: null });
+      expect(result.record.ref.key).not.toContain(secret);
+    }
+    const first = [...ports.index.files.values()].map((r) => r.first_error?.code);
+    expect(first).toEqual(["key.redacted", "key.redacted", "key.session"]);
+    expect(ports.publisher.copies.size).toBe(0);
+    const stored =
+      JSON.stringify([...ports.index.files.values()]) + [...ports.publisher.documents.entries()].join("");
+    expect(stored).not.toContain(secret);
+    expect(stored).not.toContain(secret.slice(0, 30));
+    // The same event again finds its record: nothing is written twice.
+    expect((await processObject(sources[0] as ObjectSource, ports, OPTIONS)).outcome).toBe("duplicate");
+  });
 });
