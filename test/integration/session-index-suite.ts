@@ -45,7 +45,8 @@ export function sessionIndexSuite(name: string, start: () => Promise<DynamoServe
       });
       client = makeDocumentClient(raw);
       index = await freshIndex();
-    });
+      // DynamoDB Local is a JVM: on a loaded machine it takes longer than the default hook timeout to start.
+    }, 60_000);
 
     afterAll(async () => {
       raw?.destroy();
