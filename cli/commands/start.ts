@@ -128,7 +128,11 @@ export async function startCommand(argv: string[]): Promise<number> {
     });
     // The report of the examples, once they settle (unless Ctrl-C comes first).
     const first = await Promise.race([stack.settled().then(() => "settled" as const), stopped]);
-    if (first === "settled") await writeAudit(stack, root, firstDay);
+    // A report that cannot be written is worth a warning, not the running stack.
+    if (first === "settled")
+      await writeAudit(stack, root, firstDay).catch((error: unknown) =>
+        process.stderr.write(`replay-pipeline: start: the audit report was not written: ${String(error)}\n`),
+      );
     await stopped;
   } finally {
     await stack.close();

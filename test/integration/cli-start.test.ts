@@ -186,41 +186,60 @@ describe("npm start: a stack that cannot start", () => {
 });
 
 describe("npm start (long-running)", () => {
-  it("writes the audit report once the examples settle, keeps running, and stops cleanly on SIGINT", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "start-live-"));
+  /** Starts the stack in `dir` (kept data) and resolves once `ready` matches its stdout or stderr. */
+  async function live(dir: string, ready: RegExp) {
     const child = spawn(
       process.execPath,
-      [
-        "--openssl-legacy-provider",
-        "bin/replay-pipeline.js",
-        "start",
-        "--memory",
-        "--dir",
-        dir,
-        ...freePorts,
-      ],
+      ["--openssl-legacy-provider", "bin/replay-pipeline.js", "start", "--dir", dir, ...freePorts],
       { cwd: PROJECT_ROOT },
     );
     onTestFinished(() => {
       if (child.exitCode === null) child.kill("SIGKILL");
     });
-    let stdout = "";
+    const out = { stdout: "", stderr: "" };
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
     await new Promise<void>((resolve, reject) => {
+      const seen = () => {
+        if (ready.test(out.stdout) || ready.test(out.stderr)) resolve();
+      };
       child.stdout.on("data", (d) => {
-        stdout += String(d);
-        if (/s3:\/\/reports\/audits\/\S+\.html\n/.test(stdout)) resolve();
+        out.stdout += String(d);
+        seen();
       });
-      child.on("close", () => reject(new Error(`exited before the report: ${stdout}`)));
+      child.stderr.on("data", (d) => {
+        out.stderr += String(d);
+        seen();
+      });
+      child.on("close", () => reject(new Error(`exited first: ${out.stdout}${out.stderr}`)));
     });
     expect(child.exitCode).toBeNull();
-    expect(stdout).toContain("waiting for uploads");
-    const paths = reportPaths(stdout);
+    expect(out.stdout).toContain("waiting for uploads");
+    const stop = async () => {
+      child.kill("SIGINT");
+      expect(await exited).toBe(0);
+      expect(out.stdout).toMatch(/local stack stopped\n$/);
+    };
+    return { out, stop };
+  }
+
+  it("writes the audit report once the examples settle, keeps running, and stops cleanly on SIGINT", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "start-live-"));
+    const { out, stop } = await live(dir, /s3:\/\/reports\/audits\/\S+\.html\n/);
+    const paths = reportPaths(out.stdout);
     expect(JSON.parse(readFileSync(paths[0] as string, "utf8")).totals.files).toBe(
-      Object.keys(verdicts(stdout)).length,
+      Object.keys(verdicts(out.stdout)).length,
     );
-    child.kill("SIGINT");
-    expect(await exited).toBe(0);
-    expect(stdout).toMatch(/local stack stopped\n$/);
+    await stop();
+  });
+
+  it("keeps running when the report cannot be stored: a warning, then a clean stop", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "start-live-"));
+    // A file where the reports bucket's audits/ folder must be: every report write fails.
+    mkdirSync(join(dir, "data", "s3", "reports"), { recursive: true });
+    writeFileSync(join(dir, "data", "s3", "reports", "audits"), "not a folder");
+    const { out, stop } = await live(dir, /the audit report was not written/);
+    expect(out.stderr).toMatch(/^replay-pipeline: start: the audit report was not written: /m);
+    expect(out.stdout).not.toContain("audit report (");
+    await stop();
   });
 });
