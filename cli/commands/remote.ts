@@ -12,6 +12,7 @@ import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import type { Verdict } from "../../shared/formats/types.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
+import { scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { toInputError, writeOut } from "../io.js";
@@ -91,8 +92,15 @@ export async function pushCommand(argv: string[]): Promise<number> {
   const session = checkName("push", "session", values.session);
   if (positionals.length === 0) throw new UsageError("push: expected at least one file");
   const timeout = (intOption("push", "timeout", values.timeout) ?? 300) * 1000;
-  for (const path of positionals)
+  for (const [n, path] of positionals.entries()) {
     await stat(path).catch((error: unknown) => Promise.reject(toInputError(path, error)));
+    // The pipeline would reject the key (key.redacted) and --wait would wait for it in vain.
+    const key = `${tenant}/${session}/${basename(path)}`;
+    if (scrubbedKey(key) !== key)
+      throw new UsageError(
+        `push: the key of file ${n + 1} holds text the scrubber redacts (a secret or personal data); rename the file or choose other names`,
+      );
+  }
   return withTarget("push", values, async (t) => {
     const pushed: { key: string; etag: string }[] = [];
     for (const path of positionals) {
