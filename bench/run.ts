@@ -577,6 +577,20 @@ async function main(): Promise<void> {
   } else {
     log("bench/results.md not written (partial run; pass --write to force)");
   }
+  // A run of every measurement ends with the local end-to-end rows (bench/e2e.ts, own section).
+  if (args.only === undefined) await endToEnd(args.write ?? full);
+}
+
+/** `dist/bench-e2e.js`, beside this bundle; it writes its section of results.md when `write`. */
+function endToEnd(write: boolean): Promise<void> {
+  const script = join(fileURLToPath(new URL(".", import.meta.url)), "bench-e2e.js");
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, write ? "--write" : "--no-write"], { stdio: "inherit" });
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`bench-e2e exited with ${code}`)),
+    );
+  });
 }
 
 main().catch((error: unknown) => {

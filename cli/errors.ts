@@ -8,6 +8,13 @@ export class UsageError extends ReplayPipelineError {
   }
 }
 
+/** The local stack (`start`) could not start: a port in use, an unusable data folder. */
+export class LocalStackError extends ReplayPipelineError {
+  constructor(detail: string, cause?: unknown) {
+    super("cli.local_stack", detail, {}, { cause });
+  }
+}
+
 /** Read errors of the operating system (missing file, permission), with a stable code. */
 export class InputFileError extends ReplayPipelineError {}
 

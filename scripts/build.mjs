@@ -5,6 +5,7 @@ import { build } from "esbuild";
 const entryPoints = {
   cli: "./cli/main.ts",
   bench: "./bench/run.ts",
+  "bench-e2e": "./bench/e2e.ts",
   // The worker entry listing every line task; the CLI and the benchmark hand its path (beside
   // them in dist/, see cli/worker-script.ts) to the pool in shared/parallel/.
   "line-worker": "./shared/worker-tasks.ts",

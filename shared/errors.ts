@@ -90,6 +90,7 @@ export const ERROR_KINDS = {
   "io.write": "config",
   "io.too_large": "input",
   "scan.no_files": "config",
+  "cli.local_stack": "config",
   // The AWS adapters, the handlers and the audit (functions/).
   "aws.transient": "transient",
   "s3.read_interrupted": "transient",

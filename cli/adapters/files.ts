@@ -19,6 +19,7 @@ import type {
   Publisher,
   PutOutcome,
   ReceiptCheckRecord,
+  WithdrawOutcome,
 } from "../../shared/pipeline/ports.js";
 import { fileSpool } from "../../shared/spool/index.js";
 
@@ -116,9 +117,19 @@ export class JsonLinesIndex extends MemorySessionIndex {
     return outcome;
   }
 
-  override async markWithdrawn(tenant: string, session: string, key: string, reason: string): Promise<void> {
-    await super.markWithdrawn(tenant, session, key, reason);
-    await appendFile(this.path, `${JSON.stringify({ type: "withdrawn", tenant, session, key, reason })}\n`);
+  override async markWithdrawn(
+    tenant: string,
+    session: string,
+    replay: ObjectRef,
+    reason: string,
+  ): Promise<WithdrawOutcome> {
+    const outcome = await super.markWithdrawn(tenant, session, replay, reason);
+    if (outcome === "withdrawn")
+      await appendFile(
+        this.path,
+        `${JSON.stringify({ type: "withdrawn", tenant, session, key: replay.key, reason })}\n`,
+      );
+    return outcome;
   }
 }
 

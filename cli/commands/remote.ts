@@ -3,13 +3,16 @@
  * `--wait` the verdicts, for CI), `sessions`, `show`, `pull`. Every read names its tenant and reads
  * only that tenant's partitions: no command lists or reads across tenants.
  */
-import { createReadStream } from "node:fs";
-import { stat, writeFile } from "node:fs/promises";
+import { createReadStream, createWriteStream } from "node:fs";
+import { rm, stat } from "node:fs/promises";
 import { basename } from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import type { Verdict } from "../../shared/formats/types.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
+import { scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { toInputError, writeOut } from "../io.js";
@@ -89,8 +92,15 @@ export async function pushCommand(argv: string[]): Promise<number> {
   const session = checkName("push", "session", values.session);
   if (positionals.length === 0) throw new UsageError("push: expected at least one file");
   const timeout = (intOption("push", "timeout", values.timeout) ?? 300) * 1000;
-  for (const path of positionals)
+  for (const [n, path] of positionals.entries()) {
     await stat(path).catch((error: unknown) => Promise.reject(toInputError(path, error)));
+    // The pipeline would reject the key (key.redacted) and --wait would wait for it in vain.
+    const key = `${tenant}/${session}/${basename(path)}`;
+    if (scrubbedKey(key) !== key)
+      throw new UsageError(
+        `push: the key of file ${n + 1} holds text the scrubber redacts (a secret or personal data); rename the file or choose other names`,
+      );
+  }
   return withTarget("push", values, async (t) => {
     const pushed: { key: string; etag: string }[] = [];
     for (const path of positionals) {
@@ -253,9 +263,20 @@ export async function pullCommand(argv: string[]): Promise<number> {
       return 1;
     }
     const out = await t.s3.send(new GetObjectCommand({ Bucket: t.publishedBucket, Key: record.layer_c_key }));
-    const bytes = await out.Body?.transformToByteArray();
-    if (values.out === undefined || values.out === "-") await writeOut(bytes ?? new Uint8Array());
-    else await writeFile(values.out, bytes ?? new Uint8Array());
+    // The copy may be of any size: streamed through, never held whole.
+    const body = out.Body as Readable | undefined;
+    if (body === undefined) throw new Error(`pull: GetObject ${record.layer_c_key} returned no body`);
+    if (values.out === undefined || values.out === "-") {
+      await pipeline(body, process.stdout, { end: false });
+      return 0;
+    }
+    try {
+      await pipeline(body, createWriteStream(values.out));
+    } catch (error) {
+      // No partial copy is left behind to pass for the whole one.
+      await rm(values.out, { force: true });
+      throw error;
+    }
     return 0;
   });
 }

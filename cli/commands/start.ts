@@ -1,10 +1,13 @@
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { ReplayPipelineError } from "#shared/errors.js";
+import { s3DocumentReader } from "../../functions/adapters/audit-source.js";
+import { auditKeyBase, runAudit, storeAudit } from "../../functions/lib/audit-job.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
 import { intOption, parseCommandArgs } from "../args.js";
-import { UsageError } from "../errors.js";
-import { toInputError, writeOut } from "../io.js";
+import { LocalStackError, UsageError } from "../errors.js";
+import { outputError, toInputError, writeOut } from "../io.js";
 import { LocalStack, type StackOutcome } from "../local/stack.js";
 
 /** Help text of `start`. */
@@ -17,8 +20,14 @@ dead-letter folder after --max-receives). Uploads the examples, prints each verd
 and keeps processing whatever is dropped into the ingest bucket (replay-pipeline push --local, or
 any S3 client with --endpoint-url) until Ctrl-C. Endpoints and names go to DIR/stack.json.
 
+Once the examples have their verdicts it writes the audit report of the day (the scheduled audit's
+JSON, Markdown and HTML) to DIR/reports/ and to the reports bucket (audits/<day>.*), and prints
+where.
+
 Options:
   --once               process the examples and exit: 0 when each got a recorded verdict
+                       (whatever it is), 1 when one has none (dead-lettered, or pending at
+                       --timeout), 2 when the stack cannot start
   --memory             keep no data (default: DIR/data, kept between runs)
   --dir DIR            the stack's folder (default .local)
   --examples DIR       what to upload first (default examples; key examples/<name up to its first dot>/<name>)
@@ -46,8 +55,10 @@ const OPTIONS = {
 /** One line of the live table. */
 function row(outcome: StackOutcome): string {
   const time = new Date().toISOString().slice(11, 19);
-  if (outcome.type !== "verdict")
-    return `${time}  ${outcome.type.toUpperCase().padEnd(12)}  ${outcome.key}  (receive ${outcome.receives})\n`;
+  if (outcome.type === "dead-letter")
+    return `${time}  ${"DEAD-LETTER".padEnd(12)}  ${outcome.key}  (receive ${outcome.receives}; ${outcome.path})\n`;
+  if (outcome.type === "retry")
+    return `${time}  ${"RETRY".padEnd(12)}  ${outcome.key}  (receive ${outcome.receives})\n`;
   const r: FileRecord = outcome.record;
   const what = [r.kind, r.format, `${r.ms} ms`].filter((x) => x !== null).join(", ");
   const where = r.layer_c_key === null ? "" : `  → published ${r.layer_c_key}`;
@@ -79,6 +90,8 @@ export async function startCommand(argv: string[]): Promise<number> {
   const timeout = (intOption("start", "timeout", values.timeout) ?? 120) * 1000;
   const examples = await examplesOf(values.examples ?? "examples");
   const root = values.dir ?? ".local";
+  const firstDay = new Date().toISOString().slice(0, 10);
+  const deadLetters = new Map<string, string>();
   const stack = await LocalStack.start({
     root,
     memory: values.memory === true,
@@ -86,43 +99,102 @@ export async function startCommand(argv: string[]): Promise<number> {
     dynamoPort: intOption("start", "dynamo-port", values["dynamo-port"], 0) ?? 4570,
     maxReceives: intOption("start", "max-receives", values["max-receives"]) ?? 3,
     logLevel: values.verbose === true ? "INFO" : "SILENT",
-    onOutcome: (outcome) => process.stdout.write(row(outcome)),
+    onOutcome: (outcome) => {
+      if (outcome.type === "dead-letter") deadLetters.set(outcome.key, outcome.path);
+      process.stdout.write(row(outcome));
+    },
+  }).catch((error: unknown) => {
+    if (error instanceof ReplayPipelineError) throw error;
+    throw new LocalStackError(`the local stack could not start in ${root}: ${String(error)}`, error);
   });
   const { info } = stack;
   await writeOut(
     `local stack: S3 ${info.s3Endpoint} (buckets ${info.ingestBucket}, ${info.publishedBucket}, ${info.reportsBucket}), DynamoDB ${info.dynamoEndpoint} (table ${info.tableName}); ${join(root, "stack.json")}\n`,
   );
-  for (const { path, key } of examples) {
-    await stack.s3.send(
-      new PutObjectCommand({ Bucket: info.ingestBucket, Key: key, Body: await readFile(path) }),
+  try {
+    await writeOut(`uploading ${examples.length} example(s) to s3://${info.ingestBucket}/examples/\n`);
+    for (const { path, key } of examples) {
+      await stack.s3.send(
+        new PutObjectCommand({ Bucket: info.ingestBucket, Key: key, Body: await readFile(path) }),
+      );
+    }
+    if (values.once === true) return await once(stack, examples, timeout, { root, firstDay, deadLetters });
+    await writeOut(
+      `waiting for uploads: replay-pipeline push FILE --local --tenant T --session S, or aws s3 cp FILE s3://${info.ingestBucket}/T/S/ --endpoint-url ${info.s3Endpoint}; Ctrl-C stops\n`,
     );
+    const stopped = new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+    });
+    // The report of the examples, once they settle (unless Ctrl-C comes first).
+    const first = await Promise.race([stack.settled().then(() => "settled" as const), stopped]);
+    // A report that cannot be written is worth a warning, not the running stack.
+    if (first === "settled")
+      await writeAudit(stack, root, firstDay).catch((error: unknown) =>
+        process.stderr.write(`replay-pipeline: start: the audit report was not written: ${String(error)}\n`),
+      );
+    await stopped;
+  } finally {
+    await stack.close();
   }
-  await writeOut(`uploaded ${examples.length} example(s) to s3://${info.ingestBucket}/examples/\n`);
-  if (values.once === true) return once(stack, examples, timeout);
-  await writeOut(
-    `waiting for uploads: replay-pipeline push FILE --local --tenant T --session S, or aws s3 cp FILE s3://${info.ingestBucket}/T/S/ --endpoint-url ${info.s3Endpoint}; Ctrl-C stops\n`,
-  );
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
-  await stack.close();
   await writeOut("local stack stopped\n");
   return 0;
 }
 
-/** `--once`: waits for the examples' verdicts; 0 when each has a record. */
-async function once(stack: LocalStack, examples: { key: string }[], timeout: number): Promise<number> {
+/** `--once`: waits for the examples' verdicts, writes the audit; 0 when each has a record. */
+async function once(
+  stack: LocalStack,
+  examples: { key: string }[],
+  timeout: number,
+  run: { root: string; firstDay: string; deadLetters: Map<string, string> },
+): Promise<number> {
   const timer = new Promise<"timeout">((resolve) => setTimeout(resolve, timeout, "timeout").unref());
   const outcome = await Promise.race([stack.settled(), timer]);
   const missing: string[] = [];
   for (const { key } of examples) if ((await stack.recordOf(key)) === null) missing.push(key);
-  await stack.close();
   if (outcome === "timeout") await writeOut(`timed out after ${timeout / 1000} s\n`);
-  await writeOut(
-    missing.length === 0
-      ? `every example (${examples.length}) has a recorded verdict\n`
-      : `no verdict recorded for: ${missing.join(", ")}\n`,
-  );
+  for (const key of missing) {
+    const letter = run.deadLetters.get(key);
+    await writeOut(
+      `no verdict recorded for ${key}: ${letter === undefined ? "still being processed" : `dead-lettered (${letter})`}\n`,
+    );
+  }
+  if (missing.length === 0) await writeOut(`every example (${examples.length}) has a recorded verdict\n`);
+  await writeAudit(stack, run.root, run.firstDay);
   return missing.length === 0 ? 0 : 1;
+}
+
+/**
+ * The scheduled audit's report of the days the stack has run (all tenants), to the reports bucket
+ * as the audit function stores it and to `<root>/reports/`; prints where.
+ */
+async function writeAudit(stack: LocalStack, root: string, firstDay: string): Promise<void> {
+  const now = new Date();
+  const until = now.toISOString().slice(0, 10);
+  const { reportsBucket } = stack.info;
+  const audit = await runAudit(stack.index, s3DocumentReader(stack.s3, reportsBucket), {
+    since: firstDay,
+    until,
+    tenant: null,
+    now,
+    receiptAgeHours: 24,
+  });
+  const keys = await storeAudit(stack.s3, reportsBucket, audit);
+  const dir = join(root, "reports");
+  await mkdir(dir, { recursive: true }).catch((error: unknown) => Promise.reject(outputError(dir, error)));
+  const files: string[] = [];
+  for (const [ext, text] of [
+    ["json", audit.json],
+    ["md", audit.markdown],
+    ["html", audit.html],
+  ] as const) {
+    const path = join(dir, `audit-${basename(auditKeyBase(audit.report))}.${ext}`);
+    await writeFile(path, text).catch((error: unknown) => Promise.reject(outputError(path, error)));
+    files.push(path);
+  }
+  const t = audit.report.totals;
+  const where = [...files, ...keys.map((key) => `s3://${reportsBucket}/${key}`)];
+  await writeOut(
+    `audit report (${t.files} file(s) in ${t.sessions} session(s), ${audit.report.period.since} to ${audit.report.period.until}):\n${where.map((w) => `  ${w}\n`).join("")}`,
+  );
 }

@@ -5,11 +5,12 @@
 import { createCipheriv } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer, type Server as NetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import dynalite from "dynalite";
 import S3rver, { type S3rverEvent } from "s3rver";
+import { LocalStackError } from "../errors.js";
 
 /** The only credentials s3rver accepts. */
 export const S3RVER_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
@@ -49,6 +50,8 @@ export async function startS3rver(
 ): Promise<LocalServer> {
   assertLegacyProvider();
   const host = options.host ?? "127.0.0.1";
+  // s3rver leaves a listen error unhandled (the process dies): find a taken port first.
+  if (options.port) await listen(createServer(), host, options.port, "S3", "--s3-port").then(closeProbe);
   const temporary = options.dataDir ? null : await mkdtemp(join(tmpdir(), "s3rver-"));
   const directory = options.dataDir ? join(options.dataDir, "s3") : (temporary as string);
   await mkdir(directory, { recursive: true });
@@ -80,7 +83,7 @@ export async function startDynalite(options: LocalServerOptions = {}): Promise<L
     await mkdir(path, { recursive: true });
   }
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  const port = await listen(server, host, options.port ?? 0);
+  const { port } = await listen(server, host, options.port ?? 0, "DynamoDB", "--dynamo-port");
   return {
     endpoint: `http://${host}:${port}`,
     async close() {
@@ -92,22 +95,42 @@ export async function startDynalite(options: LocalServerOptions = {}): Promise<L
   };
 }
 
-function listen(server: Server, host: string, port: number): Promise<number> {
+/** Listens; a port that cannot be had is a `LocalStackError` naming it and the option that sets it. */
+function listen<T extends Server | NetServer>(
+  server: T,
+  host: string,
+  port: number,
+  what: string,
+  option: string,
+): Promise<{ server: T; port: number }> {
   return new Promise((resolve, reject) => {
-    server.once("error", reject);
+    const failed = (error: NodeJS.ErrnoException) => {
+      const why = error.code === "EADDRINUSE" ? "the port is in use" : error.message;
+      reject(
+        new LocalStackError(
+          `the ${what} server cannot listen on ${host}:${port}: ${why} (${error.code ?? "error"}); choose another port with ${option} (0 picks a free one)`,
+          error,
+        ),
+      );
+    };
+    server.once("error", failed);
     server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve((server.address() as AddressInfo).port);
+      server.off("error", failed);
+      resolve({ server, port: (server.address() as AddressInfo).port });
     });
   });
+}
+
+function closeProbe({ server }: { server: NetServer }): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
 }
 
 function assertLegacyProvider(): void {
   try {
     createCipheriv("des", Buffer.alloc(8), Buffer.alloc(8));
   } catch {
-    throw new Error(
-      "s3rver needs Node's legacy OpenSSL provider: run with NODE_OPTIONS=--openssl-legacy-provider",
+    throw new LocalStackError(
+      "s3rver needs Node's legacy OpenSSL provider: run with NODE_OPTIONS=--openssl-legacy-provider (npm start sets it)",
     );
   }
 }

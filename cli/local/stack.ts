@@ -21,6 +21,7 @@ import { type IngestHandler, makeIngestHandler } from "../../functions/lib/inges
 import { createTable } from "../../functions/lib/table.js";
 import { parseObjectKey } from "../../shared/pipeline/keys.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
+import { scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { createdNotification, lambdaContext, sqsEvent, sqsRecord } from "./notifications.js";
 import { type LocalServer, S3RVER_CREDENTIALS, startDynalite, startS3rver } from "./servers.js";
 
@@ -62,7 +63,8 @@ export interface StackOptions {
 /** What became of one queued object. */
 export type StackOutcome =
   | { type: "verdict"; key: string; record: FileRecord }
-  | { type: "retry" | "dead-letter"; key: string; receives: number };
+  | { type: "retry"; key: string; receives: number }
+  | { type: "dead-letter"; key: string; receives: number /** The message's file in `dlq/`. */; path: string };
 
 interface Message {
   id: string;
@@ -126,7 +128,14 @@ export class LocalStack {
       buckets: [STACK_NAMES.ingestBucket, STACK_NAMES.publishedBucket, STACK_NAMES.reportsBucket],
       onEvent: (event) => (stack ? stack.accept(event) : early.push(event)),
     });
-    const dynamoServer = await startDynalite({ host, port: options.dynamoPort ?? 0, dataDir });
+    let dynamoServer: LocalServer;
+    try {
+      dynamoServer = await startDynalite({ host, port: options.dynamoPort ?? 0, dataDir });
+    } catch (error) {
+      // Nothing is left listening when the stack cannot start.
+      await s3server.close();
+      throw error;
+    }
     const info: StackInfo = {
       region: REGION,
       s3Endpoint: s3server.endpoint,
@@ -140,38 +149,47 @@ export class LocalStack {
       credentials: S3RVER_CREDENTIALS,
     });
     try {
-      await createTable(raw, info.tableName);
+      await createTable(raw, info.tableName).catch((error: unknown) => {
+        // Kept from an earlier run.
+        if (!(error instanceof ResourceInUseException)) throw error;
+      });
+      const dynamo = makeDocumentClient(raw);
+      // The function's own configuration, parsed as at a Lambda cold start.
+      const config = readConfig({
+        AWS_REGION: REGION,
+        INGEST_BUCKET: info.ingestBucket,
+        PUBLISHED_BUCKET: info.publishedBucket,
+        REPORTS_BUCKET: info.reportsBucket,
+        TABLE_NAME: info.tableName,
+        AWS_ENDPOINT_URL_S3: info.s3Endpoint,
+        AWS_ENDPOINT_URL_DYNAMODB: info.dynamoEndpoint,
+      });
+      // EMF lines are for CloudWatch; locally they would only bury the table.
+      process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
+      const handler = makeIngestHandler({
+        config,
+        s3,
+        dynamo,
+        logger: new Logger({ serviceName: "replay-pipeline-ingest", logLevel: options.logLevel ?? "SILENT" }),
+        metrics: new Metrics({ namespace: "ReplayPipeline", serviceName: "ingest" }),
+        toolVersion: "local",
+      });
+      stack = new LocalStack(options, info, s3, dynamo, handler, [s3server, dynamoServer]);
+      await mkdir(options.root, { recursive: true });
+      await writeFile(join(options.root, "stack.json"), `${JSON.stringify(info, null, 2)}\n`);
+      for (const event of early) stack.accept(event);
+      // Objects stored while the stack was down have had no event: queue every one (a processed one is a cheap duplicate).
+      if (dataDir !== null) await stack.catchUp();
     } catch (error) {
-      // Kept from an earlier run.
-      if (!(error instanceof ResourceInUseException)) throw error;
+      // Nothing is left listening when the stack cannot start.
+      if (stack !== null) await stack.close();
+      else {
+        s3.destroy();
+        raw.destroy();
+        await Promise.all([s3server.close(), dynamoServer.close()]);
+      }
+      throw error;
     }
-    const dynamo = makeDocumentClient(raw);
-    // The function's own configuration, parsed as at a Lambda cold start.
-    const config = readConfig({
-      AWS_REGION: REGION,
-      INGEST_BUCKET: info.ingestBucket,
-      PUBLISHED_BUCKET: info.publishedBucket,
-      REPORTS_BUCKET: info.reportsBucket,
-      TABLE_NAME: info.tableName,
-      AWS_ENDPOINT_URL_S3: info.s3Endpoint,
-      AWS_ENDPOINT_URL_DYNAMODB: info.dynamoEndpoint,
-    });
-    // EMF lines are for CloudWatch; locally they would only bury the table.
-    process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
-    const handler = makeIngestHandler({
-      config,
-      s3,
-      dynamo,
-      logger: new Logger({ serviceName: "replay-pipeline-ingest", logLevel: options.logLevel ?? "SILENT" }),
-      metrics: new Metrics({ namespace: "ReplayPipeline", serviceName: "ingest" }),
-      toolVersion: "local",
-    });
-    stack = new LocalStack(options, info, s3, dynamo, handler, [s3server, dynamoServer]);
-    await mkdir(options.root, { recursive: true });
-    await writeFile(join(options.root, "stack.json"), `${JSON.stringify(info, null, 2)}\n`);
-    for (const event of early) stack.accept(event);
-    // Objects stored while the stack was down have had no event: queue every one (a processed one is a cheap duplicate).
-    if (dataDir !== null) await stack.catchUp();
     return stack;
   }
 
@@ -190,9 +208,13 @@ export class LocalStack {
   /** The record of `key`'s verdict, or null while it has none. */
   async recordOf(key: string): Promise<FileRecord | null> {
     const parsed = parseObjectKey(key);
-    if (parsed.ok) return this.index.getFile(parsed.key.tenant, parsed.key.session, key);
+    if (parsed.ok) {
+      const record = await this.index.getFile(parsed.key.tenant, parsed.key.session, key);
+      if (record !== null) return record;
+    }
+    // A rejected key (one holding a secret too) is filed under its digest and its scrubbed form.
     const digest = createHash("sha256").update(key, "utf8").digest("hex");
-    return this.index.getFile("_rejected", digest.slice(0, 16), key);
+    return this.index.getFile("_rejected", digest.slice(0, 16), scrubbedKey(key));
   }
 
   /** Stops taking work, waits for the calls in flight, and stops the servers. */
@@ -295,8 +317,8 @@ export class LocalStack {
         if (record !== null) this.options.onOutcome?.({ type: "verdict", key: message.key, record });
       } else if (message.receives >= (this.options.maxReceives ?? 3)) {
         this.queue.splice(this.queue.indexOf(message), 1);
-        await this.deadLetter(message);
-        this.options.onOutcome?.({ type: "dead-letter", key: message.key, receives: message.receives });
+        const path = await this.deadLetter(message);
+        this.options.onOutcome?.({ type: "dead-letter", key: message.key, receives: message.receives, path });
       } else {
         message.visibleAt = Date.now() + (this.options.retryDelayMs ?? 1000);
         this.options.onOutcome?.({ type: "retry", key: message.key, receives: message.receives });
@@ -304,10 +326,12 @@ export class LocalStack {
     }
   }
 
-  private async deadLetter(message: Message): Promise<void> {
+  private async deadLetter(message: Message): Promise<string> {
     const dir = join(this.options.root, "dlq");
     await mkdir(dir, { recursive: true });
     const { id, key, body, receives } = message;
-    await writeFile(join(dir, `${id}.json`), `${JSON.stringify({ id, key, receives, body }, null, 2)}\n`);
+    const path = join(dir, `${id}.json`);
+    await writeFile(path, `${JSON.stringify({ id, key, receives, body }, null, 2)}\n`);
+    return path;
   }
 }

@@ -19,6 +19,7 @@ import type {
   PutOutcome,
   ReceiptCheckRecord,
   SessionIndex,
+  WithdrawOutcome,
 } from "../../shared/pipeline/ports.js";
 import { DEFAULT_DAY_SHARDS, TABLE_SCHEMA as S } from "../lib/table.js";
 import { openCursor, sealCursor } from "./day-cursor.js";
@@ -191,27 +192,44 @@ export class DynamoSessionIndex implements SessionIndex {
   }
 
   /**
-   * Sets the record's `layer_c_key` to null and keeps the first reason and time given. A key with
-   * no record is a fault of the caller (a copy is published only after its record is written).
+   * Sets the record's `layer_c_key` to null and keeps the first reason and time given, on the
+   * condition that the record is still of `replay`'s version (version id, else ETag, else
+   * sequencer): a withdrawal racing a newer upload never clears the newer record's key (`stale`).
+   * A key with no record is a fault of the caller (a copy is published only after its record is
+   * written).
    */
-  async markWithdrawn(tenant: string, session: string, key: string, reason: string): Promise<void> {
+  async markWithdrawn(
+    tenant: string,
+    session: string,
+    replay: ObjectRef,
+    reason: string,
+  ): Promise<WithdrawOutcome> {
+    const key = fileKey(tenant, session, replay.key);
+    const version = versionCondition(replay);
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: fileKey(tenant, session, key),
+          Key: key,
           UpdateExpression:
             "SET layer_c_key = :none, withdrawn_reason = if_not_exists(withdrawn_reason, :reason), withdrawn_at = if_not_exists(withdrawn_at, :at)",
-          ConditionExpression: "attribute_exists(#pk)",
-          ExpressionAttributeNames: { "#pk": S.partitionKey },
-          ExpressionAttributeValues: { ":none": null, ":reason": reason, ":at": new Date().toISOString() },
+          ConditionExpression: `attribute_exists(#pk) AND ${version.condition}`,
+          ExpressionAttributeNames: { "#pk": S.partitionKey, ...version.names },
+          ExpressionAttributeValues: {
+            ":none": null,
+            ":reason": reason,
+            ":at": new Date().toISOString(),
+            ...version.values,
+          },
         }),
       );
+      return "withdrawn";
     } catch (error) {
-      if (isConditionFailed(error))
-        throw new ReplayPipelineError("index.no_record", `markWithdrawn ${key}: the key has no record`);
-      throw asAdapterError(error, `UpdateItem ${key}`);
+      if (!isConditionFailed(error)) throw asAdapterError(error, `UpdateItem ${replay.key}`);
     }
+    if ((await this.getItem(key)) === null)
+      throw new ReplayPipelineError("index.no_record", `markWithdrawn ${replay.key}: the key has no record`);
+    return "stale";
   }
 
   /**
@@ -374,6 +392,31 @@ function fromItem<T>(item: Record<string, unknown>): T {
 
 function version(ref: ObjectRef): string {
   return ref.versionId ?? ref.etag ?? "";
+}
+
+/** The condition that an item's `ref` is `ref`'s version, as `isVersionOf` decides it. */
+function versionCondition(ref: ObjectRef): {
+  condition: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+} {
+  if (ref.versionId !== null)
+    return {
+      condition: "#ref.#version = :version",
+      names: { "#ref": "ref", "#version": "versionId" },
+      values: { ":version": ref.versionId },
+    };
+  if (ref.etag !== null)
+    return {
+      condition: "#ref.#etag = :etag",
+      names: { "#ref": "ref", "#etag": "etag" },
+      values: { ":etag": ref.etag },
+    };
+  return {
+    condition: "#order = :order",
+    names: { "#order": ORDER },
+    values: { ":order": sequencerOrder(ref.sequencer) },
+  };
 }
 
 function sameVersion(a: ObjectRef, b: ObjectRef): boolean {

@@ -19,7 +19,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 import { z } from "zod";
 import { ReplayPipelineError } from "../../shared/errors.js";
 import type { ObjectRef, Ports } from "../../shared/pipeline/ports.js";
-import { type ProcessResult, processObject } from "../../shared/pipeline/process-object.js";
+import { type ProcessResult, processObject, scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { fileSpool } from "../../shared/spool/index.js";
 import { DynamoSessionIndex } from "../adapters/dynamo-index.js";
 import { ObjectChangedError, TransientError } from "../adapters/errors.js";
@@ -97,8 +97,10 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
     try {
       result = await processObject(new S3ObjectSource(s3, bucket, ref), ports, options);
     } catch (error) {
+      // Logs hold keys only as the scrubber passes them.
+      const shown = scrubbedKey(ref.key);
       // A newer version replaced the object mid-read: its own event will process it.
-      if (error instanceof ObjectChangedError) return logger.info("superseded", { key: ref.key });
+      if (error instanceof ObjectChangedError) return logger.info("superseded", { key: shown });
       const kind = faultKind(error);
       metrics.addMetric(
         kind === "transient" ? INGEST_METRIC.transientFaults : INGEST_METRIC.faults,
@@ -106,7 +108,7 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
         1,
       );
       logger.error("failed: the message will be received again", {
-        key: ref.key,
+        key: shown,
         kind,
         error: error as Error,
       });

@@ -3,6 +3,7 @@
  * idempotent writes; a late event never replaces a newer record; a failed stream leaves nothing).
  */
 
+import { ReplayPipelineError } from "../errors.js";
 import { memorySpool } from "../spool/index.js";
 import type {
   FileRecord,
@@ -14,8 +15,9 @@ import type {
   PutOutcome,
   ReceiptCheckRecord,
   SessionIndex,
+  WithdrawOutcome,
 } from "./ports.js";
-import { putOutcome } from "./versions.js";
+import { isVersionOf, putOutcome } from "./versions.js";
 
 /** Bytes of a stream, whole. */
 async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
@@ -113,11 +115,19 @@ export class MemorySessionIndex implements SessionIndex {
     return "written";
   }
 
-  async markWithdrawn(tenant: string, session: string, key: string, reason: string): Promise<void> {
-    const record = this.files.get(MemorySessionIndex.id(tenant, session, key));
-    if (record === undefined) return;
+  async markWithdrawn(
+    tenant: string,
+    session: string,
+    replay: ObjectRef,
+    reason: string,
+  ): Promise<WithdrawOutcome> {
+    const record = this.files.get(MemorySessionIndex.id(tenant, session, replay.key));
+    if (record === undefined)
+      throw new ReplayPipelineError("index.no_record", `markWithdrawn ${replay.key}: the key has no record`);
+    if (!isVersionOf(record.ref, replay)) return "stale";
     record.layer_c_key = null;
     record.first_error ??= { code: "layer_c.withdrawn", message: reason, line: null };
+    return "withdrawn";
   }
 }
 

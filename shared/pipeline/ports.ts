@@ -104,6 +104,9 @@ export type PutOutcome =
   /** A newer version of the key was recorded already: a late event; nothing changed. */
   | "stale";
 
+/** What `markWithdrawn` did: `withdrawn`, or `stale` when the record is of a newer version. */
+export type WithdrawOutcome = "withdrawn" | "stale";
+
 /**
  * The session index. Every write is conditional and idempotent (keyed by object key and version
  * or ETag), so a redelivered or late event changes and counts nothing twice; reads a check depends
@@ -118,8 +121,12 @@ export interface SessionIndex {
   listFiles(tenant: string, session: string): Promise<FileRecord[]>;
   /** Records a receipt check; `duplicate` when that replay version was already checked against that receipt version. */
   putCheck(record: ReceiptCheckRecord): Promise<PutOutcome>;
-  /** Marks a published copy as withdrawn in the file's record (its `layer_c_key` becomes null). */
-  markWithdrawn(tenant: string, session: string, key: string, reason: string): Promise<void>;
+  /**
+   * Marks the published copy of `replay` withdrawn in its record (`layer_c_key` becomes null), only
+   * while the record is of that version (version id, else ETag): `stale` when a newer version has
+   * been recorded since, whose record (and published key) is left as it is.
+   */
+  markWithdrawn(tenant: string, session: string, replay: ObjectRef, reason: string): Promise<WithdrawOutcome>;
 }
 
 /** Everything `processObject` reads and writes through. */

@@ -35,7 +35,7 @@ import { scrubReport } from "../redact/report.js";
 import { Scrubber } from "../redact/scrub.js";
 import { isReceiptName, layerCKey, type ObjectKey, parseObjectKey, verdictKey } from "./keys.js";
 import type { FileRecord, ObjectRef, ObjectSource, Ports, PutOutcome, ReceiptCheckRecord } from "./ports.js";
-import { putOutcome } from "./versions.js";
+import { isVersionOf, putOutcome } from "./versions.js";
 
 /** How `processObject` reads, redacts and stamps. */
 export interface ProcessOptions {
@@ -144,10 +144,25 @@ export async function processObject(
   const job = new Job(source, ports, options);
   const parsed = parseObjectKey(source.key);
   if (!parsed.ok) return job.reject(parsed.problem);
+  // The key is stored, logged and published under: it must pass the scrubber like any input.
+  if (job.scrubbedKey() !== source.key)
+    return job.reject({
+      code: "key.redacted",
+      message:
+        "the key holds text the scrubber redacts (a secret or personal data); expected a key without it",
+    });
   const known = await ports.index.getFile(parsed.key.tenant, parsed.key.session, source.key);
   const outcome = putOutcome(known?.ref, source);
   if (known !== null && outcome !== "written") return job.skipped(known, outcome);
   return isReceiptName(parsed.key.file) ? job.receipt(parsed.key) : job.replay(parsed.key);
+}
+
+/**
+ * `key` as the scrubber passes it: a key that changes is rejected, and its record is filed under
+ * this form (what the local stack looks a rejected key's record up by).
+ */
+export function scrubbedKey(key: string, scrubber = new Scrubber({ preset: "private_repo" })): string {
+  return scrubber.scrub(key, "$key");
 }
 
 /** The bare reference of a source (no stream). */
@@ -237,15 +252,24 @@ class Job {
   async reject(problem: { code: string; message: string }): Promise<ProcessResult> {
     const digest = createHash("sha256").update(this.source.key, "utf8").digest("hex");
     const key: ObjectKey = { tenant: "_rejected", session: digest.slice(0, 16), file: digest };
+    // Filed under the scrubbed key, with the reason scrubbed (it may quote the key).
+    const ref = { ...this.ref, key: this.scrubbedKey() };
+    const error = { code: problem.code, message: this.scrub(problem.message) };
     const record = this.record(key, {
+      ref,
       kind: "rejected",
       verdict: "invalid",
       errors_total: 1,
-      first_error: { ...problem, line: null },
+      first_error: { ...error, line: null },
       verdict_key: `results/_rejected/${digest}.json`,
     });
-    const document = this.document({ kind: "rejected", verdict: "invalid", error: problem });
+    const document = this.document({ object: ref, kind: "rejected", verdict: "invalid", error });
     return this.finish(record, document);
+  }
+
+  /** The object's key as the scrubber passes it (the key itself when it holds nothing to redact). */
+  scrubbedKey(): string {
+    return scrubbedKey(this.source.key, this.scrubber);
   }
 
   /** A redelivered or late event: nothing is read or written. */
@@ -444,15 +468,17 @@ class Job {
     const report: VerifyReport = pending.check.end(inspected);
     const failed = report.verdict === "failed" || report.verdict === "invalid";
     let withdrawn: string | null = null;
-    if (failed && published !== null) {
+    if (failed && published !== null && (await this.isRecorded(key, replay))) {
+      // The copy goes first: a failure between the two leaves it unpublished (fail closed). The
+      // version check before and the conditional mark keep a newer upload's record as it is.
       await this.ports.publisher.withdrawCopy(published);
-      await this.ports.index.markWithdrawn(
+      const outcome = await this.ports.index.markWithdrawn(
         key.tenant,
         key.session,
-        replay.key,
+        replay,
         `receipt check against ${receipt.key} ${report.verdict}`,
       );
-      withdrawn = published;
+      if (outcome === "withdrawn") withdrawn = published;
     }
     const rows = scrubReport(report.checks, this.scrubber);
     const record: ReceiptCheckRecord = {
@@ -468,6 +494,12 @@ class Job {
     };
     if ((await this.ports.index.putCheck(record)) === "written" || withdrawn !== null)
       this.checks.push(record);
+  }
+
+  /** Whether the index still records `replay`'s version (consistent read): not a newer upload's. */
+  private async isRecorded(key: ObjectKey, replay: ObjectRef): Promise<boolean> {
+    const recorded = await this.ports.index.getFile(key.tenant, key.session, replay.key);
+    return recorded !== null && isVersionOf(recorded.ref, replay);
   }
 
   private documentChecks(): VerdictDocument["receipt_checks"] {

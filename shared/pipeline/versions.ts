@@ -28,3 +28,13 @@ export function putOutcome(current: ObjectRef | null | undefined, next: ObjectRe
     return "stale";
   return "written";
 }
+
+/**
+ * Whether `recorded` is the version `ref` names: the same version id when `ref` has one, else the
+ * same ETag, else the same sequencer (what a withdrawal is conditional on).
+ */
+export function isVersionOf(recorded: ObjectRef, ref: ObjectRef): boolean {
+  if (ref.versionId !== null) return recorded.versionId === ref.versionId;
+  if (ref.etag !== null) return recorded.etag === ref.etag;
+  return recorded.sequencer === ref.sequencer;
+}

@@ -230,23 +230,60 @@ describe("putCheck", () => {
 });
 
 describe("markWithdrawn", () => {
-  it("clears the copy's key and keeps the first reason, only on an existing record", async () => {
+  const replay = fileRecord("acme", "s-1", "R.jsonl").ref;
+
+  it("clears the copy's key and keeps the first reason, on the condition of the version withdrawn", async () => {
     db.on(UpdateCommand).resolves({});
-    await index.markWithdrawn("acme", "s-1", "acme/s-1/R.jsonl", "receipt check failed");
+    expect(await index.markWithdrawn("acme", "s-1", replay, "receipt check failed")).toBe("withdrawn");
     expect(db).toHaveReceivedCommandWith(UpdateCommand, {
       Key: { PK: "T#acme#S#s-1", SK: "FILE#acme/s-1/R.jsonl" },
-      ConditionExpression: "attribute_exists(#pk)",
+      ConditionExpression: "attribute_exists(#pk) AND #ref.#etag = :etag",
+      ExpressionAttributeNames: { "#pk": "PK", "#ref": "ref", "#etag": "etag" },
     });
     const input = db.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(input?.UpdateExpression).toContain("layer_c_key = :none");
     expect(input?.ExpressionAttributeValues?.[":none"]).toBeNull();
+    expect(input?.ExpressionAttributeValues?.[":etag"]).toBe("e1");
+  });
+
+  it("conditions on the version id where the withdrawn version has one, else on the sequencer", async () => {
+    db.on(UpdateCommand).resolves({});
+    await index.markWithdrawn("acme", "s-1", { ...replay, versionId: "v7" }, "x");
+    await index.markWithdrawn("acme", "s-1", { ...replay, etag: null, sequencer: "0b" }, "x");
+    const inputs = db.commandCalls(UpdateCommand).map((c) => c.args[0].input);
+    expect(inputs[0]).toMatchObject({
+      ConditionExpression: "attribute_exists(#pk) AND #ref.#version = :version",
+      ExpressionAttributeNames: { "#ref": "ref", "#version": "versionId" },
+      ExpressionAttributeValues: { ":version": "v7" },
+    });
+    expect(inputs[1]).toMatchObject({
+      ConditionExpression: "attribute_exists(#pk) AND #order = :order",
+      ExpressionAttributeValues: { ":order": sequencerOrder("0b") },
+    });
+  });
+
+  it("is stale, changing nothing, when a newer version's record is there (the race with a new upload)", async () => {
+    db.on(UpdateCommand).rejects(conditionFailed());
+    const newer = fileRecord("acme", "s-1", "R.jsonl", { etag: "e2", sequencer: "0B" });
+    db.on(GetCommand).resolves({ Item: stored(newer) });
+    expect(await index.markWithdrawn("acme", "s-1", replay, "x")).toBe("stale");
+    expect(db).toHaveReceivedCommandWith(GetCommand, {
+      Key: { PK: "T#acme#S#s-1", SK: "FILE#acme/s-1/R.jsonl" },
+      ConsistentRead: true,
+    });
   });
 
   it("fails with index.no_record when the key has no record", async () => {
     db.on(UpdateCommand).rejects(conditionFailed());
-    await expect(index.markWithdrawn("acme", "s-1", "acme/s-1/R.jsonl", "x")).rejects.toMatchObject({
+    db.on(GetCommand).resolves({});
+    await expect(index.markWithdrawn("acme", "s-1", replay, "x")).rejects.toMatchObject({
       code: "index.no_record",
     });
+  });
+
+  it("maps throttling to a transient error", async () => {
+    db.on(UpdateCommand).rejects(dynamoError("ThrottlingException", 400));
+    await expect(index.markWithdrawn("acme", "s-1", replay, "x")).rejects.toBeInstanceOf(TransientError);
   });
 });
 

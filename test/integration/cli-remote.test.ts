@@ -3,7 +3,7 @@
  * tenant isolation: tenant A never sees tenant B's files, whatever the names.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -80,6 +80,18 @@ describe("push --wait", () => {
       "--wait",
     );
     expect(unverifiable.code).toBe(3);
+  });
+
+  it("refuses a file whose key holds a secret before uploading it (the pipeline would reject it)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cli-remote-secret-"));
+    const secret = `ghp_${"a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"}`;
+    const file = join(dir, `${secret}.REPLAY.jsonl`);
+    copyFileSync(EX("fix-auth.REPLAY.jsonl"), file);
+    const out = await cli("push", file, "--tenant", "alpha", "--session", "leak", "--wait");
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain("push: the key of file 1 holds text the scrubber redacts");
+    expect(out.stderr).not.toContain(secret);
+    expect(await stack.recordOf(`alpha/leak/${secret}.REPLAY.jsonl`)).toBeNull();
   });
 
   it("exits 2 on a usage error", async () => {

@@ -45,7 +45,8 @@ export function sessionIndexSuite(name: string, start: () => Promise<DynamoServe
       });
       client = makeDocumentClient(raw);
       index = await freshIndex();
-    });
+      // DynamoDB Local is a JVM: on a loaded machine it takes longer than the default hook timeout to start.
+    }, 60_000);
 
     afterAll(async () => {
       raw?.destroy();
@@ -132,8 +133,8 @@ export function sessionIndexSuite(name: string, start: () => Promise<DynamoServe
     it("marks a copy withdrawn, keeping the first reason, and refuses a key with no record", async () => {
       const record = fileRecord("acme", "wd", "R.jsonl");
       await index.putFile(record);
-      await index.markWithdrawn("acme", "wd", record.ref.key, "receipt check failed");
-      await index.markWithdrawn("acme", "wd", record.ref.key, "again");
+      expect(await index.markWithdrawn("acme", "wd", record.ref, "receipt check failed")).toBe("withdrawn");
+      expect(await index.markWithdrawn("acme", "wd", record.ref, "again")).toBe("withdrawn");
       expect(await index.getFile("acme", "wd", record.ref.key)).toEqual({ ...record, layer_c_key: null });
       const item = await raw.send(
         new GetItemCommand({
@@ -142,10 +143,40 @@ export function sessionIndexSuite(name: string, start: () => Promise<DynamoServe
         }),
       );
       expect(item.Item?.withdrawn_reason).toEqual({ S: "receipt check failed" });
-      await expect(index.markWithdrawn("acme", "wd", "acme/wd/none", "x")).rejects.toMatchObject({
+      const none = { ...record.ref, key: "acme/wd/none" };
+      await expect(index.markWithdrawn("acme", "wd", none, "x")).rejects.toMatchObject({
         code: "index.no_record",
       });
       expect(await index.getFile("acme", "wd", "acme/wd/none")).toBeNull();
+    });
+
+    it("a withdrawal of an older version racing a newer upload leaves the newer record's copy", async () => {
+      const older = fileRecord("acme", "race", "R.jsonl", { etag: "e1", sequencer: "0A" });
+      const newer = fileRecord("acme", "race", "R.jsonl", { etag: "e2", sequencer: "0B" });
+      await index.putFile(older);
+      // The newer upload is recorded between the receipt check of the older one and its withdrawal.
+      expect(await index.putFile(newer)).toBe("written");
+      expect(await index.markWithdrawn("acme", "race", older.ref, "receipt check failed")).toBe("stale");
+      expect(await index.getFile("acme", "race", older.ref.key)).toEqual(newer);
+      // Both at once: whichever lands first, the newer record ends with its copy's key.
+      const other = fileRecord("acme", "race2", "R.jsonl", { etag: "e1", sequencer: "0A" });
+      const next = fileRecord("acme", "race2", "R.jsonl", { etag: "e2", sequencer: "0B" });
+      await index.putFile(other);
+      const [, withdrawal] = await Promise.all([
+        index.putFile(next),
+        index.markWithdrawn("acme", "race2", other.ref, "receipt check failed"),
+      ]);
+      const final = await index.getFile("acme", "race2", other.ref.key);
+      expect(final).toEqual(next);
+      expect(["withdrawn", "stale"]).toContain(withdrawal);
+      // Versioned objects: the condition is on the version id.
+      const v1 = fileRecord("acme", "race3", "R.jsonl", { versionId: "v1", sequencer: "0A" });
+      const v2 = fileRecord("acme", "race3", "R.jsonl", { versionId: "v2", sequencer: "0B" });
+      await index.putFile(v1);
+      await index.putFile(v2);
+      expect(await index.markWithdrawn("acme", "race3", v1.ref, "x")).toBe("stale");
+      expect(await index.markWithdrawn("acme", "race3", v2.ref, "x")).toBe("withdrawn");
+      expect((await index.getFile("acme", "race3", v1.ref.key))?.layer_c_key).toBeNull();
     });
 
     it("pages a day's shard with cursors bound to the tenant, and the shards hold the whole day", async () => {

@@ -148,6 +148,64 @@ describe("processObject: receipts in either order", () => {
   });
 });
 
+describe("processObject: a withdrawal racing a newer upload of the replay", () => {
+  /** The example with another tool name: valid and published alone, failed against FIX_AUTH's receipt. */
+  const OLDER = FIX_AUTH.replace('"tool":"file_read"', '"tool":"file_write"');
+
+  /** Ports whose `run` hook fires once, from inside the receipt job, at the point `at` names. */
+  async function race(at: "receipt-read" | "withdraw") {
+    const ports = memoryPorts();
+    const older = await processObject(ports.objects.put("t/s/REPLAY.jsonl", OLDER), ports, OPTIONS);
+    const copyKey = older.record.layer_c_key as string;
+    expect(copyKey).not.toBeNull();
+    let armed = true;
+    let newer: Awaited<ReturnType<typeof processObject>> | undefined;
+    const upload = async () => {
+      armed = false;
+      newer = await processObject(ports.objects.put("t/s/REPLAY.jsonl", FIX_AUTH), ports, OPTIONS);
+    };
+    const open = ports.objects.open.bind(ports.objects);
+    let receiptReads = 0;
+    ports.objects.open = (ref) =>
+      (async function* () {
+        // The first read is the receipt job's own; the second, its check of the older replay.
+        if (ref.key === "t/s/RECEIPT.json" && ++receiptReads === 2 && armed && at === "receipt-read")
+          await upload();
+        yield* open(ref);
+      })();
+    const withdrawCopy = ports.publisher.withdrawCopy.bind(ports.publisher);
+    ports.publisher.withdrawCopy = async (key) => {
+      if (armed && at === "withdraw") await upload();
+      await withdrawCopy(key);
+    };
+    const receipt = await processObject(
+      ports.objects.put("t/s/RECEIPT.json", await receiptFor(FIX_AUTH)),
+      ports,
+      OPTIONS,
+    );
+    expect(newer?.record.layer_c_key).toBe(copyKey);
+    return { ports, receipt, copyKey, newer: newer as NonNullable<typeof newer> };
+  }
+
+  it("the newer version recorded before the withdrawal: its copy and record stay", async () => {
+    const { ports, receipt, copyKey, newer } = await race("receipt-read");
+    expect(receipt.checks[0]).toMatchObject({ verdict: "failed", withdrawn: null });
+    expect(ports.publisher.withdrawn).toEqual([]);
+    expect(ports.publisher.copies.has(copyKey)).toBe(true);
+    expect(await ports.index.getFile("t", "s", "t/s/REPLAY.jsonl")).toEqual(newer.record);
+  });
+
+  it("the newer version recorded while the copy is withdrawn: the conditional mark keeps its record", async () => {
+    const { ports, receipt, copyKey, newer } = await race("withdraw");
+    // The copy is gone (fail closed); the newer record is not marked withdrawn by the older check.
+    expect(ports.publisher.withdrawn).toEqual([copyKey]);
+    expect(receipt.checks[0]).toMatchObject({ verdict: "failed", withdrawn: null });
+    const recorded = await ports.index.getFile("t", "s", "t/s/REPLAY.jsonl");
+    expect(recorded).toEqual(newer.record);
+    expect(recorded?.layer_c_key).toBe(copyKey);
+  });
+});
+
 describe("processObject: events as S3 and SQS deliver them", () => {
   it("the same event three times changes and counts nothing after the first", async () => {
     const ports = memoryPorts();
@@ -231,5 +289,28 @@ describe("processObject: nothing stored holds a secret from the input", () => {
     expect(stored).toMatch(/git push/);
     expect(stored).not.toContain(secret);
     expect([...ports.publisher.copies.values()].join("")).not.toContain(secret);
+  });
+
+  it("a key holding a secret is rejected, filed under its scrubbed form, nothing published", async () => {
+    const secret = `ghp_${"a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"}`;
+    const ports = memoryPorts();
+    // A valid key (the token is a valid name), and keys the rules reject that quote the secret.
+    const sources = [`t/s/${secret}.REPLAY.jsonl`, `${secret}/s/REPLAY.jsonl`, `t/${secret}+x/f.jsonl`].map(
+      (key) => ports.objects.put(key, FIX_AUTH),
+    );
+    for (const source of sources) {
+      const result = await processObject(source, ports, OPTIONS);
+      expect(result.record).toMatchObject({ kind: "rejected", verdict: "invalid", layer_c_key: null });
+      expect(result.record.ref.key).not.toContain(secret);
+    }
+    const first = [...ports.index.files.values()].map((r) => r.first_error?.code);
+    expect(first).toEqual(["key.redacted", "key.redacted", "key.session"]);
+    expect(ports.publisher.copies.size).toBe(0);
+    const stored =
+      JSON.stringify([...ports.index.files.values()]) + [...ports.publisher.documents.entries()].join("");
+    expect(stored).not.toContain(secret);
+    expect(stored).not.toContain(secret.slice(0, 30));
+    // The same event again finds its record: nothing is written twice.
+    expect((await processObject(sources[0] as ObjectSource, ports, OPTIONS)).outcome).toBe("duplicate");
   });
 });

@@ -1,0 +1,102 @@
+/**
+ * The CI snippets of examples/ci/ (and their copies in the README) run as written against the
+ * local stack: their `push … --wait` command through a shell, with `--local-dir` standing in for
+ * `--stack` and the CI system's run id filled in; the job's exit is the worst verdict.
+ */
+import { spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LocalStack } from "../../cli/local/stack.js";
+import { PROJECT_ROOT } from "../support/corpus.js";
+
+const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
+const EX = (name: string) => join(PROJECT_ROOT, "examples", name);
+let stack: LocalStack;
+let root: string;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), "ci-examples-"));
+  stack = await LocalStack.start({ root, memory: true, s3Port: 0, dynamoPort: 0 });
+});
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+/** The snippet's push command: its lines from `npx replay-pipeline push` to the one with `--wait`. */
+function pushLines(file: string): string[] {
+  const lines = readFileSync(join(PROJECT_ROOT, "examples", "ci", file), "utf8").split("\n");
+  const from = lines.findIndex((l) => l.includes("npx replay-pipeline push"));
+  const to = lines.findIndex((l, n) => n >= from && l.includes("--wait"));
+  expect(from, file).toBeGreaterThan(0);
+  expect(to, file).toBeGreaterThanOrEqual(from);
+  return lines.slice(from, to + 1).map((l) => l.trim());
+}
+
+/** Replaces `from` (which must be there) by `to`. */
+function swap(command: string, from: string, to: string): string {
+  expect(command).toContain(from);
+  return command.replace(from, to);
+}
+
+/** Runs the snippet's command in a job folder holding `replays/` with `replay` and its receipt. */
+function runJob(command: string, replay: string, env: Record<string, string>) {
+  const job = mkdtempSync(join(tmpdir(), "ci-job-"));
+  mkdirSync(join(job, "replays"));
+  copyFileSync(EX(replay), join(job, "replays", "REPLAY.jsonl"));
+  copyFileSync(EX("fix-auth.RECEIPT.json"), join(job, "replays", "RECEIPT.json"));
+  return new Promise<{ code: number | null; stdout: string }>((resolve) => {
+    // Through a shell, as the CI runner does: it expands replays/*.jsonl and $CI_PIPELINE_ID.
+    const child = spawn("/bin/sh", ["-c", command], { cwd: job, env: { ...process.env, ...env } });
+    let stdout = "";
+    child.stdout.on("data", (d) => {
+      stdout += String(d);
+    });
+    child.on("close", (code) => resolve({ code, stdout }));
+  });
+}
+
+const SNIPPETS = [
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: GitHub's expression syntax, as the snippet has it
+  { file: "github-actions.yml", runId: "${{ github.run_id }}" },
+  { file: "gitlab-ci.yml", runId: "$CI_PIPELINE_ID" },
+];
+
+describe.each(SNIPPETS)("examples/ci/$file", ({ file, runId }) => {
+  function command(id: string): string {
+    let text = pushLines(file).join(" ");
+    text = swap(text, "npx replay-pipeline", `"${process.execPath}" "${BIN}"`);
+    text = swap(text, "--stack ReplayPipeline", `--local-dir "${root}"`);
+    // GitHub fills its expression in before the shell runs; GitLab's variable is the shell's.
+    return runId.startsWith("$CI") ? text : swap(text, runId, id);
+  }
+
+  it("is shown in the README as written", () => {
+    const readme = readFileSync(join(PROJECT_ROOT, "README.md"), "utf8");
+    const at = readme.indexOf(`\`examples/ci/${file}\``);
+    expect(at).toBeGreaterThan(0);
+    let from = at;
+    for (const line of pushLines(file)) {
+      from = readme.indexOf(line, from);
+      expect(from, line).toBeGreaterThan(at);
+    }
+  });
+
+  it("passes the job (exit 0) for a replay that matches its receipt", async () => {
+    const id = `${file.length}01`;
+    const out = await runJob(command(id), "fix-auth.REPLAY.jsonl", { CI_PIPELINE_ID: id });
+    expect(out.stdout).toMatch(/my-team\/\S+-\d+01\/REPLAY\.jsonl: PASSED/);
+    expect(out.stdout).toContain("worst verdict: passed");
+    expect(out.code).toBe(0);
+  });
+
+  it("fails the job (exit 1) for a tampered replay", async () => {
+    const id = `${file.length}02`;
+    const out = await runJob(command(id), "tampered.REPLAY.jsonl", { CI_PIPELINE_ID: id });
+    expect(out.stdout).toMatch(/REPLAY\.jsonl: FAILED/);
+    expect(out.stdout).toContain("worst verdict: failed");
+    expect(out.code).toBe(1);
+  });
+});
