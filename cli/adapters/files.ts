@@ -19,6 +19,7 @@ import type {
   PutOutcome,
   ReceiptCheckRecord,
 } from "../../shared/pipeline/ports.js";
+import { withProgress } from "../progress.js";
 
 /** Objects backed by files: each key maps to the path it was read from. */
 export class FileObjectStore implements ObjectStore {
@@ -46,7 +47,7 @@ export class FileObjectStore implements ObjectStore {
   open(ref: Pick<ObjectRef, "key" | "versionId">): AsyncIterable<Uint8Array> {
     const path = this.paths.get(ref.key);
     if (path === undefined) throw new Error(`no file for ${ref.key}`);
-    return createReadStream(path, { highWaterMark: 1024 * 1024 });
+    return withProgress(path, createReadStream(path, { highWaterMark: 1024 * 1024 }));
   }
 }
 
