@@ -2,13 +2,59 @@ import { createReadStream, readFileSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { formatLocation, JsonInputError, ReplayPipelineError } from "#shared/errors.js";
+import { gunzipped } from "#shared/formats/index.js";
 import { scrubText } from "#shared/redact/index.js";
 import { causedBy, InputFileError, OutputFileError, UsageError } from "./errors.js";
+import { withProgress } from "./progress.js";
 
-/** Chunks of a file, or of standard input for `-`; 1 MiB reads. */
+/** Chunks of a file, or of standard input for `-`; 1 MiB reads; a progress line on large files. */
 export function openStream(path: string): AsyncIterable<Uint8Array> {
   if (path === "-") return process.stdin;
-  return createReadStream(path, { highWaterMark: 1024 * 1024 });
+  return withProgress(path, createReadStream(path, { highWaterMark: 1024 * 1024 }));
+}
+
+/**
+ * Chunks of a file as `inspect` reads it: gunzipped when it starts with the gzip magic, within
+ * inspect's gzip limits (errors name the file).
+ */
+export async function* openPlain(
+  path: string,
+  limits: { maxDecompressedBytes?: number } = {},
+): AsyncGenerator<Uint8Array> {
+  try {
+    yield* gunzipped(openStream(path), limits);
+  } catch (error) {
+    if (error instanceof ReplayPipelineError && path !== "-") error.locate({ file: path });
+    throw toInputError(path, error);
+  }
+}
+
+/** A whole file (or stdin) as `readInput` reads it, gunzipped when gzip, both within `maxBytes`. */
+export async function readPlainInput(path: string, maxBytes = DEFAULT_MAX_DOCUMENT_BYTES): Promise<Buffer> {
+  const bytes = await readInput(path, maxBytes);
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of openPlainBytes(path, bytes, maxBytes)) {
+    size += chunk.length;
+    parts.push(chunk);
+  }
+  return Buffer.concat(parts, size);
+}
+
+/** The gunzipped chunks of `bytes` (read from `path`), at most `maxBytes`. */
+async function* openPlainBytes(path: string, bytes: Buffer, maxBytes: number): AsyncGenerator<Uint8Array> {
+  try {
+    yield* gunzipped(
+      (async function* () {
+        yield bytes;
+      })(),
+      { maxDecompressedBytes: maxBytes },
+    );
+  } catch (error) {
+    if (error instanceof ReplayPipelineError && path !== "-") error.locate({ file: path });
+    throw error;
+  }
 }
 
 /** Default cap on a whole-document (non JSON Lines) input. */

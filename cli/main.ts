@@ -73,7 +73,7 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
     scan: {
       run: scanCommand,
       help: SCAN_HELP,
-      summary: "inspect and hash every replay file in a folder (default: examples)",
+      summary: "inspect and hash every replay file in folders and files (default: examples)",
     },
     push: {
       run: pushCommand,

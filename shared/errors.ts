@@ -63,6 +63,7 @@ export const ERROR_KINDS = {
   // Layer C.
   "redact.not_object": "input",
   "redact.refused": "input",
+  "redact.not_copied": "input",
   "redact.spool_short_write": "transient",
   "redact.spool_truncated": "transient",
   "redact.not_finished": "bug",
@@ -91,6 +92,7 @@ export const ERROR_KINDS = {
   "io.too_large": "input",
   "scan.no_files": "config",
   "cli.local_stack": "config",
+  "io.no_files": "config",
   // The AWS adapters, the handlers and the audit (functions/).
   "aws.transient": "transient",
   "s3.read_interrupted": "transient",

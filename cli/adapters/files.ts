@@ -22,6 +22,7 @@ import type {
   WithdrawOutcome,
 } from "../../shared/pipeline/ports.js";
 import { fileSpool } from "../../shared/spool/index.js";
+import { withProgress } from "../progress.js";
 
 /** Objects backed by files: each key maps to the path it was read from. */
 export class FileObjectStore implements ObjectStore {
@@ -49,7 +50,7 @@ export class FileObjectStore implements ObjectStore {
   open(ref: Pick<ObjectRef, "key" | "versionId">): AsyncIterable<Uint8Array> {
     const path = this.paths.get(ref.key);
     if (path === undefined) throw new Error(`no file for ${ref.key}`);
-    return createReadStream(path, { highWaterMark: 1024 * 1024 });
+    return withProgress(path, createReadStream(path, { highWaterMark: 1024 * 1024 }));
   }
 }
 

@@ -1,5 +1,5 @@
 import { canonicalDocument, canonicalJsonLines, type Profile } from "#shared/canonical/index.js";
-import { openStream, readInput, toInputError } from "../io.js";
+import { openPlain, readPlainInput } from "../io.js";
 
 /** How `canon` and `hash` read their input. */
 export interface CanonicalInput {
@@ -11,24 +11,21 @@ export interface CanonicalInput {
   maxLineBytes?: number;
 }
 
-/** True when the file is JSON Lines by flag or by name. */
+/** True when the file is JSON Lines by flag or by name (`.jsonl`, or `.jsonl.gz`). */
 export function isJsonLines(file: string, flag: boolean | undefined): boolean {
-  return flag === true || /\.jsonl$/i.test(file);
+  return flag === true || /\.jsonl(\.gz)?$/i.test(file);
 }
 
 /**
  * The canonical bytes of a file in pieces: the whole document for JSON, batches of canonical lines
- * (each ending in `\n`) for JSON Lines, streamed so a large file never sits in memory whole.
+ * (each ending in `\n`) for JSON Lines, streamed so a large file never sits in memory whole. A
+ * gzip file is read gunzipped, as `inspect` reads it.
  */
 export async function* canonicalPieces(input: CanonicalInput): AsyncGenerator<Uint8Array> {
   const { file, profile, maxDepth, maxLineBytes } = input;
   if (!input.jsonl) {
-    yield canonicalDocument(await readInput(file), profile, { file, maxDepth });
+    yield canonicalDocument(await readPlainInput(file), profile, { file, maxDepth });
     return;
   }
-  try {
-    yield* canonicalJsonLines(openStream(file), profile, { file, maxDepth, maxLineBytes });
-  } catch (error) {
-    throw toInputError(file, error);
-  }
+  yield* canonicalJsonLines(openPlain(file), profile, { file, maxDepth, maxLineBytes });
 }

@@ -4,7 +4,7 @@ import { ReplayPipelineError } from "#shared/errors.js";
 import { exportReplayBundle } from "#shared/formats/index.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
 import { UsageError } from "../errors.js";
-import { outputError, outputTarget, readInput, writeOut } from "../io.js";
+import { outputError, outputTarget, readPlainInput, writeOut } from "../io.js";
 
 /** Help text of `export`. */
 export const EXPORT_HELP = `Usage: replay-pipeline export <bundle.json> [-o REPLAY.jsonl] [--dialect v1|adr0003]
@@ -23,7 +23,7 @@ Options:
   --max-depth N      deepest nesting accepted in the bundle (default 512)
   -h, --help         this help
 
-<bundle.json> may be - for standard input. Exit 0 on success, 2 on a usage, read or JSON error or
+<bundle.json> may be - for standard input, and gzip-compressed. Exit 0 on success, 2 on a usage, read or JSON error or
 a bundle that lacks a required field (the message names its path and what was expected).`;
 
 const OPTIONS = {
@@ -54,7 +54,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
   if (dialect !== "v1" && dialect !== "adr0003")
     throw new UsageError(`export: unknown dialect '${dialect}'; expected v1 or adr0003`);
 
-  const bytes = await readInput(file);
+  const bytes = await readPlainInput(file);
   let result: ReturnType<typeof exportReplayBundle>;
   try {
     const bundle = readJson(decodeUtf8(bytes), { maxDepth });

@@ -1,16 +1,23 @@
-import { type InspectReport, inspect } from "#shared/formats/index.js";
-import { scrubReport } from "#shared/redact/index.js";
-import { intOption, parseCommandArgs, singleFile } from "../args.js";
-import { HMAC_KEY_OPTIONS, openStream, readHmacKey, toInputError, writeOut } from "../io.js";
+import type { InspectReport } from "#shared/formats/index.js";
+import type { VerifyReport } from "#shared/receipt/index.js";
+import { localJob, reportOf } from "../adapters/local.js";
+import { inputPaths, intOption, parseCommandArgs } from "../args.js";
+import { expandInputs, notAReplay, runInputs, skipNotice } from "../inputs.js";
+import { HMAC_KEY_OPTIONS, readHmacKey, writeOut } from "../io.js";
 import { parallelOptions } from "../worker-script.js";
 
 /** Help text of `inspect`. */
-export const INSPECT_HELP = `Usage: replay-pipeline inspect <file> [--json] [options]
+export const INSPECT_HELP = `Usage: replay-pipeline inspect <file or folder...> [--json] [options]
 
 Detects the replay format by content (REPLAY.jsonl in its three dialects, ReplayBundle JSON,
 Braintrust span traces, ReplayKit .rpk; any of them gzip-compressed), validates it, recomputes
 every hash it carries and prints a verdict with its check rows, errors, notices and the session
 summary.
+
+Several files and folders: one report per file (folders are walked for .jsonl, .json, .rpk and
+.bundle files, .gz too), a RECEIPT.json beside a replay is checked against it rather than reported
+as a replay, a JSON file found in a folder that is no replay format is skipped with a notice, and
+a summary line ends the run; the exit code is the worst of them (2 if a file could not be read).
 
 Options:
   --json                      one JSON object on stdout (format, verdict, checks, errors,
@@ -22,6 +29,7 @@ Options:
   --max-decompressed-bytes N  most a gzip input may expand to (default 4294967296)
   --workers N                 worker threads for JSON Lines files over 8 MiB (default: one
                               per core, none on a single core; 0 = none)
+  -q, --quiet                 no progress line, no skip notices
   -h, --help                  this help
 
 Verdicts: passed (exit 0), failed (a hash or check did not match, exit 1), invalid (the file
@@ -49,27 +57,73 @@ export async function inspectCommand(argv: string[]): Promise<number> {
     await writeOut(`${INSPECT_HELP}\n`);
     return 0;
   }
-  const file = singleFile("inspect", positionals);
   const key = await readHmacKey("inspect", values["hmac-key-env"], values["hmac-key-file"]);
-  let report: InspectReport;
-  try {
-    ({ report } = await inspect(openStream(file), {
-      file,
-      hmacKey: key,
-      // The report shows counts, not the call list: keep memory flat for huge replays.
-      keepToolCalls: false,
-      maxLineBytes: intOption("inspect", "max-line-bytes", values["max-line-bytes"]),
-      maxDocumentBytes: intOption("inspect", "max-document-bytes", values["max-document-bytes"]),
-      maxDecompressedBytes: intOption("inspect", "max-decompressed-bytes", values["max-decompressed-bytes"]),
-      parallel: parallelOptions(intOption("inspect", "workers", values.workers, 0)),
-    }));
-  } catch (error) {
-    throw toInputError(file, error);
-  }
-  // Whatever the input quoted (commands, messages, names) is scrubbed before it is printed.
-  const shown = scrubReport(report);
-  await writeOut(values.json === true ? `${JSON.stringify(shown)}\n` : renderReport(shown));
-  return exitCodeOf(report.verdict);
+  const maxLineBytes = intOption("inspect", "max-line-bytes", values["max-line-bytes"]);
+  const maxDocumentBytes = intOption("inspect", "max-document-bytes", values["max-document-bytes"]);
+  const maxDecompressedBytes = intOption(
+    "inspect",
+    "max-decompressed-bytes",
+    values["max-decompressed-bytes"],
+  );
+  const parallel = parallelOptions(intOption("inspect", "workers", values.workers, 0));
+  const inputs = await expandInputs(inputPaths("inspect", positionals), { pairReceipts: true });
+  const json = values.json === true;
+  return runInputs(
+    "inspect",
+    inputs,
+    async (input, tally) => {
+      const result = await localJob(input.path, {
+        ...(key === undefined ? {} : { hmacKey: key }),
+        ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+        ...(maxDocumentBytes === undefined ? {} : { maxDocumentBytes }),
+        ...(maxDecompressedBytes === undefined ? {} : { maxDecompressedBytes }),
+        ...(input.receipt === null ? {} : { receipt: input.receipt }),
+        parallel,
+      });
+      // The job's report is scrubbed: nothing the input quoted is printed unscrubbed.
+      const shown = reportOf(result);
+      if (notAReplay(input, shown)) {
+        if (values.quiet !== true) process.stderr.write(skipNotice("inspect", input));
+        return "skipped";
+      }
+      const check = result.verifications[0];
+      if (check !== undefined) tally.fold(exitCodeOf(check.verdict));
+      if (json) {
+        const receipt = check === undefined ? {} : { receipt_check: receiptCheck(input.receipt, check) };
+        await writeOut(`${JSON.stringify({ ...shown, ...receipt })}\n`);
+      } else {
+        await writeOut(renderReport(shown));
+        if (check !== undefined) await writeOut(renderReceiptCheck(input.receipt, check));
+      }
+      return shown.verdict;
+    },
+    { summary: json ? "stderr" : "stdout", quiet: values.quiet === true },
+  );
+}
+
+/** A paired receipt's check in `inspect --json`: the receipt, its verdict and totals, the rows not passed. */
+function receiptCheck(receipt: string | null, check: VerifyReport) {
+  return {
+    receipt,
+    verdict: check.verdict,
+    checks_total: check.checks_total,
+    checks: check.checks.filter((row) => row.status !== "passed"),
+    errors: check.errors,
+  };
+}
+
+/** A paired receipt's check in the human report: a line, and the rows that did not pass. */
+function renderReceiptCheck(receipt: string | null, check: VerifyReport): string {
+  const t = check.checks_total;
+  const out = [
+    `  receipt ${receipt ?? "-"}: ${check.verdict.toUpperCase()} (${t.passed} passed, ${t.failed} failed, ${t.unverifiable} unverifiable)`,
+  ];
+  for (const c of check.checks.filter((row) => row.status !== "passed").slice(0, 10))
+    out.push(
+      `    ${c.status === "failed" ? "FAILED" : "UNVERIFIABLE"} ${c.check} (${c.subject}): expected ${c.expected ?? "-"}, got ${c.actual ?? "-"}`,
+    );
+  for (const e of check.errors.slice(0, 5)) out.push(`    ${e.path}: ${e.message} [${e.code}]`);
+  return `${out.join("\n")}\n`;
 }
 
 /** Verification runs listed in the human report. */

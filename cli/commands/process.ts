@@ -1,4 +1,3 @@
-import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, join, relative } from "node:path";
 import type { Verdict } from "../../shared/formats/types.js";
 import { type ProcessResult, processObject } from "../../shared/pipeline/process-object.js";
@@ -6,6 +5,7 @@ import { PRESETS, type Preset } from "../../shared/redact/presets.js";
 import { folderPorts } from "../adapters/files.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
+import { expandInputs, worseExit } from "../inputs.js";
 import { HMAC_KEY_OPTIONS, readHmacKey, readKeyOption, toInputError, toolVersion, writeOut } from "../io.js";
 import { exitCodeOf } from "./inspect.js";
 
@@ -52,30 +52,10 @@ const OPTIONS = {
   json: { type: "boolean" },
 } as const;
 
-/** Replay-like files under `path` (itself when a file), sorted, receipts last within a folder. */
-async function filesOf(path: string): Promise<string[]> {
-  const info = await stat(path);
-  if (!info.isDirectory()) return [path];
-  const out: string[] = [];
-  const entries = await readdir(path, { withFileTypes: true });
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const child = join(path, entry.name);
-    if (entry.isDirectory()) out.push(...(await filesOf(child)));
-    else if (/\.(jsonl|json|rpk|bundle)(\.gz)?$/i.test(entry.name)) out.push(child);
-  }
-  return out;
-}
-
 /** `path` relative to the working folder when it is inside it, else as it is. */
 function shown(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel.startsWith("..") ? path : rel;
-}
-
-/** The worse of two exit codes: 1 over 3 over 0. */
-function worse(a: number, b: number): number {
-  const rank = (code: number): number => (code === 1 ? 2 : code === 3 ? 1 : 0);
-  return rank(b) > rank(a) ? b : a;
 }
 
 /** `replay-pipeline process`: the whole per-file job over files and an output folder. */
@@ -103,28 +83,20 @@ export async function processCommand(argv: string[]): Promise<number> {
 
   const ports = folderPorts(values.out);
   await ports.index.reset();
-  const inputs: { path: string; key: string }[] = [];
-  for (const given of positionals) {
-    let files: string[];
-    try {
-      files = await filesOf(given);
-    } catch (error) {
-      throw toInputError(given, error);
-    }
-    for (const path of files) {
-      const session = values.session ?? (basename(dirname(path)) || "default");
-      inputs.push({ path, key: `${tenant}/${session}/${basename(path)}` });
-    }
-  }
+  // The pipeline pairs receipts itself, through the index, in whichever order they come.
+  const inputs = (await expandInputs(positionals, { pairReceipts: false })).files.map(({ path }) => {
+    const session = values.session ?? (basename(dirname(path)) || "default");
+    return { path, key: `${tenant}/${session}/${basename(path)}` };
+  });
   if (inputs.length === 0)
     throw new UsageError("process: no .jsonl, .json, .rpk or .bundle file found in what was given");
 
   let exit = 0;
   const verdicts: Record<Verdict, number> = { passed: 0, failed: 0, unverifiable: 0, invalid: 0 };
   for (const { path, key } of inputs) {
-    const source = await ports.objects.add(key, path);
     let result: ProcessResult;
     try {
+      const source = await ports.objects.add(key, path);
       result = await processObject(source, ports, {
         toolVersion: toolVersion(),
         preset,
@@ -136,8 +108,8 @@ export async function processCommand(argv: string[]): Promise<number> {
       throw toInputError(path, error);
     }
     verdicts[result.record.verdict]++;
-    exit = worse(exit, exitCodeOf(result.record.verdict));
-    for (const check of result.checks) exit = worse(exit, exitCodeOf(check.verdict));
+    exit = worseExit(exit, exitCodeOf(result.record.verdict));
+    for (const check of result.checks) exit = worseExit(exit, exitCodeOf(check.verdict));
     await writeOut(
       values.json === true
         ? `${JSON.stringify(result.document)}\n`

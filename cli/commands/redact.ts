@@ -1,24 +1,20 @@
 import { createWriteStream } from "node:fs";
-import { rm } from "node:fs/promises";
-import { RedactRefusedError, ReplayPipelineError } from "#shared/errors.js";
-import { type LayerCSummary, PRESETS, type Preset, redactChecked } from "#shared/redact/index.js";
-import { intOption, parseCommandArgs, singleFile } from "../args.js";
+import { mkdir, rm, stat } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { RedactError, ReplayPipelineError } from "#shared/errors.js";
+import { layerCName } from "#shared/pipeline/keys.js";
+import { PRESETS, type Preset, refusedError } from "#shared/redact/index.js";
+import { type CopySink, localJob, reportOf } from "../adapters/local.js";
+import { inputPaths, intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
-import {
-  HMAC_KEY_OPTIONS,
-  openStream,
-  outputError,
-  outputTarget,
-  readHmacKey,
-  readKeyOption,
-  toInputError,
-  writeOut,
-} from "../io.js";
+import { expandInputs, type Input, type Inputs, notAReplay, runInputs, skipNotice } from "../inputs.js";
+import { HMAC_KEY_OPTIONS, outputError, outputTarget, readHmacKey, readKeyOption, writeOut } from "../io.js";
 import { parallelOptions } from "../worker-script.js";
 import { renderReport } from "./inspect.js";
 
 /** Help text of `redact`. */
 export const REDACT_HELP = `Usage: replay-pipeline redact <file> [-o OUT] [--preset P] [--key-env VAR | --key-file F] [--json]
+       replay-pipeline redact <files or folders...> -o DIR [options]
 
 Writes the Layer C (published) copy of a replay file (ADR-0017): REPLAY.jsonl (every dialect),
 Braintrust spans, ReplayKit .rpk and ReplayBundle, detected by content.
@@ -42,7 +38,11 @@ JSON Lines inputs are streamed (one canonical JSON line per event, same order an
 
 Options:
   -o, --output FILE    write the copy to FILE (default: standard output; - is standard output);
-                       suggested name: <file>.layer-c.<ext>, e.g. REPLAY.layer-c.jsonl
+                       suggested name: <file>.layer-c.<ext>, e.g. REPLAY.layer-c.jsonl. With
+                       several inputs (or a folder) -o names a folder, created if missing: each
+                       copy goes there as <name>.layer-c.<ext>; a RECEIPT.json beside a replay
+                       is checked first (a failed check: no copy); one line per file, a summary
+                       line, the worst exit code
   --preset P           open_source, private_repo (default) or paranoid (ADR-0016); paranoid keeps
                        only types, ids, timings, statuses and hashes
   --key-env VAR        scrubbing key (keyed pseudonyms) from environment variable VAR
@@ -55,6 +55,7 @@ Options:
   --max-line-bytes N   longest JSON Lines line accepted (default 64 MiB)
   --workers N          worker threads for JSON Lines files over 8 MiB (default: one per core,
                        none on a single core; 0 = none)
+  -q, --quiet          no progress line, no skip notices
   -h, --help           this help
 
 <file> may be - for standard input. Exit 0 on success, 1 when the input is refused (failed or
@@ -99,15 +100,48 @@ async function writeChunks(path: string, chunks: AsyncIterable<Uint8Array>): Pro
   }
 }
 
-/** `replay-pipeline redact`: the Layer C copy of a replay file, with its redaction summary. */
+/** Where each input's copy goes with several inputs: `<dir>/<name>.layer-c.<ext>`, no two alike. */
+function targetsIn(dir: string | undefined, inputs: Inputs): Map<Input, string> {
+  if (dir === undefined || dir === "-")
+    throw new UsageError("redact: several inputs need -o DIR, the folder their copies are written to");
+  const targets = new Map<Input, string>();
+  const taken = new Map<string, string>();
+  for (const input of inputs.files) {
+    const target = join(dir, layerCName(basename(input.path)));
+    const other = taken.get(target);
+    if (other !== undefined)
+      throw new UsageError(
+        `redact: ${other} and ${input.path} would both be copied to ${target}; expected distinct names`,
+      );
+    taken.set(target, input.path);
+    targets.set(input, target);
+  }
+  return targets;
+}
+
+/** `-o DIR` made ready: a folder (created if missing), never an existing file. */
+async function outputFolder(dir: string): Promise<void> {
+  try {
+    const info = await stat(dir).catch(() => null);
+    if (info !== null && !info.isDirectory())
+      throw new UsageError(`redact: -o ${dir} is a file; with several inputs -o names a folder`);
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    if (error instanceof ReplayPipelineError) throw error;
+    throw outputError(dir, error);
+  }
+}
+
+/** `replay-pipeline redact`: the Layer C copy of replay files, with its redaction summary. */
 export async function redactCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("redact", argv, OPTIONS);
   if (values.help === true) {
     await writeOut(`${REDACT_HELP}\n`);
     return 0;
   }
-  const file = singleFile("redact", positionals);
-  const output = outputTarget("redact", values.output, file);
+  const inputs = await expandInputs(inputPaths("redact", positionals), { pairReceipts: true });
+  const targets = inputs.many ? targetsIn(values.output, inputs) : null;
+  const single = inputs.many ? null : outputTarget("redact", values.output, positionals[0] as string);
   const preset = presetOption(values.preset);
   const key = await readKeyOption(
     "redact",
@@ -118,35 +152,60 @@ export async function redactCommand(argv: string[]): Promise<number> {
   const maxLineBytes = intOption("redact", "max-line-bytes", values["max-line-bytes"]);
 
   const hmacKey = await readHmacKey("redact", values["hmac-key-env"], values["hmac-key-file"]);
+  const parallel = parallelOptions(intOption("redact", "workers", values.workers, 0));
+  if (values.output !== undefined && targets !== null) await outputFolder(values.output);
+  const json = values.json === true;
 
-  const result = redactChecked(openStream(file), {
-    file,
-    preset,
-    allowUnverified: values["allow-unverified"] === true,
-    ...(key === undefined ? {} : { key }),
-    ...(hmacKey === undefined ? {} : { hmacKey }),
-    ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
-    parallel: parallelOptions(intOption("redact", "workers", values.workers, 0)),
-  });
-  try {
-    if (output === null) {
-      for await (const chunk of result.chunks) await writeOut(chunk);
-    } else {
-      await writeChunks(output, result.chunks);
-    }
-  } catch (error) {
-    if (error instanceof RedactRefusedError) {
-      process.stderr.write(renderReport(error.report));
-      process.stderr.write(`replay-pipeline: ${error.message} [${error.code}]\n`);
-      return 1;
-    }
-    throw toInputError(file, error);
-  }
-  if (values.json === true) {
-    const summary: LayerCSummary = result.summary();
-    const text = `${JSON.stringify(summary, null, 2)}\n`;
-    if (output === null) process.stderr.write(text);
-    else await writeOut(text);
-  }
-  return 0;
+  return runInputs(
+    "redact",
+    inputs,
+    async (input) => {
+      const output = targets === null ? single : (targets.get(input) ?? null);
+      const sink: CopySink =
+        output === null
+          ? async (body) => {
+              for await (const chunk of body) await writeOut(chunk);
+            }
+          : (body) => writeChunks(output, body);
+      const result = await localJob(input.path, {
+        preset,
+        publishUnverified: values["allow-unverified"] === true,
+        ...(key === undefined ? {} : { redactionKey: key }),
+        ...(hmacKey === undefined ? {} : { hmacKey }),
+        ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
+        ...(input.receipt === null ? {} : { receipt: input.receipt }),
+        copy: sink,
+        parallel,
+      });
+      const report = reportOf(result);
+      if (notAReplay(input, report)) {
+        if (values.quiet !== true) process.stderr.write(skipNotice("redact", input));
+        return "skipped";
+      }
+      const { layer_c: copy, not_published: why } = result.document;
+      if (copy === null) {
+        if (report.verdict === "failed" || report.verdict === "invalid") {
+          // The report is the job's, scrubbed already: the refusal names its rows.
+          const error = refusedError(report);
+          process.stderr.write(renderReport(error.report));
+          process.stderr.write(`replay-pipeline: ${error.message} [${error.code}]\n`);
+          return report.verdict;
+        }
+        throw new RedactError("redact.not_copied", `${input.path}: ${why ?? "no copy was made"}`);
+      }
+      if (targets !== null) {
+        await writeOut(
+          json
+            ? `${JSON.stringify({ file: input.path, output, summary: copy.summary })}\n`
+            : `${input.path}: copied to ${output}\n`,
+        );
+      } else if (json) {
+        const text = `${JSON.stringify(copy.summary, null, 2)}\n`;
+        if (output === null) process.stderr.write(text);
+        else await writeOut(text);
+      }
+      return "ok";
+    },
+    { summary: json ? "stderr" : "stdout", quiet: values.quiet === true },
+  );
 }

@@ -1,24 +1,27 @@
 import { createHash } from "node:crypto";
-import { readdir } from "node:fs/promises";
-import { join, relative } from "node:path";
 import { PROFILES, type Profile } from "#shared/canonical/index.js";
 import { ReplayPipelineError } from "#shared/errors.js";
-import { inspect, type Verdict } from "#shared/formats/index.js";
+import type { CheckStatus, Verdict } from "#shared/formats/index.js";
 import { Scrubber, scrubReport } from "#shared/redact/index.js";
+import { localJob, reportOf } from "../adapters/local.js";
 import { parseCommandArgs } from "../args.js";
 import { InputFileError } from "../errors.js";
-import { HMAC_KEY_OPTIONS, openStream, readHmacKey, toInputError, writeOut } from "../io.js";
+import { expandInputs, type Input, notAReplay, runInputs, skipNotice } from "../inputs.js";
+import { HMAC_KEY_OPTIONS, openStream, readHmacKey, writeOut } from "../io.js";
 import { parallelOptions } from "../worker-script.js";
 import { canonicalPieces, isJsonLines } from "./canonical-source.js";
 import { exitCodeOf } from "./inspect.js";
 
 /** Help text of `scan`. */
-export const SCAN_HELP = `Usage: replay-pipeline scan [dir] [--json] [--hmac-key-env VAR | --hmac-key-file F] [--exit-zero]
+export const SCAN_HELP = `Usage: replay-pipeline scan [files or folders...] [--json] [--hmac-key-env VAR | --hmac-key-file F] [--exit-zero]
 
-Walks a folder (default: examples) and, for every .json, .jsonl and .rpk file, prints what
-inspect says of it (format, verdict, check rows), its raw sha256 (replay_hash) and its canonical
-sha256 in each profile (jcs, openagents, replaykit).
-A file that cannot be read or canonicalized gets its error and the scan goes on.
+Walks folders (default: examples) and takes files, and for every .json, .jsonl, .rpk and .bundle
+file (gzip-compressed too) prints what inspect says of it (format, verdict, check rows), its raw
+sha256 (replay_hash) and its canonical sha256 in each profile (jcs, openagents, replaykit).
+A RECEIPT.json beside a replay is checked against it (a line under the table, "receipt" in
+--json) instead of being listed as a replay; a JSON file found in a folder that is no replay
+format is skipped with a notice on standard error. A file that cannot be read or canonicalized
+gets its error and the scan goes on.
 
 Options:
   --json               one JSON object per file instead of the table (with inspect's verdict and
@@ -27,11 +30,13 @@ Options:
   --hmac-key-file F    ReplayKit signature key from file F (raw bytes)
   --exit-zero          exit 0 whatever the verdicts, once every file has one (a demo or a
                        report-only job); usage and read errors still exit 2
+  -q, --quiet          no progress line, no skip notices
   -h, --help           this help
 
 Each file gets the verdict and exit code inspect gives it. The scan exits with the worst of
-them: 1 if any file is failed or invalid (or could not be canonicalized), else 3 if any is
-unverifiable, else 0; 2 on a usage or read error, or when the folder holds no file to check.`;
+them (a receipt check counts too): 2 if a file could not be read, else 1 if any file is failed or
+invalid (or could not be canonicalized), else 3 if any is unverifiable, else 0; 2 on a usage
+error, or when the folders hold no file to check.`;
 
 interface FileRow {
   file: string;
@@ -45,17 +50,8 @@ interface FileRow {
   raw: string;
   canonical: Partial<Record<Profile, string>>;
   errors: Partial<Record<Profile, { code: string; message: string }>>;
-}
-
-async function listFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const entries = await readdir(dir, { withFileTypes: true });
-  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await listFiles(path)));
-    else if (/\.(json|jsonl|rpk)$/i.test(entry.name)) out.push(path);
-  }
-  return out;
+  /** The check against the RECEIPT.json beside the file, when there is one. */
+  receipt?: { file: string; verdict: Verdict; checks: Record<CheckStatus, number> };
 }
 
 async function hashPieces(pieces: AsyncIterable<Uint8Array>): Promise<{ hash: string; bytes: number }> {
@@ -79,31 +75,32 @@ export async function scanCommand(argv: string[]): Promise<number> {
     await writeOut(`${SCAN_HELP}\n`);
     return 0;
   }
-  const dir = positionals[0] ?? "examples";
+  const given = positionals.length > 0 ? positionals : ["examples"];
   const key = await readHmacKey("scan", values["hmac-key-env"], values["hmac-key-file"]);
-  let files: string[];
-  try {
-    files = await listFiles(dir);
-  } catch (error) {
-    throw toInputError(dir, error);
-  }
-  if (files.length === 0)
-    throw new InputFileError("scan.no_files", `${dir}: no .json, .jsonl or .rpk file to check`);
-  let worst = 0;
+  const inputs = await expandInputs(given, { pairReceipts: true });
+  if (inputs.files.length === 0)
+    throw new InputFileError(
+      "scan.no_files",
+      `${given.join(", ")}: no .json, .jsonl, .rpk or .bundle file (or .gz of one) to check`,
+    );
   const rows: FileRow[] = [];
   const scrubber = new Scrubber({ preset: "private_repo" });
-  for (const path of files) {
-    const file = relative(process.cwd(), path) || path;
-    const { report } = await inspect(openStream(path), {
-      file,
-      hmacKey: key,
-      keepToolCalls: false,
-      parallel: parallelOptions(),
+  const parallel = parallelOptions();
+  /** The row of one file; null for a JSON file found in a folder that is no replay format. */
+  const scan = async (input: Input): Promise<FileRow | null> => {
+    const { path: file, receipt } = input;
+    const result = await localJob(file, {
+      ...(key === undefined ? {} : { hmacKey: key }),
+      ...(receipt === null ? {} : { receipt }),
+      parallel,
     });
+    const report = reportOf(result);
+    if (notAReplay(input, report)) return null;
     // inspect hashed every byte it read: the file's own bytes unless they were gzip.
     const raw = report.compressed
-      ? await hashPieces(openStream(path))
+      ? await hashPieces(openStream(file))
       : { hash: report.replay_hash, bytes: report.bytes };
+    const check = result.verifications[0];
     const row: FileRow = {
       file,
       format: report.format,
@@ -114,6 +111,9 @@ export async function scanCommand(argv: string[]): Promise<number> {
       raw: raw.hash,
       canonical: {},
       errors: {},
+      ...(receipt === null || check === undefined
+        ? {}
+        : { receipt: { file: receipt, verdict: check.verdict, checks: check.checks_total } }),
     };
     for (const profile of PROFILES) {
       try {
@@ -125,19 +125,26 @@ export async function scanCommand(argv: string[]): Promise<number> {
         row.errors[profile] = { code: error.code, message: error.message };
       }
     }
-    worst = worseExit(worst, Object.keys(row.errors).length > 0 ? 1 : row.exit_code);
-    const shown = scrubReport(row, scrubber);
-    rows.push(shown);
-    if (values.json === true) await writeOut(`${JSON.stringify(shown)}\n`);
-  }
-  if (values.json !== true) await writeOut(renderTable(rows, dir));
-  return values["exit-zero"] === true ? 0 : worst;
-}
-
-/** The worse of two verdict exit codes: 1 (failed, invalid) over 3 (unverifiable) over 0. */
-function worseExit(a: number, b: number): number {
-  const rank = (code: number): number => (code === 1 ? 2 : code === 3 ? 1 : 0);
-  return rank(b) > rank(a) ? b : a;
+    return scrubReport(row, scrubber);
+  };
+  const worst = await runInputs(
+    "scan",
+    inputs,
+    async (input, tally) => {
+      const row = await scan(input);
+      if (row === null) {
+        if (values.quiet !== true) process.stderr.write(skipNotice("scan", input));
+        return "skipped";
+      }
+      rows.push(row);
+      if (row.receipt !== undefined) tally.fold(exitCodeOf(row.receipt.verdict));
+      if (values.json === true) await writeOut(`${JSON.stringify(row)}\n`);
+      return Object.keys(row.errors).length > 0 ? "failed" : row.verdict;
+    },
+    { summary: "none", quiet: values.quiet === true },
+  );
+  if (values.json !== true) await writeOut(renderTable(rows, given.join(", ")));
+  return values["exit-zero"] === true && worst !== 2 ? 0 : worst;
 }
 
 function renderTable(rows: FileRow[], dir: string): string {
@@ -155,6 +162,11 @@ function renderTable(rows: FileRow[], dir: string): string {
   }
   for (const r of rows)
     for (const [profile, e] of Object.entries(r.errors)) lines.push(`${profile}: ${e.message}`);
+  for (const r of rows)
+    if (r.receipt !== undefined)
+      lines.push(
+        `receipt check: ${r.file} against ${r.receipt.file}: ${r.receipt.verdict.toUpperCase()} (${r.receipt.checks.passed}/${r.receipt.checks.failed}/${r.receipt.checks.unverifiable})`,
+      );
   lines.push("", "Details: replay-pipeline inspect <file>; full hashes: replay-pipeline scan --json.");
   return `${lines.join("\n")}\n`;
 }

@@ -1,18 +1,12 @@
-import { Findings, type InspectResult, inspect } from "#shared/formats/index.js";
-import {
-  beginVerify,
-  parseReceiptJson,
-  type ReceiptCheck,
-  type VerifyReport,
-} from "#shared/receipt/index.js";
-import { scrubReport } from "#shared/redact/index.js";
-import { parseCommandArgs, singleFile } from "../args.js";
-import { HMAC_KEY_OPTIONS, openStream, readHmacKey, readInput, toInputError, writeOut } from "../io.js";
+import type { VerifyReport } from "#shared/receipt/index.js";
+import { localJob } from "../adapters/local.js";
+import { inputPaths, parseCommandArgs } from "../args.js";
+import { expandInputs, notAReplay, runInputs, skipNotice } from "../inputs.js";
+import { HMAC_KEY_OPTIONS, readHmacKey, writeOut } from "../io.js";
 import { parallelOptions } from "../worker-script.js";
-import { exitCodeOf } from "./inspect.js";
 
 /** Help text of `verify`. */
-export const VERIFY_HELP = `Usage: replay-pipeline verify <replay> --receipt <RECEIPT.json> [--json]
+export const VERIFY_HELP = `Usage: replay-pipeline verify <replay or folder...> [--receipt <RECEIPT.json>] [--json]
 
 Inspects a replay and checks it against its RECEIPT.json (openagents.receipt.v1, the coding
 loop's SessionReceipt, or an ADR-0003 receipt with replay_hash): replay_hash, trajectory_hash,
@@ -21,12 +15,17 @@ output_hash, ok, side_effects), calls missing on either side, verification comma
 codes, and canonical_json_sha256. A signed receipt is unverifiable: no receipt signing scheme
 is specified. Without --receipt the verdict is unverifiable.
 
+Several replays and folders: each is checked against --receipt when given, else against the
+RECEIPT.json beside it (<name>.RECEIPT.json, or RECEIPT.json for every replay of its folder); one
+report per replay, a summary line, the worst exit code (2 if a file could not be read).
+
 Options:
   --receipt FILE   the receipt to check against
   --json           one JSON object on stdout: verdict, replay (the inspect report),
                    receipt_shape, checks, errors
   --hmac-key-env VAR   ReplayKit signature key from environment variable VAR
   --hmac-key-file F    ReplayKit signature key from file F
+  -q, --quiet      no progress line, no skip notices
   -h, --help       this help
 
 Verdicts: passed (exit 0), failed (exit 1), invalid (replay or receipt malformed, exit 1),
@@ -46,35 +45,33 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     await writeOut(`${VERIFY_HELP}\n`);
     return 0;
   }
-  const file = singleFile("verify", positionals);
-  const receiptPath = values.receipt;
-  const findings = new Findings();
-  const check = await beginCheck(receiptPath, findings);
-  let inspected: InspectResult;
-  try {
-    inspected = await inspect(openStream(file), {
-      file,
-      ...check.readOptions,
-      hmacKey: await readHmacKey("verify", values["hmac-key-env"], values["hmac-key-file"]),
-      parallel: parallelOptions(),
-    });
-  } catch (error) {
-    throw toInputError(file, error);
-  }
-  const report = check.end(inspected);
-  const shown = scrubReport(report);
-  await writeOut(values.json === true ? `${JSON.stringify(shown)}\n` : renderVerify(shown, receiptPath));
-  return exitCodeOf(report.verdict);
-}
-
-/**
- * Reads the receipt at `path` (none when undefined) before the replay, so that the replay's tool
- * calls are matched as they are read; its parsed JSON is let go before the replay is read.
- */
-async function beginCheck(path: string | undefined, findings: Findings): Promise<ReceiptCheck> {
-  if (path === undefined) return beginVerify(null, findings);
-  const value = parseReceiptJson(await readInput(path), path, findings);
-  return beginVerify(value, findings, { receiptUnreadable: value === null });
+  const hmacKey = await readHmacKey("verify", values["hmac-key-env"], values["hmac-key-file"]);
+  const inputs = await expandInputs(inputPaths("verify", positionals), {
+    pairReceipts: values.receipt === undefined,
+  });
+  const json = values.json === true;
+  return runInputs(
+    "verify",
+    inputs,
+    async (input) => {
+      const receipt = values.receipt ?? input.receipt;
+      const result = await localJob(input.path, {
+        ...(hmacKey === undefined ? {} : { hmacKey }),
+        receipt,
+        parallel: parallelOptions(),
+      });
+      const shown = result.verifications[0];
+      if (shown === undefined) throw new Error(`verify: no receipt check of ${input.path}`);
+      if (notAReplay(input, shown.replay)) {
+        if (values.quiet !== true) process.stderr.write(skipNotice("verify", input));
+        return "skipped";
+      }
+      // The job's reports are scrubbed: nothing the input quoted is printed unscrubbed.
+      await writeOut(json ? `${JSON.stringify(shown)}\n` : renderVerify(shown, receipt ?? undefined));
+      return shown.verdict;
+    },
+    { summary: json ? "stderr" : "stdout", quiet: values.quiet === true },
+  );
 }
 
 /** The short human report of `verify`. */

@@ -74,10 +74,14 @@ export function isReceiptName(file: string): boolean {
  * and no `.gz` (the copy is written uncompressed): `REPLAY.jsonl` → `REPLAY.layer-c.jsonl`.
  */
 export function layerCKey(key: ObjectKey): string {
-  const plain = key.file.replace(/\.gz$/i, "");
+  return `${key.tenant}/${key.session}/${layerCName(key.file)}`;
+}
+
+/** A Layer C copy's file name: `.layer-c` before the format extension, no `.gz`. */
+export function layerCName(file: string): string {
+  const plain = file.replace(/\.gz$/i, "");
   const dot = plain.lastIndexOf(".");
-  const name = dot > 0 ? `${plain.slice(0, dot)}.layer-c${plain.slice(dot)}` : `${plain}.layer-c`;
-  return `${key.tenant}/${key.session}/${name}`;
+  return dot > 0 ? `${plain.slice(0, dot)}.layer-c${plain.slice(dot)}` : `${plain}.layer-c`;
 }
 
 /** The verdict document's key in the reports store: `results/<ingest key>.json`. */

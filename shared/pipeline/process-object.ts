@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { createGunzip } from "node:zlib";
 import type { JsonValue } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
-import { type InspectReport, type InspectResult, inspect } from "../formats/inspect.js";
+import { type InspectOptions, type InspectReport, type InspectResult, inspect } from "../formats/inspect.js";
 import {
   type CheckRow,
   type CheckStatus,
@@ -54,6 +54,23 @@ export interface ProcessOptions {
   maxDecompressedBytes?: number;
   /** The clock (tests pin it). */
   now?: () => Date;
+  /**
+   * Where the key comes from: `store` (default) holds it to the store's key rules and reads a
+   * RECEIPT.json as a receipt; `local` takes it as a path on this machine, as given (the CLI's
+   * `inspect`, `verify`, `redact`, `scan`): no key rules, tenant and session `local`, every object
+   * a replay (the caller pairs receipts), every call processed (no duplicate check).
+   */
+  keys?: "store" | "local";
+  /** Make and publish the Layer C copy (default true); false only inspects: no transform runs. */
+  publish?: boolean;
+  /** Publish the copy of a `failed` or `invalid` replay too; its record says so (`redact --allow-unverified`). */
+  publishUnverified?: boolean;
+  /**
+   * The receipt to check a replay against, given directly (`verify --receipt`; read through
+   * `ports.objects`) instead of the session's receipts in the index; null checks the replay
+   * against no receipt, which is unverifiable.
+   */
+  receipt?: ObjectRef | null;
 }
 
 /** The verdict document: what the reports store keeps for one processed object. */
@@ -94,6 +111,8 @@ export interface ProcessResult {
   document: VerdictDocument;
   /** Receipt checks recorded by this run (empty for a duplicate or stale event). */
   checks: ReceiptCheckRecord[];
+  /** The whole report of each receipt check this run made, scrubbed: what `verify` prints. */
+  verifications: VerifyReport[];
 }
 
 /** Rows of a check kept in documents and records. */
@@ -142,6 +161,7 @@ export async function processObject(
   options: ProcessOptions,
 ): Promise<ProcessResult> {
   const job = new Job(source, ports, options);
+  if (options.keys === "local") return job.replay({ tenant: "local", session: "local", file: source.key });
   const parsed = parseObjectKey(source.key);
   if (!parsed.ok) return job.reject(parsed.problem);
   // The key is stored, logged and published under: it must pass the scrubber like any input.
@@ -181,6 +201,7 @@ class Job {
   private readonly started = Date.now();
   private readonly scrubber = new Scrubber({ preset: "private_repo" });
   private readonly checks: ReceiptCheckRecord[] = [];
+  private readonly verifications: VerifyReport[] = [];
   private readonly ref: ObjectRef;
 
   constructor(
@@ -220,7 +241,7 @@ class Job {
   private async finish(record: FileRecord, document: VerdictDocument): Promise<ProcessResult> {
     await this.ports.publisher.putDocument(record.verdict_key, `${JSON.stringify(document)}\n`);
     const outcome = await this.ports.index.putFile(record);
-    return { outcome, record, document, checks: this.checks };
+    return { outcome, record, document, checks: this.checks, verifications: this.verifications };
   }
 
   private record(
@@ -287,30 +308,28 @@ class Job {
           outcome === "stale" ? "a newer version of this key was processed already" : "already processed",
       }),
       checks: [],
+      verifications: [],
     };
   }
 
   /** A replay: one read for inspect and Layer C, receipt checks, publication, record. */
   async replay(key: ObjectKey): Promise<ProcessResult> {
     const { ports, options } = this;
-    const receiptsBefore = await this.receiptsOf(key);
+    const given = options.receipt;
+    const receiptsBefore =
+      given === undefined ? (await this.receiptsOf(key)).map((r) => r.ref) : given === null ? [] : [given];
     // Receipts first: the replay's tool calls are checked against them as they are read.
     const pendingBefore: PendingCheck[] = [];
-    for (const receipt of receiptsBefore) pendingBefore.push(await this.beginCheck(receipt.ref));
+    for (const receipt of receiptsBefore) pendingBefore.push(await this.beginCheck(receipt));
+    if (options.publish === false) return this.inspectOnly(key, pendingBefore);
     const redaction = redactChecked(this.source.open(), {
       file: this.source.key,
       allowUnverified: true,
       ...readOptionsOf(pendingBefore),
       ...(options.preset === undefined ? {} : { preset: options.preset }),
       ...(options.redactionKey === undefined ? {} : { key: options.redactionKey }),
-      ...(options.hmacKey === undefined ? {} : { hmacKey: options.hmacKey }),
-      ...(options.parallel === undefined ? {} : { parallel: options.parallel }),
       spool: ports.spool,
-      ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
-      ...(options.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: options.maxDocumentBytes }),
-      ...(options.maxDecompressedBytes === undefined
-        ? {}
-        : { maxDecompressedBytes: options.maxDecompressedBytes }),
+      ...this.readOptions(),
     });
     // The copy is made while inspect reads (both take the same bytes): start it now, decide later.
     const copy = redaction.chunks[Symbol.asyncIterator]();
@@ -318,12 +337,12 @@ class Job {
     first.catch(() => undefined);
     const inspected = await redaction.inspected;
     const report = inspected.report;
-    for (const pending of pendingBefore) await this.check(key, inspected, pending, this.ref);
+    await this.checkGiven(key, inspected, pendingBefore);
 
     let published: string | null = null;
     let notPublished: string | null = null;
     let summary: LayerCSummary | null = null;
-    if (report.verdict === "failed" || report.verdict === "invalid") {
+    if ((report.verdict === "failed" || report.verdict === "invalid") && options.publishUnverified !== true) {
       notPublished = `the file is ${report.verdict}: only a file that is not failed or invalid is published`;
     } else if (this.checks.some((c) => c.verdict === "failed" || c.verdict === "invalid")) {
       notPublished = "a receipt check failed: the copy is not published";
@@ -348,6 +367,53 @@ class Job {
       await copy.return?.(undefined);
     }
 
+    return this.replayDone(key, inspected, receiptsBefore, { published, notPublished, summary });
+  }
+
+  /** A replay only inspected (`publish: false`): one read, receipt checks, no transform. */
+  private async inspectOnly(key: ObjectKey, pending: PendingCheck[]): Promise<ProcessResult> {
+    const inspected = await inspect(this.source.open(), {
+      file: this.source.key,
+      ...readOptionsOf(pending),
+      ...this.readOptions(),
+    });
+    await this.checkGiven(key, inspected, pending);
+    return this.replayDone(
+      key,
+      inspected,
+      pending.map((p) => p.receipt),
+      {
+        published: null,
+        notPublished: "only inspected: no Layer C copy was asked for",
+        summary: null,
+      },
+    );
+  }
+
+  /** The signature key, pool and limits the object is read with, alone or with Layer C. */
+  private readOptions(): Pick<
+    InspectOptions,
+    "hmacKey" | "parallel" | "maxLineBytes" | "maxDocumentBytes" | "maxDecompressedBytes"
+  > {
+    const o = this.options;
+    return {
+      ...(o.hmacKey === undefined ? {} : { hmacKey: o.hmacKey }),
+      ...(o.parallel === undefined ? {} : { parallel: o.parallel }),
+      ...(o.maxLineBytes === undefined ? {} : { maxLineBytes: o.maxLineBytes }),
+      ...(o.maxDocumentBytes === undefined ? {} : { maxDocumentBytes: o.maxDocumentBytes }),
+      ...(o.maxDecompressedBytes === undefined ? {} : { maxDecompressedBytes: o.maxDecompressedBytes }),
+    };
+  }
+
+  /** A replay's record and document, then the receipts that landed while it ran. */
+  private async replayDone(
+    key: ObjectKey,
+    inspected: InspectResult,
+    receiptsBefore: ObjectRef[],
+    copy: { published: string | null; notPublished: string | null; summary: LayerCSummary | null },
+  ): Promise<ProcessResult> {
+    const { published, notPublished, summary } = copy;
+    const report = inspected.report;
     const shown = scrubReport(report, this.scrubber);
     const record = this.record(key, {
       kind: "replay",
@@ -373,9 +439,10 @@ class Job {
       not_published: notPublished,
     });
     const result = await this.finish(record, { ...document, receipt_checks: this.documentChecks() });
-    if (result.outcome !== "written") return result;
+    if (result.outcome !== "written" || this.options.receipt !== undefined || this.options.keys === "local")
+      return result;
     // A receipt that landed while this ran may not have seen this record: look again (consistent).
-    const checked = new Set(receiptsBefore.map((r) => r.ref.key));
+    const checked = new Set(receiptsBefore.map((r) => r.key));
     const late = (await this.receiptsOf(key)).filter((r) => !checked.has(r.ref.key));
     if (late.length > 0) {
       const pending: PendingCheck[] = [];
@@ -387,6 +454,18 @@ class Job {
       }
     }
     return { ...result, checks: this.checks };
+  }
+
+  /**
+   * Checks a replay against the receipts known when it was read; with `receipt: null`, against no
+   * receipt (unverifiable, kept in `verifications` only: there is no receipt to record it under).
+   */
+  private async checkGiven(key: ObjectKey, inspected: InspectResult, pending: PendingCheck[]): Promise<void> {
+    for (const p of pending) await this.check(key, inspected, p, this.ref);
+    if (this.options.receipt === null) {
+      const report = beginVerify(null, new Findings(), { receiptUnreadable: false }).end(inspected);
+      this.verifications.push(scrubReport(report, this.scrubber));
+    }
   }
 
   /** A receipt: its own reading, then a check of every replay of the session. */
@@ -441,8 +520,7 @@ class Job {
     return inspect(this.ports.objects.open(ref), {
       file: ref.key,
       ...readOptionsOf(pending),
-      ...(this.options.hmacKey === undefined ? {} : { hmacKey: this.options.hmacKey }),
-      ...(this.options.parallel === undefined ? {} : { parallel: this.options.parallel }),
+      ...this.readOptions(),
     });
   }
 
@@ -466,6 +544,7 @@ class Job {
   ): Promise<void> {
     const { receipt } = pending;
     const report: VerifyReport = pending.check.end(inspected);
+    this.verifications.push(scrubReport(report, this.scrubber));
     const failed = report.verdict === "failed" || report.verdict === "invalid";
     let withdrawn: string | null = null;
     if (failed && published !== null && (await this.isRecorded(key, replay))) {

@@ -18,7 +18,7 @@ import { type LayerCOptions, type LayerCRedaction, redactOrThrow } from "./layer
 import { scrubReport } from "./report.js";
 
 /** The refusal of `report` (scrubbed): the error `redactChecked` throws instead of a copy. */
-function refusedError(report: InspectReport, options?: { cause?: unknown }): RedactRefusedError {
+export function refusedError(report: InspectReport, options?: { cause?: unknown }): RedactRefusedError {
   const scrubbed = scrubReport(report);
   return new RedactRefusedError(scrubbed, refusal(scrubbed), options);
 }

@@ -3,7 +3,13 @@
  * scrubbed), the secret rules and privacy presets behind it, and the scrubbing of our own reports.
  */
 export { RedactError, RedactRefusedError } from "../errors.js";
-export { type CheckedOptions, type CheckedRedaction, originOf, redactChecked } from "./checked.js";
+export {
+  type CheckedOptions,
+  type CheckedRedaction,
+  originOf,
+  redactChecked,
+  refusedError,
+} from "./checked.js";
 export type { StringScrubber } from "./layer-c/context.js";
 export { RPK_MASK, RPK_REDACTION_POLICY_VERSION } from "./layer-c/documents.js";
 export { type LayerCOptions, type LayerCRedaction, type LayerCResult, redactFile } from "./layer-c/entry.js";

@@ -118,8 +118,8 @@ describe("errors and usage", () => {
   });
 
   it.each([
-    [["canon"], "expected exactly one input file"],
-    [["canon", "a", "b"], "expected exactly one input file"],
+    [["canon"], "expected at least one input file or folder"],
+    [["redact", "a", "b"], "several inputs need -o DIR"],
     [["hash", "x.json", "--profile", "sha1"], "unknown profile 'sha1'"],
     [["canon", "x.json", "--nope"], "Unknown option '--nope'"],
     [["frobnicate"], "unknown command 'frobnicate'"],
@@ -171,20 +171,23 @@ describe("replay-pipeline scan", () => {
     const result = run("scan", "examples", "--exit-zero");
     expect(result.code).toBe(0);
     // One example per format family; span traces and bundles carry no hash, so unverifiable; the
-    // tampered copy fails its params_hash; a receipt is not a replay (verify reads it).
+    // tampered copy fails its params_hash; the receipt is checked against its replay, not listed.
     const examples: [string, string, string][] = [
       ["fix-auth.REPLAY.jsonl", "replay-dsrs", "passed"],
       ["summarize.rpk", "replaykit-rpk", "passed"],
       ["support-chat.trace.jsonl", "braintrust-spans", "unverifiable"],
       ["autopilot.bundle.json", "replay-bundle", "unverifiable"],
       ["tampered.REPLAY.jsonl", "replay-dsrs", "failed"],
-      ["fix-auth.RECEIPT.json", "unknown", "invalid"],
     ];
     for (const [file, format, verdict] of examples) {
       expect(result.stdout).toMatch(
         new RegExp(`${file.replaceAll(".", "\\.")} \\| ${format} \\| ${verdict}`),
       );
     }
+    expect(result.stdout).not.toMatch(/\| examples\/fix-auth\.RECEIPT\.json \|/);
+    expect(result.stdout).toContain(
+      "receipt check: examples/fix-auth.REPLAY.jsonl against examples/fix-auth.RECEIPT.json: PASSED (15/0/0)",
+    );
     expect(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")).toContain(
       '"start": "npm run build && node --openssl-legacy-provider bin/replay-pipeline.js start"',
     );
@@ -201,6 +204,8 @@ describe("replay-pipeline scan", () => {
     const empty = mkdtempSync(join(tmpdir(), "scan-empty-"));
     const none = run("scan", empty);
     expect(none.code).toBe(2);
-    expect(none.stderr).toMatch(/no \.json, \.jsonl or \.rpk file to check \[scan\.no_files\]/);
+    expect(none.stderr).toMatch(
+      /no \.json, \.jsonl, \.rpk or \.bundle file \(or \.gz of one\) to check \[scan\.no_files\]/,
+    );
   });
 });

@@ -153,7 +153,7 @@ describe("processObject: a withdrawal racing a newer upload of the replay", () =
   const OLDER = FIX_AUTH.replace('"tool":"file_read"', '"tool":"file_write"');
 
   /** Ports whose `run` hook fires once, from inside the receipt job, at the point `at` names. */
-  async function race(at: "receipt-read" | "withdraw") {
+  async function race(at: "replay-read" | "withdraw") {
     const ports = memoryPorts();
     const older = await processObject(ports.objects.put("t/s/REPLAY.jsonl", OLDER), ports, OPTIONS);
     const copyKey = older.record.layer_c_key as string;
@@ -165,13 +165,11 @@ describe("processObject: a withdrawal racing a newer upload of the replay", () =
       newer = await processObject(ports.objects.put("t/s/REPLAY.jsonl", FIX_AUTH), ports, OPTIONS);
     };
     const open = ports.objects.open.bind(ports.objects);
-    let receiptReads = 0;
     ports.objects.open = (ref) =>
       (async function* () {
-        // The first read is the receipt job's own; the second, its check of the older replay.
-        if (ref.key === "t/s/RECEIPT.json" && ++receiptReads === 2 && armed && at === "receipt-read")
-          await upload();
         yield* open(ref);
+        // The receipt job has read the older replay again for its check; the newer one lands now.
+        if (ref.key === "t/s/REPLAY.jsonl" && armed && at === "replay-read") await upload();
       })();
     const withdrawCopy = ports.publisher.withdrawCopy.bind(ports.publisher);
     ports.publisher.withdrawCopy = async (key) => {
@@ -188,7 +186,7 @@ describe("processObject: a withdrawal racing a newer upload of the replay", () =
   }
 
   it("the newer version recorded before the withdrawal: its copy and record stay", async () => {
-    const { ports, receipt, copyKey, newer } = await race("receipt-read");
+    const { ports, receipt, copyKey, newer } = await race("replay-read");
     expect(receipt.checks[0]).toMatchObject({ verdict: "failed", withdrawn: null });
     expect(ports.publisher.withdrawn).toEqual([]);
     expect(ports.publisher.copies.has(copyKey)).toBe(true);
@@ -312,5 +310,77 @@ describe("processObject: nothing stored holds a secret from the input", () => {
     expect(stored).not.toContain(secret.slice(0, 30));
     // The same event again finds its record: nothing is written twice.
     expect((await processObject(sources[0] as ObjectSource, ports, OPTIONS)).outcome).toBe("duplicate");
+  });
+});
+
+describe("processObject for the CLI's one-off commands: keys 'local', no copy, a given receipt", () => {
+  const LOCAL: ProcessOptions = { ...OPTIONS, keys: "local" };
+
+  it("takes a path as the key (no key rules) and, with publish false, inspects without a copy", async () => {
+    const ports = memoryPorts();
+    const source = ports.objects.put("../some dir/fix-auth.REPLAY.jsonl", FIX_AUTH);
+    const result = await processObject(source, ports, { ...LOCAL, publish: false });
+    expect(result.record).toMatchObject({
+      kind: "replay",
+      verdict: "passed",
+      tenant: "local",
+      layer_c_key: null,
+    });
+    expect(result.document.report?.file).toBe("../some dir/fix-auth.REPLAY.jsonl");
+    expect(result.document.not_published).toMatch(/only inspected/);
+    expect(ports.publisher.copies.size).toBe(0);
+    expect(result.verifications).toEqual([]);
+  });
+
+  it("reads a RECEIPT.json given as a local key as a replay (the caller pairs receipts)", async () => {
+    const ports = memoryPorts();
+    const source = ports.objects.put("RECEIPT.json", await receiptFor(FIX_AUTH));
+    const result = await processObject(source, ports, { ...LOCAL, publish: false });
+    expect(result.record.kind).toBe("replay");
+    expect(result.record.verdict).toBe("invalid");
+  });
+
+  it("checks against a receipt given directly: the whole report in verifications, a failed one blocks the copy", async () => {
+    const ports = memoryPorts();
+    const { open: _, ...receipt } = ports.objects.put("r/RECEIPT.json", await receiptFor(FIX_AUTH));
+    const good = await processObject(ports.objects.put("a/REPLAY.jsonl", FIX_AUTH), ports, {
+      ...LOCAL,
+      receipt,
+    });
+    expect(good.verifications).toHaveLength(1);
+    expect(good.verifications[0]).toMatchObject({ verdict: "passed", receipt_shape: expect.any(String) });
+    expect(good.record.layer_c_key).not.toBeNull();
+    // A replay whose calls differ from the receipt's: the check fails, nothing is published.
+    const other = FIX_AUTH.replace(/"session_id":"[^"]*"/, '"session_id":"another"');
+    const bad = await processObject(ports.objects.put("b/REPLAY.jsonl", other), ports, { ...LOCAL, receipt });
+    expect(bad.verifications[0]?.verdict).toBe("failed");
+    expect(bad.document.layer_c).toBeNull();
+    expect(bad.document.not_published).toMatch(/receipt check failed/);
+  });
+
+  it("with receipt null, checks against none: one unverifiable report, no check recorded", async () => {
+    const ports = memoryPorts();
+    const result = await processObject(ports.objects.put("x.jsonl", FIX_AUTH), ports, {
+      ...LOCAL,
+      publish: false,
+      receipt: null,
+    });
+    expect(result.verifications.map((v) => v.verdict)).toEqual(["unverifiable"]);
+    expect(result.checks).toEqual([]);
+  });
+
+  it("publishes a failed file's copy only with publishUnverified, and its record says failed", async () => {
+    const refused = memoryPorts();
+    const no = await processObject(refused.objects.put("t.jsonl", TAMPERED), refused, LOCAL);
+    expect(no.record.verdict).toBe("failed");
+    expect(refused.publisher.copies.size).toBe(0);
+    const allowed = memoryPorts();
+    const yes = await processObject(allowed.objects.put("t.jsonl", TAMPERED), allowed, {
+      ...LOCAL,
+      publishUnverified: true,
+    });
+    const copy = [...allowed.publisher.copies.values()][0]?.toString("utf8") ?? "";
+    expect(yes.document.layer_c).not.toBeNull();
+    expect(JSON.parse(copy.split("\n")[0] as string).redaction.original.verdict).toBe("failed");
   });
 });
