@@ -66,6 +66,7 @@ export const ERROR_KINDS = {
   "redact.spool_short_write": "transient",
   "redact.spool_truncated": "transient",
   "redact.not_finished": "bug",
+  "redact.incomplete": "bug",
   "redact.unknown_preset": "bug",
   "receipt.no_session": "bug",
   // Worker threads. A task's own error is raised again on the calling thread (with its own code),

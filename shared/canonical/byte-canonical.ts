@@ -51,6 +51,9 @@ class ByteCanonicalizer extends ByteCanonicalBase {
   private m = 0;
   private order = new Int32Array(256);
   private members: TopLevelMembers | null = null;
+  /** Where each top-level member's value is in `src` (by slot, which is input order there). */
+  private topStarts: number[] = [];
+  private topEnds: number[] = [];
   /** Top-level names repeat line after line: recent ASCII ones, so most need no decoding. */
   private names: string[] = new Array<string>(256).fill("");
 
@@ -75,6 +78,8 @@ class ByteCanonicalizer extends ByteCanonicalBase {
       members.keys.length = 0;
       members.starts.length = 0;
       members.ends.length = 0;
+      if (members.sourceStarts !== undefined) members.sourceStarts.length = 0;
+      if (members.sourceEnds !== undefined) members.sourceEnds.length = 0;
     }
     if (!prefix && !isUtf8(src)) return -1;
     this.src = src;
@@ -154,7 +159,10 @@ class ByteCanonicalizer extends ByteCanonicalBase {
         if (this.depth === 0) return this.prefix || this.i === this.n;
         const d = src[this.i];
         const isObject = this.kinds[this.depth - 1] === 1;
-        if (isObject) this.mEnd[this.m - 1] = this.o + this.i - this.from;
+        if (isObject) {
+          this.mEnd[this.m - 1] = this.o + this.i - this.from;
+          if (this.depth === 1) this.topEnds[this.m - 1] = this.i;
+        }
         if (d === 44) {
           this.i++;
           this.skipWs();
@@ -199,6 +207,7 @@ class ByteCanonicalizer extends ByteCanonicalBase {
     if (this.src[this.i] !== 58) return false;
     this.i++;
     this.skipWs();
+    if (this.depth === 1) this.topStarts[slot] = this.i;
     return true;
   }
 
@@ -437,6 +446,8 @@ class ByteCanonicalizer extends ByteCanonicalBase {
       // Member text is `"key":value`; the key's canonical text is its bytes plus two quotes.
       top.starts.push((this.mStart[slot] as number) + (ke - ks) + 3);
       top.ends.push(this.mEnd[slot] as number);
+      top.sourceStarts?.push(this.topStarts[slot] as number);
+      top.sourceEnds?.push(this.topEnds[slot] as number);
     }
   }
 
@@ -544,6 +555,12 @@ export interface TopLevelMembers {
   keys: string[];
   starts: number[];
   ends: number[];
+  /**
+   * When given: where each value is in the input, its first byte and the offset past it (and any
+   * whitespace after it), for callers that cut members out of the input line.
+   */
+  sourceStarts?: number[];
+  sourceEnds?: number[];
 }
 
 const shared = new ByteCanonicalizer();

@@ -6,7 +6,6 @@ export { ExportError } from "../errors.js";
 export { SPAN_FIELD_SET, SPAN_FIELDS } from "./braintrust/index.js";
 export { EXPORT_VERSION, type ExportOptions, type ExportResult, exportReplayBundle } from "./export.js";
 export {
-  gunzipped,
   type InspectOptions,
   type InspectReport,
   type InspectResult,
@@ -51,9 +50,11 @@ export {
   findingOf,
   type LineConsumer,
   type LineFormat,
+  type LineTap,
   type RuntimeEventRecord,
   type Session,
   type SessionSummary,
+  type TappedLine,
   type ToolCallRecord,
   type Turn,
   type Verdict,
