@@ -86,6 +86,9 @@ export function rawContainers(
   }
 }
 
+/** Scratch of `cutsOfSplit`: member indexes in input order. */
+let order = new Int32Array(32);
+
 /**
  * `rawContainers` for a line that `splitLine` has read whole (`view`): the same cuts, names and
  * numbers, but each cut value is taken as the canonicalizer left it (its canonical bytes are at
@@ -99,12 +102,22 @@ export function cutsOfSplit(
   cut: ReadonlyMap<string, Buffer>,
 ): boolean {
   const { keys, starts, ends, sourceStarts, sourceEnds } = view.members;
-  // The view lists members in canonical order; the cuts go in input order.
-  const order = keys
-    .map((_, k) => k)
-    .sort((x, y) => (sourceStarts[x] as number) - (sourceStarts[y] as number));
-  cuts.names += keys.length;
-  for (const k of order) {
+  const n = keys.length;
+  // The view lists members in canonical order; the cuts go in input order (an insertion sort:
+  // a line has a few members, often in order already).
+  if (order.length < n) order = new Int32Array(n * 2);
+  for (let k = 0; k < n; k++) {
+    const at = sourceStarts[k] as number;
+    let x = k - 1;
+    while (x >= 0 && (sourceStarts[order[x] as number] as number) > at) {
+      order[x + 1] = order[x] as number;
+      x--;
+    }
+    order[x + 1] = k;
+  }
+  cuts.names += n;
+  for (let o = 0; o < n; o++) {
+    const k = order[o] as number;
     const start = sourceStarts[k] as number;
     const open = b[start];
     const key = keys[k] as string;

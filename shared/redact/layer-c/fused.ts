@@ -39,7 +39,7 @@ interface FusedWire {
 export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
   name: "inspect-redact",
   // Measured on 2 cores: see bench/results.md (the `process` and `redact` rows).
-  tuning: { youngGenerationMb: 8, batchesInFlight: 2 },
+  tuning: { youngGenerationMb: 4, batchesInFlight: 2 },
   create(init) {
     const lazy = init.lazy === null ? undefined : new Set(init.lazy);
     const redactor = new LineRedactor(

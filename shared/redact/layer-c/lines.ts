@@ -221,17 +221,10 @@ function readLazily(
   // does (read below) and each cut value does on its own (checked by the scan): swapping a value
   // for another at a value position keeps a document valid. `readJson` of the whole line would
   // then give this value with the cut values in place of the placeholders.
-  const parts: Buffer[] = [];
-  let from = 0;
-  for (let c = 0; c < cuts.keys.length; c++) {
-    const start = cuts.starts[c] as number;
-    parts.push(bytes.subarray(from, start), bytes[start] === 0x7b ? EMPTY_OBJECT : EMPTY_ARRAY);
-    from = cuts.ends[c] as number;
-  }
-  parts.push(bytes.subarray(from));
   let value: JsonValue;
   try {
-    const text = decodeUtf8(Buffer.concat(parts));
+    const text =
+      split === undefined ? decodeUtf8(withPlaceholders(bytes, cuts)) : placeholderText(bytes, cuts);
     value = nativeRead(text, bytes, cuts) ?? readJson(text);
   } catch {
     return undefined;
@@ -261,6 +254,35 @@ function readLazily(
 
 const EMPTY_OBJECT = Buffer.from("{}");
 const EMPTY_ARRAY = Buffer.from("[]");
+
+/** The line with each cut value replaced by an empty one of its type. */
+function withPlaceholders(bytes: Buffer, cuts: RawCuts): Buffer {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let c = 0; c < cuts.keys.length; c++) {
+    const start = cuts.starts[c] as number;
+    parts.push(bytes.subarray(from, start), bytes[start] === 0x7b ? EMPTY_OBJECT : EMPTY_ARRAY);
+    from = cuts.ends[c] as number;
+  }
+  parts.push(bytes.subarray(from));
+  return Buffer.concat(parts);
+}
+
+/**
+ * `withPlaceholders` as text, for a line the byte canonicalizer has accepted (so it is valid
+ * UTF-8, and the strict decoding `decodeUtf8` does would decode it the same); the cuts fall on
+ * ASCII brackets, never inside a character.
+ */
+function placeholderText(bytes: Buffer, cuts: RawCuts): string {
+  let text = "";
+  let from = 0;
+  for (let c = 0; c < cuts.keys.length; c++) {
+    const start = cuts.starts[c] as number;
+    text += bytes.toString("utf8", from, start) + (bytes[start] === 0x7b ? "{}" : "[]");
+    from = cuts.ends[c] as number;
+  }
+  return text + bytes.toString("utf8", from);
+}
 
 /**
  * What `readJson` reads of `text` (the line `line` with its cut values replaced), by the native

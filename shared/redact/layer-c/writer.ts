@@ -49,6 +49,8 @@ export class LayerCWriter {
   private redactor: LineRedactor | undefined;
   private readonly counts: LayerCCounts[] = [];
   private spool: Promise<Spool> | undefined;
+  /** The spool once created. */
+  private opened: Spool | undefined;
   /** The line that carries the summary (the ReplayHeader or root span, else the first line). */
   private carrier: { start: number; text: Buffer } | undefined;
   private firstText: Buffer | undefined;
@@ -178,26 +180,37 @@ export class LayerCWriter {
     return this.redact(item, undefined);
   }
 
-  private async redact(item: ByteLine, result: RedactedLine | null | undefined): Promise<void> {
+  private redact(item: ByteLine, result: RedactedLine | null | undefined): Promise<void> | undefined {
     let redacted = result;
     if (redacted === undefined || redacted === null) {
       try {
         redacted = (this.redactor as LineRedactor).line(item.bytes, item.line);
       } catch (error) {
         this.fail(error);
-        return;
+        return undefined;
       }
       this.counts.push((this.redactor as LineRedactor).takeSnapshot());
     }
-    const { text, carrier } = redacted;
+    const spool = this.opened;
+    return spool === undefined ? this.firstWrite(redacted) : this.write(spool, redacted);
+  }
+
+  /** The first line: the spool is being created. */
+  private async firstWrite(redacted: RedactedLine): Promise<void> {
     try {
-      const spool = await (this.spool as Promise<Spool>);
-      this.firstText ??= text;
-      if (this.carrier === undefined && carrier) this.carrier = { start: spool.written, text };
-      await spool.append(text);
+      this.opened = await (this.spool as Promise<Spool>);
     } catch (error) {
       this.fail(error);
+      return;
     }
+    await this.write(this.opened, redacted);
+  }
+
+  /** Appends a line to the spool: a promise only while it writes. */
+  private write(spool: Spool, { text, carrier }: RedactedLine): Promise<void> | undefined {
+    this.firstText ??= text;
+    if (this.carrier === undefined && carrier) this.carrier = { start: spool.written, text };
+    return spool.append(text)?.catch((error: unknown) => this.fail(error));
   }
 
   /**
@@ -270,6 +283,7 @@ export class LayerCWriter {
   async dispose(): Promise<void> {
     const spool = this.spool;
     this.spool = undefined;
+    this.opened = undefined;
     this.parts = [];
     if (spool === undefined) return;
     let opened: Spool;
