@@ -47,7 +47,7 @@ export class LayerCWriter {
   private size = 0;
   /** The redactor of the lines that come without a result (the first one). */
   private redactor: LineRedactor | undefined;
-  private readonly counts: LayerCCounts[] = [];
+  private counts: LayerCCounts = mergeCounts([]);
   private spool: Promise<Spool> | undefined;
   /** The spool once created. */
   private opened: Spool | undefined;
@@ -82,7 +82,8 @@ export class LayerCWriter {
 
   /** A part's counts from the workers' redactors (`LineTask.finish`), in file order. */
   addCounts(counts: LayerCCounts): void {
-    this.counts.push(counts);
+    // Folded as they come (merging is associative), so memory does not grow with the file.
+    this.counts = mergeCounts([this.counts, counts]);
   }
 
   /**
@@ -189,7 +190,7 @@ export class LayerCWriter {
         this.fail(error);
         return undefined;
       }
-      this.counts.push((this.redactor as LineRedactor).takeSnapshot());
+      this.addCounts((this.redactor as LineRedactor).takeSnapshot());
     }
     const spool = this.opened;
     return spool === undefined ? this.firstWrite(redacted) : this.write(spool, redacted);
@@ -240,7 +241,7 @@ export class LayerCWriter {
       const spool = await this.spool;
       await spool.close(this.failure);
       const format = this.format as LinesFormat;
-      const summary = layerCSummary(format, preset, mergeCounts(this.counts), await original);
+      const summary = layerCSummary(format, preset, this.counts, await original);
       const target =
         this.carrier ?? (this.firstText === undefined ? undefined : { start: 0, text: this.firstText });
       if (target !== undefined)
