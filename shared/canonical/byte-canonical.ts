@@ -1,8 +1,9 @@
 import { isUtf8 } from "node:buffer";
+import type { TopLevelMembers } from "./byte-canonical-base.js";
 import { ByteCanonicalBase, type ByteSink, copy, EMPTY, EMPTY_VIEW } from "./byte-canonical-base.js";
 import { compareCodePoints } from "./numbers.js";
 
-export { ByteSink } from "./byte-canonical-base.js";
+export { ByteSink, type TopLevelMembers } from "./byte-canonical-base.js";
 
 /**
  * The fast path of `jcs` and `openagents` canonicalization: straight from UTF-8 bytes to canonical
@@ -544,23 +545,6 @@ function hex4(src: Buffer, at: number): number {
     else return -1;
   }
   return v;
-}
-
-/**
- * Where the members of a top-level object landed in the output: for each key in canonical order,
- * the offsets in the sink's buffer of its canonical value, so a caller can hash member values
- * (`params`, `output`) without serializing them again.
- */
-export interface TopLevelMembers {
-  keys: string[];
-  starts: number[];
-  ends: number[];
-  /**
-   * When given: where each value is in the input, its first byte and the offset past it (and any
-   * whitespace after it), for callers that cut members out of the input line.
-   */
-  sourceStarts?: number[];
-  sourceEnds?: number[];
 }
 
 const shared = new ByteCanonicalizer();
