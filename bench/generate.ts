@@ -1,7 +1,9 @@
 /**
  * Deterministic generator of realistic OpenAgents REPLAY.jsonl files for the benchmark: a
  * ReplayHeader, SessionStart, ToolCall/ToolResult pairs (with the odd Verification) of a few KB
- * each, and a SessionEnd. The same version, seed and size always give the same bytes.
+ * each, and a SessionEnd. The `dense` shape has small pairs instead (about 1.1 KB each, so about
+ * 450,000 tool calls in 500 MB): the per-call costs (receipt bookkeeping, per-line work) dominate.
+ * The same version, shape, seed and size always give the same bytes.
  */
 
 import { once } from "node:events";
@@ -24,15 +26,18 @@ export const GENERATOR_VERSION = 2;
 /** Default seed of the benchmark files. */
 export const DEFAULT_SEED = 0x5eed_2026;
 
+/** The kinds of generated file: tool calls of a few KB, or small ones (about 1.1 KB a pair). */
+export type DatasetShape = "default" | "dense";
+
 /** What `<file>.meta.json` records next to a generated file. */
 export interface DatasetMeta {
   generatorVersion: number;
+  /** Absent in files written before shapes existed: `default`. */
+  shape?: DatasetShape;
   seed: number;
   targetBytes: number;
   bytes: number;
   lines: number;
-  /** Generated with `toolCallDense` (absent in files of earlier runs: not dense). */
-  toolCallDense?: boolean;
 }
 
 /** mulberry32: small, fast, good enough for test data; never `Math.random`. */
@@ -149,14 +154,7 @@ export class ReplayGenerator {
   private step = 0;
   private totalLatency = 0;
 
-  /**
-   * `toolCallDense`: small params and outputs, one ToolCall/ToolResult pair per ~1.1 KB (about
-   * 450,000 calls in 500 MB), for what grows with the number of calls rather than with bytes.
-   */
-  constructor(
-    seed: number,
-    private readonly toolCallDense = false,
-  ) {
+  constructor(seed: number) {
     this.rng = new Rng(seed);
     const h = this.rng.hex(32);
     this.sessionId = `${h.slice(0, 8)}-${h.slice(8, 12)}-7${h.slice(13, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
@@ -191,9 +189,7 @@ export class ReplayGenerator {
     this.step++;
     const stepId = `step-${String(this.step).padStart(6, "0")}`;
     const tool = r.pick(TOOLS);
-    const params: { [key: string]: Value } = this.toolCallDense
-      ? { path: this.path(), n: num(r.int(0, 999)) }
-      : this.params(tool);
+    const params = this.params(tool);
     const call = toJson({
       type: "ToolCall",
       ts: this.tick(),
@@ -212,24 +208,23 @@ export class ReplayGenerator {
       session_id: this.sessionId,
       step_id: stepId,
       ok,
-      output: this.toolCallDense ? { text: this.sentence(r.int(40, 96)) } : this.output(tool, ok),
+      output: this.output(tool, ok),
       output_hash: "",
       latency_ms: num(latency),
       side_effects: [r.pick(SIDE_EFFECTS), ...(r.chance(0.4) ? [r.pick(SIDE_EFFECTS)] : [])],
     };
     if (r.chance(0.5))
       result.step_utility = num(r.pick(["0.25", "1.0", "-0.5", "0.0", (r.next() * 2 - 1).toFixed(3)]));
-    result.error =
-      ok || this.toolCallDense
-        ? null
-        : {
-            name: r.pick(["ToolError", "TimeoutError", "PermissionDenied"]),
-            message: `${this.sentence(8)} — ${r.pick(UNICODE_WORDS)}`,
-            stack: this.lines(
-              r.int(3, 8),
-              () => `    at ${r.pick(WORDS)} (${this.path()}:${r.int(1, 900)}:${r.int(1, 80)})`,
-            ),
-          };
+    result.error = ok
+      ? null
+      : {
+          name: r.pick(["ToolError", "TimeoutError", "PermissionDenied"]),
+          message: `${this.sentence(8)} — ${r.pick(UNICODE_WORDS)}`,
+          stack: this.lines(
+            r.int(3, 8),
+            () => `    at ${r.pick(WORDS)} (${this.path()}:${r.int(1, 900)}:${r.int(1, 80)})`,
+          ),
+        };
     // Real hashes, so `inspect` on this file verifies every row (and the benchmark measures that).
     result.output_hash = realHash(result.output as Value);
     const events = [call, toJson(result)];
@@ -248,6 +243,54 @@ export class ReplayGenerator {
       );
     }
     return events;
+  }
+
+  /** A small ToolCall/ToolResult pair, about 1.1 KB together (the `dense` shape). */
+  nextSmallEvents(): string[] {
+    const r = this.rng;
+    this.step++;
+    const stepId = `step-${String(this.step).padStart(6, "0")}`;
+    const tool = r.pick(TOOLS);
+    const params: { [key: string]: Value } =
+      tool === "shell_command"
+        ? { command: r.pick(COMMANDS), cwd: `/workspace/repo/${r.pick(DIRS)}`, timeout_ms: num(120_000) }
+        : {
+            path: this.path(),
+            encoding: "utf-8",
+            options: { sandbox: r.chance(0.7), labels: [r.pick(WORDS)] },
+          };
+    const call = toJson({
+      type: "ToolCall",
+      ts: this.tick(),
+      session_id: this.sessionId,
+      step_id: stepId,
+      tool,
+      params,
+      params_hash: realHash(params),
+    });
+    const ok = r.chance(0.9);
+    const latency = r.int(3, 20_000);
+    this.totalLatency += latency;
+    const output: { [key: string]: Value } = {
+      exit_code: num(ok ? 0 : 1),
+      stdout: this.log(r.int(4, 6)),
+      stderr: ok ? "" : this.log(1),
+      truncated: false,
+      started_at: this.timestamp(latency),
+      metrics: { tokens: num(r.int(10, 5_000)), score: num(r.pick(["1.0", "0.25", "1e-7"])) },
+    };
+    const result = toJson({
+      type: "ToolResult",
+      ts: this.tick(latency),
+      session_id: this.sessionId,
+      step_id: stepId,
+      ok,
+      output,
+      output_hash: realHash(output),
+      latency_ms: num(latency),
+      side_effects: [r.pick(SIDE_EFFECTS)],
+    });
+    return [call, result];
   }
 
   sessionEnd(): string {
@@ -493,19 +536,19 @@ function readMeta(path: string): DatasetMeta | undefined {
 export async function ensureReplayFile(
   path: string,
   targetBytes: number,
-  options: { seed?: number; toolCallDense?: boolean; log?: (message: string) => void } = {},
+  options: { seed?: number; shape?: DatasetShape; log?: (message: string) => void } = {},
 ): Promise<DatasetMeta> {
   const seed = options.seed ?? DEFAULT_SEED;
-  const dense = options.toolCallDense === true;
+  const shape = options.shape ?? "default";
   const log = options.log ?? (() => {});
   const meta = readMeta(path);
   if (
     meta !== undefined &&
     existsSync(path) &&
     meta.generatorVersion === GENERATOR_VERSION &&
+    (meta.shape ?? "default") === shape &&
     meta.seed === seed &&
     meta.targetBytes === targetBytes &&
-    (meta.toolCallDense === true) === dense &&
     statSync(path).size === meta.bytes
   ) {
     log(
@@ -517,7 +560,7 @@ export async function ensureReplayFile(
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp`;
   const out = createWriteStream(tmp);
-  const gen = new ReplayGenerator(seed, dense);
+  const gen = new ReplayGenerator(seed);
   let bytes = 0;
   let lines = 0;
   let chunk = "";
@@ -542,14 +585,13 @@ export async function ensureReplayFile(
   await push(gen.sessionStart());
   // Leave room for SessionEnd (under 300 bytes) so the file lands just past the target.
   while (bytes + 300 < targetBytes) {
-    for (const line of gen.nextEvents()) await push(line);
+    for (const line of shape === "dense" ? gen.nextSmallEvents() : gen.nextEvents()) await push(line);
   }
   await push(gen.sessionEnd());
   out.end(chunk);
   await finished(out);
   renameSync(tmp, path);
-  const result: DatasetMeta = { generatorVersion: GENERATOR_VERSION, seed, targetBytes, bytes, lines };
-  if (dense) result.toolCallDense = true;
+  const result: DatasetMeta = { generatorVersion: GENERATOR_VERSION, shape, seed, targetBytes, bytes, lines };
   writeFileSync(`${path}.meta.json`, `${JSON.stringify(result, null, 2)}\n`);
   log(
     `generated ${path}: ${(bytes / 1e6).toFixed(1)} MB, ${lines} lines in ${((performance.now() - started) / 1000).toFixed(1)} s`,

@@ -21,9 +21,11 @@ import canonicalizeNpm from "canonicalize";
 import { canonicalJsonLines, type Profile } from "#shared/canonical/index.js";
 import { inspect } from "#shared/formats/index.js";
 import { defaultWorkers } from "#shared/parallel/index.js";
+import { processObject } from "#shared/pipeline/process-object.js";
 import { redactChecked, redactFile } from "#shared/redact/index.js";
+import { folderPorts } from "../cli/adapters/files.js";
 import { parallelOptions } from "../cli/worker-script.js";
-import { type DatasetMeta, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
+import { type DatasetMeta, type DatasetShape, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
 
 // ---- measurements ----------------------------------------------------------------------------
 
@@ -45,6 +47,8 @@ interface MeasurementBase {
   label: string;
   /** Input size as a multiple of `--size` (default 1); e.g. 5 for a 500 MB row at the default. */
   scale?: number;
+  /** Which generated file (default `default`; `dense`: a tool call per 1.1 KB). */
+  shape?: DatasetShape;
 }
 
 /** Runs inside a `node dist/bench.js --one <name>` child; timed by the harness. */
@@ -264,9 +268,44 @@ export const MEASUREMENTS: Measurement[] = [
           return { bytes: counter.bytes, digest: hash.digest() };
         },
       },
+      ...(["default", "dense"] as const).map(
+        (shape): NodeMeasurement => ({
+          kind: "node",
+          name: `process${shape === "dense" ? "-dense" : ""}${suffix}`,
+          label: `replay-pipeline \`process\` (the whole per-file job, one read, files in and out)${shape === "dense" ? ", a tool call per 1.1 KB" : ""}, ${threads}`,
+          scale: 5,
+          shape,
+          run: (file) => processRun(file, workers),
+        }),
+      ),
     ];
   }),
 ];
+
+/**
+ * `processObject` over the CLI's file ports (`replay-pipeline process`): the file read from disk,
+ * the Layer C copy, verdict document and index record written under a temporary folder, removed
+ * when the process exits (outside the timing). The digest covers the record's hashes and counts.
+ */
+async function processRun(file: string, workers: number): Promise<RunResult> {
+  const out = mkdtempSync(join(tmpdir(), "bench-process-"));
+  process.on("exit", () => rmSync(out, { recursive: true, force: true }));
+  const ports = folderPorts(out);
+  await ports.index.reset();
+  const source = await ports.objects.add("bench/session/REPLAY.jsonl", file);
+  const { record } = await processObject(source, ports, {
+    toolVersion: "bench",
+    parallel: parallelOptions(workers),
+  });
+  if (record.verdict !== "passed" || record.layer_c_key === null)
+    throw new Error(
+      `${file}: process verdict ${record.verdict}, copy ${record.layer_c_key}: wrong thing measured`,
+    );
+  const digest = createHash("sha256")
+    .update(JSON.stringify([record.replay_hash, record.checks_total, record.redactions]))
+    .digest("hex");
+  return { bytes: record.bytes, digest: `sha256:${digest}` };
+}
 
 function packageVersion(name: string): string {
   try {
@@ -435,6 +474,11 @@ interface Row {
   skipped?: string;
 }
 
+/** The generated file a measurement reads: its scale and shape. */
+function datasetId(m: Measurement): string {
+  return `${m.scale ?? 1}:${m.shape ?? "default"}`;
+}
+
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
@@ -496,16 +540,20 @@ async function main(): Promise<void> {
 
   const selected =
     args.only === undefined ? MEASUREMENTS : MEASUREMENTS.filter((m) => args.only?.includes(m.name));
-  const datasets = new Map<number, { path: string; meta: DatasetMeta }>();
-  for (const scale of new Set(selected.map((m) => m.scale ?? 1))) {
+  const datasets = new Map<string, { path: string; meta: DatasetMeta }>();
+  for (const m of selected) {
+    const scale = m.scale ?? 1;
+    const shape = m.shape ?? "default";
+    const id = datasetId(m);
+    if (datasets.has(id)) continue;
     const targetBytes = Math.round(args.sizeMb * scale * 1e6);
-    const path = join(DATA_DIR, `openagents-replay-${targetBytes}.jsonl`);
-    datasets.set(scale, { path, meta: await ensureReplayFile(path, targetBytes, { log }) });
+    const path = join(DATA_DIR, `openagents-${shape === "dense" ? "dense-" : ""}replay-${targetBytes}.jsonl`);
+    datasets.set(id, { path, meta: await ensureReplayFile(path, targetBytes, { shape, log }) });
   }
 
   const rows: Row[] = [];
   for (const m of selected) {
-    const dataset = datasets.get(m.scale ?? 1) as { path: string; meta: DatasetMeta };
+    const dataset = datasets.get(datasetId(m)) as { path: string; meta: DatasetMeta };
     const skipped = m.kind === "external" ? m.unavailable?.() : undefined;
     if (skipped !== undefined) {
       log(`${m.name}: skipped (${skipped})`);
@@ -550,14 +598,22 @@ async function main(): Promise<void> {
     );
   }
 
-  const primary = datasets.get(1) ?? [...datasets.values()][0];
+  const primary = datasets.get("1:default") ?? [...datasets.values()][0];
   const input =
     primary === undefined
       ? ""
       : `Input: a generated OpenAgents REPLAY.jsonl of ${fmt(primary.meta.bytes / 1e6)} MB, ${primary.meta.lines.toLocaleString("en-US")} lines (generator v${GENERATOR_VERSION}, seed ${primary.meta.seed}).`;
+  const dense = [...datasets.values()].find((d) => d.meta.shape === "dense");
+  const denseInput =
+    dense === undefined
+      ? []
+      : [
+          `The \`dense\` rows read a generated file of ${fmt(dense.meta.bytes / 1e6)} MB with a ToolCall+ToolResult pair per ${fmt(dense.meta.bytes / ((dense.meta.lines - 3) / 2) / 1e3, 2)} KB (${Math.floor((dense.meta.lines - 3) / 2).toLocaleString("en-US")} tool calls).`,
+        ];
   const text = [
     input,
-    `Each run is a fresh process; the canonicalization rows run on one thread, \`inspect\` and \`redact\` with the default worker threads (one per core beyond the first; the main thread works too) and again on one thread (\`--workers 0\`). The file is streamed in 1 MiB chunks and the canonical output hashed in ~1 MB batches. MB/s = file bytes / 10^6 / wall seconds (Python times itself with \`time.perf_counter\`); peak RSS is the highest over the runs${existsSync(TIME) ? " (`/usr/bin/time -v`)" : " (`process.resourceUsage().maxRSS`)"}.`,
+    ...denseInput,
+    `Each run is a fresh process; the canonicalization rows run on one thread, \`inspect\`, \`redact\` and \`process\` with the default worker threads (one per core beyond the first; the main thread works too) and again on one thread (\`--workers 0\`). \`process\` is \`processObject\` over the CLI's file ports (what \`replay-pipeline process\` runs): the file read from disk, its Layer C copy (through the spool), verdict document and index record written to a temporary folder. The other rows stream the file in 1 MiB chunks and hash the canonical output in ~1 MB batches. MB/s = file bytes / 10^6 / wall seconds (Python times itself with \`time.perf_counter\`); peak RSS is the highest over the runs${existsSync(TIME) ? " (`/usr/bin/time -v`)" : " (`process.resourceUsage().maxRSS`)"}.`,
     "",
     table(rows, args.runs),
     "",

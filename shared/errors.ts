@@ -67,6 +67,7 @@ export const ERROR_KINDS = {
   "redact.spool_short_write": "transient",
   "redact.spool_truncated": "transient",
   "redact.not_finished": "bug",
+  "redact.incomplete": "bug",
   "redact.unknown_preset": "bug",
   "receipt.no_session": "bug",
   "findings.unlisted_within_cap": "bug",

@@ -5,6 +5,6 @@
  */
 import { splitTask } from "./canonical/index.js";
 import { serveLineTasks } from "./parallel/index.js";
-import { redactTask } from "./redact/index.js";
+import { inspectRedactTask, redactTask } from "./redact/index.js";
 
-serveLineTasks([splitTask, redactTask]);
+serveLineTasks([splitTask, redactTask, inspectRedactTask]);

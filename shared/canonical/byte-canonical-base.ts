@@ -202,3 +202,20 @@ export function copy(src: Buffer, start: number, end: number, dst: Buffer, at: n
   if (end - start > 32) dst.set(src.subarray(start, end), at);
   else for (let k = start; k < end; k++) dst[at + k - start] = src[k] as number;
 }
+
+/**
+ * Where the members of a top-level object landed in the output: for each key in canonical order,
+ * the offsets in the sink's buffer of its canonical value, so a caller can hash member values
+ * (`params`, `output`) without serializing them again.
+ */
+export interface TopLevelMembers {
+  keys: string[];
+  starts: number[];
+  ends: number[];
+  /**
+   * When given: where each value is in the input, its first byte and the offset past it (and any
+   * whitespace after it), for callers that cut members out of the input line.
+   */
+  sourceStarts?: number[];
+  sourceEnds?: number[];
+}

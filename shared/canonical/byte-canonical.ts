@@ -1,8 +1,9 @@
 import { isUtf8 } from "node:buffer";
+import type { TopLevelMembers } from "./byte-canonical-base.js";
 import { ByteCanonicalBase, type ByteSink, copy, EMPTY, EMPTY_VIEW } from "./byte-canonical-base.js";
 import { compareCodePoints } from "./numbers.js";
 
-export { ByteSink } from "./byte-canonical-base.js";
+export { ByteSink, type TopLevelMembers } from "./byte-canonical-base.js";
 
 /**
  * The fast path of `jcs` and `openagents` canonicalization: straight from UTF-8 bytes to canonical
@@ -51,6 +52,9 @@ class ByteCanonicalizer extends ByteCanonicalBase {
   private m = 0;
   private order = new Int32Array(256);
   private members: TopLevelMembers | null = null;
+  /** Where each top-level member's value is in `src` (by slot, which is input order there). */
+  private topStarts: number[] = [];
+  private topEnds: number[] = [];
   /** Top-level names repeat line after line: recent ASCII ones, so most need no decoding. */
   private names: string[] = new Array<string>(256).fill("");
 
@@ -75,6 +79,8 @@ class ByteCanonicalizer extends ByteCanonicalBase {
       members.keys.length = 0;
       members.starts.length = 0;
       members.ends.length = 0;
+      if (members.sourceStarts !== undefined) members.sourceStarts.length = 0;
+      if (members.sourceEnds !== undefined) members.sourceEnds.length = 0;
     }
     if (!prefix && !isUtf8(src)) return -1;
     this.src = src;
@@ -154,7 +160,10 @@ class ByteCanonicalizer extends ByteCanonicalBase {
         if (this.depth === 0) return this.prefix || this.i === this.n;
         const d = src[this.i];
         const isObject = this.kinds[this.depth - 1] === 1;
-        if (isObject) this.mEnd[this.m - 1] = this.o + this.i - this.from;
+        if (isObject) {
+          this.mEnd[this.m - 1] = this.o + this.i - this.from;
+          if (this.depth === 1) this.topEnds[this.m - 1] = this.i;
+        }
         if (d === 44) {
           this.i++;
           this.skipWs();
@@ -199,6 +208,7 @@ class ByteCanonicalizer extends ByteCanonicalBase {
     if (this.src[this.i] !== 58) return false;
     this.i++;
     this.skipWs();
+    if (this.depth === 1) this.topStarts[slot] = this.i;
     return true;
   }
 
@@ -437,6 +447,8 @@ class ByteCanonicalizer extends ByteCanonicalBase {
       // Member text is `"key":value`; the key's canonical text is its bytes plus two quotes.
       top.starts.push((this.mStart[slot] as number) + (ke - ks) + 3);
       top.ends.push(this.mEnd[slot] as number);
+      top.sourceStarts?.push(this.topStarts[slot] as number);
+      top.sourceEnds?.push(this.topEnds[slot] as number);
     }
   }
 
@@ -533,17 +545,6 @@ function hex4(src: Buffer, at: number): number {
     else return -1;
   }
   return v;
-}
-
-/**
- * Where the members of a top-level object landed in the output: for each key in canonical order,
- * the offsets in the sink's buffer of its canonical value, so a caller can hash member values
- * (`params`, `output`) without serializing them again.
- */
-export interface TopLevelMembers {
-  keys: string[];
-  starts: number[];
-  ends: number[];
 }
 
 const shared = new ByteCanonicalizer();

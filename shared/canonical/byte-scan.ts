@@ -5,6 +5,7 @@
  */
 import { type ByteSink, canonicalizeValueAt, checkValueAt } from "./byte-canonical.js";
 import { DEFAULT_MAX_DEPTH } from "./json-reader.js";
+import type { SplitView } from "./shallow.js";
 
 /** The cut top-level members whose value is an object or array: names, and where the values are. */
 export interface RawCuts {
@@ -83,6 +84,51 @@ export function rawContainers(
     if (b[i] !== 0x2c) return false;
     i = skipSpace(b, i + 1);
   }
+}
+
+/** Scratch of `cutsOfSplit`: member indexes in input order. */
+let order = new Int32Array(32);
+
+/**
+ * `rawContainers` for a line that `splitLine` has read whole (`view`): the same cuts, names and
+ * numbers, but each cut value is taken as the canonicalizer left it (its canonical bytes are at
+ * `canonical` in `view.buf`, not in a sink) instead of being scanned again. The values not cut
+ * are only delimited, as there. False when a value does not delimit.
+ */
+export function cutsOfSplit(
+  b: Buffer,
+  view: SplitView,
+  cuts: RawCuts,
+  cut: ReadonlyMap<string, Buffer>,
+): boolean {
+  const { keys, starts, ends, sourceStarts, sourceEnds } = view.members;
+  const n = keys.length;
+  // The view lists members in canonical order; the cuts go in input order (an insertion sort:
+  // a line has a few members, often in order already).
+  if (order.length < n) order = new Int32Array(n * 2);
+  for (let k = 0; k < n; k++) {
+    const at = sourceStarts[k] as number;
+    let x = k - 1;
+    while (x >= 0 && (sourceStarts[order[x] as number] as number) > at) {
+      order[x + 1] = order[x] as number;
+      x--;
+    }
+    order[x + 1] = k;
+  }
+  cuts.names += n;
+  for (let o = 0; o < n; o++) {
+    const k = order[o] as number;
+    const start = sourceStarts[k] as number;
+    const open = b[start];
+    const key = keys[k] as string;
+    if ((open === 0x7b || open === 0x5b) && cut.has(key)) {
+      cuts.keys.push(key);
+      cuts.starts.push(start);
+      cuts.ends.push(sourceEnds[k] as number);
+      cuts.canonical.push(starts[k] as number, ends[k] as number);
+    } else if (valueEnd(b, start, cuts) < 0) return false;
+  }
+  return true;
 }
 
 /** The name of a member from its quoted bytes `[start, end)`; "" when they do not read. */

@@ -6,7 +6,7 @@ export {
   checkValueAt,
   type TopLevelMembers,
 } from "./byte-canonical.js";
-export { type RawCuts, rawContainers } from "./byte-scan.js";
+export { cutsOfSplit, type RawCuts, rawContainers } from "./byte-scan.js";
 export { canonicalHash, SHA256_TAG, type Sha256Tag, sha256Tag } from "./hash.js";
 export { DEFAULT_MAX_DEPTH, lineColumnAt, type ReadOptions, readJson } from "./json-reader.js";
 export { isJsonObject, JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-value.js";
@@ -32,5 +32,5 @@ export {
   pathTo,
   rejectsLoneSurrogates,
 } from "./profiles.js";
-export { materialize, type SplitLine, splitLine } from "./shallow.js";
-export { type SplitTaskInit, splitTask } from "./split-task.js";
+export { materialize, type SplitLine, type SplitView, splitLine } from "./shallow.js";
+export { type SplitTaskInit, splitsFromWire, splitsToWire, splitTask } from "./split-task.js";

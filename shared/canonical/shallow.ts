@@ -25,17 +25,41 @@ export interface SplitLine {
   hashes: Map<string, string>;
 }
 
-let sink = new ByteSink(1 << 16);
-const members: TopLevelMembers = { keys: [], starts: [], ends: [] };
+/**
+ * Where `splitLine` left the line it split, for a second reader of the same line (Layer C cuts
+ * members out of it rather than scan it again): the canonicalizer's output buffer, holding each
+ * top-level member's canonical value at `members.starts`/`ends`, and where each value is in the
+ * line (`members.sourceStarts`/`sourceEnds`). Valid until the next `splitLine` call.
+ */
+export interface SplitView {
+  buf: Buffer;
+  members: Required<TopLevelMembers>;
+}
 
-/** The byte half; undefined when the line needs the lossless reader. */
-export function splitLine(bytes: Buffer, lazy: ReadonlySet<string>): SplitLine | undefined {
+let sink = new ByteSink(1 << 16);
+const members: Required<TopLevelMembers> = {
+  keys: [],
+  starts: [],
+  ends: [],
+  sourceStarts: [],
+  sourceEnds: [],
+};
+
+/**
+ * The byte half; undefined when the line needs the lossless reader. `view`, when given, is
+ * pointed at the split line's canonical members (see `SplitView`).
+ */
+export function splitLine(bytes: Buffer, lazy: ReadonlySet<string>, view?: SplitView): SplitLine | undefined {
   // Do not keep a buffer the size of one huge line.
   if (sink.buf.length > 1 << 24) sink = new ByteSink(1 << 16);
   sink.len = 0;
   if (!canonicalizeBytes(bytes, "openagents", sink, DEFAULT_MAX_DEPTH, members)) return undefined;
   const buf = sink.buf;
   if (buf[0] !== 0x7b) return undefined;
+  if (view !== undefined) {
+    view.buf = buf;
+    view.members = members;
+  }
   const { keys, starts, ends } = members;
   const kinds: number[] = [];
   const texts: string[] = [];

@@ -28,16 +28,22 @@ export const splitTask: LineTaskModule<SplitTaskInit> = {
     return {
       line: (bytes) => splitLine(bytes, lazy) ?? null,
       finish: () => null,
-      toWire: (results) =>
-        JSON.stringify(
-          (results as (SplitLine | null)[]).map(
-            (s): WireLine => (s === null ? 0 : [s.keys, s.kinds, s.texts, [...s.hashes]]),
-          ),
-        ),
-      fromWire: (wire) =>
-        (JSON.parse(wire as string) as WireLine[]).map((s): SplitLine | null =>
-          s === 0 ? null : { keys: s[0], kinds: s[1], texts: s[2], hashes: new Map(s[3]) },
-        ),
+      toWire: (results) => splitsToWire(results as (SplitLine | null)[]),
+      fromWire: (wire) => splitsFromWire(wire as string),
     };
   },
 };
+
+/** A batch of split lines (null for a declined one) as one JSON string, to cross threads. */
+export function splitsToWire(splits: readonly (SplitLine | null)[]): string {
+  return JSON.stringify(
+    splits.map((s): WireLine => (s === null ? 0 : [s.keys, s.kinds, s.texts, [...s.hashes]])),
+  );
+}
+
+/** The split lines of `splitsToWire`'s string. */
+export function splitsFromWire(wire: string): (SplitLine | null)[] {
+  return (JSON.parse(wire) as WireLine[]).map((s): SplitLine | null =>
+    s === 0 ? null : { keys: s[0], kinds: s[1], texts: s[2], hashes: new Map(s[3]) },
+  );
+}

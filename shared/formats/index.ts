@@ -5,8 +5,8 @@
 export { ExportError } from "../errors.js";
 export { SPAN_FIELD_SET, SPAN_FIELDS } from "./braintrust/index.js";
 export { EXPORT_VERSION, type ExportOptions, type ExportResult, exportReplayBundle } from "./export.js";
+export { type GzipLimits, gunzipped } from "./gzip.js";
 export {
-  gunzipped,
   type InspectOptions,
   type InspectReport,
   type InspectResult,
@@ -52,10 +52,12 @@ export {
   findingOf,
   type LineConsumer,
   type LineFormat,
+  type LineTap,
   MAX_ROWS,
   type RuntimeEventRecord,
   type Session,
   type SessionSummary,
+  type TappedLine,
   type ToolCallRecord,
   type ToolCallSink,
   type ToolResultFields,

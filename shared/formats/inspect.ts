@@ -1,6 +1,4 @@
 import { createHash } from "node:crypto";
-import { Readable } from "node:stream";
-import { createGunzip } from "node:zlib";
 import {
   type ByteLine,
   canonicalHash,
@@ -16,6 +14,7 @@ import {
 } from "../canonical/index.js";
 import { ReplayPipelineError, StreamLimitError } from "../errors.js";
 import { mapLines, type ParallelOptions } from "../parallel/index.js";
+import { decompressed, type GzipLimits } from "./gzip.js";
 import type { LayerCOrigin } from "./layer-c-record.js";
 import { locatePath } from "./locate.js";
 import { detectFormat, readerFor } from "./registry.js";
@@ -28,24 +27,24 @@ import {
   type FormatOptions,
   findingOf,
   type LineConsumer,
+  type LineTap,
   type Session,
   type SessionSummary,
+  type TappedLine,
   type Verdict,
 } from "./types.js";
 import { describe } from "./validate.js";
 
 /** Limits and keys for `inspect`. */
-export interface InspectOptions extends FormatOptions {
+export interface InspectOptions extends FormatOptions, GzipLimits {
   /** Longest JSON Lines line, bytes (default 64 MiB). */
   maxLineBytes?: number;
   /** Largest whole-document input such as an `.rpk`, bytes (default 256 MiB). */
   maxDocumentBytes?: number;
-  /** Most bytes a gzip input may expand to (default 4 GiB). */
-  maxDecompressedBytes?: number;
-  /** Largest expansion ratio of a gzip input past its first 64 MiB (default 1000). */
-  maxCompressionRatio?: number;
   /** Worker threads for the byte work of large JSON Lines files (default: one per core). */
   parallel?: ParallelOptions;
+  /** A second reader of the same lines (Layer C), fed as they are read: see `LineTap`. */
+  tap?: LineTap;
 }
 
 /** What `inspect` reports for one file (the `inspect --json` object). */
@@ -83,9 +82,6 @@ export interface InspectResult {
   report: InspectReport;
   session: Session | null;
 }
-
-const GZIP_MAGIC_0 = 0x1f;
-const GZIP_MAGIC_1 = 0x8b;
 
 /**
  * Inspects one replay file of any supported format from its bytes: detects the format by content
@@ -182,103 +178,6 @@ function totalRows(findings: Findings): number {
   return c.passed + c.failed + c.unverifiable;
 }
 
-/**
- * `source` gunzipped when it starts with the gzip magic, bounded against gzip bombs as `inspect`
- * bounds it (a `StreamLimitError` past the limits): for a second reader of the same bytes.
- */
-export function gunzipped(
-  source: AsyncIterable<Uint8Array>,
-  options: Pick<InspectOptions, "maxDecompressedBytes" | "maxCompressionRatio">,
-): AsyncIterable<Uint8Array> {
-  return decompressed(source, options, { bytes: 0, compressedBytes: 0, compressed: false });
-}
-
-/**
- * The file's bytes, gunzipped when they start with the gzip magic, hashed as they pass (when
- * `hash` is given), and bounded against gzip bombs. Iterating it again after a partial read
- * continues where it stopped.
- */
-function decompressed(
-  source: AsyncIterable<Uint8Array>,
-  options: Pick<InspectOptions, "maxDecompressedBytes" | "maxCompressionRatio">,
-  counters: { bytes: number; compressedBytes: number; compressed: boolean },
-  hash?: ReturnType<typeof createHash>,
-): AsyncIterable<Uint8Array> {
-  const maxOut = options.maxDecompressedBytes ?? 4 * 1024 ** 3;
-  const maxRatio = options.maxCompressionRatio ?? 1000;
-  async function* raw(): AsyncGenerator<Uint8Array> {
-    for await (const chunk of source) {
-      counters.compressedBytes += chunk.length;
-      yield chunk;
-    }
-  }
-  async function* run(): AsyncGenerator<Uint8Array> {
-    const input = raw();
-    const first = await input.next();
-    if (first.done === true) return;
-    const head = first.value;
-    let stream: AsyncIterable<Uint8Array>;
-    if (head.length >= 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
-      counters.compressed = true;
-      const gunzip = createGunzip();
-      Readable.from(
-        (async function* () {
-          yield head;
-          yield* input;
-        })(),
-      )
-        .on("error", (error) => gunzip.destroy(error))
-        .pipe(gunzip);
-      stream = gunzip;
-    } else {
-      stream = (async function* () {
-        yield head;
-        yield* input;
-      })();
-    }
-    try {
-      for await (const chunk of stream) {
-        counters.bytes += chunk.length;
-        if (counters.compressed) {
-          if (counters.bytes > maxOut) {
-            throw new StreamLimitError(
-              "gzip.too_large",
-              `gzip content expands past ${maxOut} bytes; expected at most that (a gzip bomb?)`,
-            );
-          }
-          if (counters.bytes > 64 * 1024 * 1024 && counters.bytes > counters.compressedBytes * maxRatio) {
-            throw new StreamLimitError(
-              "gzip.ratio",
-              `gzip content expands more than ${maxRatio} times; expected real replay data (a gzip bomb?)`,
-            );
-          }
-        }
-        hash?.update(chunk);
-        yield chunk;
-      }
-    } catch (error) {
-      if (error instanceof ReplayPipelineError) throw error;
-      if (counters.compressed && (error as NodeJS.ErrnoException).code?.startsWith("Z_")) {
-        throw new StreamLimitError(
-          "gzip.corrupt",
-          `gzip data is corrupt or truncated (${(error as Error).message}); expected a complete gzip stream`,
-          {},
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-  }
-  const it = run();
-  // One shared iterator: a reader that stops early leaves the rest for the draining loop.
-  return {
-    [Symbol.asyncIterator]: () => ({
-      next: () => it.next(),
-      return: async () => ({ done: true, value: undefined }),
-    }),
-  };
-}
-
 /** The finding for a JSON syntax or encoding error the reader threw for file line `line`. */
 function jsonFinding(error: ReplayPipelineError, line: number): Finding {
   return { ...findingOf(error), line };
@@ -296,8 +195,21 @@ async function readContent(
   // Lines with the fast read's result once the format is known (see splitLine), computed on
   // worker threads for large files; undefined until then.
   let source: AsyncIterator<{ item: ByteLine; result: unknown }> = unmapped(lines);
+  const tap = options.tap;
+  // The results are the tap's task's (`TappedLine`), not splits.
+  let tapped = false;
+  // Every line was read (the tap must know whether it saw the whole file).
+  let complete = false;
+  /** Gives the tap the line before it is read here (a promise while the tap is busy). */
+  const toTap = (item: ByteLine, result: unknown): Promise<void> | undefined =>
+    tap?.line(item, tapped ? (result as TappedLine | undefined)?.tap : undefined);
   try {
-    return await readLines();
+    const read = await readLines();
+    tap?.end({ complete });
+    return read;
+  } catch (error) {
+    tap?.end({ error, complete: false });
+    throw error;
   } finally {
     await source.return?.();
   }
@@ -315,7 +227,12 @@ async function readContent(
 
     for (;;) {
       const next = await source.next();
-      if (next.done === true) break;
+      if (next.done === true) {
+        complete = true;
+        break;
+      }
+      const busy = toTap(next.value.item, next.value.result);
+      if (busy !== undefined) await busy;
       const { line, bytes: lineBytes, terminated, tooLong } = next.value.item;
       if (documentMode) {
         documentBytes += lineBytes.length + 1;
@@ -363,9 +280,10 @@ async function readContent(
           message: "CRLF line endings (first at this line); read as JSON whitespace, hashed as they are",
         });
       }
-      if (consumer !== undefined && lazy !== undefined) {
+      if (consumer !== undefined && (lazy !== undefined || tapped)) {
         // Read by mapLines (every line wantsSplit takes; null when the fast read declined).
-        const split = next.value.result as SplitLine | null;
+        const result = next.value.result;
+        const split = tapped ? (result as TappedLine).split : (result as SplitLine | null);
         if (split !== null) {
           const listed = findings.errors.length;
           consumer.line(line, materialize(split), split.hashes);
@@ -420,7 +338,9 @@ async function readContent(
         if (reader.kind === "document") {
           const session = reader.read(value, findings, options);
           // Keep reading: only blank lines may follow.
-          for (let rest = await lines.next(); rest.done !== true; rest = await lines.next()) {
+          let rest = await lines.next();
+          for (; rest.done !== true; rest = await lines.next()) {
+            await toTap(rest.value, undefined);
             if (!isBlankBytes(rest.value.bytes)) {
               findings.error({
                 line: rest.value.line,
@@ -434,11 +354,19 @@ async function readContent(
               break;
             }
           }
+          complete = rest.done === true;
           return { format, session };
         }
         consumer = reader.begin(findings, options);
         lazy = reader.lazyMembers;
-        if (lazy !== undefined) {
+        // The tap's task splits the lines for this reader beside its own work on them.
+        const fused = tap?.task(format, lazy);
+        if (fused !== undefined) {
+          tapped = true;
+          source = mapLines(lines, wantsSplit, fused.task, fused.init, options.parallel, (state) =>
+            tap?.state(state),
+          );
+        } else if (lazy !== undefined) {
           source = mapLines(lines, wantsSplit, splitTask, { lazy: [...lazy] }, options.parallel);
         }
       }

@@ -1,5 +1,6 @@
-import type { JsonValue } from "../canonical/index.js";
+import type { ByteLine, JsonValue, SplitLine } from "../canonical/index.js";
 import { ContractError, type ReplayPipelineError } from "../errors.js";
+import type { LineTaskModule } from "../parallel/index.js";
 import type { LayerCOrigin } from "./layer-c-record.js";
 
 /** The formats `inspect` recognizes, by content. */
@@ -274,6 +275,42 @@ export interface LineConsumer {
   line(line: number, value: JsonValue, hashes?: ReadonlyMap<string, string>): void;
   /** Called once after the last line; returns the session. */
   end(): Session;
+}
+
+/**
+ * What a `LineTap`'s line task gives for one line: `inspect`'s split of it (`splitLine` with the
+ * format's lazy members; null when it declined, or when the format has none and `inspect` reads
+ * the line itself) and the tap's own result.
+ */
+export interface TappedLine {
+  split: SplitLine | null;
+  tap: unknown;
+}
+
+/**
+ * A second reader of the lines `inspect` reads (Layer C), fed from the same read of the file.
+ * `inspect` gives it every line it takes from the file, in order, before reading the line itself;
+ * once the format is known to be JSON Lines it runs the tap's line task (`task`), whose results
+ * (`TappedLine`) carry its own split of each line beside the tap's work on it, done in one pass.
+ */
+export interface LineTap {
+  /**
+   * The line task for the rest of a JSON Lines file of `format` (`lazy`: the reader's lazy
+   * members), or undefined when the tap wants no more results (it failed).
+   */
+  task(
+    format: FormatId,
+    lazy: ReadonlySet<string> | undefined,
+  ): { task: LineTaskModule<unknown>; init: unknown } | undefined;
+  /** The next line; `result` is the task's `tap` for it (undefined without one). A promise when busy. */
+  line(item: ByteLine, result: unknown): Promise<void> | undefined;
+  /** The task's state for the next part of the lines (`mapLines`' `onState`). */
+  state(state: unknown): void;
+  /**
+   * `inspect` is done reading: `error` is what stopped it (the source failed or a limit was hit);
+   * `complete` is false when it stopped before the last line.
+   */
+  end(outcome: { error?: unknown; complete: boolean }): void;
 }
 
 /** A format read as one JSON document. */

@@ -5,149 +5,26 @@
  * index record; for a receipt, its own check and a check of every replay of its session.
  */
 import { createHash } from "node:crypto";
-import { createGunzip } from "node:zlib";
-import type { JsonValue } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
 import { type InspectOptions, type InspectReport, type InspectResult, inspect } from "../formats/inspect.js";
-import {
-  type CheckRow,
-  type CheckStatus,
-  Findings,
-  type FormatOptions,
-  type ToolCallRecord,
-  type ToolCallSink,
-  type ToolResultFields,
-  type Verdict,
-} from "../formats/types.js";
-import type { ParallelOptions } from "../parallel/line-pool.js";
-import {
-  beginVerify,
-  combinedVerdict,
-  parseReceiptJson,
-  type ReceiptCheck,
-  readReceipt,
-  type VerifyReport,
-} from "../receipt/index.js";
+import { type CheckStatus, Findings } from "../formats/types.js";
+import { beginVerify, combinedVerdict, readReceipt, type VerifyReport } from "../receipt/index.js";
 import { redactChecked } from "../redact/checked.js";
 import type { LayerCSummary } from "../redact/index.js";
-import type { Preset } from "../redact/presets.js";
 import { scrubReport } from "../redact/report.js";
 import { Scrubber } from "../redact/scrub.js";
+import type { ProcessOptions, ProcessResult, VerdictDocument } from "./job-types.js";
 import { isReceiptName, layerCKey, type ObjectKey, parseObjectKey, verdictKey } from "./keys.js";
 import type { FileRecord, ObjectRef, ObjectSource, Ports, PutOutcome, ReceiptCheckRecord } from "./ports.js";
+import { type PendingCheck, readOptionsOf, readWhole } from "./receipt-read.js";
 import { isVersionOf, putOutcome } from "./versions.js";
 
-/** How `processObject` reads, redacts and stamps. */
-export interface ProcessOptions {
-  /** This tool's version, written into every verdict document. */
-  toolVersion: string;
-  /** Layer C preset (default `private_repo`). */
-  preset?: Preset;
-  /** Key for Layer C's keyed pseudonyms. */
-  redactionKey?: Uint8Array;
-  /** ReplayKit signature key: with it a signature is required. */
-  hmacKey?: Uint8Array;
-  /** Worker threads for large JSON Lines files. */
-  parallel?: ParallelOptions;
-  maxLineBytes?: number;
-  maxDocumentBytes?: number;
-  maxDecompressedBytes?: number;
-  /** The clock (tests pin it). */
-  now?: () => Date;
-  /**
-   * Where the key comes from: `store` (default) holds it to the store's key rules and reads a
-   * RECEIPT.json as a receipt; `local` takes it as a path on this machine, as given (the CLI's
-   * `inspect`, `verify`, `redact`, `scan`): no key rules, tenant and session `local`, every object
-   * a replay (the caller pairs receipts), every call processed (no duplicate check).
-   */
-  keys?: "store" | "local";
-  /** Make and publish the Layer C copy (default true); false only inspects: no transform runs. */
-  publish?: boolean;
-  /** Publish the copy of a `failed` or `invalid` replay too; its record says so (`redact --allow-unverified`). */
-  publishUnverified?: boolean;
-  /**
-   * The receipt to check a replay against, given directly (`verify --receipt`; read through
-   * `ports.objects`) instead of the session's receipts in the index; null checks the replay
-   * against no receipt, which is unverifiable.
-   */
-  receipt?: ObjectRef | null;
-}
-
-/** The verdict document: what the reports store keeps for one processed object. */
-export interface VerdictDocument {
-  schema: "replay-pipeline.verdict.v1";
-  tool: { name: "replay-pipeline"; version: string };
-  object: ObjectRef;
-  tenant: string | null;
-  session: string | null;
-  file: string | null;
-  kind: FileRecord["kind"];
-  verdict: Verdict;
-  /** `inspect --json` of the object (replays), scrubbed. */
-  report: InspectReport | null;
-  /** Checks against receipts (a replay) or of replays (a receipt) made while processing it. */
-  receipt_checks: {
-    replay: ObjectRef;
-    receipt: ObjectRef;
-    verdict: Verdict;
-    checks_total: Record<CheckStatus, number>;
-    checks: CheckRow[];
-  }[];
-  /** The published copy and its redaction record; null when nothing was published. */
-  layer_c: { key: string; summary: LayerCSummary } | null;
-  /** Why nothing was published, when nothing was. */
-  not_published: string | null;
-  /** A rejected key's or unreadable receipt's reason. */
-  error: { code: string; message: string } | null;
-  timings: { total_ms: number };
-  processed_at: string;
-}
-
-/** What processing one object did. */
-export interface ProcessResult {
-  /** The file record's write: `duplicate` or `stale` mean the event changed nothing. */
-  outcome: PutOutcome;
-  record: FileRecord;
-  document: VerdictDocument;
-  /** Receipt checks recorded by this run (empty for a duplicate or stale event). */
-  checks: ReceiptCheckRecord[];
-  /** The whole report of each receipt check this run made, scrubbed: what `verify` prints. */
-  verifications: VerifyReport[];
-}
+export type { ProcessOptions, ProcessResult, VerdictDocument } from "./job-types.js";
 
 /** Rows of a check kept in documents and records. */
 const KEPT_ROWS = 100;
-/** Largest receipt read, bytes. */
-const MAX_RECEIPT_BYTES = 64 * 1024 * 1024;
 
 const zeroTotals = (): Record<CheckStatus, number> => ({ passed: 0, failed: 0, unverifiable: 0 });
-
-/** A receipt read and its check of one replay begun, before the replay is read. */
-interface PendingCheck {
-  receipt: ObjectRef;
-  findings: Findings;
-  check: ReceiptCheck;
-}
-
-/** Reader options feeding every check's tool calls from one read of the replay. */
-function readOptionsOf(pending: readonly PendingCheck[]): Pick<FormatOptions, "keepToolCalls" | "toolCalls"> {
-  const sinks = pending.flatMap((p) =>
-    p.check.readOptions.toolCalls === undefined ? [] : [p.check.readOptions.toolCalls],
-  );
-  if (sinks.length === 0) return { keepToolCalls: false };
-  if (sinks.length === 1) return { keepToolCalls: true, toolCalls: sinks[0] as ToolCallSink };
-  return {
-    keepToolCalls: true,
-    toolCalls: {
-      call: (record: ToolCallRecord) => {
-        for (const sink of sinks) sink.call(record);
-      },
-      result: (line: number, fields: ToolResultFields) => {
-        for (const sink of sinks) sink.result(line, fields);
-      },
-    },
-  };
-}
 
 /**
  * Processes one object of the ingest store. Bad input of any kind is a verdict (recorded, never
@@ -610,53 +487,4 @@ async function* prepend(
   if (first.done === true) return;
   yield first.value;
   for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value;
-}
-
-/**
- * A whole JSON document (a receipt), gunzipped when compressed, at most `MAX_RECEIPT_BYTES`;
- * a problem is an error finding and null.
- */
-async function readWhole(
-  body: AsyncIterable<Uint8Array>,
-  findings: Findings,
-  file: string,
-): Promise<JsonValue | null> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  const fail = (code: string, message: string): null => {
-    findings.error({ line: null, column: null, path: "$", code, message: `${file}: ${message}` });
-    return null;
-  };
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_RECEIPT_BYTES)
-      return fail("receipt.too_large", `larger than ${MAX_RECEIPT_BYTES} bytes; expected a receipt`);
-    parts.push(Buffer.from(chunk));
-  }
-  let bytes: Buffer = Buffer.concat(parts);
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      bytes = await gunzip(bytes);
-    } catch (error) {
-      return fail(
-        "gzip.corrupt",
-        `gzip data is corrupt (${(error as Error).message}); expected a complete gzip stream`,
-      );
-    }
-  }
-  return parseReceiptJson(bytes, file, findings);
-}
-
-/** Gunzips at most `MAX_RECEIPT_BYTES`. */
-async function gunzip(bytes: Buffer): Promise<Buffer> {
-  const out: Buffer[] = [];
-  let size = 0;
-  const stream = createGunzip();
-  stream.end(bytes);
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_RECEIPT_BYTES) throw new Error(`expands past ${MAX_RECEIPT_BYTES} bytes`);
-    out.push(chunk);
-  }
-  return Buffer.concat(out);
 }

@@ -1,20 +1,21 @@
 /**
  * Layer C that never launders: the input is inspected while it is redacted (one read of the
- * source, the bytes handed to both), the copy records the original's verdict, and a `failed` or
+ * source, each line handed to both), the copy records the original's verdict, and a `failed` or
  * `invalid` input gives no copy unless the caller asks for one.
  */
 
-import { PassThrough, Readable } from "node:stream";
-import { RedactRefusedError } from "../errors.js";
+import { RedactError, RedactRefusedError } from "../errors.js";
 import {
-  gunzipped,
   type InspectOptions,
   type InspectReport,
   type InspectResult,
   inspect,
   type LayerCOrigin,
 } from "../formats/index.js";
-import { type LayerCOptions, type LayerCRedaction, redactOrThrow } from "./layer-c/entry.js";
+import type { LayerCOptions, LayerCRedaction } from "./layer-c/entry.js";
+import { tapOf } from "./layer-c/fused.js";
+import type { LayerCSummary } from "./layer-c/summary.js";
+import { LayerCWriter } from "./layer-c/writer.js";
 import { scrubReport } from "./report.js";
 
 /** The refusal of `report` (scrubbed): the error `redactChecked` throws instead of a copy. */
@@ -67,11 +68,14 @@ const refused = (report: InspectReport): boolean =>
   report.verdict === "failed" || report.verdict === "invalid";
 
 /**
- * Redacts `source` as `redactOrThrow` does while `inspect` reads the same bytes. The copy's record
+ * Redacts `source` as `redactOrThrow` does while `inspect` reads it: one read of the bytes, whose
+ * lines `inspect` hands to the Layer C writer as it reads them (`LineTap`); for JSON Lines one
+ * line task splits each line for `inspect` and redacts it from the same work. The copy's record
  * (`original`) carries the input's replay_hash, verdict and check totals. A `failed` or `invalid`
  * input is refused with a `RedactRefusedError` before any byte of the copy is given out, unless
  * `allowUnverified`; an input too malformed to redact at all is refused the same way, with
- * inspect's findings rather than the transform's first error.
+ * inspect's findings rather than the transform's first error. The copy, its summary and the
+ * report are those of running `inspect` and `redactOrThrow` on the bytes separately.
  */
 export function redactChecked(source: AsyncIterable<Uint8Array>, options: CheckedOptions): CheckedRedaction {
   const {
@@ -82,19 +86,19 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
     maxDecompressedBytes,
     ...layerC
   } = options;
-  const input = Readable.from(source, { objectMode: false });
-  const toInspect = new PassThrough();
-  const toRedact = new PassThrough();
-  input.on("error", (error) => {
-    toInspect.destroy(error);
-    toRedact.destroy(error);
-  });
-  input.pipe(toInspect);
-  input.pipe(toRedact);
-  const inspected = inspect(toInspect, {
+  const preset = layerC.preset ?? "private_repo";
+  const writer = new LayerCWriter(layerC, preset);
+  const tap = tapOf(
+    writer,
+    layerC.key === undefined
+      ? { preset, file: options.file }
+      : { preset, file: options.file, key: layerC.key },
+  );
+  const inspected = inspect(source, {
     file: options.file,
     keepToolCalls,
     ...(toolCalls === undefined ? {} : { toolCalls }),
+    tap,
     ...(hmacKey === undefined ? {} : { hmacKey }),
     ...(maxDecompressedBytes === undefined ? {} : { maxDecompressedBytes }),
     ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
@@ -106,28 +110,38 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
     if (!allowUnverified && refused(r)) throw refusedError(r);
     return originOf(r);
   });
-  // Awaited by the transform; settled here too so an early failure leaves no unhandled rejection.
+  // Awaited by the copy; settled here too so an early failure leaves no unhandled rejection.
   inspected.catch(() => undefined);
   report.catch(() => undefined);
   original.catch(() => undefined);
-  // The transform reads what inspect reads: gzip undone, within the same limits.
-  const limits = maxDecompressedBytes === undefined ? {} : { maxDecompressedBytes };
-  const redaction = redactOrThrow(gunzipped(toRedact, limits), { ...layerC, original });
+  let summary: LayerCSummary | undefined;
   async function* chunks(): AsyncGenerator<Uint8Array> {
     try {
-      yield* redaction.chunks;
+      // Every line is with the writer once inspect is done (its failure is the writer's too).
+      await inspected.catch(() => undefined);
+      yield* writer.copy(original, (s) => {
+        summary = s;
+      });
     } catch (error) {
-      // Inspect goes on without this branch, and its findings explain a bad input best.
-      toRedact.destroy();
       if (error instanceof RedactRefusedError) throw error;
       const r = await report;
       if (!allowUnverified && refused(r)) throw refusedError(r, { cause: error });
       throw error;
     } finally {
-      // Ends both branches when the reader stops early (inspect has settled otherwise).
-      input.destroy();
-      toInspect.destroy();
+      await writer.dispose();
     }
   }
-  return { chunks: chunks(), summary: () => redaction.summary(), report, inspected };
+  return {
+    chunks: chunks(),
+    summary(): LayerCSummary {
+      if (summary === undefined)
+        throw new RedactError(
+          "redact.not_finished",
+          "the redaction summary is known once every chunk was read",
+        );
+      return summary;
+    },
+    report,
+    inspected,
+  };
 }

@@ -13,6 +13,7 @@ export {
 export type { StringScrubber } from "./layer-c/context.js";
 export { RPK_MASK, RPK_REDACTION_POLICY_VERSION } from "./layer-c/documents.js";
 export { type LayerCOptions, type LayerCRedaction, type LayerCResult, redactFile } from "./layer-c/entry.js";
+export { type InspectRedactInit, inspectRedactTask, tapOf } from "./layer-c/fused.js";
 export {
   isLinesFormat,
   LineRedactor,
@@ -24,6 +25,7 @@ export {
 export { isStructuralKey, PARANOID_TEXT, RAW_KEYS, UNKNOWN_EVENT_ALLOW } from "./layer-c/policy.js";
 export { type LayerCCounts, type LayerCSummary, layerCSummary, mergeCounts } from "./layer-c/summary.js";
 export { type RedactTaskInit, redactTask } from "./layer-c/task.js";
+export { LayerCWriter } from "./layer-c/writer.js";
 export {
   DEFAULT_PRESET,
   isPreset,

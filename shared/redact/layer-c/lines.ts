@@ -6,6 +6,7 @@ import {
   ByteSink,
   canonicalize,
   canonicalizeValueAt,
+  cutsOfSplit,
   DEFAULT_MAX_DEPTH,
   decodeUtf8,
   isJsonObject,
@@ -15,6 +16,7 @@ import {
   type RawCuts,
   rawContainers,
   readJson,
+  type SplitView,
   setMember,
   sha256Tag,
 } from "../../canonical/index.js";
@@ -112,10 +114,11 @@ export class LineRedactor {
    * Redacts one non-blank line (`bytes` without its line break; `line` is its 1-based number in the
    * file, for errors). Throws what the lossless reader throws for an unreadable line (located at
    * `file` and `line`), `RedactError` `redact.not_object` for a line that is not an object, and
-   * `CanonicalizationError` for a value the openagents profile cannot serialize.
+   * `CanonicalizationError` for a value the openagents profile cannot serialize. `split`, when the
+   * line was just split (`splitLine`), spares the fast read its own scan of the raw members.
    */
-  line(bytes: Buffer, line: number): RedactedLine {
-    const { value, hashes } = this.read(bytes, line);
+  line(bytes: Buffer, line: number, split?: SplitView): RedactedLine {
+    const { value, hashes } = this.read(bytes, line, split);
     if (!isJsonObject(value)) {
       throw new RedactError("redact.not_object", "expected an event object on every line", {
         file: this.file,
@@ -144,11 +147,15 @@ export class LineRedactor {
     return counts;
   }
 
-  private read(bytes: Buffer, line: number): { value: JsonValue; hashes?: ReadonlyMap<string, string> } {
+  private read(
+    bytes: Buffer,
+    line: number,
+    split: SplitView | undefined,
+  ): { value: JsonValue; hashes?: ReadonlyMap<string, string> } {
     if (this.fastRead) {
       let fast: ReturnType<typeof readLazily>;
       try {
-        fast = readLazily(bytes, this.sink);
+        fast = readLazily(bytes, this.sink, split);
       } catch {
         // Whatever the fast read trips on, the lossless reader decides (and words the error).
         fast = undefined;
@@ -198,25 +205,26 @@ export function withSummary(format: LinesFormat, text: Buffer, summary: LayerCSu
 function readLazily(
   bytes: Buffer,
   sink: ByteSink,
+  split?: SplitView,
 ): { value: JsonObject; hashes: ReadonlyMap<string, string> } | undefined {
   const cuts: RawCuts = { keys: [], starts: [], ends: [], canonical: [], names: 0, numbers: [] };
   sink.len = 0;
-  if (!rawContainers(bytes, cuts, sink, RAW_CUTS) || cuts.keys.length === 0) return undefined;
+  // A split line's cut values are canonical in the split's buffer already; else the scan writes
+  // them to `sink`.
+  const ok =
+    split === undefined
+      ? rawContainers(bytes, cuts, sink, RAW_CUTS)
+      : cutsOfSplit(bytes, split, cuts, RAW_CUTS);
+  if (!ok || cuts.keys.length === 0) return undefined;
+  const canonical = split === undefined ? sink : { buf: split.buf };
   // The line reads as JSON exactly when the line with each cut value replaced by an empty one
   // does (read below) and each cut value does on its own (checked by the scan): swapping a value
   // for another at a value position keeps a document valid. `readJson` of the whole line would
   // then give this value with the cut values in place of the placeholders.
-  const parts: Buffer[] = [];
-  let from = 0;
-  for (let c = 0; c < cuts.keys.length; c++) {
-    const start = cuts.starts[c] as number;
-    parts.push(bytes.subarray(from, start), bytes[start] === 0x7b ? EMPTY_OBJECT : EMPTY_ARRAY);
-    from = cuts.ends[c] as number;
-  }
-  parts.push(bytes.subarray(from));
   let value: JsonValue;
   try {
-    const text = decodeUtf8(Buffer.concat(parts));
+    const text =
+      split === undefined ? decodeUtf8(withPlaceholders(bytes, cuts)) : placeholderText(bytes, cuts);
     value = nativeRead(text, bytes, cuts) ?? readJson(text);
   } catch {
     return undefined;
@@ -233,21 +241,48 @@ function readLazily(
         : Array.isArray(placeholder) && placeholder.length === 0;
     if (!isEmpty) return undefined;
     if (Object.hasOwn(value, `${key}_hash`)) continue;
-    let from = cuts.canonical[2 * c] as number;
-    let to = cuts.canonical[2 * c + 1] as number;
+    const from = cuts.canonical[2 * c] as number;
     if (from < 0) {
       // Only checked: the `<key>_hash` found in the line was not a member beside it.
-      from = sink.len;
+      const at = sink.len;
       if (canonicalizeValueAt(bytes, start, "openagents", sink, DEFAULT_MAX_DEPTH - 1) < 0) return undefined;
-      to = sink.len;
-    }
-    hashes.set(key, sha256Tag(sink.buf.subarray(from, to)));
+      hashes.set(key, sha256Tag(sink.buf.subarray(at, sink.len)));
+    } else hashes.set(key, sha256Tag(canonical.buf.subarray(from, cuts.canonical[2 * c + 1] as number)));
   }
   return { value, hashes };
 }
 
 const EMPTY_OBJECT = Buffer.from("{}");
 const EMPTY_ARRAY = Buffer.from("[]");
+
+/** The line with each cut value replaced by an empty one of its type. */
+function withPlaceholders(bytes: Buffer, cuts: RawCuts): Buffer {
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (let c = 0; c < cuts.keys.length; c++) {
+    const start = cuts.starts[c] as number;
+    parts.push(bytes.subarray(from, start), bytes[start] === 0x7b ? EMPTY_OBJECT : EMPTY_ARRAY);
+    from = cuts.ends[c] as number;
+  }
+  parts.push(bytes.subarray(from));
+  return Buffer.concat(parts);
+}
+
+/**
+ * `withPlaceholders` as text, for a line the byte canonicalizer has accepted (so it is valid
+ * UTF-8, and the strict decoding `decodeUtf8` does would decode it the same); the cuts fall on
+ * ASCII brackets, never inside a character.
+ */
+function placeholderText(bytes: Buffer, cuts: RawCuts): string {
+  let text = "";
+  let from = 0;
+  for (let c = 0; c < cuts.keys.length; c++) {
+    const start = cuts.starts[c] as number;
+    text += bytes.toString("utf8", from, start) + (bytes[start] === 0x7b ? "{}" : "[]");
+    from = cuts.ends[c] as number;
+  }
+  return text + bytes.toString("utf8", from);
+}
 
 /**
  * What `readJson` reads of `text` (the line `line` with its cut values replaced), by the native

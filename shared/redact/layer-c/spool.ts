@@ -25,12 +25,15 @@ export class LinesSpool {
     return new LinesSpool(await spool.create());
   }
 
-  /** Appends `text`; an earlier write's error may surface here. */
-  async append(text: Uint8Array): Promise<void> {
+  /**
+   * Appends `text`; a promise only when it starts a write (await it: an earlier write's error
+   * may surface there). Most lines are only gathered, at no promise's cost.
+   */
+  append(text: Uint8Array): Promise<void> | undefined {
     this.pending.push(text);
     this.pendingBytes += text.length;
     this.written += text.length;
-    if (this.pendingBytes >= CHUNK_BYTES) await this.flush();
+    return this.pendingBytes >= CHUNK_BYTES ? this.flush() : undefined;
   }
 
   /** Writes what was gathered at its place, waiting for the oldest write when enough are out. */

@@ -35,33 +35,45 @@ function lineTask(init: RedactTaskInit): LineTask {
   return {
     line: (bytes, line) => redactor.line(bytes, line),
     finish: () => redactor.takeSnapshot(),
-    // A batch's texts in one buffer, cut again into views on arrival.
-    toWire: (results) => {
-      const lines = results as RedactedLine[];
-      const ends = new Int32Array(lines.length);
-      const carriers = new Uint8Array(lines.length);
-      let at = 0;
-      lines.forEach((r, k) => {
-        at += r.text.length;
-        ends[k] = at;
-        carriers[k] = r.carrier ? 1 : 0;
-      });
-      const texts = new Uint8Array(at);
-      lines.forEach((r, k) => {
-        texts.set(r.text, (ends[k] as number) - r.text.length);
-      });
-      return { texts, ends, carriers };
-    },
-    fromWire: (wire) => {
-      const { texts, ends, carriers } = wire as { texts: Uint8Array; ends: Int32Array; carriers: Uint8Array };
-      const all = Buffer.from(texts.buffer, texts.byteOffset, texts.byteLength);
-      const lines: RedactedLine[] = [];
-      let start = 0;
-      ends.forEach((end, k) => {
-        lines.push({ text: all.subarray(start, end), carrier: carriers[k] === 1 });
-        start = end;
-      });
-      return lines;
-    },
+    toWire: (results) => redactedToWire(results as RedactedLine[]),
+    fromWire: (wire) => redactedFromWire(wire as RedactedWire),
   };
+}
+
+/** A batch of redacted lines between threads: the texts in one buffer, cut again into views on arrival. */
+export interface RedactedWire {
+  texts: Uint8Array;
+  ends: Int32Array;
+  /** Per line: 0, 1 for a carrier, 2 for a line whose redaction failed (null). */
+  flags: Uint8Array;
+}
+
+/** `lines` as one `RedactedWire`. */
+export function redactedToWire(lines: readonly (RedactedLine | null)[]): RedactedWire {
+  const ends = new Int32Array(lines.length);
+  const flags = new Uint8Array(lines.length);
+  let at = 0;
+  lines.forEach((r, k) => {
+    at += r === null ? 0 : r.text.length;
+    ends[k] = at;
+    flags[k] = r === null ? 2 : r.carrier ? 1 : 0;
+  });
+  const texts = new Uint8Array(at);
+  lines.forEach((r, k) => {
+    if (r !== null) texts.set(r.text, (ends[k] as number) - r.text.length);
+  });
+  return { texts, ends, flags };
+}
+
+/** The lines of a `RedactedWire`. */
+export function redactedFromWire(wire: RedactedWire): (RedactedLine | null)[] {
+  const { texts, ends, flags } = wire;
+  const all = Buffer.from(texts.buffer, texts.byteOffset, texts.byteLength);
+  const lines: (RedactedLine | null)[] = [];
+  let start = 0;
+  ends.forEach((end, k) => {
+    lines.push(flags[k] === 2 ? null : { text: all.subarray(start, end), carrier: flags[k] === 1 });
+    start = end;
+  });
+  return lines;
 }

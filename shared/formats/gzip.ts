@@ -1,0 +1,110 @@
+/**
+ * The gzip side of `inspect`: a file's bytes gunzipped when they start with the gzip magic, within
+ * limits against gzip bombs.
+ */
+import type { Hash } from "node:crypto";
+import { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
+import { ReplayPipelineError, StreamLimitError } from "../errors.js";
+
+const GZIP_MAGIC_0 = 0x1f;
+const GZIP_MAGIC_1 = 0x8b;
+
+/** How far a gzip input may expand. */
+export interface GzipLimits {
+  /** Most bytes a gzip input may expand to (default 4 GiB). */
+  maxDecompressedBytes?: number;
+  /** Largest expansion ratio of a gzip input past its first 64 MiB (default 1000). */
+  maxCompressionRatio?: number;
+}
+
+/** The bytes of `source`, gunzipped when they start with the gzip magic, within `options`' limits. */
+export function gunzipped(source: AsyncIterable<Uint8Array>, options: GzipLimits): AsyncIterable<Uint8Array> {
+  return decompressed(source, options, { bytes: 0, compressedBytes: 0, compressed: false });
+}
+
+/**
+ * The file's bytes, gunzipped when they start with the gzip magic, hashed as they pass (when
+ * `hash` is given), and bounded against gzip bombs. Iterating it again after a partial read
+ * continues where it stopped.
+ */
+export function decompressed(
+  source: AsyncIterable<Uint8Array>,
+  options: GzipLimits,
+  counters: { bytes: number; compressedBytes: number; compressed: boolean },
+  hash?: Hash,
+): AsyncIterable<Uint8Array> {
+  const maxOut = options.maxDecompressedBytes ?? 4 * 1024 ** 3;
+  const maxRatio = options.maxCompressionRatio ?? 1000;
+  async function* raw(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of source) {
+      counters.compressedBytes += chunk.length;
+      yield chunk;
+    }
+  }
+  async function* run(): AsyncGenerator<Uint8Array> {
+    const input = raw();
+    const first = await input.next();
+    if (first.done === true) return;
+    const head = first.value;
+    let stream: AsyncIterable<Uint8Array>;
+    if (head.length >= 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
+      counters.compressed = true;
+      const gunzip = createGunzip();
+      Readable.from(
+        (async function* () {
+          yield head;
+          yield* input;
+        })(),
+      )
+        .on("error", (error) => gunzip.destroy(error))
+        .pipe(gunzip);
+      stream = gunzip;
+    } else {
+      stream = (async function* () {
+        yield head;
+        yield* input;
+      })();
+    }
+    try {
+      for await (const chunk of stream) {
+        counters.bytes += chunk.length;
+        if (counters.compressed) {
+          if (counters.bytes > maxOut) {
+            throw new StreamLimitError(
+              "gzip.too_large",
+              `gzip content expands past ${maxOut} bytes; expected at most that (a gzip bomb?)`,
+            );
+          }
+          if (counters.bytes > 64 * 1024 * 1024 && counters.bytes > counters.compressedBytes * maxRatio) {
+            throw new StreamLimitError(
+              "gzip.ratio",
+              `gzip content expands more than ${maxRatio} times; expected real replay data (a gzip bomb?)`,
+            );
+          }
+        }
+        hash?.update(chunk);
+        yield chunk;
+      }
+    } catch (error) {
+      if (error instanceof ReplayPipelineError) throw error;
+      if (counters.compressed && (error as NodeJS.ErrnoException).code?.startsWith("Z_")) {
+        throw new StreamLimitError(
+          "gzip.corrupt",
+          `gzip data is corrupt or truncated (${(error as Error).message}); expected a complete gzip stream`,
+          {},
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+  const it = run();
+  // One shared iterator: a reader that stops early leaves the rest for the draining loop.
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => it.next(),
+      return: async () => ({ done: true, value: undefined }),
+    }),
+  };
+}

@@ -1,0 +1,86 @@
+/** What the per-file job takes and gives: its options, the verdict document and the result. */
+import type { InspectReport } from "../formats/inspect.js";
+import type { CheckRow, CheckStatus, Verdict } from "../formats/types.js";
+import type { ParallelOptions } from "../parallel/line-pool.js";
+import type { VerifyReport } from "../receipt/index.js";
+import type { LayerCSummary } from "../redact/index.js";
+import type { Preset } from "../redact/presets.js";
+import type { FileRecord, ObjectRef, PutOutcome, ReceiptCheckRecord } from "./ports.js";
+
+/** How `processObject` reads, redacts and stamps. */
+export interface ProcessOptions {
+  /** This tool's version, written into every verdict document. */
+  toolVersion: string;
+  /** Layer C preset (default `private_repo`). */
+  preset?: Preset;
+  /** Key for Layer C's keyed pseudonyms. */
+  redactionKey?: Uint8Array;
+  /** ReplayKit signature key: with it a signature is required. */
+  hmacKey?: Uint8Array;
+  /** Worker threads for large JSON Lines files. */
+  parallel?: ParallelOptions;
+  maxLineBytes?: number;
+  maxDocumentBytes?: number;
+  maxDecompressedBytes?: number;
+  /** The clock (tests pin it). */
+  now?: () => Date;
+  /**
+   * Where the key comes from: `store` (default) holds it to the store's key rules and reads a
+   * RECEIPT.json as a receipt; `local` takes it as a path on this machine, as given (the CLI's
+   * `inspect`, `verify`, `redact`, `scan`): no key rules, tenant and session `local`, every object
+   * a replay (the caller pairs receipts), every call processed (no duplicate check).
+   */
+  keys?: "store" | "local";
+  /** Make and publish the Layer C copy (default true); false only inspects: no transform runs. */
+  publish?: boolean;
+  /** Publish the copy of a `failed` or `invalid` replay too; its record says so (`redact --allow-unverified`). */
+  publishUnverified?: boolean;
+  /**
+   * The receipt to check a replay against, given directly (`verify --receipt`; read through
+   * `ports.objects`) instead of the session's receipts in the index; null checks the replay
+   * against no receipt, which is unverifiable.
+   */
+  receipt?: ObjectRef | null;
+}
+
+/** The verdict document: what the reports store keeps for one processed object. */
+export interface VerdictDocument {
+  schema: "replay-pipeline.verdict.v1";
+  tool: { name: "replay-pipeline"; version: string };
+  object: ObjectRef;
+  tenant: string | null;
+  session: string | null;
+  file: string | null;
+  kind: FileRecord["kind"];
+  verdict: Verdict;
+  /** `inspect --json` of the object (replays), scrubbed. */
+  report: InspectReport | null;
+  /** Checks against receipts (a replay) or of replays (a receipt) made while processing it. */
+  receipt_checks: {
+    replay: ObjectRef;
+    receipt: ObjectRef;
+    verdict: Verdict;
+    checks_total: Record<CheckStatus, number>;
+    checks: CheckRow[];
+  }[];
+  /** The published copy and its redaction record; null when nothing was published. */
+  layer_c: { key: string; summary: LayerCSummary } | null;
+  /** Why nothing was published, when nothing was. */
+  not_published: string | null;
+  /** A rejected key's or unreadable receipt's reason. */
+  error: { code: string; message: string } | null;
+  timings: { total_ms: number };
+  processed_at: string;
+}
+
+/** What processing one object did. */
+export interface ProcessResult {
+  /** The file record's write: `duplicate` or `stale` mean the event changed nothing. */
+  outcome: PutOutcome;
+  record: FileRecord;
+  document: VerdictDocument;
+  /** Receipt checks recorded by this run (empty for a duplicate or stale event). */
+  checks: ReceiptCheckRecord[];
+  /** The whole report of each receipt check this run made, scrubbed: what `verify` prints. */
+  verifications: VerifyReport[];
+}

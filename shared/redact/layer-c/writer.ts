@@ -1,0 +1,316 @@
+/**
+ * Layer C of a stream of lines fed one at a time (`LayerCWriter`): what `redactOrThrow` does with
+ * the lines it reads itself, and what `redactChecked` does with the lines `inspect` reads, so one
+ * read of a file serves both.
+ */
+import { tmpdir } from "node:os";
+import {
+  type ByteLine,
+  DEFAULT_MAX_LINE_BYTES,
+  decodeUtf8,
+  isBlankBytes,
+  type JsonValue,
+  readJson,
+} from "../../canonical/index.js";
+import { JsonInputError, RedactError, ReplayPipelineError } from "../../errors.js";
+import { detectFormat, type FormatId, type LayerCOrigin } from "../../formats/index.js";
+import { fileSpool } from "../../spool/index.js";
+import type { Preset } from "../presets.js";
+import { document } from "./documents.js";
+import type { LayerCOptions } from "./entry.js";
+import { isLinesFormat, LineRedactor, type LinesFormat, type RedactedLine, withSummary } from "./lines.js";
+import { LinesSpool } from "./spool.js";
+import { type LayerCCounts, type LayerCSummary, layerCSummary, mergeCounts } from "./summary.js";
+
+const NEWLINE = Buffer.from("\n");
+const NOTHING = Buffer.alloc(0);
+
+/** Where a writer is: before the first non-blank line, in a JSON Lines file, or in a document. */
+type Stage = "start" | "lines" | "document" | "one-line-document";
+
+/**
+ * The Layer C copy of one file, fed its lines in order (`line`, over-long ones marked as
+ * `readByteLines` marks them when it skips them). The format is detected from the first non-blank
+ * line, as `redactOrThrow` has always done: a JSON Lines file is redacted line by line into a
+ * spool (each line's `RedactedLine` computed by the caller, on workers, or here), a multi-line
+ * document is gathered whole, a one-line document kept. The first problem (an unreadable line, a
+ * line the transform cannot redact, a source error given to `fail`) ends the work: the rest is
+ * ignored and `copy` throws it, with the type and location the transform gives it.
+ */
+export class LayerCWriter {
+  private stage: Stage = "start";
+  private failure: { error: unknown } | undefined;
+  private format: FormatId | undefined;
+  /** The one-line document. */
+  private value: JsonValue | undefined;
+  /** The multi-line document's lines, and its size so far. */
+  private parts: Buffer[] = [];
+  private size = 0;
+  /** The redactor of the lines that come without a result (the first one). */
+  private redactor: LineRedactor | undefined;
+  private counts: LayerCCounts = mergeCounts([]);
+  private spool: Promise<LinesSpool> | undefined;
+  /** The spool once created. */
+  private opened: LinesSpool | undefined;
+  /** The line that carries the summary (the ReplayHeader or root span, else the first line). */
+  private carrier: { start: number; text: Buffer } | undefined;
+  private firstText: Buffer | undefined;
+  private readonly maxLineBytes: number;
+  private readonly maxDocumentBytes: number;
+
+  constructor(
+    private readonly options: Omit<LayerCOptions, "original">,
+    private readonly preset: Preset,
+  ) {
+    this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.maxDocumentBytes = options.maxDocumentBytes ?? 256 * 1024 * 1024;
+  }
+
+  /** The JSON Lines format, once the first line said so and while nothing failed. */
+  get linesFormat(): LinesFormat | undefined {
+    return this.stage === "lines" && this.failure === undefined ? (this.format as LinesFormat) : undefined;
+  }
+
+  /** True once something failed: further lines are ignored. */
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  /** The first failure wins (later ones follow from it). */
+  fail(error: unknown): void {
+    this.failure ??= { error };
+  }
+
+  /** A part's counts from the workers' redactors (`LineTask.finish`), in file order. */
+  addCounts(counts: LayerCCounts): void {
+    // Folded as they come (merging is associative), so memory does not grow with the file.
+    this.counts = mergeCounts([this.counts, counts]);
+  }
+
+  /**
+   * The next line of the file. `result` is its redaction when a worker made it (null when the
+   * worker's redactor threw: it is redacted here again, for the error with its type); without
+   * one the line is redacted here. A promise only while writing to the spool.
+   */
+  line(item: ByteLine, result?: RedactedLine | null): Promise<void> | undefined {
+    if (this.failure !== undefined) return undefined;
+    const { line, bytes } = item;
+    if (item.tooLong === true) {
+      // What `readByteLines` throws when it does not skip such lines.
+      this.fail(
+        new JsonInputError(
+          "jsonl.line_too_long",
+          `line is longer than ${this.maxLineBytes} bytes; expected at most ${this.maxLineBytes} (raise the line limit)`,
+          { line },
+        ),
+      );
+      return undefined;
+    }
+    switch (this.stage) {
+      case "start":
+        if (isBlankBytes(bytes)) return undefined;
+        return this.first(item);
+      case "lines":
+        if (isBlankBytes(bytes)) return undefined;
+        return this.redact(item, result);
+      case "one-line-document":
+        if (!isBlankBytes(bytes)) {
+          this.fail(
+            new RedactError("document.trailing_content", `more content after the ${this.format} document`, {
+              file: this.options.file,
+              line,
+            }),
+          );
+        }
+        return undefined;
+      case "document":
+        this.size += bytes.length + 1;
+        if (this.size > this.maxDocumentBytes) {
+          this.fail(
+            new RedactError(
+              "document.too_large",
+              `document is larger than ${this.maxDocumentBytes} bytes; expected at most that`,
+              { file: this.options.file },
+            ),
+          );
+          return undefined;
+        }
+        this.parts.push(Buffer.from(bytes), item.terminated ? NEWLINE : NOTHING);
+        return undefined;
+    }
+  }
+
+  /** The first non-blank line: the format, or the start of a multi-line document. */
+  private first(item: ByteLine): Promise<void> | undefined {
+    const { line, bytes } = item;
+    const file = this.options.file;
+    let value: JsonValue;
+    try {
+      value = readJson(decodeUtf8(bytes));
+    } catch (error) {
+      const text = bytes.toString("utf8").trim();
+      if (text === "{" || text === "[") {
+        this.stage = "document";
+        this.parts.push(Buffer.from(bytes), NEWLINE);
+        this.size = bytes.length + 1;
+        return undefined;
+      }
+      if (error instanceof ReplayPipelineError) error.locate({ file, lineOffset: line - 1 });
+      this.fail(error);
+      return undefined;
+    }
+    const format = formatOf(value, file, line);
+    if (format instanceof RedactError) {
+      this.fail(format);
+      return undefined;
+    }
+    this.format = format;
+    if (!isLinesFormat(format)) {
+      this.stage = "one-line-document";
+      this.value = value;
+      return undefined;
+    }
+    this.stage = "lines";
+    this.redactor = new LineRedactor(
+      format,
+      this.preset,
+      this.options.key === undefined ? { file } : { file, key: this.options.key },
+    );
+    this.spool = LinesSpool.create(this.options.spool ?? fileSpool(tmpdir()));
+    // Settled when the copy is made or given up; a failure to create it surfaces there.
+    this.spool.catch(() => undefined);
+    return this.redact(item, undefined);
+  }
+
+  private redact(item: ByteLine, result: RedactedLine | null | undefined): Promise<void> | undefined {
+    let redacted = result;
+    if (redacted === undefined || redacted === null) {
+      try {
+        redacted = (this.redactor as LineRedactor).line(item.bytes, item.line);
+      } catch (error) {
+        this.fail(error);
+        return undefined;
+      }
+      this.addCounts((this.redactor as LineRedactor).takeSnapshot());
+    }
+    const spool = this.opened;
+    return spool === undefined ? this.firstWrite(redacted) : this.write(spool, redacted);
+  }
+
+  /** The first line: the spool is being created. */
+  private async firstWrite(redacted: RedactedLine): Promise<void> {
+    try {
+      this.opened = await (this.spool as Promise<LinesSpool>);
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    await this.write(this.opened, redacted);
+  }
+
+  /** Appends a line to the spool: a promise only while it writes. */
+  private write(spool: LinesSpool, { text, carrier }: RedactedLine): Promise<void> | undefined {
+    this.firstText ??= text;
+    if (this.carrier === undefined && carrier) this.carrier = { start: spool.written, text };
+    return spool.append(text)?.catch((error: unknown) => this.fail(error));
+  }
+
+  /**
+   * The copy, once every line was given: a failure is thrown; `original` (awaited before the
+   * first byte, so a refusal leaves no output) goes into the summary, which `done` gets once the
+   * copy was read to the end. The spool is removed whatever happens.
+   */
+  async *copy(
+    original: LayerCOrigin | Promise<LayerCOrigin>,
+    done: (summary: LayerCSummary) => void,
+  ): AsyncGenerator<Uint8Array> {
+    try {
+      yield* this.make(original, done);
+    } finally {
+      await this.dispose();
+    }
+  }
+
+  private async *make(
+    original: LayerCOrigin | Promise<LayerCOrigin>,
+    done: (summary: LayerCSummary) => void,
+  ): AsyncGenerator<Uint8Array> {
+    const { options, preset } = this;
+    const file = options.file;
+    if (this.stage === "lines" && this.spool !== undefined) {
+      // The spool's own errors come after the work's (the work's is what went wrong first).
+      const spool = await this.spool;
+      await spool.close(this.failure);
+      const format = this.format as LinesFormat;
+      const summary = layerCSummary(format, preset, this.counts, await original);
+      const target =
+        this.carrier ?? (this.firstText === undefined ? undefined : { start: 0, text: this.firstText });
+      if (target !== undefined)
+        yield* spool.readWith(target.start, target.text.length, withSummary(format, target.text, summary));
+      done(summary);
+      return;
+    }
+    if (this.failure !== undefined) throw this.failure.error;
+    const withOriginal = { ...options, original };
+    if (this.stage === "one-line-document") {
+      const format = this.format as Exclude<FormatId, LinesFormat>;
+      yield* document(this.value as JsonValue, format, preset, withOriginal, done);
+      return;
+    }
+    if (this.stage === "start")
+      throw new RedactError("input.empty", "the file has no content; expected a replay file", { file });
+    let value: JsonValue;
+    try {
+      value = readJson(decodeUtf8(Buffer.concat(this.parts)), { rejectLoneSurrogates: false });
+    } catch (error) {
+      if (error instanceof ReplayPipelineError) error.locate({ file });
+      throw error;
+    }
+    this.parts = [];
+    const format = formatOf(value, file, 1);
+    if (format instanceof RedactError) throw format;
+    if (isLinesFormat(format)) {
+      throw new RedactError(
+        "format.not_lines",
+        `${format} is JSON Lines, but this file is one multi-line document`,
+        {
+          file,
+        },
+      );
+    }
+    yield* document(value, format, preset, withOriginal, done);
+  }
+
+  /** Gives up the work: the spool (if any) is closed and removed. Safe to call again. */
+  async dispose(): Promise<void> {
+    const spool = this.spool;
+    this.spool = undefined;
+    this.opened = undefined;
+    this.parts = [];
+    if (spool === undefined) return;
+    let opened: LinesSpool;
+    try {
+      opened = await spool;
+    } catch {
+      return;
+    }
+    try {
+      await opened.close();
+    } catch {
+      // Closed already, or failing: it is removed either way.
+    }
+    await opened.remove();
+  }
+}
+
+/** The format of a file's first value, or the error that it has none. */
+function formatOf(value: JsonValue, file: string, line: number): FormatId | RedactError {
+  return (
+    detectFormat(value) ??
+    new RedactError(
+      "format.unknown",
+      "not a replay format this tool reads; expected a REPLAY.jsonl event, a Braintrust span, a ReplayBundle or a ReplayKit artifact",
+      { file, line },
+    )
+  );
+}
