@@ -2,21 +2,22 @@
  * The ingest function's size, from the benchmark (README "Benchmark", bench/results.md), not guessed.
  *
  * The function runs with worker threads off (functions/lib/ingest.ts), so one core does the work and
- * the one-thread rows apply: `redact` 63.9 MB/s and `inspect` 67.5 MB/s (medians, 500 MB file, AMD
- * EPYC; the machine was shared, so these are on the slow side of its runs). Lambda reads a replay
- * once for both, but the sizing charges them as two passes, one after the other:
+ * the one-thread `process` rows apply (the whole job in one read: inspect, Layer C, documents,
+ * index; bench/results.md and README "Benchmark", AMD EPYC, Node 20): 84-96 MB/s on the 500 MB
+ * file, 90.8 MB/s on a 2 GB file, and 32-40 MB/s on the slowest shape measured, a file with a tool
+ * call per 1.1 KB. Sized on the slow shape:
  *
- *   2,000 MB / 63.9 MB/s + 2,000 MB / 67.5 MB/s = 31.3 s + 29.6 s = 60.9 s of one core
- *   × 1.5 for a Graviton core slower than the EPYC one                  = 91 s
+ *   2,000 MB / 32 MB/s                                                   = 62.5 s of one core
+ *   × 1.5 for a Graviton core slower than the EPYC one                  = 94 s
  *   + uploading a 2 GB Layer C copy from the spool at a modest 50 MB/s   = 40 s
- *   ≈ 131 s for a 2 GB file, pessimistically.
+ *   ≈ 134 s for a 2 GB file, pessimistically.
  *
- * A `.gz` upload may decompress to the reader's cap of 4 GiB (shared/formats/inspect.ts), 2.15 times
- * that: ≈ 281 s. Timeout 600 s leaves 4.6× on a 2 GB file and 2.1× at the cap.
+ * A `.gz` upload may decompress to the reader's cap of 4 GiB (shared/formats/gzip.ts), 2.15 times
+ * that: ≈ 288 s. Timeout 600 s leaves 4.5× on a 2 GB file and 2.1× at the cap.
  *
- * Memory: the peak RSS of a 2 GB run was 243 MiB (with a worker; 146 MB on one thread at 500 MB), so
- * memory is chosen for CPU, not heap: Lambda gives one full vCPU at 1,769 MB, and with workers off
- * a second vCPU would idle.
+ * Memory: the peak RSS of a one-thread 2 GB `process` run was 208 MB (191 MB on the dense 500 MB
+ * file), so memory is chosen for CPU, not heap: Lambda gives one full vCPU at 1,769 MB, and with
+ * workers off a second vCPU would idle.
  *
  * Ephemeral storage: the Layer C copy is spooled to /tmp before upload (shared/redact/layer-c); it is
  * at most about the decompressed size, so 5,120 MiB holds a copy of the 4 GiB cap with 25% to spare
