@@ -50,6 +50,9 @@ export async function processObject(
     });
   const known = await ports.index.getFile(parsed.key.tenant, parsed.key.session, source.key);
   const outcome = putOutcome(known?.ref, source);
+  // A redelivery of the recorded version resumes the checks that follow the record: the run that
+  // wrote it may have failed after it (a transient error, retried by the queue).
+  if (known !== null && outcome === "duplicate") return job.resume(parsed.key, known);
   if (known !== null && outcome !== "written") return job.skipped(known, outcome);
   return isReceiptName(parsed.key.file) ? job.receipt(parsed.key) : job.replay(parsed.key);
 }
@@ -319,18 +322,47 @@ class Job {
     if (result.outcome !== "written" || this.options.receipt !== undefined || this.options.keys === "local")
       return result;
     // A receipt that landed while this ran may not have seen this record: look again (consistent).
-    const checked = new Set(receiptsBefore.map((r) => r.key));
-    const late = (await this.receiptsOf(key)).filter((r) => !checked.has(r.ref.key));
-    if (late.length > 0) {
-      const pending: PendingCheck[] = [];
-      for (const receipt of late) pending.push(await this.beginCheck(receipt.ref));
-      const again = await this.reread(this.ref, pending);
-      for (const p of pending) await this.check(key, again, p, this.ref, published);
-      if (this.checks.some((c) => c.withdrawn !== null)) {
-        record.layer_c_key = null;
-      }
-    }
+    await this.checkLate(key, this.ref, published, new Set(receiptsBefore.map((r) => r.key)));
+    if (this.checks.some((c) => c.withdrawn !== null)) record.layer_c_key = null;
     return { ...result, checks: this.checks };
+  }
+
+  /** Checks `replay` against the session's receipts not in `checked` (one read for all of them). */
+  private async checkLate(
+    key: ObjectKey,
+    replay: ObjectRef,
+    published: string | null,
+    checked: ReadonlySet<string>,
+  ): Promise<void> {
+    const late = (await this.receiptsOf(key)).filter((r) => !checked.has(r.ref.key));
+    if (late.length === 0) return;
+    const pending: PendingCheck[] = [];
+    for (const receipt of late) pending.push(await this.beginCheck(receipt.ref));
+    const again = await this.reread(replay, pending);
+    for (const p of pending) await this.check(key, again, p, replay, published);
+  }
+
+  /**
+   * A redelivered event of the version recorded: nothing is read again for the object's own
+   * verdict, but the receipt checks that follow its record run again (each is recorded once, so a
+   * first run that completed them makes this one record nothing).
+   */
+  async resume(key: ObjectKey, known: FileRecord): Promise<ProcessResult> {
+    const skipped = this.skipped(known, "duplicate");
+    if (known.verdict === "invalid" || this.options.receipt !== undefined) return skipped;
+    if (known.kind === "replay") await this.checkLate(key, known.ref, known.layer_c_key, new Set());
+    if (known.kind === "receipt") await this.checkSession(key);
+    return { ...skipped, checks: this.checks };
+  }
+
+  /** Checks every replay of the session against this receipt. */
+  private async checkSession(key: ObjectKey): Promise<void> {
+    for (const replay of await this.ports.index.listFiles(key.tenant, key.session)) {
+      if (replay.kind !== "replay" || replay.verdict === "invalid") continue;
+      const pending = await this.beginCheck(this.ref);
+      const inspected = await this.reread(replay.ref, [pending]);
+      await this.check(key, inspected, pending, replay.ref, replay.layer_c_key);
+    }
   }
 
   /**
@@ -372,12 +404,7 @@ class Job {
     });
     const result = await this.finish(record, document);
     if (result.outcome !== "written" || verdict === "invalid") return result;
-    for (const replay of await this.ports.index.listFiles(key.tenant, key.session)) {
-      if (replay.kind !== "replay" || replay.verdict === "invalid") continue;
-      const pending = await this.beginCheck(this.ref);
-      const inspected = await this.reread(replay.ref, [pending]);
-      await this.check(key, inspected, pending, replay.ref, replay.layer_c_key);
-    }
+    await this.checkSession(key);
     if (this.checks.length > 0)
       await this.ports.publisher.putDocument(
         record.verdict_key,

@@ -272,6 +272,56 @@ describe("processObject: a port's failure surfaces, nothing half-written", () =>
   });
 });
 
+describe("processObject: a retry after the record resumes the receipt checks", () => {
+  const throttled = Object.assign(new Error("ThrottlingException"), { name: "ThrottlingException" });
+
+  it("a receipt whose check failed to be recorded: the redelivered event records it", async () => {
+    const ports = memoryPorts();
+    await processObject(ports.objects.put("t/s/REPLAY.jsonl", TAMPERED), ports, OPTIONS);
+    const receipt = ports.objects.put("t/s/RECEIPT.json", await receiptFor(FIX_AUTH));
+    const putCheck = ports.index.putCheck.bind(ports.index);
+    ports.index.putCheck = async () => {
+      throw throttled;
+    };
+    // The receipt's own record is written, then its check of the replay fails: the queue retries.
+    await expect(processObject(receipt, ports, OPTIONS)).rejects.toBe(throttled);
+    expect(ports.index.checks.size).toBe(0);
+    ports.index.putCheck = putCheck;
+    const retry = await processObject(receipt, ports, OPTIONS);
+    expect(retry.outcome).toBe("duplicate");
+    expect(retry.checks.map((c) => c.verdict)).toEqual(["failed"]);
+    expect(ports.index.checks.size).toBe(1);
+    // A third delivery counts nothing again.
+    expect((await processObject(receipt, ports, OPTIONS)).checks).toEqual([]);
+    expect(ports.index.checks.size).toBe(1);
+  });
+
+  it("a replay whose late-receipt check failed to run: the redelivered event runs it", async () => {
+    const ports = memoryPorts();
+    const replay = ports.objects.put("t/s/REPLAY.jsonl", TAMPERED);
+    const receipt = ports.objects.put("t/s/RECEIPT.json", await receiptFor(FIX_AUTH));
+    // The receipt lands while the replay is read (it sees no replay; the replay read it too late).
+    const listFiles = ports.index.listFiles.bind(ports.index);
+    let lists = 0;
+    ports.index.listFiles = async (tenant, session) => {
+      lists += 1;
+      const found = await listFiles(tenant, session);
+      // After the replay looked for receipts (none yet), the receipt is processed and sees no replay.
+      if (lists === 1) await processObject(receipt, ports, OPTIONS);
+      // The replay's second look, for receipts that landed meanwhile, is throttled.
+      if (lists === 3) throw throttled;
+      return found;
+    };
+    await expect(processObject(replay, ports, OPTIONS)).rejects.toBe(throttled);
+    expect([...ports.index.files.values()].map((r) => r.kind).sort()).toEqual(["receipt", "replay"]);
+    expect(ports.index.checks.size).toBe(0);
+    ports.index.listFiles = listFiles;
+    const retry = await processObject(replay, ports, OPTIONS);
+    expect(retry.outcome).toBe("duplicate");
+    expect(retry.checks.map((c) => c.verdict)).toEqual(["failed"]);
+  });
+});
+
 describe("processObject: nothing stored holds a secret from the input", () => {
   it("index record, verdict document and check rows are scrubbed", async () => {
     const secret = `ghp_${"a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"}`;
