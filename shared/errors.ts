@@ -59,6 +59,8 @@ export const ERROR_KINDS = {
   "gzip.ratio": "input",
   "gzip.too_large": "input",
   "input.empty": "input",
+  "input.binary": "input",
+  "input.encoding": "input",
   "export.invalid_bundle": "input",
   // Layer C.
   "redact.not_object": "input",
@@ -164,6 +166,12 @@ export class CanonicalizationError extends ReplayPipelineError {}
 
 /** A stream-level problem that ends reading: gzip bomb, corrupt gzip, document too large. */
 export class StreamLimitError extends ReplayPipelineError {}
+
+/**
+ * A file that is not UTF-8 text at all (binary data, UTF-16 or UTF-32, a byte order mark): one
+ * error naming what it is, instead of one per undecodable line. Reading stops there.
+ */
+export class NotTextError extends StreamLimitError {}
 
 /** A Layer C failure (unknown format, unreadable line, spool trouble); `location` names the line. */
 export class RedactError extends ReplayPipelineError {}

@@ -109,7 +109,7 @@ export async function inspect(
     if (!(error instanceof StreamLimitError)) throw error;
     findings.fatal({
       line: error.location.line ?? null,
-      column: null,
+      column: error.location.column ?? null,
       path: "$",
       code: error.code,
       message: error.detail,
