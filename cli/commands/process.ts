@@ -7,6 +7,7 @@ import { folderPorts } from "../adapters/files.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { HMAC_KEY_OPTIONS, readHmacKey, readKeyOption, toInputError, toolVersion, writeOut } from "../io.js";
+import { jsonLine } from "../output/index.js";
 import { exitCodeOf } from "./inspect.js";
 
 /** Help text of `process`. */
@@ -140,7 +141,7 @@ export async function processCommand(argv: string[]): Promise<number> {
     for (const check of result.checks) exit = worse(exit, exitCodeOf(check.verdict));
     await writeOut(
       values.json === true
-        ? `${JSON.stringify(result.document)}\n`
+        ? jsonLine(result.document)
         : describe(path, result, ports.publisher.copyPath.bind(ports.publisher)),
     );
   }

@@ -14,8 +14,8 @@ import {
   toInputError,
   writeOut,
 } from "../io.js";
+import { envelope, renderReport } from "../output/index.js";
 import { parallelOptions } from "../worker-script.js";
-import { renderReport } from "./inspect.js";
 
 /** Help text of `redact`. */
 export const REDACT_HELP = `Usage: replay-pipeline redact <file> [-o OUT] [--preset P] [--key-env VAR | --key-file F] [--json]
@@ -144,7 +144,7 @@ export async function redactCommand(argv: string[]): Promise<number> {
   }
   if (values.json === true) {
     const summary: LayerCSummary = result.summary();
-    const text = `${JSON.stringify(summary, null, 2)}\n`;
+    const text = `${JSON.stringify(envelope(summary), null, 2)}\n`;
     if (output === null) process.stderr.write(text);
     else await writeOut(text);
   }

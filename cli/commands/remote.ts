@@ -8,11 +8,13 @@ import { stat, writeFile } from "node:fs/promises";
 import { basename } from "node:path";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { TransientError } from "../../shared/errors.js";
 import type { Verdict } from "../../shared/formats/types.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { toInputError, writeOut } from "../io.js";
+import { emitVerdicts, FORMAT_OPTIONS, formatOption, isQuiet, jsonLine, pushView } from "../output/index.js";
 import { checkName, connect, sessionChecks, TARGET_HELP, TARGET_OPTIONS, type Target } from "../remote.js";
 import { exitCodeOf } from "./inspect.js";
 
@@ -28,7 +30,8 @@ Options:
   --session S          session (required)
   --wait               wait for the verdicts
   --timeout S          seconds to wait (default 300)
-  --json               one index record per line
+  --json               one index record per line (with tool_version, schema_version)
+  --format F           text (default), json, github (annotations + job summary), junit
 ${TARGET_HELP}`;
 
 /** Help text of `sessions`. */
@@ -82,17 +85,18 @@ export async function pushCommand(argv: string[]): Promise<number> {
     session: { type: "string" },
     wait: { type: "boolean" },
     timeout: { type: "string" },
-    json: { type: "boolean" },
+    ...FORMAT_OPTIONS,
   });
   if (values.help === true) return help(PUSH_HELP);
   const tenant = checkName("push", "tenant", values.tenant);
   const session = checkName("push", "session", values.session);
   if (positionals.length === 0) throw new UsageError("push: expected at least one file");
   const timeout = (intOption("push", "timeout", values.timeout) ?? 300) * 1000;
+  const format = formatOption("push", values);
   for (const path of positionals)
     await stat(path).catch((error: unknown) => Promise.reject(toInputError(path, error)));
   return withTarget("push", values, async (t) => {
-    const pushed: { key: string; etag: string }[] = [];
+    const pushed: { key: string; etag: string; path: string }[] = [];
     for (const path of positionals) {
       const key = `${tenant}/${session}/${basename(path)}`;
       const upload = new Upload({
@@ -100,8 +104,8 @@ export async function pushCommand(argv: string[]): Promise<number> {
         params: { Bucket: t.ingestBucket, Key: key, Body: createReadStream(path) },
       });
       const out = await upload.done();
-      pushed.push({ key, etag: (out.ETag ?? "").replaceAll('"', "") });
-      if (values.json !== true) await writeOut(`pushed s3://${t.ingestBucket}/${key}\n`);
+      pushed.push({ key, etag: (out.ETag ?? "").replaceAll('"', ""), path });
+      if (format === "text" && !isQuiet()) await writeOut(`pushed s3://${t.ingestBucket}/${key}\n`);
     }
     if (values.wait !== true) return 0;
     const deadline = Date.now() + timeout;
@@ -113,10 +117,14 @@ export async function pushCommand(argv: string[]): Promise<number> {
           records.push(record);
           break;
         }
-        if (Date.now() > deadline) {
-          await writeOut(`timed out after ${timeout / 1000} s waiting for ${key}\n`);
-          return 2;
-        }
+        if (Date.now() > deadline)
+          throw new TransientError(
+            "io.timeout",
+            `timed out after ${timeout / 1000} s waiting for its verdict`,
+            {
+              file: key,
+            },
+          );
         await new Promise((r) => setTimeout(r, 250));
       }
     }
@@ -127,15 +135,19 @@ export async function pushCommand(argv: string[]): Promise<number> {
     let verdict: Verdict = "passed";
     for (const r of records) verdict = worst(verdict, r.verdict);
     for (const c of checks) verdict = worst(verdict, c.verdict);
-    for (const r of records)
-      await writeOut(values.json === true ? `${JSON.stringify(r)}\n` : `${describeRecord(r)}\n`);
-    if (values.json !== true) {
-      for (const c of checks)
-        await writeOut(
-          `  receipt check ${c.replay.key} against ${c.receipt.key}: ${c.verdict.toUpperCase()}\n`,
-        );
-      await writeOut(`worst verdict: ${verdict}\n`);
-    }
+    await emitVerdicts(format, {
+      title: `replay-pipeline push ${tenant}/${session}`,
+      views: records.map((r, i) => pushView(pushed[i]?.path ?? r.ref.key, r, checks)),
+      json: records,
+      text: () =>
+        [
+          ...records.map((r) => `${describeRecord(r)}\n`),
+          ...checks.map(
+            (c) => `  receipt check ${c.replay.key} against ${c.receipt.key}: ${c.verdict.toUpperCase()}\n`,
+          ),
+          `worst verdict: ${verdict}\n`,
+        ].join(""),
+    });
     return exitCodeOf(verdict);
   });
 }
@@ -192,7 +204,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
     for (const [session, s] of rows)
       await writeOut(
         values.json === true
-          ? `${JSON.stringify({ tenant, session, ...s })}\n`
+          ? jsonLine({ tenant, session, ...s })
           : `${session}  ${s.verdict.toUpperCase()}  ${s.files} file(s)  last ${s.last}\n`,
       );
     if (values.json !== true && rows.length === 0)
@@ -224,7 +236,7 @@ export async function showCommand(argv: string[]): Promise<number> {
     const files = await t.index.listFiles(tenant, session);
     const checks = await sessionChecks(t, tenant, session);
     if (values.json === true) {
-      await writeOut(`${JSON.stringify({ tenant, session, files, checks })}\n`);
+      await writeOut(jsonLine({ tenant, session, files, checks }));
     } else {
       await writeOut(`${tenant}/${session}: ${files.length} file(s), ${checks.length} receipt check(s)\n`);
       for (const f of files) await writeOut(`  ${describeRecord(f)}\n`);

@@ -8,6 +8,7 @@ import { Scrubber, scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs } from "../args.js";
 import { InputFileError } from "../errors.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, toInputError, writeOut } from "../io.js";
+import { jsonLine } from "../output/index.js";
 import { parallelOptions } from "../worker-script.js";
 import { canonicalPieces, isJsonLines } from "./canonical-source.js";
 import { exitCodeOf } from "./inspect.js";
@@ -128,7 +129,7 @@ export async function scanCommand(argv: string[]): Promise<number> {
     worst = worseExit(worst, Object.keys(row.errors).length > 0 ? 1 : row.exit_code);
     const shown = scrubReport(row, scrubber);
     rows.push(shown);
-    if (values.json === true) await writeOut(`${JSON.stringify(shown)}\n`);
+    if (values.json === true) await writeOut(jsonLine(shown));
   }
   if (values.json !== true) await writeOut(renderTable(rows, dir));
   return values["exit-zero"] === true ? 0 : worst;

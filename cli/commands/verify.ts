@@ -4,11 +4,19 @@ import { parseReceiptJson, type VerifyReport, verifyReplay } from "#shared/recei
 import { scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs, singleFile } from "../args.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, readInput, toInputError, writeOut } from "../io.js";
+import {
+  emitVerdicts,
+  FORMAT_OPTIONS,
+  formatOption,
+  renderVerify,
+  textOptions,
+  verifyView,
+} from "../output/index.js";
 import { parallelOptions } from "../worker-script.js";
 import { exitCodeOf } from "./inspect.js";
 
 /** Help text of `verify`. */
-export const VERIFY_HELP = `Usage: replay-pipeline verify <replay> --receipt <RECEIPT.json> [--json]
+export const VERIFY_HELP = `Usage: replay-pipeline verify <replay> --receipt <RECEIPT.json> [--json | --format F]
 
 Inspects a replay and checks it against its RECEIPT.json (openagents.receipt.v1, the coding
 loop's SessionReceipt, or an ADR-0003 receipt with replay_hash): replay_hash, trajectory_hash,
@@ -19,8 +27,9 @@ is specified. Without --receipt the verdict is unverifiable.
 
 Options:
   --receipt FILE   the receipt to check against
-  --json           one JSON object on stdout: verdict, replay (the inspect report),
-                   receipt_shape, checks, errors
+  --json           one JSON object on stdout: tool_version, schema_version, verdict, replay
+                   (the inspect report), receipt_shape, checks, errors
+  --format F       text (default), json, github (annotations + job summary), junit
   --hmac-key-env VAR   ReplayKit signature key from environment variable VAR
   --hmac-key-file F    ReplayKit signature key from file F
   -h, --help       this help
@@ -32,7 +41,7 @@ exit 2.`;
 const OPTIONS = {
   ...HMAC_KEY_OPTIONS,
   receipt: { type: "string" },
-  json: { type: "boolean" },
+  ...FORMAT_OPTIONS,
 } as const;
 
 /** `replay-pipeline verify`: a replay against its receipt. */
@@ -43,6 +52,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const file = singleFile("verify", positionals);
+  const format = formatOption("verify", values);
   const receiptPath = values.receipt;
   const findings = new Findings();
   let receiptValue: JsonValue | null = null;
@@ -64,37 +74,11 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     receiptUnreadable: receiptPath !== undefined && receiptValue === null,
   });
   const shown = scrubReport(report);
-  await writeOut(values.json === true ? `${JSON.stringify(shown)}\n` : renderVerify(shown, receiptPath));
+  await emitVerdicts(format, {
+    title: "replay-pipeline verify",
+    views: [verifyView(shown, receiptPath)],
+    json: [shown],
+    text: () => renderVerify(shown, receiptPath, textOptions()),
+  });
   return exitCodeOf(report.verdict);
-}
-
-/** The short human report of `verify`. */
-export function renderVerify(r: VerifyReport, receiptPath: string | undefined): string {
-  const out: string[] = [];
-  out.push(
-    `${r.replay.file} vs ${receiptPath ?? "(no receipt)"}: ${r.verdict.toUpperCase()} (replay ${r.replay.verdict}, ${r.replay.format ?? "unknown format"}; receipt ${r.receipt_shape ?? "-"})`,
-  );
-  out.push(`  replay_hash ${r.replay.replay_hash}`);
-  const t = r.checks_total;
-  out.push(`  receipt checks: ${t.passed} passed, ${t.failed} failed, ${t.unverifiable} unverifiable`);
-  const shown = r.checks.filter((row) => row.status !== "passed");
-  for (const c of shown.slice(0, 30))
-    out.push(
-      `    ${c.status === "failed" ? "FAILED" : "UNVERIFIABLE"} ${c.check} (${c.subject}): expected ${c.expected ?? "-"}, got ${c.actual ?? "-"}`,
-    );
-  if (shown.length > 30) out.push(`    … ${shown.length - 30} more (verify --json lists them)`);
-  const rt = r.replay.checks_total;
-  if (rt.failed + rt.unverifiable > 0 || r.replay.errors_total > 0)
-    out.push(
-      `  replay: ${rt.failed} failed, ${rt.unverifiable} unverifiable, ${r.replay.errors_total} errors (run inspect for details)`,
-    );
-  if (r.errors_total > 0) {
-    out.push(`  receipt errors: ${r.errors_total}`);
-    for (const e of r.errors.slice(0, 20)) out.push(`    ${e.path}: ${e.message} [${e.code}]`);
-  }
-  if (r.notices.length > 0) {
-    out.push(`  receipt notices: ${r.notices.length}`);
-    for (const n of r.notices.slice(0, 10)) out.push(`    ${n.path}: ${n.message} [${n.code}]`);
-  }
-  return `${out.join("\n")}\n`;
 }

@@ -1,0 +1,30 @@
+/** The CLI's output: diagnostics, text, JSON, GitHub and JUnit renderers, colour, exit codes. */
+export { type Paint, painterFor, wantsColour } from "./colour.js";
+export {
+  type Diagnostic,
+  formatDiagnostic,
+  LIMIT_HINTS,
+  reportDiagnostics,
+  withHint,
+} from "./diagnostics.js";
+export {
+  EXIT,
+  emitVerdicts,
+  envelope,
+  exitCodeOfError,
+  FORMAT_OPTIONS,
+  FORMATS,
+  type Format,
+  formatOption,
+  jsonLine,
+  renderError,
+  requestedFormat,
+  SCHEMA_VERSION,
+  stdoutPaint,
+  textOptions,
+} from "./format.js";
+export { annotation, escapeData, escapeProperty, renderAnnotations, renderSummary } from "./github.js";
+export { renderJunit, xmlEscape } from "./junit.js";
+export { configureOutput, isQuiet, warn } from "./settings.js";
+export { renderReport, renderVerify, type TextOptions } from "./text.js";
+export { inspectView, pushView, type VerdictView, verifyView } from "./view.js";
