@@ -62,6 +62,7 @@ export const ERROR_KINDS = {
   "input.binary": "input",
   "input.encoding": "input",
   "export.invalid_bundle": "input",
+  "export.not_bundle": "input",
   // Layer C.
   "redact.not_object": "input",
   "redact.refused": "input",
@@ -187,10 +188,17 @@ export class RedactRefusedError extends ReplayPipelineError {
   }
 }
 
-/** A ReplayBundle that cannot be exported: `code` is `export.invalid_bundle`, `location.path` says where. */
+/**
+ * A ReplayBundle that cannot be exported: `export.invalid_bundle` (`location.path` says where), or
+ * `export.not_bundle` for another format (a REPLAY.jsonl, an .rpk) given in its place.
+ */
 export class ExportError extends ReplayPipelineError {
-  constructor(detail: string, path: string) {
-    super("export.invalid_bundle", detail, { path });
+  constructor(
+    detail: string,
+    path: string,
+    code: "export.invalid_bundle" | "export.not_bundle" = "export.invalid_bundle",
+  ) {
+    super(code, detail, { path });
   }
 }
 

@@ -17,7 +17,8 @@ Options:
   --max-line-bytes N longest JSON Lines line accepted (default 67108864)
   -h, --help         this help
 
-<file> may be - for standard input. Exit 0 on success, 2 on a usage, read or JSON error.`;
+<file> may be - for standard input. Exit 0 on success, 1 when the input is not valid JSON,
+2 on a usage or read error.`;
 
 const OPTIONS = {
   profile: { type: "string" },

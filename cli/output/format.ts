@@ -103,7 +103,7 @@ export function errorDiagnostic(error: ReplayPipelineError): Diagnostic {
     severity: "error",
     code: error.code,
     message: withHint(error.code, scrubText(error.detail)),
-    ...(location.path === undefined ? {} : { path: scrubText(location.path) }),
+    ...(location.path === undefined || location.path === "$" ? {} : { path: scrubText(location.path) }),
   };
 }
 
