@@ -63,6 +63,10 @@ export const ERROR_KINDS = {
   "input.encoding": "input",
   "export.invalid_bundle": "input",
   "export.not_bundle": "input",
+  // Attestations (shared/attest).
+  "attest.key": "config",
+  "attest.malformed": "input",
+  "attest.bad_signature": "input",
   // Layer C.
   "redact.not_object": "input",
   "redact.refused": "input",
@@ -201,6 +205,9 @@ export class ExportError extends ReplayPipelineError {
     super(code, detail, { path });
   }
 }
+
+/** An attestation key that cannot be used, or an attestation that is malformed or whose signature fails. */
+export class AttestationError extends ReplayPipelineError {}
 
 /** A worker thread failed (crashed, or its task threw where the calling thread's would not). */
 export class WorkerPoolError extends ReplayPipelineError {}

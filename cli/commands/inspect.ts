@@ -3,12 +3,15 @@ import { scrubReport } from "#shared/redact/index.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, toInputError, writeOut } from "../io.js";
 import {
+  ATTEST_OPTIONS,
+  checkAttestOptions,
   emitVerdicts,
   FORMAT_OPTIONS,
   formatOption,
   inspectView,
   renderReport,
   textOptions,
+  writeAttestation,
 } from "../output/index.js";
 import { parallelOptions } from "../worker-script.js";
 
@@ -26,6 +29,10 @@ Options:
   --format F                  text (default: problems as file:line:col: error code: message),
                               json (= --json), github (workflow annotations and a job summary
                               in $GITHUB_STEP_SUMMARY), junit (JUnit XML, one test case per row)
+  --attest FILE               write the verdict to FILE as an in-toto Statement v1 with the
+                              SLSA verification_summary/v1 predicate (see README)
+  --sign-key KEY              sign it: a DSSE envelope, HMAC-SHA256 with KEY's bytes, or
+                              Ed25519 when KEY is a PEM private key
   --hmac-key-env VAR          ReplayKit signature key from environment variable VAR
   --hmac-key-file F           ReplayKit signature key from file F (raw bytes)
   --max-line-bytes N          longest JSON Lines line (default 67108864)
@@ -41,6 +48,7 @@ a key, exit 3). Usage and read errors exit 2. -q/--quiet prints only errors and 
 
 const OPTIONS = {
   ...FORMAT_OPTIONS,
+  ...ATTEST_OPTIONS,
   ...HMAC_KEY_OPTIONS,
   "max-line-bytes": { type: "string" },
   "max-document-bytes": { type: "string" },
@@ -62,6 +70,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
   }
   const file = singleFile("inspect", positionals);
   const format = formatOption("inspect", values);
+  checkAttestOptions("inspect", values);
   const key = await readHmacKey("inspect", values["hmac-key-env"], values["hmac-key-file"]);
   let report: InspectReport;
   try {
@@ -80,6 +89,13 @@ export async function inspectCommand(argv: string[]): Promise<number> {
   }
   // Whatever the input quoted (commands, messages, names) is scrubbed before it is printed.
   const shown = scrubReport(report);
+  await writeAttestation(
+    "inspect",
+    values,
+    report,
+    report.verdict,
+    key === undefined ? {} : { hmacKey: key },
+  );
   await emitVerdicts(format, {
     title: "replay-pipeline inspect",
     views: [inspectView(shown)],

@@ -1,16 +1,19 @@
 import type { JsonValue } from "#shared/canonical/index.js";
 import { Findings, type InspectResult, inspect } from "#shared/formats/index.js";
-import { parseReceiptJson, type VerifyReport, verifyReplay } from "#shared/receipt/index.js";
+import { parseReceiptJson, verifyReplay } from "#shared/receipt/index.js";
 import { scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs, singleFile } from "../args.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, readInput, toInputError, writeOut } from "../io.js";
 import {
+  ATTEST_OPTIONS,
+  checkAttestOptions,
   emitVerdicts,
   FORMAT_OPTIONS,
   formatOption,
   renderVerify,
   textOptions,
   verifyView,
+  writeAttestation,
 } from "../output/index.js";
 import { parallelOptions } from "../worker-script.js";
 import { exitCodeOf } from "./inspect.js";
@@ -30,6 +33,9 @@ Options:
   --json           one JSON object on stdout: tool_version, schema_version, verdict, replay
                    (the inspect report), receipt_shape, checks, errors
   --format F       text (default), json, github (annotations + job summary), junit
+  --attest FILE    write the verdict as an in-toto Statement (SLSA VSA v1), the receipt
+                   as its input attestation
+  --sign-key KEY   sign it in a DSSE envelope (HMAC-SHA256 key bytes, or Ed25519 PEM)
   --hmac-key-env VAR   ReplayKit signature key from environment variable VAR
   --hmac-key-file F    ReplayKit signature key from file F
   -h, --help       this help
@@ -42,6 +48,7 @@ const OPTIONS = {
   ...HMAC_KEY_OPTIONS,
   receipt: { type: "string" },
   ...FORMAT_OPTIONS,
+  ...ATTEST_OPTIONS,
 } as const;
 
 /** `replay-pipeline verify`: a replay against its receipt. */
@@ -53,18 +60,22 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   }
   const file = singleFile("verify", positionals);
   const format = formatOption("verify", values);
+  checkAttestOptions("verify", values);
   const receiptPath = values.receipt;
   const findings = new Findings();
   let receiptValue: JsonValue | null = null;
+  let receiptBytes: Buffer | null = null;
   if (receiptPath !== undefined) {
-    receiptValue = parseReceiptJson(await readInput(receiptPath), receiptPath, findings);
+    receiptBytes = await readInput(receiptPath);
+    receiptValue = parseReceiptJson(receiptBytes, receiptPath, findings);
   }
+  const hmacKey = await readHmacKey("verify", values["hmac-key-env"], values["hmac-key-file"]);
   let inspected: InspectResult;
   try {
     inspected = await inspect(openStream(file), {
       file,
       keepToolCalls: true,
-      hmacKey: await readHmacKey("verify", values["hmac-key-env"], values["hmac-key-file"]),
+      hmacKey,
       parallel: parallelOptions(),
     });
   } catch (error) {
@@ -74,6 +85,11 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     receiptUnreadable: receiptPath !== undefined && receiptValue === null,
   });
   const shown = scrubReport(report);
+  await writeAttestation("verify", values, report.replay, report.verdict, {
+    ...(hmacKey === undefined ? {} : { hmacKey }),
+    receipt:
+      receiptPath === undefined || receiptBytes === null ? null : { path: receiptPath, bytes: receiptBytes },
+  });
   await emitVerdicts(format, {
     title: "replay-pipeline verify",
     views: [verifyView(shown, receiptPath)],

@@ -1,4 +1,5 @@
 /** The CLI's output: diagnostics, text, JSON, GitHub and JUnit renderers, colour, exit codes. */
+export { ATTEST_OPTIONS, checkAttestOptions, resourceUriOf, writeAttestation } from "./attest.js";
 export { type Paint, painterFor, wantsColour } from "./colour.js";
 export {
   type Diagnostic,

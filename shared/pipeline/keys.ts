@@ -80,6 +80,14 @@ export function layerCKey(key: ObjectKey): string {
   return `${key.tenant}/${key.session}/${name}`;
 }
 
+/**
+ * The key of the verdict's attestation (an in-toto Statement with the SLSA VSA predicate), beside
+ * its verdict document: `results/<ingest key>.intoto.json`.
+ */
+export function attestationKey(verdictDocumentKey: string): string {
+  return verdictDocumentKey.replace(/\.json$/, ".intoto.json");
+}
+
 /** The verdict document's key in the reports store: `results/<ingest key>.json`. */
 export function verdictKey(ingestKey: string): string {
   return `results/${ingestKey}.json`;

@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { createGunzip } from "node:zlib";
+import { buildAttestation, keyIdOf, type VsaStatement } from "../attest/index.js";
 import type { JsonValue } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
 import { type InspectReport, type InspectResult, inspect } from "../formats/inspect.js";
@@ -23,7 +24,14 @@ import type { LayerCSummary } from "../redact/index.js";
 import type { Preset } from "../redact/presets.js";
 import { scrubReport } from "../redact/report.js";
 import { Scrubber } from "../redact/scrub.js";
-import { isReceiptName, layerCKey, type ObjectKey, parseObjectKey, verdictKey } from "./keys.js";
+import {
+  attestationKey,
+  isReceiptName,
+  layerCKey,
+  type ObjectKey,
+  parseObjectKey,
+  verdictKey,
+} from "./keys.js";
 import type { FileRecord, ObjectRef, ObjectSource, Ports, PutOutcome, ReceiptCheckRecord } from "./ports.js";
 import { putOutcome } from "./versions.js";
 
@@ -169,8 +177,33 @@ class Job {
   /** Writes the document, then the record (the commit point: a retry after a failure redoes both). */
   private async finish(record: FileRecord, document: VerdictDocument): Promise<ProcessResult> {
     await this.ports.publisher.putDocument(record.verdict_key, `${JSON.stringify(document)}\n`);
+    if (record.kind === "replay" && record.replay_hash !== null)
+      await this.ports.publisher.putDocument(
+        attestationKey(record.verdict_key),
+        `${JSON.stringify(this.attestation(record, document))}\n`,
+      );
     const outcome = await this.ports.index.putFile(record);
     return { outcome, record, document, checks: this.checks };
+  }
+
+  /** The verdict as an in-toto Statement with the SLSA VSA predicate (unsigned). */
+  private attestation(record: FileRecord, document: VerdictDocument): VsaStatement {
+    return buildAttestation({
+      name: record.ref.key,
+      resourceUri: `urn:replay-pipeline:object:${record.ref.key.split("/").map(encodeURIComponent).join("/")}`,
+      replayHash: record.replay_hash as string,
+      verdict: record.verdict,
+      command: "pipeline",
+      format: record.format,
+      checksTotal: record.checks_total,
+      errorsTotal: record.errors_total,
+      toolVersion: this.options.toolVersion,
+      timeVerified: document.processed_at,
+      policy: {
+        preset: this.options.preset ?? "private_repo",
+        keyId: this.options.hmacKey === undefined ? null : keyIdOf(this.options.hmacKey),
+      },
+    });
   }
 
   private record(
