@@ -21,6 +21,7 @@ import { REPORT_HELP, reportCommand } from "./commands/report.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
 import { START_HELP, startCommand } from "./commands/start.js";
 import { VERIFY_HELP, verifyCommand } from "./commands/verify.js";
+import { VERIFY_ATTESTATION_HELP, verifyAttestationCommand } from "./commands/verify-attestation.js";
 import { UsageError } from "./errors.js";
 import { toolVersion } from "./io.js";
 import { exitCodeOfError, renderError, requestedFormat } from "./output/index.js";
@@ -61,6 +62,11 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
       run: verifyCommand,
       help: VERIFY_HELP,
       summary: "check a replay against its RECEIPT.json",
+    },
+    "verify-attestation": {
+      run: verifyAttestationCommand,
+      help: VERIFY_ATTESTATION_HELP,
+      summary: "check a verdict attestation (--attest, or the pipeline's): signature, subject, result",
     },
     redact: {
       run: redactCommand,
@@ -106,7 +112,7 @@ Validate, rehash and verify AI coding-agent replay files.
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`)
+  .map(([name, c]) => `  ${name.padEnd(18)} ${c.summary}`)
   .join("\n")}
 
 Every command also takes -q/--quiet (errors only), -V/--version and -h/--help.

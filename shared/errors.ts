@@ -67,6 +67,7 @@ export const ERROR_KINDS = {
   "attest.key": "config",
   "attest.malformed": "input",
   "attest.bad_signature": "input",
+  "attest.subject_mismatch": "input",
   // Layer C.
   "redact.not_object": "input",
   "redact.refused": "input",

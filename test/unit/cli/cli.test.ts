@@ -106,7 +106,9 @@ describe("errors and usage", () => {
   it("names the line of a bad JSON Lines line", () => {
     const result = run("hash", file("bad.jsonl", '{"a":1}\n{"a":\n'));
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/bad\.jsonl:2:6: error json\.syntax: expected a JSON value, found end of input\n$/);
+    expect(result.stderr).toMatch(
+      /bad\.jsonl:2:6: error json\.syntax: expected a JSON value, found end of input\n$/,
+    );
   });
 
   it("reports a missing file", () => {
