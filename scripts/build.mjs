@@ -8,6 +8,8 @@ const entryPoints = {
   // The worker entry listing every line task; the CLI and the benchmark hand its path (beside
   // them in dist/, see cli/worker-script.ts) to the pool in shared/parallel/.
   "line-worker": "./shared/worker-tasks.ts",
+  // The zod schemas of the --json outputs, for scripts/schemas.mjs.
+  schemas: "./cli/output/schemas.ts",
 };
 for (const [name, path] of Object.entries(entryPoints)) {
   if (!existsSync(path)) throw new Error(`build: entry point ${name} (${path}) is missing`);

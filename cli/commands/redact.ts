@@ -14,7 +14,7 @@ import {
   toInputError,
   writeOut,
 } from "../io.js";
-import { envelope, renderReport } from "../output/index.js";
+import { jsonLine, renderReport } from "../output/index.js";
 import { parallelOptions } from "../worker-script.js";
 
 /** Help text of `redact`. */
@@ -144,7 +144,7 @@ export async function redactCommand(argv: string[]): Promise<number> {
   }
   if (values.json === true) {
     const summary: LayerCSummary = result.summary();
-    const text = `${JSON.stringify(envelope(summary), null, 2)}\n`;
+    const text = jsonLine(summary);
     if (output === null) process.stderr.write(text);
     else await writeOut(text);
   }

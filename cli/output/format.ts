@@ -43,10 +43,8 @@ export function formatOption(command: string, values: { json?: boolean; format?:
 export const SCHEMA_VERSION = 1;
 
 /** `value` with the tool's version and the schema version first: what every `--json` object carries. */
-export function envelope<T extends object>(
-  value: T,
-): { tool: "replay-pipeline"; tool_version: string; schema_version: number } & T {
-  return { tool: "replay-pipeline", tool_version: toolVersion(), schema_version: SCHEMA_VERSION, ...value };
+export function envelope<T extends object>(value: T): { tool_version: string; schema_version: number } & T {
+  return { tool_version: toolVersion(), schema_version: SCHEMA_VERSION, ...value };
 }
 
 /** One `--json` line. */
