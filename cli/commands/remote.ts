@@ -4,16 +4,19 @@
  * only that tenant's partitions: no command lists or reads across tenants.
  */
 import { createReadStream } from "node:fs";
-import { stat, writeFile } from "node:fs/promises";
-import { basename } from "node:path";
+import { mkdir, stat, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { TransientError } from "../../shared/errors.js";
+import type { InspectReport } from "../../shared/formats/inspect.js";
 import type { Verdict } from "../../shared/formats/types.js";
+import { attestationKey } from "../../shared/pipeline/keys.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
+import type { VerdictDocument } from "../../shared/pipeline/process-object.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
-import { toInputError, writeOut } from "../io.js";
+import { outputError, toInputError, writeOut } from "../io.js";
 import { emitVerdicts, FORMAT_OPTIONS, formatOption, isQuiet, jsonLine, pushView } from "../output/index.js";
 import { checkName, connect, sessionChecks, TARGET_HELP, TARGET_OPTIONS, type Target } from "../remote.js";
 import { exitCodeOf } from "./inspect.js";
@@ -30,6 +33,8 @@ Options:
   --session S          session (required)
   --wait               wait for the verdicts
   --timeout S          seconds to wait (default 300)
+  --attest DIR         save the pipeline's attestation of each replay's verdict (an in-toto
+                       Statement with the SLSA VSA predicate) as DIR/<file name>.intoto.json
   --json               one index record per line (with tool_version, schema_version)
   --format F           text (default), json, github (annotations + job summary), junit
 ${TARGET_HELP}`;
@@ -85,6 +90,7 @@ export async function pushCommand(argv: string[]): Promise<number> {
     session: { type: "string" },
     wait: { type: "boolean" },
     timeout: { type: "string" },
+    attest: { type: "string" },
     ...FORMAT_OPTIONS,
   });
   if (values.help === true) return help(PUSH_HELP);
@@ -93,6 +99,10 @@ export async function pushCommand(argv: string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError("push: expected at least one file");
   const timeout = (intOption("push", "timeout", values.timeout) ?? 300) * 1000;
   const format = formatOption("push", values);
+  if (values.attest !== undefined && values.wait !== true)
+    throw new UsageError(
+      "push: --attest DIR saves the pipeline's attestations of the verdicts; give --wait too",
+    );
   for (const path of positionals)
     await stat(path).catch((error: unknown) => Promise.reject(toInputError(path, error)));
   return withTarget("push", values, async (t) => {
@@ -135,9 +145,15 @@ export async function pushCommand(argv: string[]): Promise<number> {
     let verdict: Verdict = "passed";
     for (const r of records) verdict = worst(verdict, r.verdict);
     for (const c of checks) verdict = worst(verdict, c.verdict);
+    if (values.attest !== undefined) await saveAttestations(t, values.attest, records, pushed);
+    // Annotations and test cases need the rows, which only the verdict documents hold.
+    const reports =
+      format === "github" || format === "junit"
+        ? await Promise.all(records.map((r) => verdictReport(t, r)))
+        : records.map(() => null);
     await emitVerdicts(format, {
       title: `replay-pipeline push ${tenant}/${session}`,
-      views: records.map((r, i) => pushView(pushed[i]?.path ?? r.ref.key, r, checks)),
+      views: records.map((r, i) => pushView(pushed[i]?.path ?? r.ref.key, r, checks, reports[i] ?? null)),
       json: records,
       text: () =>
         [
@@ -150,6 +166,38 @@ export async function pushCommand(argv: string[]): Promise<number> {
     });
     return exitCodeOf(verdict);
   });
+}
+
+/** The inspect report in a file's verdict document (reports bucket), null for a receipt or rejected key. */
+async function verdictReport(t: Target, record: FileRecord): Promise<InspectReport | null> {
+  if (record.kind !== "replay") return null;
+  const out = await t.s3.send(new GetObjectCommand({ Bucket: t.reportsBucket, Key: record.verdict_key }));
+  const document = JSON.parse(
+    (await out.Body?.transformToString("utf8")) ?? "null",
+  ) as VerdictDocument | null;
+  return document?.report ?? null;
+}
+
+/**
+ * Downloads the attestation the pipeline stored beside each replay's verdict document
+ * (`results/<key>.intoto.json` in the reports bucket) to `<dir>/<file name>.intoto.json`.
+ */
+async function saveAttestations(
+  t: Target,
+  dir: string,
+  records: FileRecord[],
+  pushed: { key: string; path: string }[],
+): Promise<void> {
+  await mkdir(dir, { recursive: true }).catch((error: unknown) => Promise.reject(outputError(dir, error)));
+  for (const [i, record] of records.entries()) {
+    if (record.kind !== "replay") continue;
+    const key = attestationKey(record.verdict_key);
+    const out = await t.s3.send(new GetObjectCommand({ Bucket: t.reportsBucket, Key: key }));
+    const target = join(dir, `${basename(pushed[i]?.path ?? record.file)}.intoto.json`);
+    await writeFile(target, (await out.Body?.transformToString("utf8")) ?? "").catch((error: unknown) =>
+      Promise.reject(outputError(target, error)),
+    );
+  }
 }
 
 function describeRecord(r: FileRecord): string {

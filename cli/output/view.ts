@@ -84,11 +84,18 @@ export function verifyView(r: VerifyReport, receiptPath: string | undefined): Ve
  * The view of a file `push --wait` waited for: its recorded verdict and first error, and the
  * failed rows of the session's receipt checks that involve it. `file` is the path as pushed.
  */
-export function pushView(file: string, record: FileRecord, checks: ReceiptCheckRecord[]): VerdictView {
+export function pushView(
+  file: string,
+  record: FileRecord,
+  checks: ReceiptCheckRecord[],
+  report: InspectReport | null = null,
+): VerdictView {
   const mine = checks.filter((c) => c.replay.key === record.ref.key || c.receipt.key === record.ref.key);
-  const rows = mine.flatMap((c) => c.failed);
-  const diagnostics: Diagnostic[] = [];
-  if (record.first_error !== null)
+  const failedReceiptRows = mine.flatMap((c) => c.failed);
+  // The verdict document's report, when fetched, locates every row and error in the local file.
+  const rows = [...(report?.checks ?? []), ...failedReceiptRows];
+  const diagnostics: Diagnostic[] = report === null ? [] : reportDiagnostics({ ...report, file });
+  if (report === null && record.first_error !== null)
     diagnostics.push({
       file,
       line: record.first_error.line,
@@ -97,7 +104,7 @@ export function pushView(file: string, record: FileRecord, checks: ReceiptCheckR
       code: record.first_error.code,
       message: record.first_error.message,
     });
-  diagnostics.push(...rows.map((row) => rowDiagnostic(file, row)));
+  diagnostics.push(...failedReceiptRows.map((row) => rowDiagnostic(file, row)));
   const totals = { ...record.checks_total };
   for (const c of mine) {
     totals.passed += c.checks_total.passed;
