@@ -177,7 +177,7 @@ export class StreamLimitError extends ReplayPipelineError {}
  * A file that is not UTF-8 text at all (binary data, UTF-16 or UTF-32, a byte order mark): one
  * error naming what it is, instead of one per undecodable line. Reading stops there.
  */
-export class NotTextError extends StreamLimitError {}
+export class NotTextError extends JsonInputError {}
 
 /** A Layer C failure (unknown format, unreadable line, spool trouble); `location` names the line. */
 export class RedactError extends ReplayPipelineError {}

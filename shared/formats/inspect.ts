@@ -14,7 +14,7 @@ import {
   type SplitLine,
   splitTask,
 } from "../canonical/index.js";
-import { ReplayPipelineError, StreamLimitError } from "../errors.js";
+import { NotTextError, ReplayPipelineError, StreamLimitError } from "../errors.js";
 import { mapLines, type ParallelOptions } from "../parallel/index.js";
 import type { LayerCOrigin } from "./layer-c-record.js";
 import { locatePath } from "./locate.js";
@@ -106,7 +106,8 @@ export async function inspect(
   try {
     ({ format, session } = await readContent(bytes, findings, options));
   } catch (error) {
-    if (!(error instanceof StreamLimitError)) throw error;
+    // Both end reading; a file that is not text at all is one error, not one per line.
+    if (!(error instanceof StreamLimitError || error instanceof NotTextError)) throw error;
     findings.fatal({
       line: error.location.line ?? null,
       column: error.location.column ?? null,
