@@ -9,7 +9,8 @@ import { ReplayPipelineError } from "#shared/errors.js";
 import type { InspectReport } from "#shared/formats/index.js";
 import { isReceiptName } from "#shared/pipeline/keys.js";
 import { InputFileError, UsageError } from "./errors.js";
-import { errorText, toInputError, writeOut } from "./io.js";
+import { toInputError, writeOut } from "./io.js";
+import { EXIT, exitCodeOfError, renderError, type VerdictSink } from "./output/index.js";
 
 /** Names a folder walk picks up: the formats the tool reads, gzip-compressed or not. */
 const REPLAY_NAME = /\.(jsonl|json|rpk|bundle)(\.gz)?$/i;
@@ -112,17 +113,22 @@ function pair(files: Input[]): Inputs {
 /** The outcome of one file: a verdict, or what else became of it. */
 export type Outcome = InspectReport["verdict"] | "ok" | "error" | "skipped";
 
-/** Exit code of an outcome: 2 read error, 1 failed or invalid, 3 unverifiable, 0 otherwise. */
+/**
+ * Exit code of an outcome (the exit-code table of cli/output): 1 failed or invalid, 3
+ * unverifiable, 0 otherwise; an error's own code is given with it (1 bad input, 2 could not run).
+ */
 function exitOf(outcome: Outcome): number {
-  if (outcome === "error") return 2;
-  if (outcome === "failed" || outcome === "invalid") return 1;
-  return outcome === "unverifiable" ? 3 : 0;
+  if (outcome === "error") return EXIT.cannot_run;
+  if (outcome === "failed" || outcome === "invalid") return EXIT.bad_input;
+  return outcome === "unverifiable" ? EXIT.unverifiable : EXIT.ok;
 }
 
-/** The worse of two exit codes: 2 (a file could not be read) over 1 over 3 over 0. */
+/** The order of exit codes from best to worst: could not run over bad input over unverifiable. */
+const EXIT_RANK: readonly number[] = [EXIT.ok, EXIT.unverifiable, EXIT.bad_input, EXIT.cannot_run];
+
+/** The worse of two exit codes: 2 (could not run) over 1 (bad input) over 3 (unverifiable) over 0. */
 export function worseExit(a: number, b: number): number {
-  const rank = (code: number): number => [0, 3, 1, 2].indexOf(code);
-  return rank(b) > rank(a) ? b : a;
+  return EXIT_RANK.indexOf(b) > EXIT_RANK.indexOf(a) ? b : a;
 }
 
 /** Outcomes of a run over many files: the worst exit code and the summary line. */
@@ -131,11 +137,11 @@ export class Tally {
   private worst = 0;
   private files = 0;
 
-  /** Counts one file's outcome. */
-  add(outcome: Outcome): void {
+  /** Counts one file's outcome (`exit`: an error's own exit code, else the outcome's). */
+  add(outcome: Outcome, exit = exitOf(outcome)): void {
     this.files++;
     this.counts.set(outcome, (this.counts.get(outcome) ?? 0) + 1);
-    this.worst = worseExit(this.worst, exitOf(outcome));
+    this.worst = worseExit(this.worst, exit);
   }
 
   /** Folds in an exit code that is not a file's own (a receipt check of it). */
@@ -166,14 +172,16 @@ export type SummaryStream = "stdout" | "stderr" | "none";
 
 /**
  * Runs `each` over `inputs`. With one file it is just that run (its errors are the command's).
- * With many, a file's read or format error is printed and counted and the others go on; skipped
- * receipts get a notice; the summary line ends the run. Returns the worst exit code.
+ * With many, a file's read or format error is printed as a diagnostic (and handed to `sink`,
+ * which shows it in the run's format), counted with its own exit code (1 bad input, 2 could not
+ * run) and the others go on; skipped receipts get a notice; the sink's document and the summary
+ * line end the run. Returns the worst exit code.
  */
 export async function runInputs(
   command: string,
   inputs: Inputs,
   each: (input: Input, tally: Tally) => Promise<Outcome>,
-  options: { summary: SummaryStream; quiet?: boolean },
+  options: { summary: SummaryStream; quiet?: boolean; sink?: VerdictSink },
 ): Promise<number> {
   const tally = new Tally();
   const say = (text: string) =>
@@ -182,6 +190,7 @@ export async function runInputs(
     const [only] = inputs.files;
     if (only === undefined) throw new UsageError(`${command}: expected at least one file or folder`);
     tally.add(await each(only, tally));
+    await options.sink?.finish();
     return tally.exit;
   }
   if (inputs.files.length === 0 && inputs.unpaired.length === 0)
@@ -190,16 +199,16 @@ export async function runInputs(
       `${command}: no .jsonl, .json, .rpk or .bundle file (or .gz of one) in what was given`,
     );
   for (const input of inputs.files) {
-    let outcome: Outcome;
     try {
-      outcome = await each(input, tally);
+      tally.add(await each(input, tally));
     } catch (error) {
       const shown = toInputError(input.path, error);
       if (!(shown instanceof ReplayPipelineError)) throw error;
-      process.stderr.write(`replay-pipeline: ${errorText(shown)} [${shown.code}]\n`);
-      outcome = "error";
+      if (shown.location.file === undefined) shown.locate({ file: input.path });
+      process.stderr.write(renderError(shown, "text").stderr);
+      await options.sink?.fileError(shown, command);
+      tally.add("error", exitCodeOfError(shown));
     }
-    tally.add(outcome);
   }
   for (const receipt of inputs.unpaired) {
     tally.add("skipped");
@@ -208,6 +217,7 @@ export async function runInputs(
         `replay-pipeline ${command}: skipped ${receipt}: a receipt with no replay beside it\n`,
       );
   }
+  await options.sink?.finish();
   if (options.summary !== "none") await say(tally.summary());
   return tally.exit;
 }

@@ -1,9 +1,8 @@
-import { createReadStream, readFileSync } from "node:fs";
+import { createReadStream, readFileSync, statSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { formatLocation, JsonInputError, ReplayPipelineError } from "#shared/errors.js";
+import { JsonInputError, ReplayPipelineError } from "#shared/errors.js";
 import { gunzipped } from "#shared/formats/index.js";
-import { scrubText } from "#shared/redact/index.js";
 import { causedBy, InputFileError, OutputFileError, UsageError } from "./errors.js";
 import { withProgress } from "./progress.js";
 
@@ -75,7 +74,7 @@ export async function readInput(path: string, maxBytes = DEFAULT_MAX_DOCUMENT_BY
     }
     const info = await stat(path);
     if (info.isDirectory())
-      throw new InputFileError("io.is_directory", `${path}: is a directory; expected a file`);
+      throw new InputFileError("io.is_directory", "is a directory; expected a file", { file: path });
     if (info.size > maxBytes) tooLarge(path, maxBytes);
     return await readFile(path);
   } catch (error) {
@@ -96,18 +95,18 @@ export function toInputError(path: string, error: unknown): unknown {
   if (error instanceof ReplayPipelineError) return error;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code === "ENOENT")
-    return new InputFileError("io.not_found", `${path}: no such file`, {}, { cause: error });
+    return new InputFileError("io.not_found", "no such file", { file: path }, { cause: error });
   if (code === "EACCES")
-    return new InputFileError("io.permission", `${path}: permission denied`, {}, { cause: error });
+    return new InputFileError("io.permission", "permission denied", { file: path }, { cause: error });
   if (code === "EISDIR")
     return new InputFileError(
       "io.is_directory",
-      `${path}: is a directory; expected a file`,
-      {},
+      "is a directory; expected a file",
+      { file: path },
       { cause: error },
     );
   if (code !== undefined)
-    return new InputFileError("io.read", `${path}: cannot read (${code})`, {}, causedBy(error));
+    return new InputFileError("io.read", `cannot read (${code})`, { file: path }, causedBy(error));
   return error;
 }
 
@@ -148,20 +147,6 @@ export async function readKeyOption(
   return bytes;
 }
 
-/**
- * An error's message for a person: where (the file as given, line, column, path) and what, the
- * part that may quote the input scrubbed first, so an error never repeats a secret.
- */
-export function errorText(error: ReplayPipelineError): string {
-  const { location } = error;
-  const where = formatLocation({
-    ...location,
-    ...(location.path === undefined ? {} : { path: scrubText(location.path) }),
-  });
-  const what = scrubText(error.detail);
-  return where === "" ? what : `${where}: ${what}`;
-}
-
 /** The `--hmac-key-env`/`--hmac-key-file` options of every command that checks ReplayKit signatures. */
 export const HMAC_KEY_OPTIONS = {
   "hmac-key-env": { type: "string" },
@@ -185,10 +170,10 @@ export function outputError(path: string, error: unknown): OutputFileError {
       ? "no such folder"
       : code === "EACCES" || code === "EPERM"
         ? "permission denied"
-        : code === "EISDIR"
-          ? "is a directory; expected a file"
+        : code === "EISDIR" || code === "ERR_FS_EISDIR"
+          ? "is a folder; expected the path of a file to write"
           : `cannot write (${code})`;
-  return new OutputFileError("io.write", `${path}: ${why}`, {}, causedBy(error));
+  return new OutputFileError("io.write", `cannot write the output: ${why}`, { file: path }, causedBy(error));
 }
 
 /**
@@ -200,6 +185,14 @@ export function outputTarget(command: string, option: string | undefined, input:
   if (output !== null && input !== "-" && resolve(output) === resolve(input)) {
     throw new UsageError(`${command}: -o ${output} is the input file; expected a different output path`);
   }
+  // Said before any work, and about the output: a stream opened on a folder fails late and
+  // vaguely (ERR_FS_EISDIR), easily taken for a problem with the input.
+  if (output !== null && statSync(output, { throwIfNoEntry: false })?.isDirectory() === true)
+    throw new OutputFileError(
+      "io.is_directory",
+      `-o names a folder; expected the path of a file for ${command}'s output`,
+      { file: output },
+    );
   return output;
 }
 

@@ -1,4 +1,5 @@
 import { ReplayPipelineError } from "#shared/errors.js";
+import { closest } from "./args.js";
 import { CANON_HELP, canonCommand } from "./commands/canon.js";
 import { EXPORT_HELP, exportCommand } from "./commands/export.js";
 import { HASH_HELP, hashCommand } from "./commands/hash.js";
@@ -20,8 +21,10 @@ import { REPORT_HELP, reportCommand } from "./commands/report.js";
 import { SCAN_HELP, scanCommand } from "./commands/scan.js";
 import { START_HELP, startCommand } from "./commands/start.js";
 import { VERIFY_HELP, verifyCommand } from "./commands/verify.js";
+import { VERIFY_ATTESTATION_HELP, verifyAttestationCommand } from "./commands/verify-attestation.js";
 import { UsageError } from "./errors.js";
-import { errorText, toolVersion } from "./io.js";
+import { toolVersion } from "./io.js";
+import { exitCodeOfError, renderError, requestedFormat } from "./output/index.js";
 
 const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string; summary: string }> =
   {
@@ -59,6 +62,11 @@ const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help:
       run: verifyCommand,
       help: VERIFY_HELP,
       summary: "check a replay against its RECEIPT.json",
+    },
+    "verify-attestation": {
+      run: verifyAttestationCommand,
+      help: VERIFY_ATTESTATION_HELP,
+      summary: "check a verdict attestation (--attest, or the pipeline's): signature, subject, result",
     },
     redact: {
       run: redactCommand,
@@ -104,11 +112,20 @@ Validate, rehash and verify AI coding-agent replay files.
 
 Commands:
 ${Object.entries(COMMANDS)
-  .map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`)
+  .map(([name, c]) => `  ${name.padEnd(18)} ${c.summary}`)
   .join("\n")}
 
+Every command also takes -q/--quiet (errors only), -V/--version and -h/--help.
 Run 'replay-pipeline <command> --help' for a command's options.
-Exit codes: 0 success, 1 failed or invalid, 2 usage, read or JSON error, 3 unverifiable.`;
+Exit codes: 0 passed or done, 1 failed or invalid (or input a command cannot read as what it
+expects), 2 the command could not run (usage, missing or unwritable file, timeout), 3 unverifiable;
+with several files, the worst of them: 2 over 1 over 3 over 0.`;
+
+/** True when `argv` asks for the version (before a `--`). */
+function asksVersion(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--");
+  return (end === -1 ? argv : argv.slice(0, end)).some((a) => a === "--version" || a === "-V");
+}
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
@@ -119,20 +136,24 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${topic !== undefined && COMMANDS[topic] ? COMMANDS[topic].help : MAIN_HELP}\n`);
       return command === undefined ? 2 : 0;
     }
-    if (command === "--version" || command === "-v") {
-      process.stdout.write(`${toolVersion()}\n`);
+    if (command === "--version" || command === "-V" || command === "-v" || asksVersion(rest)) {
+      process.stdout.write(`replay-pipeline ${toolVersion()}\n`);
       return 0;
     }
     const entry = COMMANDS[command];
-    if (entry === undefined)
+    if (entry === undefined) {
+      const close = closest(command, Object.keys(COMMANDS));
       throw new UsageError(
-        `unknown command '${command}'; expected one of ${Object.keys(COMMANDS).join(", ")}`,
+        `unknown command '${command}'${close === null ? "" : `; did you mean '${close}'?`} (expected one of ${Object.keys(COMMANDS).join(", ")})`,
       );
+    }
     return await entry.run(rest);
   } catch (error) {
     if (error instanceof ReplayPipelineError) {
-      process.stderr.write(`replay-pipeline: ${errorText(error)} [${error.code}]\n`);
-      return 2;
+      const shown = renderError(error, requestedFormat(rest));
+      process.stderr.write(shown.stderr);
+      if (shown.stdout !== "") process.stdout.write(shown.stdout);
+      return exitCodeOfError(error);
     }
     if ((error as NodeJS.ErrnoException | undefined)?.code === "EPIPE") return 0;
     throw error;

@@ -11,7 +11,7 @@ import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-clo
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { DynamoSessionIndex } from "../functions/adapters/dynamo-index.js";
+import { DynamoSessionIndex, fromItem } from "../functions/adapters/dynamo-index.js";
 import { makeDocumentClient, makeDynamoClient, makeS3Client } from "../functions/lib/aws-clients.js";
 import { TABLE_SCHEMA } from "../functions/lib/table.js";
 import type { ReceiptCheckRecord } from "../shared/pipeline/ports.js";
@@ -152,7 +152,8 @@ export async function sessionChecks(
         ExclusiveStartKey: start,
       }),
     );
-    items.push(...((out.Items ?? []) as ReceiptCheckRecord[]));
+    // The table's key attributes are storage, not the record: `show --json` prints these.
+    items.push(...(out.Items ?? []).map((item) => fromItem<ReceiptCheckRecord>(item)));
     start = out.LastEvaluatedKey;
   } while (start !== undefined);
   return items;

@@ -11,6 +11,8 @@ const entryPoints = {
   "line-worker": "./shared/worker-tasks.ts",
   // The CDK app (npm run synth, cdk.json): it bundles the Lambda handlers itself, from functions/.
   infra: "./infra/app.ts",
+  // The zod schemas of the --json outputs, for scripts/schemas.mjs.
+  schemas: "./cli/output/schemas.ts",
 };
 for (const [name, path] of Object.entries(entryPoints)) {
   if (!existsSync(path)) throw new Error(`build: entry point ${name} (${path}) is missing`);

@@ -59,7 +59,15 @@ export const ERROR_KINDS = {
   "gzip.ratio": "input",
   "gzip.too_large": "input",
   "input.empty": "input",
+  "input.binary": "input",
+  "input.encoding": "input",
   "export.invalid_bundle": "input",
+  "export.not_bundle": "input",
+  // Attestations (shared/attest).
+  "attest.key": "config",
+  "attest.malformed": "input",
+  "attest.bad_signature": "input",
+  "attest.subject_mismatch": "input",
   // Layer C.
   "redact.not_object": "input",
   "redact.refused": "input",
@@ -170,6 +178,12 @@ export class CanonicalizationError extends ReplayPipelineError {}
 /** A stream-level problem that ends reading: gzip bomb, corrupt gzip, document too large. */
 export class StreamLimitError extends ReplayPipelineError {}
 
+/**
+ * A file that is not UTF-8 text at all (binary data, UTF-16 or UTF-32, a byte order mark): one
+ * error naming what it is, instead of one per undecodable line. Reading stops there.
+ */
+export class NotTextError extends JsonInputError {}
+
 /** A Layer C failure (unknown format, unreadable line, spool trouble); `location` names the line. */
 export class RedactError extends ReplayPipelineError {}
 
@@ -184,12 +198,22 @@ export class RedactRefusedError extends ReplayPipelineError {
   }
 }
 
-/** A ReplayBundle that cannot be exported: `code` is `export.invalid_bundle`, `location.path` says where. */
+/**
+ * A ReplayBundle that cannot be exported: `export.invalid_bundle` (`location.path` says where), or
+ * `export.not_bundle` for another format (a REPLAY.jsonl, an .rpk) given in its place.
+ */
 export class ExportError extends ReplayPipelineError {
-  constructor(detail: string, path: string) {
-    super("export.invalid_bundle", detail, { path });
+  constructor(
+    detail: string,
+    path: string,
+    code: "export.invalid_bundle" | "export.not_bundle" = "export.invalid_bundle",
+  ) {
+    super(code, detail, { path });
   }
 }
+
+/** An attestation key that cannot be used, or an attestation that is malformed or whose signature fails. */
+export class AttestationError extends ReplayPipelineError {}
 
 /** A worker thread failed (crashed, or its task threw where the calling thread's would not). */
 export class WorkerPoolError extends ReplayPipelineError {}

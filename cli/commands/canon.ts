@@ -22,9 +22,9 @@ Options:
   -q, --quiet        no progress line
   -h, --help         this help
 
-<file> may be - for standard input. Exit 0 on success, 2 on a usage, read or JSON error
-(one line naming the file, line, column and what was wrong; with several files, the others are
-printed all the same).`;
+<file> may be - for standard input. Exit 0 on success, 1 when the input is not valid JSON (one
+line: file:line:col: error code: message), 2 on a usage or read error; with several files, the
+others are printed all the same and the exit code is the worst (2 over 1).`;
 
 const OPTIONS = {
   profile: { type: "string" },

@@ -1,10 +1,11 @@
 import { writeFile } from "node:fs/promises";
-import { decodeUtf8, readJson } from "#shared/canonical/index.js";
-import { ReplayPipelineError } from "#shared/errors.js";
-import { exportReplayBundle } from "#shared/formats/index.js";
+import { assertText, decodeUtf8, type JsonValue, readJson } from "#shared/canonical/index.js";
+import { type ExportError, ReplayPipelineError } from "#shared/errors.js";
+import { detectFormat, exportReplayBundle, notBundle } from "#shared/formats/index.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
 import { UsageError } from "../errors.js";
 import { outputError, outputTarget, readPlainInput, writeOut } from "../io.js";
+import { warn } from "../output/index.js";
 
 /** Help text of `export`. */
 export const EXPORT_HELP = `Usage: replay-pipeline export <bundle.json> [-o REPLAY.jsonl] [--dialect v1|adr0003]
@@ -23,8 +24,10 @@ Options:
   --max-depth N      deepest nesting accepted in the bundle (default 512)
   -h, --help         this help
 
-<bundle.json> may be - for standard input, and gzip-compressed. Exit 0 on success, 2 on a usage, read or JSON error or
-a bundle that lacks a required field (the message names its path and what was expected).`;
+<bundle.json> may be - for standard input, and gzip-compressed. Exit 0 on success; 1 when the
+input is not a ReplayBundle (malformed JSON, another format — named —, or a bundle that lacks a
+required field: the message names its path and what was expected); 2 on a usage, read or write
+error.`;
 
 const OPTIONS = {
   output: { type: "string", short: "o" },
@@ -37,6 +40,21 @@ async function writeReplay(path: string, text: string): Promise<void> {
     await writeFile(path, text);
   } catch (error) {
     throw outputError(path, error);
+  }
+}
+
+/**
+ * When a document does not parse because it is JSON Lines of a format this tool reads (a
+ * REPLAY.jsonl, a span trace), the error that says so instead of "content after the value".
+ */
+function jsonLinesInstead(bytes: Buffer): ExportError | null {
+  const end = bytes.indexOf(10);
+  if (end === -1) return null;
+  try {
+    const format = detectFormat(readJson(decodeUtf8(bytes.subarray(0, end))));
+    return format === null || format === "replay-bundle" ? null : notBundle(format, "JSON Lines file");
+  } catch {
+    return null;
   }
 }
 
@@ -57,7 +75,13 @@ export async function exportCommand(argv: string[]): Promise<number> {
   const bytes = await readPlainInput(file);
   let result: ReturnType<typeof exportReplayBundle>;
   try {
-    const bundle = readJson(decodeUtf8(bytes), { maxDepth });
+    assertText(bytes);
+    let bundle: JsonValue;
+    try {
+      bundle = readJson(decodeUtf8(bytes), { maxDepth });
+    } catch (error) {
+      throw jsonLinesInstead(bytes) ?? error;
+    }
     result = exportReplayBundle(bundle, { dialect });
   } catch (error) {
     // Read errors already name the file; these locate a line or a JSON path inside it.
@@ -65,8 +89,7 @@ export async function exportCommand(argv: string[]): Promise<number> {
     throw error;
   }
 
-  for (const warning of result.warnings)
-    process.stderr.write(`replay-pipeline export: warning: ${warning}\n`);
+  for (const warning of result.warnings) warn("export", warning);
   const hashLine = `replay_hash: ${result.replayHash}\n`;
   if (output === null) {
     await writeOut(result.text);

@@ -26,8 +26,9 @@ Options:
   -q, --quiet        no progress line, no note on what was hashed
   -h, --help         this help
 
-<file> may be - for standard input. Exit 0 on success, 2 on a usage, read or JSON error (with
-several files, the others are hashed all the same).`;
+<file> may be - for standard input. Exit 0 on success, 1 when the input is not valid JSON,
+2 on a usage or read error; with several files, the others are hashed all the same and the exit
+code is the worst (2 over 1).`;
 
 const OPTIONS = {
   profile: { type: "string" },

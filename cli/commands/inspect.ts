@@ -4,10 +4,22 @@ import { localJob, reportOf } from "../adapters/local.js";
 import { inputPaths, intOption, parseCommandArgs } from "../args.js";
 import { expandInputs, notAReplay, runInputs, skipNotice } from "../inputs.js";
 import { HMAC_KEY_OPTIONS, readHmacKey, writeOut } from "../io.js";
+import {
+  ATTEST_OPTIONS,
+  attestTarget,
+  checkAttestOptions,
+  FORMAT_OPTIONS,
+  formatOption,
+  inspectView,
+  renderReport,
+  textOptions,
+  VerdictSink,
+  writeAttestation,
+} from "../output/index.js";
 import { parallelOptions } from "../worker-script.js";
 
 /** Help text of `inspect`. */
-export const INSPECT_HELP = `Usage: replay-pipeline inspect <file or folder...> [--json] [options]
+export const INSPECT_HELP = `Usage: replay-pipeline inspect <file or folder...> [--json | --format F] [options]
 
 Detects the replay format by content (REPLAY.jsonl in its three dialects, ReplayBundle JSON,
 Braintrust span traces, ReplayKit .rpk; any of them gzip-compressed), validates it, recomputes
@@ -17,11 +29,20 @@ summary.
 Several files and folders: one report per file (folders are walked for .jsonl, .json, .rpk and
 .bundle files, .gz too), a RECEIPT.json beside a replay is checked against it rather than reported
 as a replay, a JSON file found in a folder that is no replay format is skipped with a notice, and
-a summary line ends the run; the exit code is the worst of them (2 if a file could not be read).
+a summary line ends the run; the exit code is the worst of them: 2 over 1 over 3 over 0. --format
+github annotates every file, --format junit writes one document with a testsuite per file.
 
 Options:
-  --json                      one JSON object on stdout (format, verdict, checks, errors,
-                              notices, replay_hash, summary, ...)
+  --json                      one JSON object on stdout (tool_version, schema_version, format,
+                              verdict, checks, errors, notices, replay_hash, summary, ...)
+  --format F                  text (default: problems as file:line:col: error code: message),
+                              json (= --json), github (workflow annotations and a job summary
+                              in $GITHUB_STEP_SUMMARY), junit (JUnit XML, one test case per row)
+  --attest PATH               write the verdict to PATH as an in-toto Statement v1 with the
+                              SLSA verification_summary/v1 predicate (see README); with several
+                              files (or PATH a folder) PATH/<file name>.intoto.json for each
+  --sign-key KEY              sign it: a DSSE envelope, HMAC-SHA256 with KEY's bytes, or
+                              Ed25519 when KEY is a PEM private key
   --hmac-key-env VAR          ReplayKit signature key from environment variable VAR
   --hmac-key-file F           ReplayKit signature key from file F (raw bytes)
   --max-line-bytes N          longest JSON Lines line (default 67108864)
@@ -34,10 +55,13 @@ Options:
 
 Verdicts: passed (exit 0), failed (a hash or check did not match, exit 1), invalid (the file
 is malformed, exit 1), unverifiable (a check could not be evaluated, e.g. a signature without
-a key, exit 3). Usage and read errors exit 2.`;
+a key, exit 3). A file that cannot be read as what it claims (malformed JSON, binary, a limit
+passed) exits 1; usage errors and files that cannot be opened exit 2. -q/--quiet prints only
+errors and warnings.`;
 
 const OPTIONS = {
-  json: { type: "boolean" },
+  ...FORMAT_OPTIONS,
+  ...ATTEST_OPTIONS,
   ...HMAC_KEY_OPTIONS,
   "max-line-bytes": { type: "string" },
   "max-document-bytes": { type: "string" },
@@ -57,6 +81,7 @@ export async function inspectCommand(argv: string[]): Promise<number> {
     await writeOut(`${INSPECT_HELP}\n`);
     return 0;
   }
+  const format = formatOption("inspect", values);
   const key = await readHmacKey("inspect", values["hmac-key-env"], values["hmac-key-file"]);
   const maxLineBytes = intOption("inspect", "max-line-bytes", values["max-line-bytes"]);
   const maxDocumentBytes = intOption("inspect", "max-document-bytes", values["max-document-bytes"]);
@@ -67,7 +92,8 @@ export async function inspectCommand(argv: string[]): Promise<number> {
   );
   const parallel = parallelOptions(intOption("inspect", "workers", values.workers, 0));
   const inputs = await expandInputs(inputPaths("inspect", positionals), { pairReceipts: true });
-  const json = values.json === true;
+  checkAttestOptions("inspect", values, inputs);
+  const sink = new VerdictSink(format, "replay-pipeline inspect");
   return runInputs(
     "inspect",
     inputs,
@@ -88,16 +114,24 @@ export async function inspectCommand(argv: string[]): Promise<number> {
       }
       const check = result.verifications[0];
       if (check !== undefined) tally.fold(exitCodeOf(check.verdict));
-      if (json) {
-        const receipt = check === undefined ? {} : { receipt_check: receiptCheck(input.receipt, check) };
-        await writeOut(`${JSON.stringify({ ...shown, ...receipt })}\n`);
-      } else {
-        await writeOut(renderReport(shown));
-        if (check !== undefined) await writeOut(renderReceiptCheck(input.receipt, check));
-      }
+      await writeAttestation(
+        "inspect",
+        { ...values, attest: attestTarget(values.attest, input.path, inputs) },
+        shown,
+        shown.verdict,
+        key === undefined ? {} : { hmacKey: key },
+      );
+      const receipt = check === undefined ? {} : { receipt_check: receiptCheck(input.receipt, check) };
+      await sink.add({
+        view: inspectView(shown),
+        json: { ...shown, ...receipt },
+        text: () =>
+          renderReport(shown, textOptions()) +
+          (check === undefined ? "" : renderReceiptCheck(input.receipt, check)),
+      });
       return shown.verdict;
     },
-    { summary: json ? "stderr" : "stdout", quiet: values.quiet === true },
+    { summary: format === "text" ? "stdout" : "stderr", quiet: values.quiet === true, sink },
   );
 }
 
@@ -124,76 +158,4 @@ function renderReceiptCheck(receipt: string | null, check: VerifyReport): string
     );
   for (const e of check.errors.slice(0, 5)) out.push(`    ${e.path}: ${e.message} [${e.code}]`);
   return `${out.join("\n")}\n`;
-}
-
-/** Verification runs listed in the human report. */
-const SHOWN_VERIFICATIONS = 10;
-
-/** The short human report. */
-export function renderReport(r: InspectReport): string {
-  const out: string[] = [];
-  out.push(
-    `${r.file}: ${r.verdict.toUpperCase()} (${r.format ?? "unknown format"}, ${r.bytes} bytes${r.compressed ? ", gzip" : ""})`,
-  );
-  out.push(`  replay_hash ${r.replay_hash}`);
-  if (r.trajectory_hash !== null)
-    out.push(
-      `  trajectory_hash ${r.trajectory_hash}${r.trajectory_hash_gap === null ? "" : ` (partial: ${r.trajectory_hash_gap}; the runtime's value may differ)`}`,
-    );
-  if (r.original !== null)
-    out.push(
-      `  Layer C copy of ${r.original.replay_hash} (original: ${r.original.verdict}; from the copy's record, not recomputed)`,
-    );
-  const t = r.checks_total;
-  out.push(`  checks: ${t.passed} passed, ${t.failed} failed, ${t.unverifiable} unverifiable`);
-  const shown = r.checks.filter((row) => row.status !== "passed");
-  for (const c of shown.slice(0, 20)) {
-    out.push(
-      `    ${c.status === "failed" ? "FAILED" : "UNVERIFIABLE"} ${c.check} (${c.subject}): expected ${c.expected ?? "-"}, got ${c.actual ?? "-"}`,
-    );
-  }
-  if (t.failed + t.unverifiable > 20)
-    out.push(`    … ${t.failed + t.unverifiable - 20} more (inspect --json lists up to 1000 of each)`);
-  if (r.errors_total > 0) {
-    out.push(
-      `  errors: ${r.errors_total}${r.errors_total > r.errors.length ? ` (first ${r.errors.length} listed)` : ""}`,
-    );
-    for (const e of r.errors.slice(0, 20))
-      out.push(`    ${where(e.line, e.column, e.path)}: ${e.message} [${e.code}]`);
-  }
-  if (r.notices_total > 0) {
-    out.push(`  notices: ${r.notices_total}`);
-    for (const n of r.notices.slice(0, 10))
-      out.push(`    ${where(n.line, n.column, n.path)}: ${n.message} [${n.code}]`);
-  }
-  const s = r.summary;
-  if (s !== null) {
-    out.push(
-      `  session ${s.session_id ?? "(no id)"}: ${s.status ?? "unknown"}, ${s.started_at ?? "?"} → ${s.ended_at ?? "?"}`,
-    );
-    out.push(
-      `    ${s.counts.events} events, ${s.counts.tool_calls} tool calls (${s.counts.failed_tool_calls} failed)${s.counts.turns > 0 ? `, ${s.counts.turns} turns` : ""}${s.confidence === null ? "" : `, confidence ${s.confidence}`}`,
-    );
-    // A long session runs thousands of checks: the first ones, then a count (all are in --json).
-    for (const v of s.verification.slice(0, SHOWN_VERIFICATIONS))
-      out.push(`    verification: ${v.command} → exit ${v.exit_code ?? "?"}`);
-    const failed = s.verification.filter((v) => v.exit_code !== 0).length;
-    if (s.verification.length > SHOWN_VERIFICATIONS)
-      out.push(
-        `    … ${s.verification.length - SHOWN_VERIFICATIONS} more verification runs (${s.verification.length} in all, ${failed} not exit 0; see --json)`,
-      );
-  }
-  return `${out.join("\n")}\n`;
-}
-
-function where(line: number | null, column: number | null, path: string): string {
-  return (
-    [
-      line === null ? null : `line ${line}`,
-      column === null ? null : `column ${column}`,
-      path === "$" ? null : path,
-    ]
-      .filter((x) => x !== null)
-      .join(", ") || "file"
-  );
 }

@@ -7,6 +7,7 @@ import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { expandInputs, worseExit } from "../inputs.js";
 import { HMAC_KEY_OPTIONS, readHmacKey, readKeyOption, toInputError, toolVersion, writeOut } from "../io.js";
+import { FORMAT_OPTIONS, formatOption, pushView, VerdictSink } from "../output/index.js";
 import { exitCodeOf } from "./inspect.js";
 
 /** Help text of `process`. */
@@ -34,11 +35,15 @@ Options:
   --hmac-key-env VAR   ReplayKit signature key (then a signature is required)
   --hmac-key-file F    ReplayKit signature key from file F
   --workers N          worker threads for JSON Lines files over 8 MiB (0 = none)
-  --json               one verdict document per line instead of the summary
+  --json               one verdict document per line instead of the summary (tool_version,
+                       schema_version first)
+  --format F           text (default), json (= --json), github (annotations for every file
+                       and a job summary), junit (one document, a testsuite per file)
   -h, --help           this help
 
 Exit: the worst verdict over every file and receipt check (1 failed or invalid, 3 unverifiable,
-0 passed), 2 on a usage or read error.`;
+0 passed), 2 on a usage or read error. Each replay's attestation (an in-toto Statement with the
+SLSA VSA predicate) is written beside its verdict document as <file>.intoto.json.`;
 
 const OPTIONS = {
   out: { type: "string", short: "o" },
@@ -49,7 +54,7 @@ const OPTIONS = {
   "key-file": { type: "string" },
   ...HMAC_KEY_OPTIONS,
   workers: { type: "string" },
-  json: { type: "boolean" },
+  ...FORMAT_OPTIONS,
 } as const;
 
 /** `path` relative to the working folder when it is inside it, else as it is. */
@@ -80,6 +85,7 @@ export async function processCommand(argv: string[]): Promise<number> {
   const hmacKey = await readHmacKey("process", values["hmac-key-env"], values["hmac-key-file"]);
   const workers = intOption("process", "workers", values.workers, 0);
   const tenant = values.tenant ?? "local";
+  const format = formatOption("process", values);
 
   const ports = folderPorts(values.out);
   await ports.index.reset();
@@ -91,6 +97,7 @@ export async function processCommand(argv: string[]): Promise<number> {
   if (inputs.length === 0)
     throw new UsageError("process: no .jsonl, .json, .rpk or .bundle file found in what was given");
 
+  const sink = new VerdictSink(format, "replay-pipeline process");
   let exit = 0;
   const verdicts: Record<Verdict, number> = { passed: 0, failed: 0, unverifiable: 0, invalid: 0 };
   for (const { path, key } of inputs) {
@@ -110,13 +117,15 @@ export async function processCommand(argv: string[]): Promise<number> {
     verdicts[result.record.verdict]++;
     exit = worseExit(exit, exitCodeOf(result.record.verdict));
     for (const check of result.checks) exit = worseExit(exit, exitCodeOf(check.verdict));
-    await writeOut(
-      values.json === true
-        ? `${JSON.stringify(result.document)}\n`
-        : describe(path, result, ports.publisher.copyPath.bind(ports.publisher)),
-    );
+    const { record, document } = result;
+    await sink.add({
+      view: { ...pushView(path, record, result.checks, document.report), command: "process" },
+      json: document,
+      text: () => describe(path, result, ports.publisher.copyPath.bind(ports.publisher)),
+    });
   }
-  if (values.json !== true) {
+  await sink.finish();
+  if (format === "text") {
     const counts = Object.entries(verdicts)
       .filter(([, n]) => n > 0)
       .map(([v, n]) => `${n} ${v}`)

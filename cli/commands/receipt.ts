@@ -5,8 +5,8 @@ import { scrubReport } from "#shared/redact/index.js";
 import { parseCommandArgs, singleFile } from "../args.js";
 import { UsageError } from "../errors.js";
 import { openStream, outputError, outputTarget, readHmacKey, toInputError, writeOut } from "../io.js";
+import { renderReport } from "../output/index.js";
 import { parallelOptions } from "../worker-script.js";
-import { renderReport } from "./inspect.js";
 
 /** Help text of `receipt`. */
 export const RECEIPT_HELP = `Usage: replay-pipeline receipt <replay> [-o RECEIPT.json] [options]

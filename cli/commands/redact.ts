@@ -9,8 +9,8 @@ import { inputPaths, intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { expandInputs, type Input, type Inputs, notAReplay, runInputs, skipNotice } from "../inputs.js";
 import { HMAC_KEY_OPTIONS, outputError, outputTarget, readHmacKey, readKeyOption, writeOut } from "../io.js";
+import { jsonLine, renderReport } from "../output/index.js";
 import { parallelOptions } from "../worker-script.js";
-import { renderReport } from "./inspect.js";
 
 /** Help text of `redact`. */
 export const REDACT_HELP = `Usage: replay-pipeline redact <file> [-o OUT] [--preset P] [--key-env VAR | --key-file F] [--json]
@@ -50,8 +50,9 @@ Options:
   --allow-unverified   copy a failed or invalid input too (its verdict is recorded in the copy)
   --hmac-key-env VAR   ReplayKit signature key for the inspection, as inspect takes it
   --hmac-key-file F    ReplayKit signature key from file F
-  --json               print the redaction summary as JSON (to standard output with -o, else to
-                       standard error, after the copy)
+  --json               print the redaction summary as one JSON line (to standard output with
+                       -o, else to standard error, after the copy); with several inputs one line
+                       per file, with its file and output
   --max-line-bytes N   longest JSON Lines line accepted (default 64 MiB)
   --workers N          worker threads for JSON Lines files over 8 MiB (default: one per core,
                        none on a single core; 0 = none)
@@ -59,7 +60,8 @@ Options:
   -h, --help           this help
 
 <file> may be - for standard input. Exit 0 on success, 1 when the input is refused (failed or
-invalid), 2 on a usage or read error (nothing is left at -o in either case).`;
+invalid) or cannot be read as what it claims (binary, a limit passed), 2 on a usage, read or
+write error (nothing is left at -o in any of these cases).`;
 
 const OPTIONS = {
   output: { type: "string", short: "o" },
@@ -194,13 +196,14 @@ export async function redactCommand(argv: string[]): Promise<number> {
         throw new RedactError("redact.not_copied", `${input.path}: ${why ?? "no copy was made"}`);
       }
       if (targets !== null) {
+        // With several inputs each line says which file it is about and where its copy went.
         await writeOut(
           json
-            ? `${JSON.stringify({ file: input.path, output, summary: copy.summary })}\n`
+            ? jsonLine({ file: input.path, output, ...copy.summary })
             : `${input.path}: copied to ${output}\n`,
         );
       } else if (json) {
-        const text = `${JSON.stringify(copy.summary, null, 2)}\n`;
+        const text = jsonLine(copy.summary);
         if (output === null) process.stderr.write(text);
         else await writeOut(text);
       }

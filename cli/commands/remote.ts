@@ -4,18 +4,23 @@
  * only that tenant's partitions: no command lists or reads across tenants.
  */
 import { createReadStream, createWriteStream } from "node:fs";
-import { rm, stat } from "node:fs/promises";
-import { basename } from "node:path";
+import { mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { TransientError } from "../../shared/errors.js";
+import type { InspectReport } from "../../shared/formats/inspect.js";
 import type { Verdict } from "../../shared/formats/types.js";
+import type { VerdictDocument } from "../../shared/pipeline/job-types.js";
+import { attestationKey } from "../../shared/pipeline/keys.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
 import { scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
-import { toInputError, writeOut } from "../io.js";
+import { outputError, toInputError, writeOut } from "../io.js";
+import { emitVerdicts, FORMAT_OPTIONS, formatOption, isQuiet, jsonLine, pushView } from "../output/index.js";
 import { checkName, connect, sessionChecks, TARGET_HELP, TARGET_OPTIONS, type Target } from "../remote.js";
 import { exitCodeOf } from "./inspect.js";
 
@@ -31,7 +36,10 @@ Options:
   --session S          session (required)
   --wait               wait for the verdicts
   --timeout S          seconds to wait (default 300)
-  --json               one index record per line
+  --attest DIR         save the pipeline's attestation of each replay's verdict (an in-toto
+                       Statement with the SLSA VSA predicate) as DIR/<file name>.intoto.json
+  --json               one index record per line (with tool_version, schema_version)
+  --format F           text (default), json, github (annotations + job summary), junit
 ${TARGET_HELP}`;
 
 /** Help text of `sessions`. */
@@ -85,13 +93,19 @@ export async function pushCommand(argv: string[]): Promise<number> {
     session: { type: "string" },
     wait: { type: "boolean" },
     timeout: { type: "string" },
-    json: { type: "boolean" },
+    attest: { type: "string" },
+    ...FORMAT_OPTIONS,
   });
   if (values.help === true) return help(PUSH_HELP);
   const tenant = checkName("push", "tenant", values.tenant);
   const session = checkName("push", "session", values.session);
   if (positionals.length === 0) throw new UsageError("push: expected at least one file");
   const timeout = (intOption("push", "timeout", values.timeout) ?? 300) * 1000;
+  const format = formatOption("push", values);
+  if (values.attest !== undefined && values.wait !== true)
+    throw new UsageError(
+      "push: --attest DIR saves the pipeline's attestations of the verdicts; give --wait too",
+    );
   for (const [n, path] of positionals.entries()) {
     await stat(path).catch((error: unknown) => Promise.reject(toInputError(path, error)));
     // The pipeline would reject the key (key.redacted) and --wait would wait for it in vain.
@@ -102,7 +116,7 @@ export async function pushCommand(argv: string[]): Promise<number> {
       );
   }
   return withTarget("push", values, async (t) => {
-    const pushed: { key: string; etag: string }[] = [];
+    const pushed: { key: string; etag: string; path: string }[] = [];
     for (const path of positionals) {
       const key = `${tenant}/${session}/${basename(path)}`;
       const upload = new Upload({
@@ -110,8 +124,8 @@ export async function pushCommand(argv: string[]): Promise<number> {
         params: { Bucket: t.ingestBucket, Key: key, Body: createReadStream(path) },
       });
       const out = await upload.done();
-      pushed.push({ key, etag: (out.ETag ?? "").replaceAll('"', "") });
-      if (values.json !== true) await writeOut(`pushed s3://${t.ingestBucket}/${key}\n`);
+      pushed.push({ key, etag: (out.ETag ?? "").replaceAll('"', ""), path });
+      if (format === "text" && !isQuiet()) await writeOut(`pushed s3://${t.ingestBucket}/${key}\n`);
     }
     if (values.wait !== true) return 0;
     const deadline = Date.now() + timeout;
@@ -123,10 +137,14 @@ export async function pushCommand(argv: string[]): Promise<number> {
           records.push(record);
           break;
         }
-        if (Date.now() > deadline) {
-          await writeOut(`timed out after ${timeout / 1000} s waiting for ${key}\n`);
-          return 2;
-        }
+        if (Date.now() > deadline)
+          throw new TransientError(
+            "io.timeout",
+            `timed out after ${timeout / 1000} s waiting for its verdict`,
+            {
+              file: key,
+            },
+          );
         await new Promise((r) => setTimeout(r, 250));
       }
     }
@@ -137,17 +155,59 @@ export async function pushCommand(argv: string[]): Promise<number> {
     let verdict: Verdict = "passed";
     for (const r of records) verdict = worst(verdict, r.verdict);
     for (const c of checks) verdict = worst(verdict, c.verdict);
-    for (const r of records)
-      await writeOut(values.json === true ? `${JSON.stringify(r)}\n` : `${describeRecord(r)}\n`);
-    if (values.json !== true) {
-      for (const c of checks)
-        await writeOut(
-          `  receipt check ${c.replay.key} against ${c.receipt.key}: ${c.verdict.toUpperCase()}\n`,
-        );
-      await writeOut(`worst verdict: ${verdict}\n`);
-    }
+    if (values.attest !== undefined) await saveAttestations(t, values.attest, records, pushed);
+    // Annotations and test cases need the rows, which only the verdict documents hold.
+    const reports =
+      format === "github" || format === "junit"
+        ? await Promise.all(records.map((r) => verdictReport(t, r)))
+        : records.map(() => null);
+    await emitVerdicts(format, {
+      title: `replay-pipeline push ${tenant}/${session}`,
+      views: records.map((r, i) => pushView(pushed[i]?.path ?? r.ref.key, r, checks, reports[i] ?? null)),
+      json: records,
+      text: () =>
+        [
+          ...records.map((r) => `${describeRecord(r)}\n`),
+          ...checks.map(
+            (c) => `  receipt check ${c.replay.key} against ${c.receipt.key}: ${c.verdict.toUpperCase()}\n`,
+          ),
+          `worst verdict: ${verdict}\n`,
+        ].join(""),
+    });
     return exitCodeOf(verdict);
   });
+}
+
+/** The inspect report in a file's verdict document (reports bucket), null for a receipt or rejected key. */
+async function verdictReport(t: Target, record: FileRecord): Promise<InspectReport | null> {
+  if (record.kind !== "replay") return null;
+  const out = await t.s3.send(new GetObjectCommand({ Bucket: t.reportsBucket, Key: record.verdict_key }));
+  const document = JSON.parse(
+    (await out.Body?.transformToString("utf8")) ?? "null",
+  ) as VerdictDocument | null;
+  return document?.report ?? null;
+}
+
+/**
+ * Downloads the attestation the pipeline stored beside each replay's verdict document
+ * (`results/<key>.intoto.json` in the reports bucket) to `<dir>/<file name>.intoto.json`.
+ */
+async function saveAttestations(
+  t: Target,
+  dir: string,
+  records: FileRecord[],
+  pushed: { key: string; path: string }[],
+): Promise<void> {
+  await mkdir(dir, { recursive: true }).catch((error: unknown) => Promise.reject(outputError(dir, error)));
+  for (const [i, record] of records.entries()) {
+    if (record.kind !== "replay") continue;
+    const key = attestationKey(record.verdict_key);
+    const out = await t.s3.send(new GetObjectCommand({ Bucket: t.reportsBucket, Key: key }));
+    const target = join(dir, `${basename(pushed[i]?.path ?? record.file)}.intoto.json`);
+    await writeFile(target, (await out.Body?.transformToString("utf8")) ?? "").catch((error: unknown) =>
+      Promise.reject(outputError(target, error)),
+    );
+  }
 }
 
 function describeRecord(r: FileRecord): string {
@@ -202,7 +262,7 @@ export async function sessionsCommand(argv: string[]): Promise<number> {
     for (const [session, s] of rows)
       await writeOut(
         values.json === true
-          ? `${JSON.stringify({ tenant, session, ...s })}\n`
+          ? jsonLine({ tenant, session, ...s })
           : `${session}  ${s.verdict.toUpperCase()}  ${s.files} file(s)  last ${s.last}\n`,
       );
     if (values.json !== true && rows.length === 0)
@@ -234,7 +294,7 @@ export async function showCommand(argv: string[]): Promise<number> {
     const files = await t.index.listFiles(tenant, session);
     const checks = await sessionChecks(t, tenant, session);
     if (values.json === true) {
-      await writeOut(`${JSON.stringify({ tenant, session, files, checks })}\n`);
+      await writeOut(jsonLine({ tenant, session, files, checks }));
     } else {
       await writeOut(`${tenant}/${session}: ${files.length} file(s), ${checks.length} receipt check(s)\n`);
       for (const f of files) await writeOut(`  ${describeRecord(f)}\n`);

@@ -8,12 +8,21 @@ import { parseCommandArgs } from "../args.js";
 import { InputFileError } from "../errors.js";
 import { expandInputs, type Input, notAReplay, runInputs, skipNotice } from "../inputs.js";
 import { HMAC_KEY_OPTIONS, openStream, readHmacKey, writeOut } from "../io.js";
+import {
+  type Diagnostic,
+  EXIT,
+  FORMAT_OPTIONS,
+  formatOption,
+  inspectView,
+  VerdictSink,
+  type VerdictView,
+} from "../output/index.js";
 import { parallelOptions } from "../worker-script.js";
 import { canonicalPieces, isJsonLines } from "./canonical-source.js";
 import { exitCodeOf } from "./inspect.js";
 
 /** Help text of `scan`. */
-export const SCAN_HELP = `Usage: replay-pipeline scan [files or folders...] [--json] [--hmac-key-env VAR | --hmac-key-file F] [--exit-zero]
+export const SCAN_HELP = `Usage: replay-pipeline scan [files or folders...] [--json | --format F] [--hmac-key-env VAR | --hmac-key-file F] [--exit-zero]
 
 Walks folders (default: examples) and takes files, and for every .json, .jsonl, .rpk and .bundle
 file (gzip-compressed too) prints what inspect says of it (format, verdict, check rows), its raw
@@ -25,18 +34,20 @@ gets its error and the scan goes on.
 
 Options:
   --json               one JSON object per file instead of the table (with inspect's verdict and
-                       the exit code inspect would give it)
+                       the exit code inspect would give it; tool_version, schema_version)
+  --format F           text (the table, default), json (= --json), github (annotations for
+                       every file and a job summary), junit (one document, a testsuite per file)
   --hmac-key-env VAR   ReplayKit signature key from environment variable VAR (as inspect)
   --hmac-key-file F    ReplayKit signature key from file F (raw bytes)
   --exit-zero          exit 0 whatever the verdicts, once every file has one (a demo or a
-                       report-only job); usage and read errors still exit 2
+                       report-only job); usage errors and unopenable files still exit 2
   -q, --quiet          no progress line, no skip notices
   -h, --help           this help
 
 Each file gets the verdict and exit code inspect gives it. The scan exits with the worst of
-them (a receipt check counts too): 2 if a file could not be read, else 1 if any file is failed or
-invalid (or could not be canonicalized), else 3 if any is unverifiable, else 0; 2 on a usage
-error, or when the folders hold no file to check.`;
+them (a receipt check counts too): 2 if a file could not be opened, else 1 if any file is failed
+or invalid (or could not be read as what it claims, or canonicalized), else 3 if any is
+unverifiable, else 0; 2 on a usage error, or when the folders hold no file to check.`;
 
 interface FileRow {
   file: string;
@@ -67,7 +78,7 @@ async function hashPieces(pieces: AsyncIterable<Uint8Array>): Promise<{ hash: st
 /** `replay-pipeline scan`: raw and canonical hashes of every replay-like file in a folder. */
 export async function scanCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("scan", argv, {
-    json: { type: "boolean" },
+    ...FORMAT_OPTIONS,
     "exit-zero": { type: "boolean" },
     ...HMAC_KEY_OPTIONS,
   });
@@ -75,6 +86,7 @@ export async function scanCommand(argv: string[]): Promise<number> {
     await writeOut(`${SCAN_HELP}\n`);
     return 0;
   }
+  const format = formatOption("scan", values);
   const given = positionals.length > 0 ? positionals : ["examples"];
   const key = await readHmacKey("scan", values["hmac-key-env"], values["hmac-key-file"]);
   const inputs = await expandInputs(given, { pairReceipts: true });
@@ -86,8 +98,8 @@ export async function scanCommand(argv: string[]): Promise<number> {
   const rows: FileRow[] = [];
   const scrubber = new Scrubber({ preset: "private_repo" });
   const parallel = parallelOptions();
-  /** The row of one file; null for a JSON file found in a folder that is no replay format. */
-  const scan = async (input: Input): Promise<FileRow | null> => {
+  /** The row and view of one file; null for a JSON file found in a folder that is no replay format. */
+  const scan = async (input: Input): Promise<{ row: FileRow; view: VerdictView } | null> => {
     const { path: file, receipt } = input;
     const result = await localJob(file, {
       ...(key === undefined ? {} : { hmacKey: key }),
@@ -125,26 +137,51 @@ export async function scanCommand(argv: string[]): Promise<number> {
         row.errors[profile] = { code: error.code, message: error.message };
       }
     }
-    return scrubReport(row, scrubber);
+    return { row: scrubReport(row, scrubber), view: scanView(inspectView(report), row) };
   };
+  const sink = new VerdictSink(format, "replay-pipeline scan");
   const worst = await runInputs(
     "scan",
     inputs,
     async (input, tally) => {
-      const row = await scan(input);
-      if (row === null) {
+      const scanned = await scan(input);
+      if (scanned === null) {
         if (values.quiet !== true) process.stderr.write(skipNotice("scan", input));
         return "skipped";
       }
+      const { row, view } = scanned;
       rows.push(row);
       if (row.receipt !== undefined) tally.fold(exitCodeOf(row.receipt.verdict));
-      if (values.json === true) await writeOut(`${JSON.stringify(row)}\n`);
+      // The table is text's output, written once every file has its row.
+      await sink.add({ view, json: row, text: () => "" });
       return Object.keys(row.errors).length > 0 ? "failed" : row.verdict;
     },
-    { summary: "none", quiet: values.quiet === true },
+    { summary: "none", quiet: values.quiet === true, sink },
   );
-  if (values.json !== true) await writeOut(renderTable(rows, given.join(", ")));
-  return values["exit-zero"] === true && worst !== 2 ? 0 : worst;
+  if (format === "text") await writeOut(renderTable(rows, given.join(", ")));
+  return values["exit-zero"] === true && worst !== EXIT.cannot_run ? EXIT.ok : worst;
+}
+
+/** A file's inspect view with the profiles it could not be canonicalized in as errors. */
+function scanView(view: VerdictView, row: FileRow): VerdictView {
+  const errors = Object.entries(row.errors).map(
+    ([profile, e]): Diagnostic => ({
+      file: row.file,
+      line: null,
+      column: null,
+      severity: "error",
+      code: e.code,
+      message: `${profile}: ${e.message}`,
+    }),
+  );
+  if (errors.length === 0) return view;
+  const verdict = view.verdict === "passed" || view.verdict === "unverifiable" ? "failed" : view.verdict;
+  return {
+    ...view,
+    verdict,
+    diagnostics: [...view.diagnostics, ...errors],
+    errorsTotal: view.errorsTotal + errors.length,
+  };
 }
 
 function renderTable(rows: FileRow[], dir: string): string {

@@ -384,7 +384,8 @@ function fileKey(tenant: string, session: string, key: string): Record<string, s
   return { [S.partitionKey]: sessionPartition(tenant, session), [S.sortKey]: `FILE#${key}` };
 }
 
-function fromItem<T>(item: Record<string, unknown>): T {
+/** A table item as the record it stores: the table's own key attributes (PK, SK, GSI keys) removed. */
+export function fromItem<T>(item: Record<string, unknown>): T {
   const record = { ...item };
   for (const name of TABLE_ONLY) delete record[name];
   return record as unknown as T;

@@ -33,4 +33,5 @@ export {
   rejectsLoneSurrogates,
 } from "./profiles.js";
 export { materialize, type SplitLine, type SplitView, splitLine } from "./shallow.js";
+export { assertText, type NotText, notTextError, SNIFF_BYTES, sniffText } from "./sniff.js";
 export { type SplitTaskInit, splitsFromWire, splitsToWire, splitTask } from "./split-task.js";

@@ -2,6 +2,7 @@ import { JsonInputError, ReplayPipelineError } from "../errors.js";
 import { ByteSink, canonicalizeBytes } from "./byte-canonical.js";
 import { DEFAULT_MAX_DEPTH, readJson } from "./json-reader.js";
 import { type CanonicalOptions, canonicalize, type Profile, rejectsLoneSurrogates } from "./profiles.js";
+import { assertText } from "./sniff.js";
 
 /** One line of a JSON Lines input, as bytes. */
 export interface ByteLine {
@@ -44,6 +45,7 @@ export async function* readByteLines(
   // While skipping the rest of an over-long line: bytes are dropped until its newline.
   let skipping = false;
   let line = 1;
+  let first = true;
   const tooLong = (): never => {
     throw new JsonInputError(
       "jsonl.line_too_long",
@@ -55,6 +57,11 @@ export async function* readByteLines(
     const buf = Buffer.isBuffer(chunk)
       ? chunk
       : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (first && buf.length > 0) {
+      // A binary or UTF-16 file is one error here, not one per line it happens to split into.
+      first = false;
+      assertText(buf);
+    }
     let start = 0;
     for (;;) {
       const nl = buf.indexOf(10, start);
@@ -197,6 +204,7 @@ export function canonicalDocument(
 ): Buffer {
   const out = new ByteSink(bytes.length + 64);
   try {
+    assertText(bytes);
     canonicalInto(bytes, profile, out, options);
   } catch (error) {
     throw error instanceof ReplayPipelineError ? error.locate({ file: options.file }) : error;

@@ -32,6 +32,7 @@ import {
   sha256Tag,
 } from "../canonical/index.js";
 import { ExportError, ReplayPipelineError } from "../errors.js";
+import { detectFormat } from "./registry.js";
 import {
   type BundleEntry,
   type BundleView,
@@ -42,6 +43,7 @@ import {
   receiptVerification,
   toolResultOk,
 } from "./replay-bundle/index.js";
+import type { FormatId } from "./types.js";
 import { Findings } from "./types.js";
 import { describe, member, stringMember } from "./validate.js";
 
@@ -172,7 +174,18 @@ const OUTCOMES = { success: "success", failed: "failure", timeout: "timeout" } a
  * and input, a result's output).
  */
 export function exportReplayBundle(bundle: JsonValue, options: ExportOptions = {}): ExportResult {
+  const format = detectFormat(bundle);
+  if (format !== null && format !== "replay-bundle") throw notBundle(format, "document");
   return options.dialect === "adr0003" ? exportAdr0003(bundle) : exportV1(bundle);
+}
+
+/** The error for another format given to the exporter: what it is, and what was expected. */
+export function notBundle(format: FormatId, shape: "document" | "JSON Lines file"): ExportError {
+  return new ExportError(
+    `this is a ${format} ${shape}, not a ReplayBundle; expected a ReplayBundle JSON document (version, id, created_at, metadata, timeline[])${format.startsWith("replay-") && format !== "replay-bundle" ? " (a REPLAY.jsonl needs no export: inspect and verify read it as it is)" : ""}`,
+    "$",
+    "export.not_bundle",
+  );
 }
 
 /** Options of `exportReplayBundle`. */

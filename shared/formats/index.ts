@@ -4,7 +4,13 @@
  */
 export { ExportError } from "../errors.js";
 export { SPAN_FIELD_SET, SPAN_FIELDS } from "./braintrust/index.js";
-export { EXPORT_VERSION, type ExportOptions, type ExportResult, exportReplayBundle } from "./export.js";
+export {
+  EXPORT_VERSION,
+  type ExportOptions,
+  type ExportResult,
+  exportReplayBundle,
+  notBundle,
+} from "./export.js";
 export { type GzipLimits, gunzipped } from "./gzip.js";
 export {
   type InspectOptions,

@@ -12,7 +12,7 @@ import {
   type SplitLine,
   splitTask,
 } from "../canonical/index.js";
-import { ReplayPipelineError, StreamLimitError } from "../errors.js";
+import { NotTextError, ReplayPipelineError, StreamLimitError } from "../errors.js";
 import { mapLines, type ParallelOptions } from "../parallel/index.js";
 import { decompressed, type GzipLimits } from "./gzip.js";
 import type { LayerCOrigin } from "./layer-c-record.js";
@@ -102,10 +102,11 @@ export async function inspect(
   try {
     ({ format, session } = await readContent(bytes, findings, options));
   } catch (error) {
-    if (!(error instanceof StreamLimitError)) throw error;
+    // Both end reading; a file that is not text at all is one error, not one per line.
+    if (!(error instanceof StreamLimitError || error instanceof NotTextError)) throw error;
     findings.fatal({
       line: error.location.line ?? null,
-      column: null,
+      column: error.location.column ?? null,
       path: "$",
       code: error.code,
       message: error.detail,

@@ -84,6 +84,14 @@ export function layerCName(file: string): string {
   return dot > 0 ? `${plain.slice(0, dot)}.layer-c${plain.slice(dot)}` : `${plain}.layer-c`;
 }
 
+/**
+ * The key of the verdict's attestation (an in-toto Statement with the SLSA VSA predicate), beside
+ * its verdict document: `results/<ingest key>.intoto.json`.
+ */
+export function attestationKey(verdictDocumentKey: string): string {
+  return verdictDocumentKey.replace(/\.json$/, ".intoto.json");
+}
+
 /** The verdict document's key in the reports store: `results/<ingest key>.json`. */
 export function verdictKey(ingestKey: string): string {
   return `results/${ingestKey}.json`;

@@ -13,8 +13,16 @@ import { redactChecked } from "../redact/checked.js";
 import type { LayerCSummary } from "../redact/index.js";
 import { scrubReport } from "../redact/report.js";
 import { Scrubber } from "../redact/scrub.js";
+import { verdictAttestation } from "./attestation.js";
 import type { ProcessOptions, ProcessResult, VerdictDocument } from "./job-types.js";
-import { isReceiptName, layerCKey, type ObjectKey, parseObjectKey, verdictKey } from "./keys.js";
+import {
+  attestationKey,
+  isReceiptName,
+  layerCKey,
+  type ObjectKey,
+  parseObjectKey,
+  verdictKey,
+} from "./keys.js";
 import type { FileRecord, ObjectRef, ObjectSource, Ports, PutOutcome, ReceiptCheckRecord } from "./ports.js";
 import { type PendingCheck, readOptionsOf, readWhole } from "./receipt-read.js";
 import { isVersionOf, putOutcome } from "./versions.js";
@@ -120,6 +128,11 @@ class Job {
   /** Writes the document, then the record (the commit point: a retry after a failure redoes both). */
   private async finish(record: FileRecord, document: VerdictDocument): Promise<ProcessResult> {
     await this.ports.publisher.putDocument(record.verdict_key, `${JSON.stringify(document)}\n`);
+    if (record.kind === "replay" && record.replay_hash !== null)
+      await this.ports.publisher.putDocument(
+        attestationKey(record.verdict_key),
+        `${JSON.stringify(verdictAttestation(record, document, this.options))}\n`,
+      );
     const outcome = await this.ports.index.putFile(record);
     return { outcome, record, document, checks: this.checks, verifications: this.verifications };
   }

@@ -47,14 +47,14 @@ function runJob(command: string, replay: string, env: Record<string, string>) {
   mkdirSync(join(job, "replays"));
   copyFileSync(EX(replay), join(job, "replays", "REPLAY.jsonl"));
   copyFileSync(EX("fix-auth.RECEIPT.json"), join(job, "replays", "RECEIPT.json"));
-  return new Promise<{ code: number | null; stdout: string }>((resolve) => {
+  return new Promise<{ code: number | null; stdout: string; job: string }>((resolve) => {
     // Through a shell, as the CI runner does: it expands replays/*.jsonl and $CI_PIPELINE_ID.
     const child = spawn("/bin/sh", ["-c", command], { cwd: job, env: { ...process.env, ...env } });
     let stdout = "";
     child.stdout.on("data", (d) => {
       stdout += String(d);
     });
-    child.on("close", (code) => resolve({ code, stdout }));
+    child.on("close", (code) => resolve({ code, stdout, job }));
   });
 }
 
@@ -84,19 +84,39 @@ describe.each(SNIPPETS)("examples/ci/$file", ({ file, runId }) => {
     }
   });
 
+  /** What the job reported: GitHub's annotations and status lines, or the JUnit file it wrote. */
+  function report(out: { stdout: string; job: string }): string {
+    return file === "gitlab-ci.yml" ? readFileSync(join(out.job, "replays.junit.xml"), "utf8") : out.stdout;
+  }
+
   it("passes the job (exit 0) for a replay that matches its receipt", async () => {
     const id = `${file.length}01`;
     const out = await runJob(command(id), "fix-auth.REPLAY.jsonl", { CI_PIPELINE_ID: id });
-    expect(out.stdout).toMatch(/my-team\/\S+-\d+01\/REPLAY\.jsonl: PASSED/);
-    expect(out.stdout).toContain("worst verdict: passed");
     expect(out.code).toBe(0);
+    const text = report(out);
+    if (file === "gitlab-ci.yml") {
+      expect(text).toContain('<testsuite name="push replays/REPLAY.jsonl"');
+      expect(text).not.toContain("<failure");
+    } else {
+      expect(text).toContain("replays/REPLAY.jsonl: PASSED");
+      expect(text).not.toContain("::error");
+    }
+    // The pipeline's attestation of the replay, saved as the artifact.
+    const statement = JSON.parse(
+      readFileSync(join(out.job, "attestations", "REPLAY.jsonl.intoto.json"), "utf8"),
+    );
+    expect(statement.predicate.verificationResult).toBe("PASSED");
   });
 
   it("fails the job (exit 1) for a tampered replay", async () => {
     const id = `${file.length}02`;
     const out = await runJob(command(id), "tampered.REPLAY.jsonl", { CI_PIPELINE_ID: id });
-    expect(out.stdout).toMatch(/REPLAY\.jsonl: FAILED/);
-    expect(out.stdout).toContain("worst verdict: failed");
     expect(out.code).toBe(1);
+    const text = report(out);
+    if (file === "gitlab-ci.yml") expect(text).toMatch(/<failure message="expected sha256:[0-9a-f]{64}/);
+    else {
+      expect(text).toContain("replays/REPLAY.jsonl: FAILED");
+      expect(text).toMatch(/^::error file=replays\/REPLAY\.jsonl,line=3,title=check\.params_hash::/m);
+    }
   });
 });

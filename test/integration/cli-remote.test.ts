@@ -2,13 +2,14 @@
  * push, sessions, show and pull through the binary against the local stack (`--local-dir`), and
  * tenant isolation: tenant A never sees tenant B's files, whatever the names.
  */
-import { spawn } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalStack } from "../../cli/local/stack.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
+import { schemaErrors } from "../support/output-schemas.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
 const EX = (name: string) => join(PROJECT_ROOT, "examples", name);
@@ -54,7 +55,7 @@ describe("push --wait", () => {
     );
     expect(out.stdout).toMatch(/alpha\/s1\/fix-auth\.REPLAY\.jsonl: PASSED/);
     expect(out.stdout).toMatch(/receipt check .* PASSED/);
-    expect(out.code).toBe(0);
+    expect(out.code, out.stderr).toBe(0);
   });
 
   it("exits 1 for a failed file, 3 for an unverifiable one", async () => {
@@ -137,5 +138,123 @@ describe("tenant isolation", () => {
     expect(own.code).toBe(0);
     expect(own.stdout.length).toBeGreaterThan(0);
     expect(own.stdout).not.toBe(readFileSync(EX("summarize.rpk"), "utf8"));
+  });
+});
+
+describe("push --wait output for CI", () => {
+  it("--json records, sessions and show validate against schemas/", async () => {
+    const pushed = await cli(
+      "push",
+      EX("fix-auth.REPLAY.jsonl"),
+      EX("fix-auth.RECEIPT.json"),
+      "--tenant",
+      "ci",
+      "--session",
+      "j1",
+      "--wait",
+      "--json",
+    );
+    expect(pushed.code).toBe(0);
+    const records = pushed.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(records).toHaveLength(2);
+    for (const r of records) expect(schemaErrors("push", r)).toEqual([]);
+    const show = await cli("show", "ci/j1", "--json");
+    expect(schemaErrors("show", JSON.parse(show.stdout))).toEqual([]);
+    const sessions = await cli("sessions", "--tenant", "ci", "--json");
+    for (const l of sessions.stdout.trim().split("\n"))
+      expect(schemaErrors("sessions", JSON.parse(l))).toEqual([]);
+  });
+
+  it("--format github annotates the failed file and writes the job summary; --format junit reports it", async () => {
+    const summary = join(root, "summary.md");
+    writeFileSync(summary, "");
+    const gh = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        [
+          BIN,
+          "push",
+          EX("tampered.REPLAY.jsonl"),
+          "--tenant",
+          "ci",
+          "--session",
+          "j2",
+          "--wait",
+          "--format",
+          "github",
+          "--local-dir",
+          root,
+        ],
+        { cwd: PROJECT_ROOT, env: { ...process.env, GITHUB_STEP_SUMMARY: summary } },
+      );
+      let stdout = "";
+      child.stdout.on("data", (d) => {
+        stdout += String(d);
+      });
+      child.on("close", (code) => resolve({ code, stdout }));
+    });
+    expect(gh.code).toBe(1);
+    expect(gh.stdout).toMatch(
+      /^::error file=.*tampered\.REPLAY\.jsonl,line=3,title=check\.params_hash::FAILED params_hash/m,
+    );
+    expect(readFileSync(summary, "utf8")).toMatch(
+      /### replay-pipeline push ci\/j2\n[\s\S]*❌ failed \| 3 \| 1 \| 0 \| 0 \|/,
+    );
+    const junit = await cli(
+      "push",
+      EX("tampered.REPLAY.jsonl"),
+      "--tenant",
+      "ci",
+      "--session",
+      "j3",
+      "--wait",
+      "--format",
+      "junit",
+    );
+    expect(junit.code).toBe(1);
+    expect(junit.stdout).toContain(
+      '<testsuites name="replay-pipeline push ci/j3" tests="5" failures="1" errors="0" skipped="0">',
+    );
+  });
+
+  it("--attest DIR saves the pipeline's attestation of each replay's verdict", async () => {
+    const dir = join(root, "attestations");
+    const out = await cli(
+      "push",
+      EX("fix-auth.REPLAY.jsonl"),
+      "--tenant",
+      "ci",
+      "--session",
+      "j4",
+      "--wait",
+      "--attest",
+      dir,
+    );
+    expect(out.code, out.stderr).toBe(0);
+    const statement = JSON.parse(readFileSync(join(dir, "fix-auth.REPLAY.jsonl.intoto.json"), "utf8"));
+    expect(statement).toMatchObject({
+      predicateType: "https://slsa.dev/verification_summary/v1",
+      subject: [{ name: "ci/j4/fix-auth.REPLAY.jsonl" }],
+      predicate: {
+        verificationResult: "PASSED",
+        resourceUri: "urn:replay-pipeline:object:ci/j4/fix-auth.REPLAY.jsonl",
+      },
+    });
+    // (cli() adds --local-dir, which verify-attestation, a local command, does not take.)
+    const checked = spawnSync(
+      process.execPath,
+      [
+        BIN,
+        "verify-attestation",
+        join(dir, "fix-auth.REPLAY.jsonl.intoto.json"),
+        "--replay",
+        EX("fix-auth.REPLAY.jsonl"),
+      ],
+      { cwd: PROJECT_ROOT },
+    );
+    expect(checked.status, String(checked.stderr)).toBe(0);
   });
 });

@@ -169,7 +169,7 @@ describe("npm start: a stack that cannot start", () => {
     expect(out.code).toBe(2);
     expect(out.stdout).toBe("");
     expect(out.stderr).toContain(
-      `replay-pipeline: the ${what} server cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE); choose another port with ${option} (0 picks a free one) [cli.local_stack]`,
+      `replay-pipeline: error cli.local_stack: the ${what} server cannot listen on 127.0.0.1:${port}: the port is in use (EADDRINUSE); choose another port with ${option} (0 picks a free one)\n`,
     );
     expect(out.stderr).not.toMatch(/^\s+at /m);
   });
@@ -181,7 +181,7 @@ describe("npm start: a stack that cannot start", () => {
     );
     expect(out.code).toBe(2);
     expect(out.stderr).toContain("s3rver needs Node's legacy OpenSSL provider");
-    expect(out.stderr).toContain("[cli.local_stack]");
+    expect(out.stderr).toContain("replay-pipeline: error cli.local_stack: ");
   });
 });
 

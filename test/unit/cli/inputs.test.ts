@@ -82,7 +82,7 @@ describe("many inputs: files and folders, one report each, the worst exit code, 
     const result = run(["inspect", join(dirA, "fix-auth.REPLAY.jsonl"), missing]);
     expect(result.code).toBe(2);
     expect(result.stdout).toContain("fix-auth.REPLAY.jsonl: PASSED");
-    expect(result.stderr).toContain(`${missing}: no such file [io.not_found]`);
+    expect(result.stderr).toContain(`${missing}:0:0: error io.not_found: no such file\n`);
     expect(result.stdout.endsWith("2 file(s): 1 passed, 1 error\n")).toBe(true);
   });
 
@@ -91,7 +91,7 @@ describe("many inputs: files and folders, one report each, the worst exit code, 
     writeFileSync(join(empty, "notes.txt"), "not a replay");
     const result = run(["inspect", empty]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/inspect: no \.jsonl, \.json, \.rpk or \.bundle file .*\[io\.no_files\]/);
+    expect(result.stderr).toMatch(/error io\.no_files: inspect: no \.jsonl, \.json, \.rpk or \.bundle file /);
   });
 
   it("a named file prints as given and is always reported (no skip, no pairing for one file)", () => {

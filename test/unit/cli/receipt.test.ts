@@ -78,7 +78,7 @@ describe("replay-pipeline receipt", () => {
     const target = join(tmpdir(), "no-such-folder-for-receipts", "RECEIPT.json");
     await expect(receiptCommand([replay, "-o", target])).rejects.toMatchObject({
       code: "io.write",
-      message: `${target}: no such folder`,
+      message: `${target}: cannot write the output: no such folder`,
     });
   });
 });

@@ -69,7 +69,7 @@ const CASES: [string, Expectation][] = [
   ["deep-nesting.REPLAY.jsonl", { verdict: "invalid", code: "json.too_deep", line: 3, column: 553 }],
   ["empty.REPLAY.jsonl", { verdict: "invalid", code: "input.empty", line: null }],
   ["only-blank-lines.jsonl", { verdict: "invalid", code: "input.empty", line: null }],
-  ["binary-garbage.bin", { verdict: "invalid", code: "json.invalid_utf8", line: 1 }],
+  ["binary-garbage.bin", { verdict: "invalid", code: "input.binary", line: 1, column: 1 }],
   ["not-json.txt", { verdict: "invalid", code: "json.syntax", line: 1, column: 1 }],
   ["top-level-array.json", { verdict: "invalid", code: "format.unknown", line: 1 }],
   ["unknown-object.jsonl", { verdict: "invalid", code: "format.unknown", line: 1 }],
