@@ -118,7 +118,8 @@ export async function inspectCommand(argv: string[]): Promise<number> {
         "inspect",
         { ...values, attest: attestTarget(values.attest, input.path, inputs) },
         shown,
-        shown.verdict,
+        // A paired receipt's check combines the replay's own verdict with the receipt's rows.
+        check?.verdict ?? shown.verdict,
         key === undefined ? {} : { hmacKey: key },
       );
       const receipt = check === undefined ? {} : { receipt_check: receiptCheck(input.receipt, check) };

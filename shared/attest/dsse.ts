@@ -49,6 +49,25 @@ function isPem(bytes: Uint8Array): boolean {
   return Buffer.from(bytes.subarray(0, 64)).toString("latin1").trimStart().startsWith("-----BEGIN");
 }
 
+/** What kind of asymmetric key `bytes` hold outside PEM (DER or OpenSSH), or null. */
+function publicKeyForm(bytes: Uint8Array): string | null {
+  const text = Buffer.from(bytes.subarray(0, 16)).toString("latin1");
+  if (/^(ssh-|ecdsa-sha2-|sk-ssh-|sk-ecdsa-)/.test(text)) return "an OpenSSH public key";
+  const der = Buffer.from(bytes);
+  for (const [type, read] of [
+    ["spki", () => createPublicKey({ key: der, format: "der", type: "spki" })],
+    ["pkcs8", () => createPrivateKey({ key: der, format: "der", type: "pkcs8" })],
+  ] as const) {
+    try {
+      read();
+      return `a DER key (${type})`;
+    } catch {
+      // Not that form: try the next.
+    }
+  }
+  return null;
+}
+
 function ed25519KeyId(publicKey: KeyObject): string {
   return createHash("sha256")
     .update(publicKey.export({ type: "spki", format: "der" }))
@@ -64,6 +83,14 @@ export function attestationKey(bytes: Uint8Array, use: "sign" | "verify"): Attes
   if (!isPem(bytes)) {
     if (bytes.length === 0)
       throw new AttestationError("attest.key", "the HMAC key is empty; expected secret bytes");
+    // A public key taken as an HMAC secret would let anyone who holds it sign: refuse the forms
+    // public keys travel in (DER, OpenSSH) rather than read them as secrets.
+    const form = publicKeyForm(bytes);
+    if (form !== null)
+      throw new AttestationError(
+        "attest.key",
+        `the key is ${form}, not an HMAC secret; expected an Ed25519 key in PEM (or secret bytes for HMAC-SHA256)`,
+      );
     return { kind: "hmac-sha256", secret: bytes, keyid: `hmac-sha256:${keyIdOf(bytes)}` };
   }
   let key: KeyObject;

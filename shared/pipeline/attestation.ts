@@ -3,26 +3,35 @@
  * predicate (unsigned), stored beside the verdict document as `results/<key>.intoto.json`.
  */
 import { buildAttestation, keyIdOf, type VsaStatement } from "../attest/index.js";
-import type { ProcessOptions, VerdictDocument } from "./job-types.js";
+import type { Verdict } from "../formats/types.js";
+import type { ProcessOptions } from "./job-types.js";
 import type { FileRecord } from "./ports.js";
 
-/** The Statement of a replay's record (`record.replay_hash` set) and its verdict document. */
+/** Verdicts from best to worst: a receipt check can only lower what a replay's own checks gave. */
+const RANK: Record<Verdict, number> = { passed: 0, unverifiable: 1, failed: 2, invalid: 3 };
+
+/**
+ * The Statement of a replay's record (`record.replay_hash` set) with the receipt checks made of it
+ * (`receiptVerdicts`): PASSED only when the replay passed and every receipt check passed too.
+ */
 export function verdictAttestation(
   record: FileRecord,
-  document: VerdictDocument,
+  receiptVerdicts: readonly Verdict[],
+  timeVerified: string,
   options: Pick<ProcessOptions, "toolVersion" | "preset" | "hmacKey">,
 ): VsaStatement {
+  const verdict = receiptVerdicts.reduce((worst, v) => (RANK[v] > RANK[worst] ? v : worst), record.verdict);
   return buildAttestation({
     name: record.ref.key,
     resourceUri: `urn:replay-pipeline:object:${record.ref.key.split("/").map(encodeURIComponent).join("/")}`,
     replayHash: record.replay_hash as string,
-    verdict: record.verdict,
+    verdict,
     command: "pipeline",
     format: record.format,
     checksTotal: record.checks_total,
     errorsTotal: record.errors_total,
     toolVersion: options.toolVersion,
-    timeVerified: document.processed_at,
+    timeVerified,
     policy: {
       preset: options.preset ?? "private_repo",
       keyId: options.hmacKey === undefined ? null : keyIdOf(options.hmacKey),

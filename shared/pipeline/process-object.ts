@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { ReplayPipelineError } from "../errors.js";
 import { type InspectOptions, type InspectReport, type InspectResult, inspect } from "../formats/inspect.js";
-import { type CheckStatus, Findings } from "../formats/types.js";
+import { type CheckStatus, Findings, type Verdict } from "../formats/types.js";
 import { beginVerify, combinedVerdict, readReceipt, type VerifyReport } from "../receipt/index.js";
 import { redactChecked } from "../redact/checked.js";
 import type { LayerCSummary } from "../redact/index.js";
@@ -88,7 +88,10 @@ function refOf(source: ObjectRef): ObjectRef {
 class Job {
   private readonly started = Date.now();
   private readonly scrubber = new Scrubber({ preset: "private_repo" });
+  /** Checks this run recorded (a redelivery finds them recorded and counts nothing twice). */
   private readonly checks: ReceiptCheckRecord[] = [];
+  /** Every check this run made, recorded now or by an earlier run: what it decides and documents. */
+  private readonly decided: ReceiptCheckRecord[] = [];
   private readonly verifications: VerifyReport[] = [];
   private readonly ref: ObjectRef;
 
@@ -131,7 +134,14 @@ class Job {
     if (record.kind === "replay" && record.replay_hash !== null)
       await this.ports.publisher.putDocument(
         attestationKey(record.verdict_key),
-        `${JSON.stringify(verdictAttestation(record, document, this.options))}\n`,
+        `${JSON.stringify(
+          verdictAttestation(
+            record,
+            document.receipt_checks.map((c) => c.verdict),
+            document.processed_at,
+            this.options,
+          ),
+        )}\n`,
       );
     const outcome = await this.ports.index.putFile(record);
     return { outcome, record, document, checks: this.checks, verifications: this.verifications };
@@ -228,36 +238,44 @@ class Job {
     const copy = redaction.chunks[Symbol.asyncIterator]();
     const first = copy.next();
     first.catch(() => undefined);
-    const inspected = await redaction.inspected;
-    const report = inspected.report;
-    await this.checkGiven(key, inspected, pendingBefore);
-
+    let inspected: InspectResult;
     let published: string | null = null;
     let notPublished: string | null = null;
     let summary: LayerCSummary | null = null;
-    if ((report.verdict === "failed" || report.verdict === "invalid") && options.publishUnverified !== true) {
-      notPublished = `the file is ${report.verdict}: only a file that is not failed or invalid is published`;
-    } else if (this.checks.some((c) => c.verdict === "failed" || c.verdict === "invalid")) {
-      notPublished = "a receipt check failed: the copy is not published";
-    }
-    if (notPublished === null) {
-      let ended: IteratorResult<Uint8Array>;
-      try {
-        ended = await first;
-      } catch (error) {
-        // The transform could not copy what inspect accepted: a verdict on the copy, not a crash.
-        if (!(error instanceof ReplayPipelineError)) throw error;
-        notPublished = `no Layer C copy could be made: ${this.scrub(error.detail)} [${error.code}]`;
-        ended = { done: true, value: undefined };
+    try {
+      inspected = await redaction.inspected;
+      const report = inspected.report;
+      await this.checkGiven(key, inspected, pendingBefore);
+
+      if (
+        (report.verdict === "failed" || report.verdict === "invalid") &&
+        options.publishUnverified !== true
+      ) {
+        notPublished = `the file is ${report.verdict}: only a file that is not failed or invalid is published`;
+      } else if (this.decided.some((c) => c.verdict === "failed" || c.verdict === "invalid")) {
+        notPublished = "a receipt check failed: the copy is not published";
       }
       if (notPublished === null) {
-        const target = layerCKey(key);
-        await ports.publisher.publishCopy(target, prepend(ended, copy));
-        published = target;
-        summary = redaction.summary();
+        let ended: IteratorResult<Uint8Array>;
+        try {
+          ended = await first;
+        } catch (error) {
+          // The transform could not copy what inspect accepted: a verdict on the copy, not a crash.
+          if (!(error instanceof ReplayPipelineError)) throw error;
+          notPublished = `no Layer C copy could be made: ${this.scrub(error.detail)} [${error.code}]`;
+          ended = { done: true, value: undefined };
+        }
+        if (notPublished === null) {
+          const target = layerCKey(key);
+          await ports.publisher.publishCopy(target, prepend(ended, copy));
+          published = target;
+          summary = redaction.summary();
+        }
       }
-    } else {
-      await copy.return?.(undefined);
+    } finally {
+      // Ends the copy whatever happened (not wanted, a failed upload, a failed check), so its spool
+      // is removed at once rather than left in a Lambda's /tmp; a no-op once it was read to the end.
+      await copy.return?.(undefined).catch(() => undefined);
     }
 
     return this.replayDone(key, inspected, receiptsBefore, { published, notPublished, summary });
@@ -418,7 +436,7 @@ class Job {
     const result = await this.finish(record, document);
     if (result.outcome !== "written" || verdict === "invalid") return result;
     await this.checkSession(key);
-    if (this.checks.length > 0)
+    if (this.decided.length > 0)
       await this.ports.publisher.putDocument(
         record.verdict_key,
         `${JSON.stringify({ ...document, receipt_checks: this.documentChecks() })}\n`,
@@ -488,8 +506,25 @@ class Job {
       withdrawn,
       processed_at: this.now(),
     };
+    this.decided.push(record);
+    if (report.verdict !== "passed") await this.reattest(key, replay, report.verdict);
     if ((await this.ports.index.putCheck(record)) === "written" || withdrawn !== null)
       this.checks.push(record);
+  }
+
+  /**
+   * Rewrites the attestation of `replay`, already recorded, that a receipt check did not pass: it
+   * said what the replay's own checks gave, and no longer holds. (Before its record exists, the
+   * replay's own job writes the attestation with this check in it.)
+   */
+  private async reattest(key: ObjectKey, replay: ObjectRef, verdict: Verdict): Promise<void> {
+    const recorded = await this.ports.index.getFile(key.tenant, key.session, replay.key);
+    if (recorded === null || !isVersionOf(recorded.ref, replay) || recorded.replay_hash === null) return;
+    const statement = verdictAttestation(recorded, [verdict], this.now(), this.options);
+    await this.ports.publisher.putDocument(
+      attestationKey(recorded.verdict_key),
+      `${JSON.stringify(statement)}\n`,
+    );
   }
 
   /** Whether the index still records `replay`'s version (consistent read): not a newer upload's. */
@@ -499,7 +534,7 @@ class Job {
   }
 
   private documentChecks(): VerdictDocument["receipt_checks"] {
-    return this.checks.map((c) => ({
+    return this.decided.map((c) => ({
       replay: c.replay,
       receipt: c.receipt,
       verdict: c.verdict,
@@ -524,7 +559,12 @@ async function* prepend(
   first: IteratorResult<Uint8Array>,
   rest: AsyncIterator<Uint8Array>,
 ): AsyncGenerator<Uint8Array> {
-  if (first.done === true) return;
-  yield first.value;
-  for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value;
+  try {
+    if (first.done === true) return;
+    yield first.value;
+    for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value;
+  } finally {
+    // A reader that stops early (a failed upload) ends the stream below too, freeing its spool.
+    await rest.return?.(undefined);
+  }
 }

@@ -205,3 +205,24 @@ describe("the pipeline stores the attestation beside each replay's verdict docum
     expect([...ports.publisher.documents.keys()].filter((k) => k.endsWith(".intoto.json"))).toEqual([]);
   });
 });
+
+describe("attestationKey: a public key is never an HMAC secret", () => {
+  const { publicKey, privateKey } = generateKeyPairSync("ed25519");
+  it.each([
+    ["a DER public key", publicKey.export({ type: "spki", format: "der" })],
+    ["a DER private key", privateKey.export({ type: "pkcs8", format: "der" })],
+    [
+      "an OpenSSH public key",
+      Buffer.from(
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl me@host\n",
+      ),
+    ],
+  ])("refuses %s, which anyone holding it could sign with", (_name, bytes) => {
+    for (const use of ["sign", "verify"] as const)
+      expect(() => attestationKey(bytes, use)).toThrow(/not an HMAC secret/);
+  });
+
+  it("still takes secret bytes as an HMAC key", () => {
+    expect(attestationKey(Buffer.from("a shared secret of the CI"), "verify").kind).toBe("hmac-sha256");
+  });
+});

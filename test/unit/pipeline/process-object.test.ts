@@ -4,9 +4,10 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { inspect } from "../../../shared/formats/inspect.js";
 import { memoryPorts } from "../../../shared/pipeline/memory-ports.js";
-import type { ObjectSource } from "../../../shared/pipeline/ports.js";
+import type { ObjectSource, Spool } from "../../../shared/pipeline/ports.js";
 import { type ProcessOptions, processObject } from "../../../shared/pipeline/process-object.js";
 import { generateReceipt, serializeReceipt } from "../../../shared/receipt/index.js";
+import { memorySpool } from "../../../shared/spool/index.js";
 import { exampleReplays, PROJECT_ROOT } from "../../support/corpus.js";
 
 const OPTIONS: ProcessOptions = { toolVersion: "9.9.9-test", parallel: { workers: 0 } };
@@ -319,6 +320,83 @@ describe("processObject: a retry after the record resumes the receipt checks", (
     const retry = await processObject(replay, ports, OPTIONS);
     expect(retry.outcome).toBe("duplicate");
     expect(retry.checks.map((c) => c.verdict)).toEqual(["failed"]);
+  });
+});
+
+describe("processObject: review mends (a retry, the attestation, the spool)", () => {
+  const throttled = Object.assign(new Error("ThrottlingException"), { name: "ThrottlingException" });
+  /** The stored attestation's result for `key`'s replay. */
+  const attested = (ports: ReturnType<typeof memoryPorts>, key: string): string => {
+    const text = ports.publisher.documents.get(`results/${key}.intoto.json`);
+    if (text === undefined) throw new Error(`no attestation of ${key}`);
+    return (JSON.parse(text) as { predicate: { verificationResult: string } }).predicate.verificationResult;
+  };
+
+  it("a retry after the failed check was recorded still does not publish the replay", async () => {
+    const ports = memoryPorts();
+    await processObject(ports.objects.put("t/s/RECEIPT.json", await receiptFor(FIX_AUTH)), ports, OPTIONS);
+    const replay = ports.objects.put(
+      "t/s/REPLAY.jsonl",
+      FIX_AUTH.replace('"tool":"file_read"', '"tool":"file_write"'),
+    );
+    const putFile = ports.index.putFile.bind(ports.index);
+    ports.index.putFile = async () => {
+      throw throttled;
+    };
+    await expect(processObject(replay, ports, OPTIONS)).rejects.toBe(throttled);
+    expect(ports.index.checks.size).toBe(1);
+    ports.index.putFile = putFile;
+    const retry = await processObject(replay, ports, OPTIONS);
+    expect(retry.record.layer_c_key).toBeNull();
+    expect(retry.document.not_published).toMatch(/receipt check failed/);
+    expect(retry.document.receipt_checks.map((c) => c.verdict)).toEqual(["failed"]);
+    expect(ports.publisher.copies.size).toBe(0);
+  });
+
+  it("the attestation of a replay that passed on its own but failed its receipt says FAILED, either order", async () => {
+    const other = FIX_AUTH.replace('"tool":"file_read"', '"tool":"file_write"');
+    for (const receiptFirst of [true, false]) {
+      const ports = memoryPorts();
+      const receipt = ports.objects.put("t/s/RECEIPT.json", await receiptFor(FIX_AUTH));
+      const replay = ports.objects.put("t/s/REPLAY.jsonl", other);
+      if (receiptFirst) await processObject(receipt, ports, OPTIONS);
+      const own = await processObject(replay, ports, OPTIONS);
+      expect(own.record.verdict).toBe("passed");
+      if (!receiptFirst) {
+        expect(attested(ports, "t/s/REPLAY.jsonl")).toBe("PASSED");
+        await processObject(receipt, ports, OPTIONS);
+      }
+      expect([...ports.index.checks.values()].map((c) => c.verdict)).toEqual(["failed"]);
+      expect(attested(ports, "t/s/REPLAY.jsonl")).toBe("FAILED");
+    }
+  });
+
+  it("a failed upload of the copy frees its spool file", async () => {
+    const ports = memoryPorts();
+    const inner = memorySpool();
+    let created = 0;
+    let disposed = 0;
+    const counting: Spool = {
+      async create() {
+        created += 1;
+        const file = await inner.create();
+        return {
+          write: (chunk, position) => file.write(chunk, position),
+          read: (from, to) => file.read(from, to),
+          dispose: async () => {
+            disposed += 1;
+            await file.dispose();
+          },
+        };
+      },
+    };
+    ports.publisher.publishCopy = async (_key, body) => {
+      for await (const _ of body) throw throttled;
+    };
+    const source = ports.objects.put("t/s/REPLAY.jsonl", FIX_AUTH);
+    await expect(processObject(source, { ...ports, spool: counting }, OPTIONS)).rejects.toBe(throttled);
+    expect(created).toBe(1);
+    expect(disposed).toBe(1);
   });
 });
 
