@@ -18,7 +18,7 @@
  *   npm run bench:e2e                              every row; writes the section
  *   npm run bench:e2e -- --only latency --no-write one row, printed only
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { availableParallelism, cpus, tmpdir } from "node:os";
@@ -28,6 +28,7 @@ import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { processObject } from "#shared/pipeline/process-object.js";
 import { folderPorts } from "../cli/adapters/files.js";
 import { LocalStack } from "../cli/local/stack.js";
+import { lastLineOf } from "./child.js";
 import { ensureReplayFile } from "./generate.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -234,19 +235,7 @@ function runChild(m: Measurement): Promise<ChildResult> {
     m.name,
   ];
   const full = m.oneCpu === true && taskset() ? ["/usr/bin/taskset", "-c", "0", ...argv, "--pinned"] : argv;
-  return new Promise((resolve, reject) => {
-    const child = spawn(full[0] as string, full.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
-    let out = "";
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (d: string) => {
-      out += d;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`--one ${m.name} exited with ${code}`));
-      resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "") as ChildResult);
-    });
-  });
+  return lastLineOf(full, `--one ${m.name}`).then((last) => JSON.parse(last) as ChildResult);
 }
 
 /** A Markdown table padded as Biome formats it (so `biome ci` accepts results.md as written). */

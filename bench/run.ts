@@ -25,6 +25,7 @@ import { processObject } from "#shared/pipeline/process-object.js";
 import { redactChecked, redactFile } from "#shared/redact/index.js";
 import { folderPorts } from "../cli/adapters/files.js";
 import { parallelOptions } from "../cli/worker-script.js";
+import { lastLineOf } from "./child.js";
 import { type DatasetMeta, type DatasetShape, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
 
 // ---- measurements ----------------------------------------------------------------------------
@@ -426,20 +427,7 @@ async function runChild(argv: string[]): Promise<Measured> {
   const timeFile = timeDir === undefined ? undefined : join(timeDir, "time.txt");
   const full = timeFile === undefined ? argv : [TIME, "-v", "-o", timeFile, ...argv];
   try {
-    const stdout = await new Promise<string>((resolve, reject) => {
-      const child = spawn(full[0] as string, full.slice(1), { stdio: ["ignore", "pipe", "inherit"] });
-      let out = "";
-      child.stdout.setEncoding("utf8");
-      child.stdout.on("data", (d: string) => {
-        out += d;
-      });
-      child.on("error", reject);
-      child.on("close", (code, signal) => {
-        if (code === 0) resolve(out);
-        else reject(new Error(`${argv.join(" ")} exited with ${signal ?? code}`));
-      });
-    });
-    const last = stdout.trim().split("\n").pop() ?? "";
+    const last = await lastLineOf(full, argv.join(" "));
     const result = JSON.parse(last) as RunResult;
     if (typeof result.bytes !== "number" || typeof result.seconds !== "number") {
       throw new Error(`${argv.join(" ")} printed no RunResult: ${last}`);

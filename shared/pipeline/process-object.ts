@@ -5,6 +5,7 @@
  * index record; for a receipt, its own check and a check of every replay of its session.
  */
 import { createHash } from "node:crypto";
+import type { JsonValue } from "../canonical/index.js";
 import { ReplayPipelineError } from "../errors.js";
 import { type InspectOptions, type InspectReport, type InspectResult, inspect } from "../formats/inspect.js";
 import { type CheckStatus, Findings, type Verdict } from "../formats/types.js";
@@ -386,11 +387,14 @@ class Job {
     return { ...skipped, checks: this.checks };
   }
 
-  /** Checks every replay of the session against this receipt. */
-  private async checkSession(key: ObjectKey): Promise<void> {
+  /**
+   * Checks every replay of the session against this receipt; `receipt` is its JSON when the caller
+   * has read it already (each check still begins afresh from it), else it is read for each.
+   */
+  private async checkSession(key: ObjectKey, receipt?: JsonValue): Promise<void> {
     for (const replay of await this.ports.index.listFiles(key.tenant, key.session)) {
       if (replay.kind !== "replay" || replay.verdict === "invalid") continue;
-      const pending = await this.beginCheck(this.ref);
+      const pending = await this.beginCheck(this.ref, receipt);
       const inspected = await this.reread(replay.ref, [pending]);
       await this.check(key, inspected, pending, replay.ref, replay.layer_c_key);
     }
@@ -435,7 +439,7 @@ class Job {
     });
     const result = await this.finish(record, document);
     if (result.outcome !== "written" || verdict === "invalid") return result;
-    await this.checkSession(key);
+    await this.checkSession(key, value ?? undefined);
     if (this.decided.length > 0)
       await this.ports.publisher.putDocument(
         record.verdict_key,
@@ -460,9 +464,9 @@ class Job {
   }
 
   /** Reads `receipt` and begins its check of a replay about to be read. */
-  private async beginCheck(receipt: ObjectRef): Promise<PendingCheck> {
+  private async beginCheck(receipt: ObjectRef, read?: JsonValue): Promise<PendingCheck> {
     const findings = new Findings();
-    const value = await readWhole(this.ports.objects.open(receipt), findings, receipt.key);
+    const value = read ?? (await readWhole(this.ports.objects.open(receipt), findings, receipt.key));
     return { receipt, findings, check: beginVerify(value, findings, { receiptUnreadable: value === null }) };
   }
 

@@ -371,6 +371,28 @@ describe("processObject: review mends (a retry, the attestation, the spool)", ()
     }
   });
 
+  it("a receipt checking a session of three replays is read once", async () => {
+    const ports = memoryPorts();
+    for (const s of ["a", "b", "c"])
+      await processObject(ports.objects.put(`t/s/${s}.REPLAY.jsonl`, FIX_AUTH), ports, OPTIONS);
+    const open = ports.objects.open.bind(ports.objects);
+    let receiptReads = 0;
+    ports.objects.open = (ref) => {
+      if (ref.key === "t/s/RECEIPT.json") receiptReads += 1;
+      return (async function* () {
+        yield* open(ref);
+      })();
+    };
+    const receipt = ports.objects.put("t/s/RECEIPT.json", await receiptFor(FIX_AUTH));
+    const result = await processObject(
+      { ...receipt, open: () => ports.objects.open(receipt) },
+      ports,
+      OPTIONS,
+    );
+    expect(result.checks.map((c) => c.verdict)).toEqual(["passed", "passed", "passed"]);
+    expect(receiptReads).toBe(1);
+  });
+
   it("a failed upload of the copy frees its spool file", async () => {
     const ports = memoryPorts();
     const inner = memorySpool();
