@@ -18,6 +18,9 @@ import { hash, randomBytes } from "node:crypto";
 const CHUNK = 1 << 14;
 /** 32-bit words of a digest. */
 const WORDS = 4;
+/** Open ids kept as strings to spare their result a digest: at most this many, each this short. */
+const RECENT_IDS = 1024;
+const RECENT_ID_CHARS = 64;
 
 /** One chunk of entries: digests, the line of each id's latest call, and when it was opened. */
 interface Chunk {
@@ -39,19 +42,25 @@ export class CallIds {
   /** Ids whose latest call has no result yet. */
   openCount = 0;
   private opens = 0;
+  /**
+   * Entry numbers of a few open ids: a result usually follows its call closely, and finding it
+   * here spares the digest (about 0.95 µs, a quarter of the reader's work on such a line).
+   */
+  private readonly recent = new Map<string, number>();
 
   /**
    * A ToolCall with `id` at `line`: the line of the latest earlier call with the same id (a
    * duplicate), else 0. The id is open afterwards; one that was open keeps its place in open order.
    */
   call(id: string, line: number): number {
-    const entry = this.find(id, true);
+    const entry = this.recent.get(id) ?? this.find(id, true);
     const { chunk, at } = this.locate(entry);
     const earlier = chunk.lines[at] as number;
     chunk.lines[at] = line;
     if (chunk.opened[at] === 0) {
       chunk.opened[at] = ++this.opens;
       this.openCount++;
+      if (this.recent.size < RECENT_IDS && id.length <= RECENT_ID_CHARS) this.recent.set(id, entry);
     }
     return earlier;
   }
@@ -61,7 +70,9 @@ export class CallIds {
    * call already has its result; -1 when no call had the id.
    */
   result(id: string): number {
-    const entry = this.find(id, false);
+    const recent = this.recent.get(id);
+    if (recent !== undefined) this.recent.delete(id);
+    const entry = recent ?? this.find(id, false);
     if (entry < 0) return -1;
     const { chunk, at } = this.locate(entry);
     if (chunk.opened[at] === 0) return 0;

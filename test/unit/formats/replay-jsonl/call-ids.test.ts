@@ -80,6 +80,31 @@ describe("CallIds", () => {
     );
   });
 
+  it("answers as the maps do with more open ids than it keeps as strings, and ids too long to keep", () => {
+    // Past 1,024 open ids, or past 64 characters, an id is only found by its digest.
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), (seed) => {
+        const ids = new CallIds();
+        const model = new MapModel();
+        let state = seed;
+        const next = (n: number): number => {
+          state = (state * 48271) % 2147483647;
+          return state % n;
+        };
+        const idOf = (k: number): string => (k % 3 === 0 ? `${"L".repeat(70)}${k}` : `c${k}`);
+        for (let line = 1; line <= 4000; line++) {
+          const id = idOf(next(1500));
+          // Mostly calls first (well over 1,024 open at once), mostly results after.
+          if ((next(3) === 0) === line > 2000) expect(ids.call(id, line)).toBe(model.call(id, line));
+          else expect(ids.result(id)).toBe(model.result(id));
+        }
+        expect(ids.openCount).toBe(model.openCount);
+        expect(ids.firstOpenLine()).toBe(model.firstOpenLine());
+      }),
+      { numRuns: 20 },
+    );
+  });
+
   it("tells ids apart that differ only after a lone surrogate (UTF-8 would not)", () => {
     const ids = new CallIds();
     ids.call("x\ud800", 1);
