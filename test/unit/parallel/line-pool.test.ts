@@ -156,6 +156,32 @@ describe("mapLines", () => {
     expect(poolStats.pools).toBe(before);
   });
 
+  it("sends no more batches than a slow reader of its results takes, whatever its workers' speed", async () => {
+    // 100-byte lines, 10 to a batch; the split task keeps 2 batches on each worker.
+    const line = `{"k":"${"x".repeat(90)}"}`;
+    const bytes = Buffer.from(`${Array.from({ length: 2000 }, () => line).join("\n")}\n`);
+    const lines = readByteLines(chunks(bytes))[Symbol.asyncIterator]();
+    const before = poolStats.batches;
+    let read = 0;
+    let most = 0;
+    for await (const _ of mapLines(lines, () => true, splitTask, init, {
+      workers: 1,
+      threshold: 0,
+      batchBytes: 1000,
+      waitForWorkers: true,
+      workerScript: LINE_WORKER,
+    })) {
+      read++;
+      // Sent but not yet read (lines the calling thread ran count as read batches too, so this
+      // errs low; without the bound it reached 82): at most 2 in flight and 2 answered waiting.
+      most = Math.max(most, poolStats.batches - before - Math.floor(read / 10));
+      if (read % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    expect(read).toBe(2000);
+    expect(poolStats.batches - before).toBeGreaterThan(10);
+    expect(most).toBeLessThanOrEqual(5);
+  });
+
   it("fails with a typed error when a worker cannot start its task", async () => {
     const broken = { ...splitTask, name: "no-such-task" };
     const lines = readByteLines(chunks(text))[Symbol.asyncIterator]();
