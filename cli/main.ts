@@ -1,110 +1,133 @@
 import { ReplayPipelineError } from "#shared/errors.js";
 import { closest } from "./args.js";
-import { CANON_HELP, canonCommand } from "./commands/canon.js";
-import { EXPORT_HELP, exportCommand } from "./commands/export.js";
-import { HASH_HELP, hashCommand } from "./commands/hash.js";
-import { INSPECT_HELP, inspectCommand } from "./commands/inspect.js";
-import { PROCESS_HELP, processCommand } from "./commands/process.js";
-import { RECEIPT_HELP, receiptCommand } from "./commands/receipt.js";
-import { REDACT_HELP, redactCommand } from "./commands/redact.js";
-import {
-  PULL_HELP,
-  PUSH_HELP,
-  pullCommand,
-  pushCommand,
-  SESSIONS_HELP,
-  SHOW_HELP,
-  sessionsCommand,
-  showCommand,
-} from "./commands/remote.js";
-import { REPORT_HELP, reportCommand } from "./commands/report.js";
-import { SCAN_HELP, scanCommand } from "./commands/scan.js";
-import { START_HELP, startCommand } from "./commands/start.js";
-import { VERIFY_HELP, verifyCommand } from "./commands/verify.js";
-import { VERIFY_ATTESTATION_HELP, verifyAttestationCommand } from "./commands/verify-attestation.js";
 import { UsageError } from "./errors.js";
 import { toolVersion } from "./io.js";
 import { exitCodeOfError, renderError, requestedFormat } from "./output/index.js";
 
-const COMMANDS: Record<string, { run: (argv: string[]) => Promise<number>; help: string; summary: string }> =
-  {
-    canon: {
-      run: canonCommand,
-      help: CANON_HELP,
-      summary: "print a JSON file's canonical form (jcs, openagents, replaykit)",
+/** A command: what it runs and its `--help`. */
+interface Command {
+  run: (argv: string[]) => Promise<number>;
+  help: string;
+}
+
+/**
+ * The commands, each loaded only when it runs (or its help is asked for): the AWS SDK, the local
+ * servers and the report's charts cost a command that needs none of them 55 MB and half a second.
+ */
+const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string }> = {
+  canon: {
+    load: async () => {
+      const m = await import("./commands/canon.js");
+      return { run: m.canonCommand, help: m.CANON_HELP };
     },
-    export: {
-      run: exportCommand,
-      help: EXPORT_HELP,
-      summary: "convert a ReplayBundle to REPLAY.jsonl v1 and print its replay_hash",
+    summary: "print a JSON file's canonical form (jcs, openagents, replaykit)",
+  },
+  export: {
+    load: async () => {
+      const m = await import("./commands/export.js");
+      return { run: m.exportCommand, help: m.EXPORT_HELP };
     },
-    hash: {
-      run: hashCommand,
-      help: HASH_HELP,
-      summary: "print sha256 of a file's canonical form or raw bytes",
+    summary: "convert a ReplayBundle to REPLAY.jsonl v1 and print its replay_hash",
+  },
+  hash: {
+    load: async () => {
+      const m = await import("./commands/hash.js");
+      return { run: m.hashCommand, help: m.HASH_HELP };
     },
-    inspect: {
-      run: inspectCommand,
-      help: INSPECT_HELP,
-      summary: "validate a replay file, recompute its hashes, print a verdict",
+    summary: "print sha256 of a file's canonical form or raw bytes",
+  },
+  inspect: {
+    load: async () => {
+      const m = await import("./commands/inspect.js");
+      return { run: m.inspectCommand, help: m.INSPECT_HELP };
     },
-    process: {
-      run: processCommand,
-      help: PROCESS_HELP,
-      summary: "run the pipeline's whole per-file job on files, writing under an output folder",
+    summary: "validate a replay file, recompute its hashes, print a verdict",
+  },
+  process: {
+    load: async () => {
+      const m = await import("./commands/process.js");
+      return { run: m.processCommand, help: m.PROCESS_HELP };
     },
-    receipt: {
-      run: receiptCommand,
-      help: RECEIPT_HELP,
-      summary: "write an openagents.receipt.v1 RECEIPT.json for a replay",
+    summary: "run the pipeline's whole per-file job on files, writing under an output folder",
+  },
+  receipt: {
+    load: async () => {
+      const m = await import("./commands/receipt.js");
+      return { run: m.receiptCommand, help: m.RECEIPT_HELP };
     },
-    verify: {
-      run: verifyCommand,
-      help: VERIFY_HELP,
-      summary: "check a replay against its RECEIPT.json",
+    summary: "write an openagents.receipt.v1 RECEIPT.json for a replay",
+  },
+  verify: {
+    load: async () => {
+      const m = await import("./commands/verify.js");
+      return { run: m.verifyCommand, help: m.VERIFY_HELP };
     },
-    "verify-attestation": {
-      run: verifyAttestationCommand,
-      help: VERIFY_ATTESTATION_HELP,
-      summary: "check a verdict attestation (--attest, or the pipeline's): signature, subject, result",
+    summary: "check a replay against its RECEIPT.json",
+  },
+  "verify-attestation": {
+    load: async () => {
+      const m = await import("./commands/verify-attestation.js");
+      return { run: m.verifyAttestationCommand, help: m.VERIFY_ATTESTATION_HELP };
     },
-    redact: {
-      run: redactCommand,
-      help: REDACT_HELP,
-      summary: "write a Layer C copy (raw content removed, secrets scrubbed) safe to publish",
+    summary: "check a verdict attestation (--attest, or the pipeline's): signature, subject, result",
+  },
+  redact: {
+    load: async () => {
+      const m = await import("./commands/redact.js");
+      return { run: m.redactCommand, help: m.REDACT_HELP };
     },
-    report: {
-      run: reportCommand,
-      help: REPORT_HELP,
-      summary: "build the audit report of a period from the index (json, md or html)",
+    summary: "write a Layer C copy (raw content removed, secrets scrubbed) safe to publish",
+  },
+  report: {
+    load: async () => {
+      const m = await import("./commands/report.js");
+      return { run: m.reportCommand, help: m.REPORT_HELP };
     },
-    scan: {
-      run: scanCommand,
-      help: SCAN_HELP,
-      summary: "inspect and hash every replay file in folders and files (default: examples)",
+    summary: "build the audit report of a period from the index (json, md or html)",
+  },
+  scan: {
+    load: async () => {
+      const m = await import("./commands/scan.js");
+      return { run: m.scanCommand, help: m.SCAN_HELP };
     },
-    push: {
-      run: pushCommand,
-      help: PUSH_HELP,
-      summary: "upload files to the pipeline; --wait exits with their worst verdict (for CI)",
+    summary: "inspect and hash every replay file in folders and files (default: examples)",
+  },
+  push: {
+    load: async () => {
+      const m = await import("./commands/remote.js");
+      return { run: m.pushCommand, help: m.PUSH_HELP };
     },
-    sessions: {
-      run: sessionsCommand,
-      help: SESSIONS_HELP,
-      summary: "list a tenant's sessions and worst verdicts",
+    summary: "upload files to the pipeline; --wait exits with their worst verdict (for CI)",
+  },
+  sessions: {
+    load: async () => {
+      const m = await import("./commands/remote.js");
+      return { run: m.sessionsCommand, help: m.SESSIONS_HELP };
     },
-    show: {
-      run: showCommand,
-      help: SHOW_HELP,
-      summary: "a session's files, verdicts, receipt checks, Layer C keys",
+    summary: "list a tenant's sessions and worst verdicts",
+  },
+  show: {
+    load: async () => {
+      const m = await import("./commands/remote.js");
+      return { run: m.showCommand, help: m.SHOW_HELP };
     },
-    pull: { run: pullCommand, help: PULL_HELP, summary: "download a file's published Layer C copy" },
-    start: {
-      run: startCommand,
-      help: START_HELP,
-      summary: "run the pipeline locally (S3, DynamoDB, queue, ingest handler) on examples/ and uploads",
+    summary: "a session's files, verdicts, receipt checks, Layer C keys",
+  },
+  pull: {
+    load: async () => {
+      const m = await import("./commands/remote.js");
+      return { run: m.pullCommand, help: m.PULL_HELP };
     },
-  };
+    summary: "download a file's published Layer C copy",
+  },
+  start: {
+    load: async () => {
+      const m = await import("./commands/start.js");
+      return { run: m.startCommand, help: m.START_HELP };
+    },
+    summary: "run the pipeline locally (S3, DynamoDB, queue, ingest handler) on examples/ and uploads",
+  },
+};
 
 const MAIN_HELP = `Usage: replay-pipeline <command> [options]
 
@@ -133,7 +156,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (command === undefined || command === "--help" || command === "-h" || command === "help") {
       const topic = command === "help" ? rest[0] : undefined;
-      process.stdout.write(`${topic !== undefined && COMMANDS[topic] ? COMMANDS[topic].help : MAIN_HELP}\n`);
+      const help = topic === undefined ? undefined : COMMANDS[topic];
+      process.stdout.write(`${help === undefined ? MAIN_HELP : (await help.load()).help}\n`);
       return command === undefined ? 2 : 0;
     }
     if (command === "--version" || command === "-V" || command === "-v" || asksVersion(rest)) {
@@ -147,7 +171,7 @@ export async function main(argv: string[]): Promise<number> {
         `unknown command '${command}'${close === null ? "" : `; did you mean '${close}'?`} (expected one of ${Object.keys(COMMANDS).join(", ")})`,
       );
     }
-    return await entry.run(rest);
+    return await (await entry.load()).run(rest);
   } catch (error) {
     if (error instanceof ReplayPipelineError) {
       const shown = renderError(error, requestedFormat(rest));

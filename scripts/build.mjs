@@ -1,5 +1,5 @@
 // Bundles the CLI, the benchmark, the line worker and the CDK app into dist/ so `npx replay-pipeline` runs plain JavaScript.
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { build } from "esbuild";
 
 const entryPoints = {
@@ -18,8 +18,7 @@ for (const [name, path] of Object.entries(entryPoints)) {
   if (!existsSync(path)) throw new Error(`build: entry point ${name} (${path}) is missing`);
 }
 
-await build({
-  entryPoints,
+const common = {
   outdir: "dist",
   bundle: true,
   platform: "node",
@@ -28,4 +27,14 @@ await build({
   sourcemap: true,
   packages: "external",
   logLevel: "warning",
-});
+};
+const { cli, ...rest } = entryPoints;
+await build({ ...common, entryPoints: rest });
+// The CLI loads each command's code (and the packages it needs: the AWS SDK, the local servers,
+// the report's charts) only when that command runs: split into chunks beside dist/cli.js, so
+// `import.meta.url` (the worker script, the schemas) resolves as from dist/cli.js. Chunks of an
+// earlier build go first, or they would pile up.
+for (const file of existsSync("dist") ? readdirSync("dist") : []) {
+  if (file.startsWith("cli-chunk-")) rmSync(`dist/${file}`);
+}
+await build({ ...common, entryPoints: { cli }, splitting: true, chunkNames: "cli-chunk-[hash]" });

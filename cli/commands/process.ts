@@ -8,6 +8,7 @@ import { UsageError } from "../errors.js";
 import { expandInputs, worseExit } from "../inputs.js";
 import { HMAC_KEY_OPTIONS, readHmacKey, readKeyOption, toInputError, toolVersion, writeOut } from "../io.js";
 import { FORMAT_OPTIONS, formatOption, pushView, VerdictSink } from "../output/index.js";
+import { parallelOptions } from "../worker-script.js";
 import { exitCodeOf } from "./inspect.js";
 
 /** Help text of `process`. */
@@ -34,7 +35,8 @@ Options:
   --key-file F         Layer C scrubbing key from file F
   --hmac-key-env VAR   ReplayKit signature key (then a signature is required)
   --hmac-key-file F    ReplayKit signature key from file F
-  --workers N          worker threads for JSON Lines files over 8 MiB (0 = none)
+  --workers N          worker threads for JSON Lines files over 8 MiB (default: one per core,
+                       none on a single core; 0 = none)
   --json               one verdict document per line instead of the summary (tool_version,
                        schema_version first)
   --format F           text (default), json (= --json), github (annotations for every file
@@ -109,7 +111,7 @@ export async function processCommand(argv: string[]): Promise<number> {
         preset,
         ...(redactionKey === undefined ? {} : { redactionKey }),
         ...(hmacKey === undefined ? {} : { hmacKey }),
-        parallel: { workers },
+        parallel: parallelOptions(workers),
       });
     } catch (error) {
       throw toInputError(path, error);

@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ReplayGenerator } from "../../../bench/generate.js";
 import { PROJECT_ROOT } from "../../support/corpus.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
@@ -66,6 +67,40 @@ describe("replay-pipeline process", () => {
       ["acme/sess-2/REPLAY.jsonl", "failed"],
     ]);
     expect(index.filter((r) => r.type === "check")).toHaveLength(1);
+  });
+
+  it("--workers 1 on a replay over 8 MiB (worker threads start) writes what one thread writes", () => {
+    const gen = new ReplayGenerator(11);
+    const lines = [gen.header(), gen.sessionStart()];
+    let size = 0;
+    while (size < 9 * 1024 * 1024) {
+      for (const line of gen.nextEvents()) {
+        lines.push(line);
+        size += line.length + 1;
+      }
+    }
+    lines.push(gen.sessionEnd());
+    const big = join(root, "big", "s");
+    mkdirSync(big, { recursive: true });
+    writeFileSync(join(big, "REPLAY.jsonl"), `${lines.join("\n")}\n`);
+    const copies = ["1", "0"].map((workers) => {
+      const dir = join(root, `out-workers-${workers}`);
+      const result = run("process", big, "--out", dir, "--workers", workers);
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      const [record] = readFileSync(join(dir, "index.jsonl"), "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l))
+        .filter((r) => r.type === "file");
+      return {
+        record: { verdict: record.verdict, checks: record.checks_total, hash: record.replay_hash },
+        copy: readFileSync(join(dir, "published", "local", "s", "REPLAY.layer-c.jsonl")),
+      };
+    });
+    expect(copies[0]?.record.verdict).toBe("passed");
+    expect(copies[0]?.record.checks.passed).toBeGreaterThan(1000);
+    expect(copies[0]).toEqual(copies[1]);
   });
 
   it("--json prints one verdict document per file; usage errors exit 2", () => {
