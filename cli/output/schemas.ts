@@ -189,6 +189,7 @@ export const fileRecord = z.strictObject({
   layer_c_key: z.string().nullable(),
   verdict_key: z.string(),
   summary: sessionSummary.nullable(),
+  summary_truncated: z.literal(true).optional(),
   redactions: counts.nullable(),
   processed_at: z.string(),
   ms: z.number(),

@@ -70,8 +70,13 @@ export interface FileRecord {
   layer_c_key: string | null;
   /** Where the verdict document is. */
   verdict_key: string;
-  /** The session summary (replays), every string scrubbed. */
+  /**
+   * The session summary (replays), every string scrubbed, within `RECORD_SUMMARY_BYTES` of JSON
+   * (`recordSummary`): the verdict document has it whole.
+   */
   summary: SessionSummary | null;
+  /** Present (true) when `summary` was cut to fit. */
+  summary_truncated?: true;
   /** Redactions by rule in the published copy. */
   redactions: Record<string, number> | null;
   /** ISO-8601 UTC time the record was made. */

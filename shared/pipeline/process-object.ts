@@ -26,6 +26,7 @@ import {
 } from "./keys.js";
 import type { FileRecord, ObjectRef, ObjectSource, Ports, PutOutcome, ReceiptCheckRecord } from "./ports.js";
 import { type PendingCheck, readOptionsOf, readWhole } from "./receipt-read.js";
+import { recordSummary } from "./record-summary.js";
 import { isVersionOf, putOutcome } from "./versions.js";
 
 export type { ProcessOptions, ProcessResult, VerdictDocument } from "./job-types.js";
@@ -327,6 +328,7 @@ class Job {
     const { published, notPublished, summary } = copy;
     const report = inspected.report;
     const shown = scrubReport(report, this.scrubber);
+    const kept = shown.summary === null ? null : recordSummary(shown.summary);
     const record = this.record(key, {
       kind: "replay",
       format: report.format,
@@ -337,7 +339,8 @@ class Job {
       replay_hash: report.replay_hash,
       bytes: report.bytes,
       layer_c_key: published,
-      summary: shown.summary,
+      summary: kept?.summary ?? null,
+      ...(kept?.truncated === true ? { summary_truncated: true as const } : {}),
       redactions: summary === null ? null : { ...summary.by_rule },
     });
     const document = this.document({

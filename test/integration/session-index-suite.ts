@@ -9,7 +9,9 @@ import { DynamoSessionIndex, shardOf } from "../../functions/adapters/dynamo-ind
 import { InvalidCursorError } from "../../functions/adapters/errors.js";
 import { makeDocumentClient, makeDynamoClient } from "../../functions/lib/aws-clients.js";
 import { createTable } from "../../functions/lib/table.js";
+import { emptySummary } from "../../shared/formats/types.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
+import { recordSummary } from "../../shared/pipeline/record-summary.js";
 import { checkRecord, fileRecord } from "../support/index-records.js";
 
 /** A running DynamoDB server. */
@@ -71,6 +73,23 @@ export function sessionIndexSuite(name: string, start: () => Promise<DynamoServe
       expect(await index.putFile(record)).toBe("written");
       expect(await index.getFile("acme", "rt", record.ref.key)).toEqual(record);
       expect(await index.getFile("acme", "rt", "acme/rt/none")).toBeNull();
+    });
+
+    it("writes a record whose summary recordSummary cut; the whole one is over the item limit", async () => {
+      const summary = emptySummary("replay-v1");
+      for (let k = 0; k < 20_000; k++)
+        summary.verification.push({ command: `cargo test case-${k}`, exit_code: 0 });
+      const whole: FileRecord = { ...fileRecord("acme", "big", "WHOLE.jsonl"), summary };
+      await expect(index.putFile(whole)).rejects.toThrow(/size/i);
+      const cut = recordSummary(summary);
+      expect(cut.truncated).toBe(true);
+      const record: FileRecord = {
+        ...fileRecord("acme", "big", "CUT.jsonl"),
+        summary: cut.summary,
+        summary_truncated: true,
+      };
+      expect(await index.putFile(record)).toBe("written");
+      expect(await index.getFile("acme", "big", record.ref.key)).toEqual(record);
     });
 
     it("tells written, duplicate and stale apart by sequencer and version", async () => {

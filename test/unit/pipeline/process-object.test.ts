@@ -534,3 +534,31 @@ describe("processObject for the CLI's one-off commands: keys 'local', no copy, a
     expect(JSON.parse(copy.split("\n")[0] as string).redaction.original.verdict).toBe("failed");
   });
 });
+
+describe("processObject: the index record stays within a DynamoDB item", () => {
+  it("cuts a summary too large for one item; the verdict document keeps it whole", async () => {
+    const session = '"session_id":"c24c938c-3eb2-7f63-3ed2-1f0562d3c9dd"';
+    const lines = [
+      '{"type":"ReplayHeader","replay_version":1,"producer":"openagents-runtime","created_at":"2026-02-15T08:21:11+00:00"}',
+      `{"type":"SessionStart","ts":"2026-02-15T09:00:05.000Z",${session},"policy_bundle_id":"policy.default.v1"}`,
+      ...Array.from(
+        { length: 3000 },
+        (_, k) =>
+          `{"type":"Verification","ts":"2026-02-15T09:15:01.812Z",${session},"command":"cargo test --workspace case-${k}","exit_code":0}`,
+      ),
+      `{"type":"SessionEnd","ts":"2026-02-15T12:21:43.604Z",${session},"status":"success","confidence":0.9}`,
+    ];
+    const ports = memoryPorts();
+    const key = "acme/s-9/REPLAY.jsonl";
+    const result = await processObject(ports.objects.put(key, `${lines.join("\n")}\n`), ports, OPTIONS);
+    expect(result.record.verdict).not.toBe("invalid");
+    expect(result.record.summary_truncated).toBe(true);
+    const kept = result.record.summary?.verification ?? [];
+    expect(kept.length).toBeGreaterThan(100);
+    expect(kept.length).toBeLessThan(3000);
+    expect(kept[7]).toEqual({ command: "cargo test --workspace case-7", exit_code: 0 });
+    expect(Buffer.byteLength(JSON.stringify(result.record))).toBeLessThan(100 * 1024);
+    expect(result.document.report?.summary?.verification).toHaveLength(3000);
+    expect(await ports.index.getFile("acme", "s-9", key)).toEqual(result.record);
+  });
+});
