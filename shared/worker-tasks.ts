@@ -5,6 +5,8 @@
  */
 import { splitTask } from "./canonical/index.js";
 import { serveLineTasks } from "./parallel/index.js";
-import { inspectRedactTask, redactTask } from "./redact/index.js";
+// The task modules themselves, not redact/index.js: a worker loads only what its tasks need.
+import { inspectRedactTask } from "./redact/layer-c/fused.js";
+import { redactTask } from "./redact/layer-c/task.js";
 
 serveLineTasks([splitTask, redactTask, inspectRedactTask]);

@@ -3,9 +3,16 @@
  * (`npm run schemas`; a test holds the files up to date and validates real outputs against them).
  * Objects are strict: a member added to an output without its schema fails that test, so the
  * schemas never fall behind. test/unit/cli/schemas.test.ts also holds each inferred type equal to
- * the TypeScript type the code writes.
+ * the TypeScript type the code writes. `layerCFieldsJson` is generated beside them: the field lists
+ * Layer C keeps, from the format schemas, as data.
  */
 import { z } from "zod";
+import {
+  type FieldSet,
+  REPLAY_EVENT_FIELDS_OF_SCHEMAS,
+  SPAN_FIELD_SET_OF_SCHEMA,
+} from "#shared/formats/index.js";
+import type { FieldLists, LayerCFieldsData } from "#shared/formats/layer-c-fields.js";
 import { FORMAT_IDS } from "#shared/formats/types.js";
 import { PRESETS } from "#shared/redact/presets.js";
 import { SCHEMA_VERSION } from "./format.js";
@@ -293,4 +300,19 @@ export function jsonSchemas(): Record<string, string> {
       `${JSON.stringify({ title: `replay-pipeline ${name} --json`, ...json }, null, 2)}\n`;
   }
   return out;
+}
+
+/** `shared/formats/layer-c-fields.json`: the field lists Layer C keeps, from the format schemas. */
+export function layerCFieldsJson(): string {
+  const plain = (f: FieldSet): FieldLists => ({ known: [...f.known], required: [...f.required] });
+  const data: LayerCFieldsData = {
+    replay: Object.fromEntries(
+      Object.entries(REPLAY_EVENT_FIELDS_OF_SCHEMAS).map(([format, { typeKey, byType }]) => [
+        format,
+        { typeKey, byType: Object.fromEntries([...byType].map(([type, f]) => [type, plain(f)])) },
+      ]),
+    ) as LayerCFieldsData["replay"],
+    span: plain(SPAN_FIELD_SET_OF_SCHEMA),
+  };
+  return `${JSON.stringify(data, null, 2)}\n`;
 }

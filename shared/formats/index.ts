@@ -3,7 +3,7 @@
  * Layer C keeps), `inspect`, the session model, and the ReplayBundle exporter.
  */
 export { ExportError } from "../errors.js";
-export { SPAN_FIELD_SET, SPAN_FIELDS } from "./braintrust/index.js";
+export { SPAN_FIELD_SET_OF_SCHEMA, SPAN_FIELDS } from "./braintrust/index.js";
 export {
   EXPORT_VERSION,
   type ExportOptions,
@@ -26,7 +26,7 @@ export { BUNDLE_EVENT_TYPES, BUNDLE_FIELDS } from "./replay-bundle/index.js";
 export {
   detectReplayDialect,
   REPLAY_DIALECTS,
-  REPLAY_EVENT_FIELDS,
+  REPLAY_EVENT_FIELDS_OF_SCHEMAS,
   REPLAY_FORMAT_IDS,
   type ReplayEventFields,
   type ReplayFormatId,

@@ -3,5 +3,5 @@ import type { FieldSet } from "../types.js";
 import { fieldsOf } from "../validate.js";
 import { zSpan } from "./schema.js";
 
-/** Span members the reader knows (Braintrust's own, plus the hashes Layer C adds); `span_id` required. */
-export const SPAN_FIELD_SET: FieldSet = fieldsOf(zSpan);
+/** Span members the reader knows, from its schema (Layer C reads `../layer-c-fields.ts`). */
+export const SPAN_FIELD_SET_OF_SCHEMA: FieldSet = fieldsOf(zSpan);

@@ -8,8 +8,8 @@ export interface ReplayEventFields {
   byType: ReadonlyMap<string, FieldSet>;
 }
 
-/** The event fields of every REPLAY dialect. */
-export const REPLAY_EVENT_FIELDS: Record<ReplayFormatId, ReplayEventFields> = {
+/** The event fields of every REPLAY dialect, from the schemas (Layer C reads `../layer-c-fields.ts`). */
+export const REPLAY_EVENT_FIELDS_OF_SCHEMAS: Record<ReplayFormatId, ReplayEventFields> = {
   "replay-v1": eventFields("replay-v1"),
   "replay-dsrs": eventFields("replay-dsrs"),
   "replay-adr0003": eventFields("replay-adr0003"),
