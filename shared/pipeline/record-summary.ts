@@ -37,7 +37,8 @@ const cutOrNull = (text: string | null): string | null => (text === null ? null 
  * `summary` when its JSON fits in `budget` bytes; else a copy that fits: texts cut to 256
  * characters (verification commands to 512), the first 64 event types by name and the rest counted
  * together (the counts still add up), and as many verification entries and turns, in order, as the
- * budget leaves room for. A budget under about 20 KB may not hold even that.
+ * budget leaves room for. Those texts alone can pass a small budget: at most about 110 KB of JSON
+ * (every character escaped), still well within an item.
  */
 export function recordSummary(summary: SessionSummary, budget = RECORD_SUMMARY_BYTES): RecordSummary {
   if (bytesOf(summary) <= budget) return { summary, truncated: false };
