@@ -144,6 +144,13 @@ Exit codes: 0 passed or done, 1 failed or invalid (or input a command cannot rea
 expects), 2 the command could not run (usage, missing or unwritable file, timeout), 3 unverifiable;
 with several files, the worst of them: 2 over 1 over 3 over 0.`;
 
+/** The command named `name`; never a member every object inherits (`constructor`, `toString`). */
+function commandNamed(
+  name: string | undefined,
+): { load: () => Promise<Command>; summary: string } | undefined {
+  return name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+}
+
 /** True when `argv` asks for the version (before a `--`). */
 function asksVersion(argv: readonly string[]): boolean {
   const end = argv.indexOf("--");
@@ -156,7 +163,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     if (command === undefined || command === "--help" || command === "-h" || command === "help") {
       const topic = command === "help" ? rest[0] : undefined;
-      const help = topic === undefined ? undefined : COMMANDS[topic];
+      const help = commandNamed(topic);
       process.stdout.write(`${help === undefined ? MAIN_HELP : (await help.load()).help}\n`);
       return command === undefined ? 2 : 0;
     }
@@ -164,7 +171,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`replay-pipeline ${toolVersion()}\n`);
       return 0;
     }
-    const entry = COMMANDS[command];
+    const entry = commandNamed(command);
     if (entry === undefined) {
       const close = closest(command, Object.keys(COMMANDS));
       throw new UsageError(

@@ -123,6 +123,9 @@ describe("errors and usage", () => {
     [["hash", "x.json", "--profile", "sha1"], "unknown profile 'sha1'"],
     [["canon", "x.json", "--nope"], "unknown option '--nope'"],
     [["frobnicate"], "unknown command 'frobnicate'"],
+    // Names every object inherits are no commands either.
+    [["constructor"], "unknown command 'constructor'"],
+    [["__proto__"], "unknown command '__proto__'"],
     [["hash", "x.json", "--max-depth", "0"], "--max-depth expects a positive integer"],
   ])("rejects %j as a usage error", (args, message) => {
     const result = run(...args);
@@ -135,6 +138,22 @@ describe("errors and usage", () => {
     const result = run(command, "--help");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Usage: replay-pipeline ${command}`);
+  });
+
+  it.each(["inspect", "push"])(
+    "help %s prints that command's help (its chunk loaded) and exits 0",
+    (command) => {
+      const result = run("help", command);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`Usage: replay-pipeline ${command}`);
+    },
+  );
+
+  it.each(["nope", "toString", "hasOwnProperty"])("help %s prints the command list and exits 0", (topic) => {
+    const result = run("help", topic);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: replay-pipeline <command> \[options\]/);
   });
 
   it("--help lists the commands", () => {
