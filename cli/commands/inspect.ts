@@ -49,7 +49,7 @@ Options:
   --max-document-bytes N      largest single-document input such as .rpk (default 268435456)
   --max-decompressed-bytes N  most a gzip input may expand to (default 4294967296)
   --workers N                 worker threads for JSON Lines files over 8 MiB (default: one
-                              per core, none on a single core; 0 = none)
+                              per core beyond the first, none on a single core; 0 = none)
   -q, --quiet                 no progress line, no skip notices
   -h, --help                  this help
 

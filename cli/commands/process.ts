@@ -35,8 +35,8 @@ Options:
   --key-file F         Layer C scrubbing key from file F
   --hmac-key-env VAR   ReplayKit signature key (then a signature is required)
   --hmac-key-file F    ReplayKit signature key from file F
-  --workers N          worker threads for JSON Lines files over 8 MiB (default: one per core,
-                       none on a single core; 0 = none)
+  --workers N          worker threads for JSON Lines files over 8 MiB (default: one per core
+                       beyond the first, none on a single core; 0 = none)
   --json               one verdict document per line instead of the summary (tool_version,
                        schema_version first)
   --format F           text (default), json (= --json), github (annotations for every file

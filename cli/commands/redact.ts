@@ -54,8 +54,8 @@ Options:
                        -o, else to standard error, after the copy); with several inputs one line
                        per file, with its file and output
   --max-line-bytes N   longest JSON Lines line accepted (default 64 MiB)
-  --workers N          worker threads for JSON Lines files over 8 MiB (default: one per core,
-                       none on a single core; 0 = none)
+  --workers N          worker threads for JSON Lines files over 8 MiB (default: one per core
+                       beyond the first, none on a single core; 0 = none)
   -q, --quiet          no progress line, no skip notices
   -h, --help           this help
 
