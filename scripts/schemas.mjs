@@ -1,6 +1,7 @@
 // Writes schemas/<output>.schema.json, the JSON Schema of each --json output, from the zod schemas
-// in cli/output/schemas.ts (bundled to dist/ by the build). test/unit/cli/schemas.test.ts fails
-// when the committed files differ from what this writes.
+// in cli/output/schemas.ts (bundled to dist/ by the build), and shared/formats/layer-c-fields.json,
+// the field lists Layer C keeps, from the format schemas. test/unit/cli/schemas.test.ts and
+// test/unit/formats/layer-c-fields.test.ts fail when the committed files differ from what this writes.
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
