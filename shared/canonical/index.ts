@@ -32,6 +32,6 @@ export {
   pathTo,
   rejectsLoneSurrogates,
 } from "./profiles.js";
-export { materialize, type SplitLine, type SplitView, splitLine } from "./shallow.js";
+export { readSplit, readView, type SplitLine, type SplitView, splitInto, splitLine } from "./shallow.js";
 export { assertText, type NotText, notTextError, SNIFF_BYTES, sniffText } from "./sniff.js";
-export { type SplitTaskInit, splitsFromWire, splitsToWire, splitTask } from "./split-task.js";
+export { type SplitTaskInit, SplitWire, splitsFromWire, splitTask } from "./split-task.js";

@@ -4,25 +4,21 @@ import { DEFAULT_MAX_DEPTH, readJson } from "./json-reader.js";
 import { JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-value.js";
 
 /**
- * The fast read of one JSON Lines event in two halves. `splitLine` does the byte work: the byte
+ * The fast read of one JSON Lines event in two halves. `splitInto` does the byte work: the byte
  * canonicalizer validates the whole line (any doubt sends the caller to the lossless reader, which
- * reports the exact error) and tells where each top-level member's canonical value is; large
- * `lazy` members that are objects or arrays are hashed from those bytes, every other member's
- * canonical text is kept. `materialize` turns that into the event object, the lazy members as
- * empty placeholders of their JSON type. The byte half runs on worker threads for large files
- * (`../parallel/line-pool.ts`): its plain strings and numbers cross threads cheaply.
+ * reports the exact error) and tells where each top-level member's canonical value is; `lazy`
+ * members (large tool inputs and outputs) are hashed from those bytes. `readView` turns that into
+ * the event object, lazy objects and arrays as empty placeholders of their JSON type, and
+ * `readSplit` into the object Layer C reads. On worker threads the split goes to the reading
+ * thread as wire text instead (`./split-task.ts`).
  */
 
-/** One line's members as `splitLine` read them. */
+/** One line as `splitLine` read it, for a reader. */
 export interface SplitLine {
-  /** Member names in canonical order. */
-  keys: string[];
-  /** Per member: 0 for a value in `texts`, 1 for a lazy object, 2 for a lazy array. */
-  kinds: number[];
-  /** Per member: the canonical value's text (empty for lazy containers). */
-  texts: string[];
+  /** The event object, members in canonical order, lazy containers as `{}` or `[]`. */
+  value: JsonObject;
   /** openagents `sha256:` hash of each lazy member's canonical value, by name (scalars too). */
-  hashes: Map<string, string>;
+  hashes: ReadonlyMap<string, string>;
 }
 
 /**
@@ -34,6 +30,8 @@ export interface SplitLine {
 export interface SplitView {
   buf: Buffer;
   members: Required<TopLevelMembers>;
+  /** The split's lazy members' hashes (`SplitLine.hashes`). */
+  hashes: ReadonlyMap<string, string>;
 }
 
 let sink = new ByteSink(1 << 16);
@@ -46,56 +44,61 @@ const members: Required<TopLevelMembers> = {
 };
 
 /**
- * The byte half; undefined when the line needs the lossless reader. `view`, when given, is
- * pointed at the split line's canonical members (see `SplitView`).
+ * The byte half: canonicalizes the line and hashes its lazy members into `view`; false when the
+ * line needs the lossless reader.
  */
-export function splitLine(bytes: Buffer, lazy: ReadonlySet<string>, view?: SplitView): SplitLine | undefined {
+export function splitInto(bytes: Buffer, lazy: ReadonlySet<string>, view: SplitView): boolean {
   // Do not keep a buffer the size of one huge line.
   if (sink.buf.length > 1 << 24) sink = new ByteSink(1 << 16);
   sink.len = 0;
-  if (!canonicalizeBytes(bytes, "openagents", sink, DEFAULT_MAX_DEPTH, members)) return undefined;
+  if (!canonicalizeBytes(bytes, "openagents", sink, DEFAULT_MAX_DEPTH, members)) return false;
   const buf = sink.buf;
-  if (buf[0] !== 0x7b) return undefined;
-  if (view !== undefined) {
-    view.buf = buf;
-    view.members = members;
-  }
-  const { keys, starts, ends } = members;
-  const kinds: number[] = [];
-  const texts: string[] = [];
+  if (buf[0] !== 0x7b) return false;
   const hashes = new Map<string, string>();
+  const { keys, starts, ends } = members;
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k] as string;
+    if (lazy.has(key)) hashes.set(key, sha256Tag(buf.subarray(starts[k] as number, ends[k] as number)));
+  }
+  view.buf = buf;
+  view.members = members;
+  view.hashes = hashes;
+  return true;
+}
+
+/**
+ * `splitInto`, then the line read from `view` (`readView`); undefined when the line needs the
+ * lossless reader.
+ */
+export function splitLine(
+  bytes: Buffer,
+  lazy: ReadonlySet<string>,
+  view: SplitView = {} as SplitView,
+): SplitLine | undefined {
+  if (!splitInto(bytes, lazy, view)) return undefined;
+  return { value: readView(view, lazy), hashes: view.hashes };
+}
+
+/** The event object of a split line: members in canonical order, lazy containers as `{}` or `[]`. */
+export function readView(view: SplitView, lazy: ReadonlySet<string>): JsonObject {
+  const value: JsonObject = {};
+  const { keys, starts, ends } = view.members;
+  const buf = view.buf;
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k] as string;
     const start = starts[k] as number;
-    const end = ends[k] as number;
-    const first = buf[start];
-    if (lazy.has(key)) {
-      hashes.set(key, sha256Tag(buf.subarray(start, end)));
-      if (first === 0x7b || first === 0x5b) {
-        kinds.push(first === 0x7b ? 1 : 2);
-        texts.push("");
-        continue;
-      }
-    }
-    kinds.push(0);
-    texts.push(buf.toString("utf8", start, end));
-  }
-  return { keys: keys.slice(), kinds, texts, hashes };
-}
-
-/** The event object of a `SplitLine`: small members read, lazy containers as `{}` or `[]`. */
-export function materialize(split: SplitLine): JsonObject {
-  const value: JsonObject = {};
-  const { keys, kinds, texts } = split;
-  for (let k = 0; k < keys.length; k++) {
-    const kind = kinds[k];
-    setMember(
-      value,
-      keys[k] as string,
-      kind === 1 ? {} : kind === 2 ? [] : readCanonical(texts[k] as string),
-    );
+    const open = buf[start];
+    const empty = (open === 0x7b || open === 0x5b) && lazy.has(key);
+    setMember(value, key, empty ? (open === 0x7b ? {} : []) : valueAt(buf, start, ends[k] as number));
   }
   return value;
+}
+
+/** The canonical value at `buf[start, end)`. */
+function valueAt(buf: Buffer, start: number, end: number): JsonValue {
+  const text = buf.toString("utf8", start, end);
+  // A string without escapes is its text between the quotes.
+  return buf[start] === 0x22 && !text.includes("\\") ? text.slice(1, -1) : readCanonical(text);
 }
 
 /** One canonical value, read without the full reader where its first character says what it is. */
@@ -108,4 +111,55 @@ function readCanonical(text: string): JsonValue {
   if (first === 0x66) return false;
   if (first === 0x6e) return null;
   return readJson(text);
+}
+
+/** Member order scratch for `readSplit`: slots of the view's members in input order. */
+let order = new Int32Array(64);
+
+/**
+ * The object a split line reads as, by `readJson`'s rules, from its canonical members alone (no
+ * second scan of the line): members set in input order, as `readJson` sets them, each value read
+ * from its canonical text, and each member named in `cut` whose value is an object or array as an
+ * empty one of its type. Undefined, and the caller reads the line itself, where the canonical text
+ * cannot show the input order: an object not cut (its members are in canonical order there), or
+ * an array that may hold one. Numbers keep their canonical text, which canonicalizes to itself.
+ */
+export function readSplit(view: SplitView, cut: ReadonlySet<string>): JsonObject | undefined {
+  const { keys, starts, ends, sourceStarts } = view.members;
+  const buf = view.buf;
+  const n = keys.length;
+  if (order.length < n) order = new Int32Array(2 * n);
+  // An insertion sort: a line has a few members, often in order already.
+  for (let k = 0; k < n; k++) {
+    const at = sourceStarts[k] as number;
+    let x = k - 1;
+    while (x >= 0 && (sourceStarts[order[x] as number] as number) > at) {
+      order[x + 1] = order[x] as number;
+      x--;
+    }
+    order[x + 1] = k;
+  }
+  const value: JsonObject = {};
+  for (let o = 0; o < n; o++) {
+    const k = order[o] as number;
+    const key = keys[k] as string;
+    const start = starts[k] as number;
+    const end = ends[k] as number;
+    const open = buf[start];
+    if (open === 0x7b || open === 0x5b) {
+      if (cut.has(key)) {
+        setMember(value, key, open === 0x7b ? {} : []);
+        continue;
+      }
+      if (open === 0x7b || holds(buf, 0x7b, start, end)) return undefined;
+    }
+    setMember(value, key, valueAt(buf, start, end));
+  }
+  return value;
+}
+
+/** True when `buf[start, end)` holds `byte` (a loop: `indexOf` would search to the buffer's end). */
+function holds(buf: Buffer, byte: number, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (buf[i] === byte) return true;
+  return false;
 }

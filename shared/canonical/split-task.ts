@@ -1,21 +1,24 @@
 /**
  * The `split` line task: `splitLine` (the fast read `inspect` uses for JSON Lines) as a `mapLines`
- * task, so large files are split on worker threads.
+ * task, so large files are split on worker threads, and the wire form its lines cross threads in.
  */
+
+import { remembered } from "../memo.js";
 import type { LineTaskModule } from "../parallel/index.js";
-import { type SplitLine, splitLine } from "./shallow.js";
+import { ByteSink } from "./byte-canonical.js";
+import { readJson } from "./json-reader.js";
+import { JsonNumber, type JsonObject, setMember } from "./json-value.js";
+import { type SplitLine, type SplitView, splitInto, splitLine } from "./shallow.js";
 
 /** What the split task is built from: the members `splitLine` leaves lazy (hashed, not read). */
 export interface SplitTaskInit {
   lazy: string[];
 }
 
-/** A split line on the wire: 0 for a declined line, else keys, kinds, texts and hashes. */
-type WireLine = 0 | [string[], number[], string[], [string, string][]];
-
 /**
- * `splitLine` per line; null, not undefined, marks a line the fast path declined (the caller
- * reads it fully). A batch crosses threads as one JSON string.
+ * The split task: per line, `splitLine`, null (not undefined) marking a line the fast path declined
+ * (the caller reads it fully). On a worker each line is written straight into the batch's wire
+ * form (`SplitWire`), one JSON string.
  */
 export const splitTask: LineTaskModule<SplitTaskInit> = {
   name: "split",
@@ -25,25 +28,156 @@ export const splitTask: LineTaskModule<SplitTaskInit> = {
   tuning: { youngGenerationMb: 4, batchesInFlight: 2 },
   create(init) {
     const lazy = new Set(init.lazy);
+    const view = {} as SplitView;
+    const wire = new SplitWire(lazy);
     return {
-      line: (bytes) => splitLine(bytes, lazy) ?? null,
+      line: (bytes) => splitLine(bytes, lazy, view) ?? null,
+      wireLine: (bytes) => wire.add(splitInto(bytes, lazy, view) ? view : null),
       finish: () => null,
-      toWire: (results) => splitsToWire(results as (SplitLine | null)[]),
-      fromWire: (wire) => splitsFromWire(wire as string),
+      toWire: () => wire.take(),
+      fromWire: (texts) => splitsFromWire(texts as string[]),
     };
   },
 };
 
-/** A batch of split lines (null for a declined one) as one JSON string, to cross threads. */
-export function splitsToWire(splits: readonly (SplitLine | null)[]): string {
-  return JSON.stringify(
-    splits.map((s): WireLine => (s === null ? 0 : [s.keys, s.kinds, s.texts, [...s.hashes]])),
-  );
+const OPEN = 0x5b;
+const COMMA = 0x2c;
+
+/**
+ * Lines per JSON text of a batch's wire form: the receiving thread reads one text at a time as it
+ * comes to its lines, so it never holds a whole batch of decoded lines (which would outlive the
+ * young generation and be copied and promoted by the collector).
+ */
+const LINES_PER_TEXT = 64;
+
+/**
+ * A batch of split lines being written in their wire form: JSON arrays of `LINES_PER_TEXT` lines
+ * with, per line, 0 for a declined line, else `[object, numbers, hashes, texts]`. `object` is the line's canonical text
+ * with each lazy container as `{}` or `[]`, its values copied byte for byte from the split (so
+ * `JSON.parse` reads its strings and names as `readView` does); `numbers` pairs each top-level number's name with
+ * its canonical text, `texts` each container's that holds a number (which `JSON.parse` would not
+ * keep exact), and `hashes` each lazy member's hash; `splitsFromWire` puts those back.
+ */
+export class SplitWire {
+  private readonly out = new ByteSink(1 << 16);
+  /** Lines in the current text. */
+  private count = 0;
+  /** The batch's finished texts. */
+  private texts: string[] = [];
+
+  constructor(private readonly lazy: ReadonlySet<string>) {}
+
+  /** Appends one line: `view` just split (`splitInto`), or null for a declined line. */
+  add(view: SplitView | null): undefined {
+    if (this.count === LINES_PER_TEXT) this.close();
+    this.bytes(this.count++ === 0 ? OPEN : COMMA, -1);
+    if (view === null) {
+      this.bytes(0x30, -1);
+      return undefined;
+    }
+    const { buf, members, hashes } = view;
+    const { keys, starts, ends } = members;
+    const n = keys.length;
+    // The object, lazy containers emptied; the members are in canonical order in the view, though
+    // not in its buffer.
+    this.bytes(OPEN, 0x7b);
+    let numbers = "";
+    let texts = "";
+    for (let k = 0; k < n; k++) {
+      const key = keys[k] as string;
+      const start = starts[k] as number;
+      const end = ends[k] as number;
+      const open = buf[start] as number;
+      const name = nameBytes(key);
+      if (k > 0) this.bytes(COMMA, -1);
+      this.copy(name, 0, name.length);
+      if ((open === 0x7b || open === 0x5b) && this.lazy.has(key)) {
+        // `{}` or `[]`: each closing bracket is its opening one plus 2.
+        this.bytes(open, open + 2);
+        continue;
+      }
+      this.copy(buf, start, end);
+      if (open === 0x2d || (open >= 0x30 && open <= 0x39)) {
+        numbers += `${numbers === "" ? "" : ","}[${JSON.stringify(key)},"${buf.toString("latin1", start, end)}"]`;
+      } else if ((open === 0x7b || open === 0x5b) && holdsNumber(buf, start, end)) {
+        texts += `${texts === "" ? "" : ","}[${JSON.stringify(key)},${JSON.stringify(buf.toString("utf8", start, end))}]`;
+      }
+    }
+    let tags = "";
+    for (const [key, hash] of hashes) tags += `${tags === "" ? "" : ","}[${JSON.stringify(key)},"${hash}"]`;
+    this.text(`},[${numbers}],[${tags}],[${texts}]]`);
+    return undefined;
+  }
+
+  /** The batch's JSON texts, in order; the next line starts a new batch. */
+  take(): string[] {
+    if (this.count > 0) this.close();
+    const texts = this.texts;
+    this.texts = [];
+    // Do not keep a buffer the size of one huge text.
+    if (this.out.buf.length > 1 << 24) this.out.buf = Buffer.allocUnsafe(1 << 16);
+    return texts;
+  }
+
+  /** Ends the current text. */
+  private close(): void {
+    this.bytes(0x5d, -1);
+    this.texts.push(this.out.buf.toString("utf8", 0, this.out.len));
+    this.out.len = 0;
+    this.count = 0;
+  }
+
+  private copy(buf: Buffer, from: number, to: number): void {
+    this.out.reserve(to - from);
+    buf.copy(this.out.buf, this.out.len, from, to);
+    this.out.len += to - from;
+  }
+
+  /** Writes byte `a`, then `b` unless it is negative. */
+  private bytes(a: number, b: number): void {
+    this.out.reserve(2);
+    this.out.buf[this.out.len++] = a;
+    if (b >= 0) this.out.buf[this.out.len++] = b;
+  }
+
+  private text(text: string): void {
+    this.out.reserve(3 * text.length);
+    this.out.len += this.out.buf.write(text, this.out.len, "utf8");
+  }
 }
 
-/** The split lines of `splitsToWire`'s string. */
-export function splitsFromWire(wire: string): (SplitLine | null)[] {
-  return (JSON.parse(wire) as WireLine[]).map((s): SplitLine | null =>
-    s === 0 ? null : { keys: s[0], kinds: s[1], texts: s[2], hashes: new Map(s[3]) },
-  );
+/** A member's name as JSON, and the colon after it: the same few names come on every line. */
+const nameBytes = remembered((key: string): Buffer => Buffer.from(`${JSON.stringify(key)}:`));
+
+/** True when canonical JSON `buf[start, end)` holds a number (a byte of one outside any string). */
+function holdsNumber(buf: Buffer, start: number, end: number): boolean {
+  let inString = false;
+  for (let i = start; i < end; i++) {
+    const c = buf[i] as number;
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return true;
+  }
+  return false;
+}
+
+/** One line on the wire: 0 for a declined line, else object, numbers, hashes, texts. */
+type WireLine = 0 | [JsonObject, [string, string][], [string, string][], [string, string][]];
+
+/** The split lines of a batch's wire texts (`SplitWire`), each text read as its lines are reached. */
+export function* splitsFromWire(texts: readonly string[]): Generator<SplitLine | null> {
+  for (const text of texts) {
+    for (const line of JSON.parse(text) as WireLine[]) {
+      if (line === 0) {
+        yield null;
+        continue;
+      }
+      const [value, numbers, hashes, json] = line;
+      for (const [key, number] of numbers) setMember(value, key, new JsonNumber(number));
+      for (const [key, container] of json) setMember(value, key, readJson(container));
+      yield { value, hashes: new Map(hashes) };
+    }
+  }
 }

@@ -6,7 +6,6 @@ import {
   isBlankBytes,
   isJsonObject,
   type JsonValue,
-  materialize,
   readByteLines,
   readJson,
   type SplitLine,
@@ -287,7 +286,7 @@ async function readContent(
         const split = tapped ? (result as TappedLine).split : (result as SplitLine | null);
         if (split !== null) {
           const listed = findings.errors.length;
-          consumer.line(line, materialize(split), split.hashes);
+          consumer.line(line, split.value, split.hashes);
           if (findings.errors.length > listed) locateColumns(findings.errors, listed, lineBytes);
           continue;
         }

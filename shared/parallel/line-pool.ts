@@ -389,15 +389,15 @@ export async function* mapLines<T extends MappedLine, Init>(
       const { state } = answer;
       const results = (
         answer.encoded && local.fromWire !== undefined ? local.fromWire(answer.results) : answer.results
-      ) as unknown[];
-      let r = 0;
+      ) as Iterable<unknown>;
+      const result = results[Symbol.iterator]();
       for (let k = 0; k < head.items.length; k++) {
         const item = head.items[k] as T;
         if (head.selected[k] !== true) {
           yield { item, result: undefined };
           continue;
         }
-        yield { item, result: results[r++] };
+        yield { item, result: result.next().value };
       }
       onState?.(state);
     }

@@ -13,9 +13,15 @@
  */
 export interface LineTask {
   line(bytes: Buffer, line: number): unknown;
+  /**
+   * On a worker, in place of `line` when given: the line's result in a form `toWire` takes (a
+   * string, say), so a batch's results need not stay alive as objects until it is encoded.
+   */
+  wireLine?(bytes: Buffer, line: number): unknown;
   finish(): unknown;
   toWire?(results: unknown[]): unknown;
-  fromWire?(wire: unknown): unknown[];
+  /** A batch's results, in order, from `toWire`'s form; read as the caller comes to each line. */
+  fromWire?(wire: unknown): Iterable<unknown>;
 }
 
 /** How workers are sized and fed for a task: its own measurements decide. */

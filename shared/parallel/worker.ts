@@ -40,10 +40,11 @@ export function serveLineTasks(tasks: readonly LineTaskModule<unknown>[]): void 
       const { buf, ends, lines } = request;
       const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
       const results: unknown[] = new Array(ends.length);
+      const line = task.wireLine ?? task.line;
       let start = 0;
       for (let k = 0; k < ends.length; k++) {
         const end = ends[k] as number;
-        results[k] = task.line(bytes.subarray(start, end), lines[k] as number);
+        results[k] = line.call(task, bytes.subarray(start, end), lines[k] as number);
         start = end;
       }
       const wire = task.toWire === undefined ? results : task.toWire(results);

@@ -3,19 +3,13 @@
  * splits a line for `inspect` and redacts it from the same work (the raw members Layer C cuts out
  * are the members `inspect` canonicalizes and hashes), and `tapOf`, the writer as `inspect`'s tap.
  */
-import {
-  type SplitLine,
-  type SplitView,
-  splitLine,
-  splitsFromWire,
-  splitsToWire,
-} from "../../canonical/index.js";
+import { type SplitView, SplitWire, splitInto, splitLine, splitsFromWire } from "../../canonical/index.js";
 import { RedactError } from "../../errors.js";
 import type { LineTap, TappedLine } from "../../formats/index.js";
 import type { LineTaskModule } from "../../parallel/index.js";
 import { LineRedactor, type RedactedLine } from "./lines.js";
 import type { LayerCCounts } from "./summary.js";
-import { type RedactedWire, type RedactTaskInit, redactedFromWire, redactedToWire } from "./task.js";
+import type { RedactTaskInit } from "./task.js";
 import type { LayerCWriter } from "./writer.js";
 
 /** How `inspectRedactTask` is built: the redaction's init and the format's lazy members (null: none). */
@@ -23,10 +17,17 @@ export interface InspectRedactInit extends RedactTaskInit {
   lazy: string[] | null;
 }
 
-/** A batch of `inspectRedactTask` results between threads. */
+/**
+ * A batch of `inspectRedactTask` results between threads: the splits (`SplitWire`'s texts), and
+ * the redacted lines as one string with, per line, where it ends and a flag (0, 1 for a carrier,
+ * 2 for a line the redactor failed). A string, not bytes: a buffer per batch would be one more
+ * external allocation on the receiving thread, which its collector frees late.
+ */
 interface FusedWire {
-  splits: string | null;
-  redacted: RedactedWire;
+  splits: string[] | null;
+  texts: string;
+  ends: Int32Array;
+  flags: Uint8Array;
 }
 
 /**
@@ -38,9 +39,10 @@ interface FusedWire {
  */
 export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
   name: "inspect-redact",
-  // Measured on 2 cores (loaded), `process` on a 100 MB file dense in tool calls: 243-245 MB peak
-  // RSS with a 4 MB young generation, 253-261 with 8, 257-267 with 16, at the same CPU time.
-  tuning: { youngGenerationMb: 4, batchesInFlight: 2 },
+  // Measured on 2 cores, `process` on the 500 MB file dense in tool calls, once lines go to the
+  // pool as wire text (little of a batch lives long): 9.05-9.07 s in 237-248 MB peak RSS with a
+  // 16 MB young generation, 10.8-10.9 s in 225-230 MB with 4 (which suited the object results).
+  tuning: { youngGenerationMb: 16, batchesInFlight: 2 },
   create(init) {
     const lazy = init.lazy === null ? undefined : new Set(init.lazy);
     const redactor = new LineRedactor(
@@ -49,6 +51,12 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
       init.key === undefined ? { file: init.file } : { file: init.file, key: init.key },
     );
     const view = {} as SplitView;
+    // On a worker (`wireLine`): the lines since the last `toWire` in their wire form (`FusedWire`).
+    const splits = lazy === undefined ? undefined : new SplitWire(lazy);
+    const texts: string[] = [];
+    let at = 0;
+    const ends: number[] = [];
+    const flags: number[] = [];
     return {
       line: (bytes, line): TappedLine => {
         const split = lazy === undefined ? null : (splitLine(bytes, lazy, view) ?? null);
@@ -60,22 +68,51 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
         }
         return { split, tap };
       },
+      wireLine: (bytes, line): undefined => {
+        const split = lazy !== undefined && splitInto(bytes, lazy, view);
+        splits?.add(split ? view : null);
+        try {
+          const { text, carrier } = redactor.lineText(bytes, line, split ? view : undefined);
+          texts.push(text);
+          at += text.length;
+          flags.push(carrier ? 1 : 0);
+        } catch {
+          flags.push(2);
+        }
+        ends.push(at);
+        return undefined;
+      },
       finish: () => redactor.takeSnapshot(),
-      toWire: (results): FusedWire => {
-        const lines = results as TappedLine[];
-        return {
-          splits: lazy === undefined ? null : splitsToWire(lines.map((r) => r.split)),
-          redacted: redactedToWire(lines.map((r) => r.tap as RedactedLine | null)),
+      toWire: (): FusedWire => {
+        const wire: FusedWire = {
+          splits: splits === undefined ? null : splits.take(),
+          texts: texts.join(""),
+          ends: Int32Array.from(ends),
+          flags: Uint8Array.from(flags),
         };
+        texts.length = 0;
+        at = 0;
+        ends.length = 0;
+        flags.length = 0;
+        return wire;
       },
-      fromWire: (wire): TappedLine[] => {
-        const { splits, redacted } = wire as FusedWire;
-        const split: (SplitLine | null)[] | undefined = splits === null ? undefined : splitsFromWire(splits);
-        return redactedFromWire(redacted).map((tap, k) => ({ split: split?.[k] ?? null, tap }));
-      },
+      fromWire: (wire) => tappedFromWire(wire as FusedWire),
     };
   },
 };
+
+/** The lines of a `FusedWire`, each decoded as the caller comes to it. */
+function* tappedFromWire({ splits, texts, ends, flags }: FusedWire): Generator<TappedLine> {
+  const split = splits === null ? undefined : splitsFromWire(splits);
+  let start = 0;
+  for (let k = 0; k < ends.length; k++) {
+    const end = ends[k] as number;
+    const flag = flags[k];
+    const tap = flag === 2 ? null : { text: Buffer.from(texts.slice(start, end)), carrier: flag === 1 };
+    yield { split: split === undefined ? null : (split.next().value ?? null), tap };
+    start = end;
+  }
+}
 
 /**
  * `writer` as `inspect`'s `LineTap`: every line `inspect` reads goes to the writer, and the lines

@@ -16,6 +16,7 @@ import {
   type RawCuts,
   rawContainers,
   readJson,
+  readSplit,
   type SplitView,
   setMember,
   sha256Tag,
@@ -115,6 +116,12 @@ export class LineRedactor {
    * line was just split (`splitLine`), spares the fast read its own scan of the raw members.
    */
   line(bytes: Buffer, line: number, split?: SplitView): RedactedLine {
+    const { text, carrier } = this.lineText(bytes, line, split);
+    return { text: Buffer.from(text), carrier };
+  }
+
+  /** `line`, with the text as a string (for a caller that writes it into a buffer of its own). */
+  lineText(bytes: Buffer, line: number, split?: SplitView): { text: string; carrier: boolean } {
     const { value, hashes } = this.read(bytes, line, split);
     if (!isJsonObject(value)) {
       throw new RedactError("redact.not_object", "expected an event object on every line", {
@@ -129,7 +136,7 @@ export class LineRedactor {
         : redactReplayEvent(value, this.ctx, replay, hashes);
     this.events++;
     const carrier = replay === undefined ? isRootShaped(value) : value[replay.typeKey] === "ReplayHeader";
-    return { text: Buffer.from(`${canonicalize(out, "openagents")}\n`), carrier };
+    return { text: `${canonicalize(out, "openagents")}\n`, carrier };
   }
 
   /** The counts so far (lines, scrubber, Layer C's own), as a new plain JSON value. */
@@ -150,6 +157,10 @@ export class LineRedactor {
     split: SplitView | undefined,
   ): { value: JsonValue; hashes?: ReadonlyMap<string, string> } {
     if (this.fastRead) {
+      if (split !== undefined) {
+        const value = readSplit(split, RAW_KEYS);
+        if (value !== undefined) return { value, hashes: cutHashes(value, split) };
+      }
       let fast: ReturnType<typeof readLazily>;
       try {
         fast = readLazily(bytes, this.sink, split);
@@ -186,6 +197,25 @@ export function withSummary(format: LinesFormat, text: Buffer, summary: LayerCSu
     setMember(value, "redaction", summaryValue(summary));
   }
   return Buffer.from(`${canonicalize(value, "openagents")}\n`);
+}
+
+/**
+ * The openagents hash of each raw container `readSplit` left empty in `value` that has no
+ * `<name>_hash` sibling (the only ones `removeRaw` hashes): the split's own hash of a lazy member,
+ * else one of its canonical bytes.
+ */
+function cutHashes(value: JsonObject, split: SplitView): ReadonlyMap<string, string> {
+  const hashes = new Map<string, string>();
+  const { keys, starts, ends } = split.members;
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k] as string;
+    if (!RAW_KEYS.has(key) || Object.hasOwn(value, `${key}_hash`)) continue;
+    const start = starts[k] as number;
+    const open = split.buf[start];
+    if (open !== 0x7b && open !== 0x5b) continue;
+    hashes.set(key, split.hashes.get(key) ?? sha256Tag(split.buf.subarray(start, ends[k] as number)));
+  }
+  return hashes;
 }
 
 /**

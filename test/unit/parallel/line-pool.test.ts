@@ -4,7 +4,6 @@ import { describe, expect, it } from "vitest";
 import {
   type ByteLine,
   JsonNumber,
-  materialize,
   readByteLines,
   type SplitLine,
   type SplitTaskInit,
@@ -89,7 +88,7 @@ describe("mapLines", () => {
     const here = local[0]?.result as SplitLine;
     expect(first.hashes.get("params")).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(first.hashes).toEqual(here.hashes);
-    const value = materialize(first);
+    const value = first.value;
     expect(value.params).toEqual({});
     expect(value.b).toEqual(new JsonNumber("1"));
     expect(value.a).toEqual({ x: null, y: [new JsonNumber("1.5"), true] });

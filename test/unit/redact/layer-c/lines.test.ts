@@ -1,7 +1,8 @@
 /**
  * `LineRedactor`, the line-at-a-time redaction of JSON Lines files:
- * - its fast read (raw top-level objects and arrays checked and hashed at byte level, never read)
- *   gives exactly what the lossless read gives: the same bytes, the same carrier flags, the same
+ * - its fast read (raw top-level objects and arrays checked and hashed at byte level, never read),
+ *   and its read of a line already split (`splitInto`, as the fused task does), give exactly what
+ *   the lossless read gives: the same bytes, the same carrier flags, the same
  *   counts in the same key order, and the same error for a line that does not read; over random
  *   sessions of every JSON Lines format written in random styles (member order, whitespace,
  *   escapes, with and without their `<name>_hash` members), and over malformed lines;
@@ -21,6 +22,8 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
+  type SplitView,
+  splitInto,
 } from "#shared/canonical/index.js";
 import type { LayerCOrigin } from "#shared/formats/index.js";
 import {
@@ -111,9 +114,12 @@ function styledLines(session: Session, style: Style): Buffer[] {
 
 type Outcome = { text: string; carrier: boolean } | { error: string };
 
-function outcome(redactor: LineRedactor, bytes: Buffer, line: number): Outcome {
+/** The members `inspect`'s readers leave lazy (split and hashed, not read). */
+const SPLIT_LAZY: ReadonlySet<string> = new Set(["params", "output", "input"]);
+
+function outcome(redactor: LineRedactor, bytes: Buffer, line: number, view?: SplitView): Outcome {
   try {
-    const { text, carrier } = redactor.line(bytes, line);
+    const { text, carrier } = redactor.line(bytes, line, view);
     return { text: text.toString("utf8"), carrier };
   } catch (error) {
     const e = error as Error & { code?: string };
@@ -136,15 +142,21 @@ function compareReads(
     );
   const fast = make(true);
   const lossless = make(false);
+  // The fused task's read: the line split first (`splitInto`), Layer C reading the split's members.
+  const split = make(true);
+  const view = {} as SplitView;
   const outcomes: Outcome[] = [];
   lines.forEach((bytes, i) => {
     const a = outcome(fast, bytes, i + 1);
     const b = outcome(lossless, bytes, i + 1);
+    const c = outcome(split, bytes, i + 1, splitInto(bytes, SPLIT_LAZY, view) ? view : undefined);
     expect(a, `line ${i + 1}: ${bytes.toString("utf8").slice(0, 200)}`).toEqual(b);
+    expect(c, `line ${i + 1} split: ${bytes.toString("utf8").slice(0, 200)}`).toEqual(b);
     outcomes.push(a);
   });
   const counts = JSON.stringify(fast.snapshot());
   expect(counts).toBe(JSON.stringify(lossless.snapshot()));
+  expect(JSON.stringify(split.snapshot())).toBe(counts);
   return { outcomes, counts };
 }
 
