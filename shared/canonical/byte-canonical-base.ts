@@ -23,6 +23,19 @@ export class ByteSink {
     this.buf = next;
   }
 
+  /** Appends `src[from, to)`. */
+  append(src: Uint8Array, from: number, to: number): void {
+    const n = to - from;
+    this.reserve(n);
+    // Short runs by hand: `Buffer.copy` costs more than the copy itself below a few dozen bytes.
+    if (n < 48) {
+      const buf = this.buf;
+      let at = this.len;
+      for (let i = from; i < to; i++) buf[at++] = src[i] as number;
+    } else this.buf.set(src.subarray(from, to), this.len);
+    this.len += n;
+  }
+
   /** The bytes written so far (a view, valid until the next write). */
   view(): Buffer {
     return this.buf.subarray(0, this.len);

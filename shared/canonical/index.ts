@@ -22,6 +22,7 @@ export {
   type LineOptions,
   readByteLines,
 } from "./jsonl.js";
+export { compareCodePoints } from "./numbers.js";
 export {
   type CanonicalOptions,
   canonicalize,
@@ -32,6 +33,16 @@ export {
   pathTo,
   rejectsLoneSurrogates,
 } from "./profiles.js";
-export { readSplit, readView, type SplitLine, type SplitView, splitInto, splitLine } from "./shallow.js";
+export {
+  hashOf,
+  type MemberHashes,
+  readSplit,
+  readView,
+  type SplitLine,
+  type SplitView,
+  splitInto,
+  splitLine,
+  valueAt,
+} from "./shallow.js";
 export { assertText, type NotText, notTextError, SNIFF_BYTES, sniffText } from "./sniff.js";
-export { type SplitTaskInit, SplitWire, splitsFromWire, splitTask } from "./split-task.js";
+export { nameBytes, type SplitTaskInit, SplitWire, splitsFromWire, splitTask } from "./split-task.js";

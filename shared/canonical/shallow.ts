@@ -18,7 +18,15 @@ export interface SplitLine {
   /** The event object, members in canonical order, lazy containers as `{}` or `[]`. */
   value: JsonObject;
   /** openagents `sha256:` hash of each lazy member's canonical value, by name (scalars too). */
-  hashes: ReadonlyMap<string, string>;
+  hashes: MemberHashes;
+}
+
+/** Hashes by member name, as a plain object (read them with `hashOf`). */
+export type MemberHashes = Readonly<Record<string, string>>;
+
+/** The hash `hashes` holds for member `name`, if any (never one an object inherits). */
+export function hashOf(hashes: MemberHashes | undefined, name: string): string | undefined {
+  return hashes !== undefined && Object.hasOwn(hashes, name) ? hashes[name] : undefined;
 }
 
 /**
@@ -31,7 +39,7 @@ export interface SplitView {
   buf: Buffer;
   members: Required<TopLevelMembers>;
   /** The split's lazy members' hashes (`SplitLine.hashes`). */
-  hashes: ReadonlyMap<string, string>;
+  hashes: MemberHashes;
 }
 
 let sink = new ByteSink(1 << 16);
@@ -54,11 +62,12 @@ export function splitInto(bytes: Buffer, lazy: ReadonlySet<string>, view: SplitV
   if (!canonicalizeBytes(bytes, "openagents", sink, DEFAULT_MAX_DEPTH, members)) return false;
   const buf = sink.buf;
   if (buf[0] !== 0x7b) return false;
-  const hashes = new Map<string, string>();
+  const hashes: Record<string, string> = {};
   const { keys, starts, ends } = members;
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k] as string;
-    if (lazy.has(key)) hashes.set(key, sha256Tag(buf.subarray(starts[k] as number, ends[k] as number)));
+    if (lazy.has(key))
+      setMember(hashes, key, sha256Tag(buf.subarray(starts[k] as number, ends[k] as number)));
   }
   view.buf = buf;
   view.members = members;
@@ -95,7 +104,7 @@ export function readView(view: SplitView, lazy: ReadonlySet<string>): JsonObject
 }
 
 /** The canonical value at `buf[start, end)`. */
-function valueAt(buf: Buffer, start: number, end: number): JsonValue {
+export function valueAt(buf: Buffer, start: number, end: number): JsonValue {
   const text = buf.toString("utf8", start, end);
   // A string without escapes is its text between the quotes.
   return buf[start] === 0x22 && !text.includes("\\") ? text.slice(1, -1) : readCanonical(text);

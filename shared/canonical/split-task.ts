@@ -8,7 +8,7 @@ import type { LineTaskModule } from "../parallel/index.js";
 import { ByteSink } from "./byte-canonical.js";
 import { readJson } from "./json-reader.js";
 import { JsonNumber, type JsonObject, setMember } from "./json-value.js";
-import { type SplitLine, type SplitView, splitInto, splitLine } from "./shallow.js";
+import { type MemberHashes, type SplitLine, type SplitView, splitInto, splitLine } from "./shallow.js";
 
 /** What the split task is built from: the members `splitLine` leaves lazy (hashed, not read). */
 export interface SplitTaskInit {
@@ -52,11 +52,13 @@ const LINES_PER_TEXT = 64;
 
 /**
  * A batch of split lines being written in their wire form: JSON arrays of `LINES_PER_TEXT` lines
- * with, per line, 0 for a declined line, else `[object, numbers, hashes, texts]`. `object` is the line's canonical text
+ * with, per line, 0 for a declined line, else `[object, hashes, numbers, texts]`, the last two
+ * left out when empty. `object` is the line's canonical text
  * with each lazy container as `{}` or `[]`, its values copied byte for byte from the split (so
  * `JSON.parse` reads its strings and names as `readView` does); `numbers` pairs each top-level number's name with
  * its canonical text, `texts` each container's that holds a number (which `JSON.parse` would not
- * keep exact), and `hashes` each lazy member's hash; `splitsFromWire` puts those back.
+ * keep exact), and `hashes` holds each lazy member's hash by name; `splitsFromWire` puts those
+ * back.
  */
 export class SplitWire {
   private readonly out = new ByteSink(1 << 16);
@@ -90,22 +92,23 @@ export class SplitWire {
       const open = buf[start] as number;
       const name = nameBytes(key);
       if (k > 0) this.bytes(COMMA, -1);
-      this.copy(name, 0, name.length);
+      this.out.append(name, 0, name.length);
       if ((open === 0x7b || open === 0x5b) && this.lazy.has(key)) {
         // `{}` or `[]`: each closing bracket is its opening one plus 2.
         this.bytes(open, open + 2);
         continue;
       }
-      this.copy(buf, start, end);
+      this.out.append(buf, start, end);
       if (open === 0x2d || (open >= 0x30 && open <= 0x39)) {
         numbers += `${numbers === "" ? "" : ","}[${JSON.stringify(key)},"${buf.toString("latin1", start, end)}"]`;
       } else if ((open === 0x7b || open === 0x5b) && holdsNumber(buf, start, end)) {
         texts += `${texts === "" ? "" : ","}[${JSON.stringify(key)},${JSON.stringify(buf.toString("utf8", start, end))}]`;
       }
     }
-    let tags = "";
-    for (const [key, hash] of hashes) tags += `${tags === "" ? "" : ","}[${JSON.stringify(key)},"${hash}"]`;
-    this.text(`},[${numbers}],[${tags}],[${texts}]]`);
+    // `}`, the hashes, then the numbers and texts when there are any.
+    this.text(
+      `},${JSON.stringify(hashes)}${texts !== "" ? `,[${numbers}],[${texts}]` : numbers !== "" ? `,[${numbers}]` : ""}]`,
+    );
     return undefined;
   }
 
@@ -127,12 +130,6 @@ export class SplitWire {
     this.count = 0;
   }
 
-  private copy(buf: Buffer, from: number, to: number): void {
-    this.out.reserve(to - from);
-    buf.copy(this.out.buf, this.out.len, from, to);
-    this.out.len += to - from;
-  }
-
   /** Writes byte `a`, then `b` unless it is negative. */
   private bytes(a: number, b: number): void {
     this.out.reserve(2);
@@ -147,7 +144,7 @@ export class SplitWire {
 }
 
 /** A member's name as JSON, and the colon after it: the same few names come on every line. */
-const nameBytes = remembered((key: string): Buffer => Buffer.from(`${JSON.stringify(key)}:`));
+export const nameBytes = remembered((key: string): Buffer => Buffer.from(`${JSON.stringify(key)}:`));
 
 /** True when canonical JSON `buf[start, end)` holds a number (a byte of one outside any string). */
 function holdsNumber(buf: Buffer, start: number, end: number): boolean {
@@ -163,8 +160,8 @@ function holdsNumber(buf: Buffer, start: number, end: number): boolean {
   return false;
 }
 
-/** One line on the wire: 0 for a declined line, else object, numbers, hashes, texts. */
-type WireLine = 0 | [JsonObject, [string, string][], [string, string][], [string, string][]];
+/** One line on the wire: 0 for a declined line, else object, hashes, and numbers and texts if any. */
+type WireLine = 0 | [JsonObject, MemberHashes, [string, string][]?, [string, string][]?];
 
 /** The split lines of a batch's wire texts (`SplitWire`), each text read as its lines are reached. */
 export function* splitsFromWire(texts: readonly string[]): Generator<SplitLine | null> {
@@ -174,10 +171,11 @@ export function* splitsFromWire(texts: readonly string[]): Generator<SplitLine |
         yield null;
         continue;
       }
-      const [value, numbers, hashes, json] = line;
-      for (const [key, number] of numbers) setMember(value, key, new JsonNumber(number));
-      for (const [key, container] of json) setMember(value, key, readJson(container));
-      yield { value, hashes: new Map(hashes) };
+      const [value, hashes, numbers, json] = line;
+      if (numbers !== undefined)
+        for (const [key, number] of numbers) setMember(value, key, new JsonNumber(number));
+      if (json !== undefined) for (const [key, container] of json) setMember(value, key, readJson(container));
+      yield { value, hashes };
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { ByteLine, JsonValue, SplitLine } from "../canonical/index.js";
+import type { ByteLine, JsonValue, MemberHashes, SplitLine } from "../canonical/index.js";
 import { ContractError, type ReplayPipelineError } from "../errors.js";
 import type { LineTaskModule } from "../parallel/index.js";
 import type { LayerCOrigin } from "./layer-c-record.js";
@@ -272,7 +272,7 @@ export interface LineConsumer {
    * One parsed line. `line` is the 1-based line number in the file; `hashes`, when given, holds
    * the openagents hash of each `lazyMembers` member value.
    */
-  line(line: number, value: JsonValue, hashes?: ReadonlyMap<string, string>): void;
+  line(line: number, value: JsonValue, hashes?: MemberHashes): void;
   /** Called once after the last line; returns the session. */
   end(): Session;
 }

@@ -1,5 +1,12 @@
 /** The REPLAY.jsonl reader: each dialect's lines validated, rehashed and summed up into a session. */
-import { canonicalHash, isJsonObject, type JsonObject, type JsonValue } from "../../canonical/index.js";
+import {
+  canonicalHash,
+  hashOf,
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  type MemberHashes,
+} from "../../canonical/index.js";
 import { type LayerCOrigin, layerCOriginOf } from "../layer-c-record.js";
 import {
   emptySummary,
@@ -90,9 +97,9 @@ class ReplayConsumer implements LineConsumer {
     this.toolCalls = keepToolCalls ? (sink ?? this.list) : undefined;
   }
 
-  private hashes: ReadonlyMap<string, string> | undefined;
+  private hashes: MemberHashes | undefined;
 
-  line(line: number, value: JsonValue, hashes?: ReadonlyMap<string, string>): void {
+  line(line: number, value: JsonValue, hashes?: MemberHashes): void {
     const { dialect, findings } = this;
     this.hashes = hashes;
     if (this.firstLine === 0) this.firstLine = line;
@@ -419,7 +426,8 @@ class ReplayConsumer implements LineConsumer {
     if (typeof expected !== "string" || !Object.hasOwn(event, valueKey)) return;
     try {
       // Large members arrive hashed from their canonical bytes (see LineFormat.lazyMembers).
-      const actual = this.hashes?.get(valueKey) ?? canonicalHash(event[valueKey] as JsonValue, "openagents");
+      const actual =
+        hashOf(this.hashes, valueKey) ?? canonicalHash(event[valueKey] as JsonValue, "openagents");
       this.findings.compare(hashKey, subject, expected, actual);
     } catch (error) {
       this.findings.error({

@@ -66,11 +66,17 @@ export class Context {
    */
   removeRaw(source: JsonObject, out: JsonObject, key: string, path: string, known?: string): void {
     this.drop(child(path, key), "layer_c.raw_removed");
+    if (Object.hasOwn(source, `${key}_hash`)) return;
+    const hash = known ?? this.hash(source[key] as JsonValue);
+    setMember(out, this.hashAdded(key, path), hash);
+  }
+
+  /** Counts `<key>_hash` added in place of raw member `key` (see `removeRaw`); returns that name. */
+  hashAdded(key: string, path: string): string {
     const hashKey = `${key}_hash`;
-    if (Object.hasOwn(source, hashKey)) return;
-    setMember(out, hashKey, known ?? this.hash(source[key] as JsonValue));
     this.added.add(child(path, hashKey));
     this.rules.add("layer_c.hash_added");
+    return hashKey;
   }
 
   /** What was counted so far, as plain JSON. */

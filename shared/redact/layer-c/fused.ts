@@ -3,7 +3,15 @@
  * splits a line for `inspect` and redacts it from the same work (the raw members Layer C cuts out
  * are the members `inspect` canonicalizes and hashes), and `tapOf`, the writer as `inspect`'s tap.
  */
-import { type SplitView, SplitWire, splitInto, splitLine, splitsFromWire } from "../../canonical/index.js";
+import { isAscii } from "node:buffer";
+import {
+  ByteSink,
+  type SplitView,
+  SplitWire,
+  splitInto,
+  splitLine,
+  splitsFromWire,
+} from "../../canonical/index.js";
 import { RedactError } from "../../errors.js";
 import type { LineTap, TappedLine } from "../../formats/index.js";
 import type { LineTaskModule } from "../../parallel/index.js";
@@ -53,7 +61,8 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
     const view = {} as SplitView;
     // On a worker (`wireLine`): the lines since the last `toWire` in their wire form (`FusedWire`).
     const splits = lazy === undefined ? undefined : new SplitWire(lazy);
-    const texts: string[] = [];
+    const texts = new ByteSink(1 << 16);
+    // Where each line ends in the texts as a string (UTF-16 code units), for the reading thread.
     let at = 0;
     const ends: number[] = [];
     const flags: number[] = [];
@@ -71,12 +80,15 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
       wireLine: (bytes, line): undefined => {
         const split = lazy !== undefined && splitInto(bytes, lazy, view);
         splits?.add(split ? view : null);
+        const from = texts.len;
         try {
-          const { text, carrier } = redactor.lineText(bytes, line, split ? view : undefined);
-          texts.push(text);
-          at += text.length;
+          const carrier = redactor.lineInto(bytes, line, split ? view : undefined, texts);
+          at += isAscii(texts.buf.subarray(from, texts.len))
+            ? texts.len - from
+            : texts.buf.toString("utf8", from, texts.len).length;
           flags.push(carrier ? 1 : 0);
         } catch {
+          texts.len = from;
           flags.push(2);
         }
         ends.push(at);
@@ -86,11 +98,13 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
       toWire: (): FusedWire => {
         const wire: FusedWire = {
           splits: splits === undefined ? null : splits.take(),
-          texts: texts.join(""),
+          texts: texts.buf.toString("utf8", 0, texts.len),
           ends: Int32Array.from(ends),
           flags: Uint8Array.from(flags),
         };
-        texts.length = 0;
+        texts.len = 0;
+        // Do not keep a buffer the size of one huge batch.
+        if (texts.buf.length > 1 << 24) texts.buf = Buffer.allocUnsafe(1 << 16);
         at = 0;
         ends.length = 0;
         flags.length = 0;

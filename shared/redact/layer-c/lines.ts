@@ -9,6 +9,7 @@ import {
   cutsOfSplit,
   DEFAULT_MAX_DEPTH,
   decodeUtf8,
+  hashOf,
   isJsonObject,
   JsonNumber,
   type JsonObject,
@@ -29,6 +30,7 @@ import type { Preset } from "../presets.js";
 import { Scrubber, type ScrubOptions } from "../scrub.js";
 import { Context } from "./context.js";
 import { RAW_KEYS } from "./policy.js";
+import { NOT_WRITTEN, redactSplitEvent, WRITTEN_HEADER } from "./split-event.js";
 import { type LayerCCounts, type LayerCSummary, summaryValue } from "./summary.js";
 import { isRootShaped, redactEvent, redactReplayEvent } from "./transform.js";
 
@@ -88,6 +90,8 @@ export class LineRedactor {
   private readonly fastRead: boolean;
   /** Output buffer of the byte canonicalizer, for the raw values of the fast read. */
   private sink = new ByteSink(1 << 16);
+  /** Where `line` writes its line before copying it out. */
+  private scratch = new ByteSink(1 << 12);
   private events = 0;
 
   /** `format` must be a JSON Lines format (`isLinesFormat`); throws `RedactError` otherwise. */
@@ -116,12 +120,35 @@ export class LineRedactor {
    * line was just split (`splitLine`), spares the fast read its own scan of the raw members.
    */
   line(bytes: Buffer, line: number, split?: SplitView): RedactedLine {
-    const { text, carrier } = this.lineText(bytes, line, split);
-    return { text: Buffer.from(text), carrier };
+    const scratch = this.scratch;
+    scratch.len = 0;
+    const carrier = this.lineInto(bytes, line, split, scratch);
+    // Do not keep a buffer the size of one huge line.
+    if (scratch.buf.length > 1 << 24) this.scratch = new ByteSink(1 << 16);
+    return { text: Buffer.from(scratch.view()), carrier };
   }
 
-  /** `line`, with the text as a string (for a caller that writes it into a buffer of its own). */
-  lineText(bytes: Buffer, line: number, split?: SplitView): { text: string; carrier: boolean } {
+  /**
+   * `line`, written into `out` (after what it holds) rather than returned; returns the carrier
+   * flag. A REPLAY line just split is redacted from the split's bytes (`redactSplitEvent`) when
+   * that path takes it; any other line through the event object.
+   */
+  lineInto(bytes: Buffer, line: number, split: SplitView | undefined, out: ByteSink): boolean {
+    if (split !== undefined && this.replay !== undefined && this.fastRead) {
+      const written = redactSplitEvent(split, this.ctx, this.replay, out);
+      if (written !== NOT_WRITTEN) {
+        this.events++;
+        return written === WRITTEN_HEADER;
+      }
+    }
+    const { text, carrier } = this.lineText(bytes, line, split);
+    out.reserve(3 * text.length);
+    out.len += out.buf.write(text, out.len, "utf8");
+    return carrier;
+  }
+
+  /** `line` through the event object, with the text as a string. */
+  private lineText(bytes: Buffer, line: number, split?: SplitView): { text: string; carrier: boolean } {
     const { value, hashes } = this.read(bytes, line, split);
     if (!isJsonObject(value)) {
       throw new RedactError("redact.not_object", "expected an event object on every line", {
@@ -213,7 +240,7 @@ function cutHashes(value: JsonObject, split: SplitView): ReadonlyMap<string, str
     const start = starts[k] as number;
     const open = split.buf[start];
     if (open !== 0x7b && open !== 0x5b) continue;
-    hashes.set(key, split.hashes.get(key) ?? sha256Tag(split.buf.subarray(start, ends[k] as number)));
+    hashes.set(key, hashOf(split.hashes, key) ?? sha256Tag(split.buf.subarray(start, ends[k] as number)));
   }
   return hashes;
 }

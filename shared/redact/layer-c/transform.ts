@@ -110,50 +110,69 @@ export function redactEvent(
   hashes?: ReadonlyMap<string, string>,
 ): JsonObject {
   const out: JsonObject = {};
+  const keep: KeepMember = (name, value) => setMember(out, name, value);
   for (const [k, v] of Object.entries(event)) {
-    if (RAW_KEYS.has(k)) {
-      ctx.removeRaw(event, out, k, path, hashes?.get(k));
-      continue;
-    }
-    const known = rules.known?.has(k) === true;
-    const required = rules.required?.has(k) === true;
-    // A member the format does not define is untrusted down to its name: the name is scrubbed
-    // before it is written anywhere (the copy or its summary), and its value is never verbatim.
-    if (known && isVerbatimKey(k) && isScalarOrScalars(v) && verbatimSafe(k, v)) {
-      setMember(out, k, v);
-      continue;
-    }
-    const name = known ? k : ctx.scrubKey(k, path);
-    const at = child(path, name);
-    if (ctx.paranoid) {
-      if (required && PARANOID_REPLACED.has(k)) {
-        setMember(out, k, Array.isArray(v) ? v.map(() => PARANOID_TEXT) : PARANOID_TEXT);
-        ctx.rules.add("layer_c.paranoid_text");
-        ctx.paths.add(at);
-        continue;
-      }
-      if (required && !isJsonObject(v) && !Array.isArray(v)) {
-        setMember(out, k, typeof v === "string" ? ctx.scrub(v, at, k) : v);
-        continue;
-      }
-      const kept = structuralValue(v, at, k, ctx, "layer_c.paranoid", isStructuralKey(k));
-      if (kept !== undefined) setMember(out, name, kept);
-      else if (required) setMember(out, k, Array.isArray(v) ? [] : {});
-      continue;
-    }
-    const allowed =
-      known ||
-      (rules.known === undefined
-        ? rules.allow?.has(k) === true
-        : ctx.preset === "open_source" && !isJsonObject(v) && !Array.isArray(v));
-    if (allowed) {
-      setMember(out, name, freeValue(v, at, k, ctx));
-      continue;
-    }
-    const kept = structuralValue(v, at, k, ctx, "layer_c.fail_closed", isStructuralKey(k));
-    if (kept !== undefined) setMember(out, name, kept);
+    if (RAW_KEYS.has(k)) ctx.removeRaw(event, out, k, path, hashes?.get(k));
+    else redactMember(k, v, path, ctx, rules, keep);
   }
   return out;
+}
+
+/**
+ * Where `redactMember` puts what it keeps of a member: its name in the copy and its value;
+ * `verbatim` when the value is the member's own, unchanged.
+ */
+export type KeepMember = (name: string, value: JsonValue, verbatim: boolean) => void;
+
+/**
+ * Layer C of member `k` (not a raw one: see `Context.removeRaw`) of an event at `path`, by
+ * `redactEvent`'s rules: gives `keep` what the copy holds of it, if anything.
+ */
+export function redactMember(
+  k: string,
+  v: JsonValue,
+  path: string,
+  ctx: Context,
+  rules: ObjectRules,
+  keep: KeepMember,
+): void {
+  const known = rules.known?.has(k) === true;
+  const required = rules.required?.has(k) === true;
+  // A member the format does not define is untrusted down to its name: the name is scrubbed
+  // before it is written anywhere (the copy or its summary), and its value is never verbatim.
+  if (known && isVerbatimKey(k) && isScalarOrScalars(v) && verbatimSafe(k, v)) {
+    keep(k, v, true);
+    return;
+  }
+  const name = known ? k : ctx.scrubKey(k, path);
+  const at = child(path, name);
+  if (ctx.paranoid) {
+    if (required && PARANOID_REPLACED.has(k)) {
+      keep(k, Array.isArray(v) ? v.map(() => PARANOID_TEXT) : PARANOID_TEXT, false);
+      ctx.rules.add("layer_c.paranoid_text");
+      ctx.paths.add(at);
+      return;
+    }
+    if (required && !isJsonObject(v) && !Array.isArray(v)) {
+      keep(k, typeof v === "string" ? ctx.scrub(v, at, k) : v, false);
+      return;
+    }
+    const kept = structuralValue(v, at, k, ctx, "layer_c.paranoid", isStructuralKey(k));
+    if (kept !== undefined) keep(name, kept, false);
+    else if (required) keep(k, Array.isArray(v) ? [] : {}, false);
+    return;
+  }
+  const allowed =
+    known ||
+    (rules.known === undefined
+      ? rules.allow?.has(k) === true
+      : ctx.preset === "open_source" && !isJsonObject(v) && !Array.isArray(v));
+  if (allowed) {
+    keep(name, freeValue(v, at, k, ctx), false);
+    return;
+  }
+  const kept = structuralValue(v, at, k, ctx, "layer_c.fail_closed", isStructuralKey(k));
+  if (kept !== undefined) keep(name, kept, false);
 }
 
 /**

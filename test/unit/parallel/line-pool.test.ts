@@ -86,7 +86,7 @@ describe("mapLines", () => {
     expect(parallel[4]?.result).toBeNull();
     const first = parallel[0]?.result as SplitLine;
     const here = local[0]?.result as SplitLine;
-    expect(first.hashes.get("params")).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(first.hashes.params).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(first.hashes).toEqual(here.hashes);
     const value = first.value;
     expect(value.params).toEqual({});

@@ -1,0 +1,152 @@
+/**
+ * Layer C of a REPLAY event straight from its split line (`splitInto`): each member goes through
+ * `redactMember` and `Context.removeRaw`'s counting exactly as the object path sends it, in the
+ * line's own member order, but a member kept unchanged is written as the canonical bytes the split
+ * already holds. The common event thus costs neither an event object nor a second serialization.
+ */
+import {
+  type ByteSink,
+  canonicalize,
+  compareCodePoints,
+  hashOf,
+  type JsonValue,
+  nameBytes,
+  type SplitView,
+  sha256Tag,
+  valueAt,
+} from "../../canonical/index.js";
+import type { ReplayEventFields } from "../../formats/index.js";
+import type { Context } from "./context.js";
+import { child, RAW_KEYS } from "./policy.js";
+import { type ObjectRules, redactMember } from "./transform.js";
+
+/** `redactSplitEvent`'s answers: not written (the caller takes the object path), written, written and a ReplayHeader. */
+export const NOT_WRITTEN = 0;
+/** See `NOT_WRITTEN`. */
+export const WRITTEN = 1;
+/** See `NOT_WRITTEN`. */
+export const WRITTEN_HEADER = 2;
+
+/** Per-line scratch (one thread runs one line at a time): values by member, order, kept members. */
+let values: (JsonValue | undefined)[] = [];
+let order = new Int32Array(64);
+const kept = new Map<string, number | string>();
+let member = 0;
+let memberValue: JsonValue = null;
+
+/**
+ * Keeps a member for the copy: by its slot in the split when its value is the line's own (its
+ * canonical bytes are written), else as the canonical text of what was kept.
+ */
+function keep(name: string, value: JsonValue, verbatim: boolean): void {
+  kept.set(name, verbatim || sameValue(value, memberValue) ? member : canonicalize(value, "openagents"));
+}
+
+/** True when `kept` is `value` as read, or an array of its very elements. */
+function sameValue(kept: JsonValue, value: JsonValue): boolean {
+  if (kept === value) return true;
+  if (!Array.isArray(kept) || !Array.isArray(value) || kept.length !== value.length) return false;
+  for (let k = 0; k < kept.length; k++) if (kept[k] !== value[k]) return false;
+  return true;
+}
+
+/**
+ * Writes the Layer C line of the REPLAY event `view` holds (canonical, with its final `\n`) into
+ * `out`, counting into `ctx` what `redactReplayEvent` would count for it. `NOT_WRITTEN`, with
+ * nothing written or counted, for a line this path does not take: `paranoid` (whose structural
+ * walk reads nested values), or a member that is an object or an array holding containers but not
+ * a raw one (the split has those in canonical order, not the line's).
+ */
+export function redactSplitEvent(
+  view: SplitView,
+  ctx: Context,
+  fields: ReplayEventFields,
+  out: ByteSink,
+): number {
+  if (ctx.paranoid) return NOT_WRITTEN;
+  const { keys, starts, ends, sourceStarts } = view.members;
+  const buf = view.buf;
+  const n = keys.length;
+  if (values.length < n) values = new Array<JsonValue | undefined>(2 * n);
+  let type: JsonValue | undefined;
+  for (let k = 0; k < n; k++) {
+    const key = keys[k] as string;
+    if (RAW_KEYS.has(key)) continue;
+    const start = starts[k] as number;
+    const end = ends[k] as number;
+    const open = buf[start];
+    if (open === 0x7b) return NOT_WRITTEN;
+    if (open === 0x5b && holdsBracket(buf, start + 1, end)) return NOT_WRITTEN;
+    const value = valueAt(buf, start, end);
+    values[k] = value;
+    if (key === fields.typeKey) type = value;
+  }
+  const known = typeof type === "string" ? fields.byType.get(type) : undefined;
+  const rules: ObjectRules = known ?? { allow: ctx.allow };
+  // The line's member order: it decides the counts' key order, and which of two names that scrub
+  // alike is written (an insertion sort: a line has a few members, often in order already).
+  if (order.length < n) order = new Int32Array(2 * n);
+  for (let k = 0; k < n; k++) {
+    const at = sourceStarts[k] as number;
+    let x = k - 1;
+    while (x >= 0 && (sourceStarts[order[x] as number] as number) > at) {
+      order[x + 1] = order[x] as number;
+      x--;
+    }
+    order[x + 1] = k;
+  }
+  kept.clear();
+  for (let o = 0; o < n; o++) {
+    const k = order[o] as number;
+    const key = keys[k] as string;
+    if (RAW_KEYS.has(key)) {
+      ctx.drop(child("$", key), "layer_c.raw_removed");
+      if (keys.includes(`${key}_hash`)) continue;
+      const hash =
+        hashOf(view.hashes, key) ?? sha256Tag(buf.subarray(starts[k] as number, ends[k] as number));
+      kept.set(ctx.hashAdded(key, "$"), `"${hash}"`);
+      continue;
+    }
+    member = k;
+    memberValue = values[k] as JsonValue;
+    redactMember(key, memberValue, "$", ctx, rules, keep);
+  }
+  write(view, out);
+  return type === "ReplayHeader" ? WRITTEN_HEADER : WRITTEN;
+}
+
+/** The kept members, in code-point order of their names, as a canonical object line. */
+function write(view: SplitView, out: ByteSink): void {
+  const names = [...kept.keys()].sort(compareCodePoints);
+  const { starts, ends } = view.members;
+  out.reserve(2);
+  out.buf[out.len++] = 0x7b;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (i > 0) {
+      out.reserve(1);
+      out.buf[out.len++] = 0x2c;
+    }
+    const label = nameBytes(name);
+    out.append(label, 0, label.length);
+    const value = kept.get(name) as number | string;
+    if (typeof value === "string") {
+      out.reserve(3 * value.length);
+      out.len += out.buf.write(value, out.len, "utf8");
+    } else {
+      out.append(view.buf, starts[value] as number, ends[value] as number);
+    }
+  }
+  out.reserve(2);
+  out.buf[out.len++] = 0x7d;
+  out.buf[out.len++] = 0x0a;
+}
+
+/** True when `buf[start, end)` holds `{` or `[` (in a string too: a conservative test). */
+function holdsBracket(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i];
+    if (c === 0x7b || c === 0x5b) return true;
+  }
+  return false;
+}
