@@ -42,6 +42,7 @@ export const splitTask: LineTaskModule<SplitTaskInit> = {
 
 const OPEN = 0x5b;
 const COMMA = 0x2c;
+const QUOTE = 0x22;
 
 /**
  * Lines per JSON text of a batch's wire form: the receiving thread reads one text at a time as it
@@ -53,12 +54,12 @@ const LINES_PER_TEXT = 64;
 /**
  * A batch of split lines being written in their wire form: JSON arrays of `LINES_PER_TEXT` lines
  * with, per line, 0 for a declined line, else `[object, hashes, numbers, texts]`, the last two
- * left out when empty. `object` is the line's canonical text
- * with each lazy container as `{}` or `[]`, its values copied byte for byte from the split (so
- * `JSON.parse` reads its strings and names as `readView` does); `numbers` pairs each top-level number's name with
- * its canonical text, `texts` each container's that holds a number (which `JSON.parse` would not
- * keep exact), and `hashes` holds each lazy member's hash by name; `splitsFromWire` puts those
- * back.
+ * left out when empty (`numbers` as `{}` when only `texts` has any). `object` is the line's
+ * canonical text with each lazy container as `{}` or `[]`, its values copied byte for byte from
+ * the split (so `JSON.parse` reads its strings and names as `readView` does); `hashes` holds each
+ * lazy member's hash, `numbers` each top-level number's canonical text, and `texts` each
+ * container's that holds a number (`JSON.parse` would not keep those exact), all three by name;
+ * `splitsFromWire` puts them back. Written as bytes, with no string per line.
  */
 export class SplitWire {
   private readonly out = new ByteSink(1 << 16);
@@ -80,35 +81,74 @@ export class SplitWire {
     const { buf, members, hashes } = view;
     const { keys, starts, ends } = members;
     const n = keys.length;
+    const out = this.out;
     // The object, lazy containers emptied; the members are in canonical order in the view, though
     // not in its buffer.
     this.bytes(OPEN, 0x7b);
-    let numbers = "";
-    let texts = "";
+    let numbers = 0;
+    let texts = 0;
     for (let k = 0; k < n; k++) {
       const key = keys[k] as string;
       const start = starts[k] as number;
-      const end = ends[k] as number;
       const open = buf[start] as number;
       const name = nameBytes(key);
       if (k > 0) this.bytes(COMMA, -1);
-      this.out.append(name, 0, name.length);
+      out.append(name, 0, name.length);
       if ((open === 0x7b || open === 0x5b) && this.lazy.has(key)) {
         // `{}` or `[]`: each closing bracket is its opening one plus 2.
         this.bytes(open, open + 2);
         continue;
       }
-      this.out.append(buf, start, end);
-      if (open === 0x2d || (open >= 0x30 && open <= 0x39)) {
-        numbers += `${numbers === "" ? "" : ","}[${JSON.stringify(key)},"${buf.toString("latin1", start, end)}"]`;
-      } else if ((open === 0x7b || open === 0x5b) && holdsNumber(buf, start, end)) {
-        texts += `${texts === "" ? "" : ","}[${JSON.stringify(key)},${JSON.stringify(buf.toString("utf8", start, end))}]`;
-      }
+      const end = ends[k] as number;
+      out.append(buf, start, end);
+      if (open === 0x2d || (open >= 0x30 && open <= 0x39)) numbers++;
+      else if ((open === 0x7b || open === 0x5b) && holdsNumber(buf, start, end)) texts++;
     }
     // `}`, the hashes, then the numbers and texts when there are any.
-    this.text(
-      `},${JSON.stringify(hashes)}${texts !== "" ? `,[${numbers}],[${texts}]` : numbers !== "" ? `,[${numbers}]` : ""}]`,
-    );
+    this.bytes(0x7d, COMMA);
+    this.bytes(0x7b, -1);
+    let first = true;
+    for (const key in hashes) {
+      if (!first) this.bytes(COMMA, -1);
+      first = false;
+      const name = nameBytes(key);
+      out.append(name, 0, name.length);
+      this.bytes(QUOTE, -1);
+      this.text(hashes[key] as string);
+      this.bytes(QUOTE, -1);
+    }
+    this.bytes(0x7d, -1);
+    if (numbers + texts > 0) {
+      this.bytes(COMMA, 0x7b);
+      first = true;
+      for (let k = 0; k < n; k++) {
+        const start = starts[k] as number;
+        const open = buf[start] as number;
+        if (open !== 0x2d && (open < 0x30 || open > 0x39)) continue;
+        if (!first) this.bytes(COMMA, -1);
+        first = false;
+        const name = nameBytes(keys[k] as string);
+        out.append(name, 0, name.length);
+        // A number's canonical text needs no escape.
+        this.bytes(QUOTE, -1);
+        out.append(buf, start, ends[k] as number);
+        this.bytes(QUOTE, -1);
+      }
+      this.bytes(0x7d, -1);
+    }
+    if (texts > 0) {
+      const json: Record<string, string> = {};
+      for (let k = 0; k < n; k++) {
+        const key = keys[k] as string;
+        const start = starts[k] as number;
+        const end = ends[k] as number;
+        const open = buf[start];
+        if ((open === 0x7b || open === 0x5b) && !this.lazy.has(key) && holdsNumber(buf, start, end))
+          setMember(json, key, buf.toString("utf8", start, end));
+      }
+      this.text(`,${JSON.stringify(json)}`);
+    }
+    this.bytes(0x5d, -1);
     return undefined;
   }
 
@@ -160,8 +200,11 @@ function holdsNumber(buf: Buffer, start: number, end: number): boolean {
   return false;
 }
 
-/** One line on the wire: 0 for a declined line, else object, hashes, and numbers and texts if any. */
-type WireLine = 0 | [JsonObject, MemberHashes, [string, string][]?, [string, string][]?];
+/**
+ * One line on the wire: 0 for a declined line, else the object and its hashes, then, when there
+ * are any, its top-level numbers' texts and its containers holding numbers, by name.
+ */
+type WireLine = 0 | [JsonObject, MemberHashes, Record<string, string>?, Record<string, string>?];
 
 /** The split lines of a batch's wire texts (`SplitWire`), each text read as its lines are reached. */
 export function* splitsFromWire(texts: readonly string[]): Generator<SplitLine | null> {
@@ -172,9 +215,11 @@ export function* splitsFromWire(texts: readonly string[]): Generator<SplitLine |
         continue;
       }
       const [value, hashes, numbers, json] = line;
+      // Own members only: `JSON.parse` makes plain objects, and any name may come (`__proto__` too).
       if (numbers !== undefined)
-        for (const [key, number] of numbers) setMember(value, key, new JsonNumber(number));
-      if (json !== undefined) for (const [key, container] of json) setMember(value, key, readJson(container));
+        for (const key of Object.keys(numbers)) setMember(value, key, new JsonNumber(numbers[key] as string));
+      if (json !== undefined)
+        for (const key of Object.keys(json)) setMember(value, key, readJson(json[key] as string));
       yield { value, hashes };
     }
   }

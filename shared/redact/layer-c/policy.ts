@@ -83,9 +83,12 @@ export function isHashKey(key: string): boolean {
 }
 /** Path inside an event for the summary: array positions folded to `[*]`. */
 export function child(path: string, key: string): string {
-  return path + segmentOf(key);
+  // An event's own members come on every line: their paths are kept whole, not joined again (a
+  // new string would also be hashed again by each counter it goes to).
+  return path === "$" ? topPathOf(key) : path + segmentOf(key);
 }
 const segmentOf = remembered(memberPath);
+const topPathOf = remembered((key: string) => `$${memberPath(key)}`);
 
 /** A hash value: kept verbatim wherever it is (receipts match on it). */
 export const HASH_VALUE = /^(?:sha256:|hmac-sha256:)?[0-9a-f]{64}$/;

@@ -27,19 +27,28 @@ export const WRITTEN = 1;
 /** See `NOT_WRITTEN`. */
 export const WRITTEN_HEADER = 2;
 
-/** Per-line scratch (one thread runs one line at a time): values by member, order, kept members. */
+/**
+ * Per-line scratch (one thread runs one line at a time): the values by member; the line's member
+ * order; what is kept of each member under its own name (by slot: the member's slot when its
+ * bytes are written as they are, else the canonical text kept); and whether anything is kept
+ * under another name (a scrubbed name, an added hash), in which case `sequence` lists every
+ * name and value kept, in the order the object path sets them.
+ */
 let values: (JsonValue | undefined)[] = [];
 let order = new Int32Array(64);
-const kept = new Map<string, number | string>();
+let slots: (number | string | undefined)[] = [];
+let renamed = false;
+const sequence: (number | string)[] = [];
 let member = 0;
 let memberValue: JsonValue = null;
+let memberKey = "";
 
-/**
- * Keeps a member for the copy: by its slot in the split when its value is the line's own (its
- * canonical bytes are written), else as the canonical text of what was kept.
- */
+/** Keeps a member for the copy (see `slots`). */
 function keep(name: string, value: JsonValue, verbatim: boolean): void {
-  kept.set(name, verbatim || sameValue(value, memberValue) ? member : canonicalize(value, "openagents"));
+  const kept = verbatim || sameValue(value, memberValue) ? member : canonicalize(value, "openagents");
+  sequence.push(name, kept);
+  if (name === memberKey) slots[member] = kept;
+  else renamed = true;
 }
 
 /** True when `kept` is `value` as read, or an array of its very elements. */
@@ -67,7 +76,10 @@ export function redactSplitEvent(
   const { keys, starts, ends, sourceStarts } = view.members;
   const buf = view.buf;
   const n = keys.length;
-  if (values.length < n) values = new Array<JsonValue | undefined>(2 * n);
+  if (values.length < n) {
+    values = new Array<JsonValue | undefined>(2 * n);
+    slots = new Array<number | string | undefined>(2 * n);
+  }
   let type: JsonValue | undefined;
   for (let k = 0; k < n; k++) {
     const key = keys[k] as string;
@@ -95,7 +107,9 @@ export function redactSplitEvent(
     }
     order[x + 1] = k;
   }
-  kept.clear();
+  slots.fill(undefined, 0, n);
+  sequence.length = 0;
+  renamed = false;
   for (let o = 0; o < n; o++) {
     const k = order[o] as number;
     const key = keys[k] as string;
@@ -104,10 +118,12 @@ export function redactSplitEvent(
       if (keys.includes(`${key}_hash`)) continue;
       const hash =
         hashOf(view.hashes, key) ?? sha256Tag(buf.subarray(starts[k] as number, ends[k] as number));
-      kept.set(ctx.hashAdded(key, "$"), `"${hash}"`);
+      sequence.push(ctx.hashAdded(key, "$"), `"${hash}"`);
+      renamed = true;
       continue;
     }
     member = k;
+    memberKey = key;
     memberValue = values[k] as JsonValue;
     redactMember(key, memberValue, "$", ctx, rules, keep);
   }
@@ -117,29 +133,45 @@ export function redactSplitEvent(
 
 /** The kept members, in code-point order of their names, as a canonical object line. */
 function write(view: SplitView, out: ByteSink): void {
-  const names = [...kept.keys()].sort(compareCodePoints);
-  const { starts, ends } = view.members;
-  out.reserve(2);
+  out.reserve(1);
   out.buf[out.len++] = 0x7b;
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i] as string;
-    if (i > 0) {
-      out.reserve(1);
-      out.buf[out.len++] = 0x2c;
+  const { keys } = view.members;
+  let first = true;
+  if (!renamed) {
+    // Kept under their own names only: the split's member order is the copy's.
+    for (let k = 0; k < keys.length; k++) {
+      const value = slots[k];
+      if (value === undefined) continue;
+      if (!first) out.buf[out.len++] = 0x2c;
+      first = false;
+      writeMember(view, out, keys[k] as string, value);
     }
-    const label = nameBytes(name);
-    out.append(label, 0, label.length);
-    const value = kept.get(name) as number | string;
-    if (typeof value === "string") {
-      out.reserve(3 * value.length);
-      out.len += out.buf.write(value, out.len, "utf8");
-    } else {
-      out.append(view.buf, starts[value] as number, ends[value] as number);
+  } else {
+    // As the object path sets them: a later member kept under a name replaces an earlier one.
+    const kept = new Map<string, number | string>();
+    for (let i = 0; i < sequence.length; i += 2)
+      kept.set(sequence[i] as string, sequence[i + 1] as number | string);
+    for (const name of [...kept.keys()].sort(compareCodePoints)) {
+      if (!first) out.buf[out.len++] = 0x2c;
+      first = false;
+      writeMember(view, out, name, kept.get(name) as number | string);
     }
   }
   out.reserve(2);
   out.buf[out.len++] = 0x7d;
   out.buf[out.len++] = 0x0a;
+}
+
+/** `"name":` and the value: a member's canonical bytes by its slot, or a canonical text. */
+function writeMember(view: SplitView, out: ByteSink, name: string, value: number | string): void {
+  const label = nameBytes(name);
+  out.append(label, 0, label.length);
+  if (typeof value === "string") {
+    out.reserve(3 * value.length);
+    out.len += out.buf.write(value, out.len, "utf8");
+  } else out.append(view.buf, view.members.starts[value] as number, view.members.ends[value] as number);
+  // Room for the comma or closing brace after it.
+  out.reserve(1);
 }
 
 /** True when `buf[start, end)` holds `{` or `[` (in a string too: a conservative test). */
