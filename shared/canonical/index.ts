@@ -45,4 +45,11 @@ export {
   valueAt,
 } from "./shallow.js";
 export { assertText, type NotText, notTextError, SNIFF_BYTES, sniffText } from "./sniff.js";
-export { nameBytes, type SplitTaskInit, SplitWire, splitsFromWire, splitTask } from "./split-task.js";
+export {
+  nameBytes,
+  type SplitTaskInit,
+  type SplitTexts,
+  SplitWire,
+  splitsFromWire,
+  splitTask,
+} from "./split-task.js";

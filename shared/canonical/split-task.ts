@@ -3,6 +3,7 @@
  * task, so large files are split on worker threads, and the wire form its lines cross threads in.
  */
 
+import { isAscii } from "node:buffer";
 import { remembered } from "../memo.js";
 import type { LineTaskModule } from "../parallel/index.js";
 import { ByteSink } from "./byte-canonical.js";
@@ -35,7 +36,7 @@ export const splitTask: LineTaskModule<SplitTaskInit> = {
       wireLine: (bytes) => wire.add(splitInto(bytes, lazy, view) ? view : null),
       finish: () => null,
       toWire: () => wire.take(),
-      fromWire: (texts) => splitsFromWire(texts as string[]),
+      fromWire: (texts) => splitsFromWire(texts as SplitTexts),
     };
   },
 };
@@ -65,8 +66,8 @@ export class SplitWire {
   private readonly out = new ByteSink(1 << 16);
   /** Lines in the current text. */
   private count = 0;
-  /** The batch's finished texts. */
-  private texts: string[] = [];
+  /** Where each finished text of the batch ends in `out`. */
+  private readonly ends: number[] = [];
 
   constructor(private readonly lazy: ReadonlySet<string>) {}
 
@@ -152,21 +153,27 @@ export class SplitWire {
     return undefined;
   }
 
-  /** The batch's JSON texts, in order; the next line starts a new batch. */
-  take(): string[] {
+  /** The batch's texts, in order; the next line starts a new batch. */
+  take(): SplitTexts {
     if (this.count > 0) this.close();
-    const texts = this.texts;
-    this.texts = [];
-    // Do not keep a buffer the size of one huge text.
-    if (this.out.buf.length > 1 << 24) this.out.buf = Buffer.allocUnsafe(1 << 16);
-    return texts;
+    const out = this.out;
+    const bytes = out.view();
+    const text = out.buf.toString("utf8", 0, out.len);
+    // Where each text ends in `text` (UTF-16 code units: bytes, unless some character is not ASCII).
+    const ends = isAscii(bytes)
+      ? this.ends.slice()
+      : this.ends.map((end) => out.buf.toString("utf8", 0, end).length);
+    out.len = 0;
+    this.ends.length = 0;
+    // Do not keep a buffer the size of one huge batch.
+    if (out.buf.length > 1 << 24) out.buf = Buffer.allocUnsafe(1 << 16);
+    return { text, ends };
   }
 
   /** Ends the current text. */
   private close(): void {
     this.bytes(0x5d, -1);
-    this.texts.push(this.out.buf.toString("utf8", 0, this.out.len));
-    this.out.len = 0;
+    this.ends.push(this.out.len);
     this.count = 0;
   }
 
@@ -206,10 +213,23 @@ function holdsNumber(buf: Buffer, start: number, end: number): boolean {
  */
 type WireLine = 0 | [JsonObject, MemberHashes, Record<string, string>?, Record<string, string>?];
 
+/**
+ * A batch of split lines on the wire: the JSON texts of `LINES_PER_TEXT` lines each, one after
+ * another in one string (one large string, which the collector does not copy while the batch
+ * waits its turn), and where each ends.
+ */
+export interface SplitTexts {
+  text: string;
+  ends: number[];
+}
+
 /** The split lines of a batch's wire texts (`SplitWire`), each text read as its lines are reached. */
-export function* splitsFromWire(texts: readonly string[]): Generator<SplitLine | null> {
-  for (const text of texts) {
-    for (const line of JSON.parse(text) as WireLine[]) {
+export function* splitsFromWire({ text, ends }: SplitTexts): Generator<SplitLine | null> {
+  let start = 0;
+  for (const end of ends) {
+    const part = text.slice(start, end);
+    start = end;
+    for (const line of JSON.parse(part) as WireLine[]) {
       if (line === 0) {
         yield null;
         continue;

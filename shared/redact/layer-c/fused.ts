@@ -6,6 +6,7 @@
 import { isAscii } from "node:buffer";
 import {
   ByteSink,
+  type SplitTexts,
   type SplitView,
   SplitWire,
   splitInto,
@@ -32,7 +33,7 @@ export interface InspectRedactInit extends RedactTaskInit {
  * external allocation on the receiving thread, which its collector frees late.
  */
 interface FusedWire {
-  splits: string[] | null;
+  splits: SplitTexts | null;
   texts: string;
   ends: Int32Array;
   flags: Uint8Array;
