@@ -2,17 +2,19 @@
  * The call ids of one REPLAY.jsonl file, kept compact: what tells a duplicate call, a duplicate
  * result and a result without a call apart, in a few dozen bytes per call whatever the ids are.
  *
- * An id is kept as a 128-bit digest: SHA-256 of a random per-file key and the id's UTF-16 code
- * units (injective for any JS string, lone surrogates included), truncated. Nobody can compute a
- * digest without the key, so nobody can craft two ids that collide; ids that collide by chance do
- * so with probability below n²/2¹²⁹ for n distinct ids — under 2⁻⁶⁵ even for 2³² calls, more than
+ * An id is kept as a 128-bit digest: SipHash-2-4-128 (`./sip-hash.ts`), a keyed pseudorandom
+ * function, of the id's UTF-16 code units (injective for any JS string, lone surrogates included)
+ * under a random per-file key. Nobody can compute a digest without the key, so nobody can craft
+ * two ids that collide; ids that collide by chance do so with probability below n²/2¹²⁹ for n
+ * distinct ids — under 2⁻⁶⁵ even for 2³² calls, more than
  * any file within the decompression limit holds. That is why a digest hit is taken as the same id
  * without keeping the id to confirm it: keeping ids is what made memory grow with their length.
  *
  * Entries live in fixed-size chunks of typed arrays (no copy as they grow); an open-addressing
  * table of entry numbers (linear probing, at most half full) finds them.
  */
-import { hash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sipHash128Units } from "./sip-hash.js";
 
 /** Entries per chunk. */
 const CHUNK = 1 << 14;
@@ -32,7 +34,7 @@ interface Chunk {
 
 /** The digests of call ids seen so far, each with its latest call's line and whether it is open. */
 export class CallIds {
-  private readonly key = randomBytes(16).toString("hex");
+  private readonly key = new Uint32Array(Uint8Array.from(randomBytes(16)).buffer);
   private readonly chunks: Chunk[] = [];
   /** Entry number + 1 per slot; 0 is empty. */
   private slots = new Int32Array(1 << 10);
@@ -44,7 +46,7 @@ export class CallIds {
   private opens = 0;
   /**
    * Entry numbers of a few open ids: a result usually follows its call closely, and finding it
-   * here spares the digest (about 0.95 µs, a quarter of the reader's work on such a line).
+   * here spares the digest.
    */
   private readonly recent = new Map<string, number>();
 
@@ -105,8 +107,7 @@ export class CallIds {
   /** The entry of `id`; a new (closed, line 0) one when `add`, else -1 when there is none. */
   private find(id: string, add: boolean): number {
     const d = this.digest;
-    const bytes = hash("sha256", Buffer.from(this.key + id, "utf16le"), "buffer");
-    for (let w = 0; w < WORDS; w++) d[w] = bytes.readUInt32LE(w * 4);
+    sipHash128Units(this.key, id, d);
     const mask = this.slots.length - 1;
     for (let slot = (d[0] as number) & mask; ; slot = (slot + 1) & mask) {
       const held = this.slots[slot] as number;
