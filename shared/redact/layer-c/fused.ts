@@ -123,7 +123,7 @@ function* tappedFromWire({ splits, texts, ends, flags }: FusedWire): Generator<T
   for (let k = 0; k < ends.length; k++) {
     const end = ends[k] as number;
     const flag = flags[k];
-    const tap = flag === 2 ? null : { text: Buffer.from(texts.slice(start, end)), carrier: flag === 1 };
+    const tap = flag === 2 ? null : { text: texts.slice(start, end), carrier: flag === 1 };
     yield { split: split === undefined ? null : (split.next().value ?? null), tap };
     start = end;
   }

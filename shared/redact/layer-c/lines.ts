@@ -58,8 +58,11 @@ export interface LineRedactorOptions {
 
 /** One redacted line. */
 export interface RedactedLine {
-  /** The canonical (openagents) redacted event and a final `\n`. */
-  text: Buffer;
+  /**
+   * The canonical (openagents) redacted event and a final `\n`, as bytes, or as the string of
+   * them (what a worker's answer holds: the spool encodes it as it copies it in).
+   */
+  text: Uint8Array | string;
   /**
    * True when this line can carry the summary: a ReplayHeader (REPLAY dialects) or a root-shaped
    * span (Braintrust). The first carrier of the file gets it (`withSummary`), else its first line.
@@ -119,7 +122,7 @@ export class LineRedactor {
    * `CanonicalizationError` for a value the openagents profile cannot serialize. `split`, when the
    * line was just split (`splitLine`), spares the fast read its own scan of the raw members.
    */
-  line(bytes: Buffer, line: number, split?: SplitView): RedactedLine {
+  line(bytes: Buffer, line: number, split?: SplitView): RedactedLine & { text: Buffer } {
     const scratch = this.scratch;
     scratch.len = 0;
     const carrier = this.lineInto(bytes, line, split, scratch);

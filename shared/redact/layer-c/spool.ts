@@ -3,6 +3,7 @@
  * summary is known, then the file is read back with the carrier line swapped for its copy with the
  * summary. Only that one line is held in memory.
  */
+import { ByteSink } from "../../canonical/index.js";
 import type { Spool, SpoolFile } from "../../spool/index.js";
 
 /** Bytes gathered before a write: one write per MiB, not one per line. */
@@ -14,8 +15,12 @@ const WRITES_IN_FLIGHT = 4;
 export class LinesSpool {
   /** Bytes appended so far (written or still gathered). */
   written = 0;
-  private pending: Uint8Array[] = [];
-  private pendingBytes = 0;
+  /**
+   * What is gathered for the next write, copied in (a string encoded as it is): holding each
+   * line's own buffer instead would keep thousands of small objects alive per write, which the
+   * collector copies and promotes.
+   */
+  private gathered = new ByteSink(CHUNK_BYTES);
   private readonly writes: Promise<void>[] = [];
 
   private constructor(private readonly file: SpoolFile) {}
@@ -29,18 +34,21 @@ export class LinesSpool {
    * Appends `text`; a promise only when it starts a write (await it: an earlier write's error
    * may surface there). Most lines are only gathered, at no promise's cost.
    */
-  append(text: Uint8Array): Promise<void> | undefined {
-    this.pending.push(text);
-    this.pendingBytes += text.length;
-    this.written += text.length;
-    return this.pendingBytes >= CHUNK_BYTES ? this.flush() : undefined;
+  append(text: Uint8Array | string): Promise<void> | undefined {
+    const gathered = this.gathered;
+    const before = gathered.len;
+    if (typeof text === "string") {
+      gathered.reserve(3 * text.length);
+      gathered.len += gathered.buf.write(text, gathered.len, "utf8");
+    } else gathered.append(text, 0, text.length);
+    this.written += gathered.len - before;
+    return gathered.len >= CHUNK_BYTES ? this.flush() : undefined;
   }
 
   /** Writes what was gathered at its place, waiting for the oldest write when enough are out. */
   private async flush(): Promise<void> {
-    const chunk = Buffer.concat(this.pending, this.pendingBytes);
-    this.pending = [];
-    this.pendingBytes = 0;
+    const chunk = this.gathered.view();
+    this.gathered = new ByteSink(CHUNK_BYTES);
     if (this.writes.length >= WRITES_IN_FLIGHT) await this.writes.shift();
     const request = this.file.write(chunk, this.written - chunk.length);
     // Handled now (it may fail before its turn to be awaited), thrown when awaited.
@@ -54,7 +62,7 @@ export class LinesSpool {
    */
   async close(failure?: { error: unknown }): Promise<void> {
     let first = failure;
-    if (first === undefined && this.pendingBytes > 0) {
+    if (first === undefined && this.gathered.len > 0) {
       try {
         await this.flush();
       } catch (error) {

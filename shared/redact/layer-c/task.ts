@@ -35,7 +35,7 @@ function lineTask(init: RedactTaskInit): LineTask {
   return {
     line: (bytes, line) => redactor.line(bytes, line),
     finish: () => redactor.takeSnapshot(),
-    toWire: (results) => redactedToWire(results as RedactedLine[]),
+    toWire: (results) => redactedToWire(results as (RedactedLine & { text: Buffer })[]),
     fromWire: (wire) => redactedFromWire(wire as RedactedWire),
   };
 }
@@ -49,7 +49,7 @@ export interface RedactedWire {
 }
 
 /** `lines` as one `RedactedWire`. */
-export function redactedToWire(lines: readonly (RedactedLine | null)[]): RedactedWire {
+export function redactedToWire(lines: readonly ((RedactedLine & { text: Buffer }) | null)[]): RedactedWire {
   const ends = new Int32Array(lines.length);
   const flags = new Uint8Array(lines.length);
   let at = 0;

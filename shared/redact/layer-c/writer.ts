@@ -210,8 +210,9 @@ export class LayerCWriter {
 
   /** Appends a line to the spool: a promise only while it writes. */
   private write(spool: LinesSpool, { text, carrier }: RedactedLine): Promise<void> | undefined {
-    this.firstText ??= text;
-    if (this.carrier === undefined && carrier) this.carrier = { start: spool.written, text };
+    this.firstText ??= Buffer.from(text);
+    if (this.carrier === undefined && carrier)
+      this.carrier = { start: spool.written, text: Buffer.from(text) };
     return spool.append(text)?.catch((error: unknown) => this.fail(error));
   }
 
