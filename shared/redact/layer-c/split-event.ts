@@ -17,7 +17,7 @@ import {
 } from "../../canonical/index.js";
 import type { ReplayEventFields } from "../../formats/index.js";
 import type { Context } from "./context.js";
-import { child, RAW_KEYS } from "./policy.js";
+import { child, isHashKey, isVerbatimKey, RAW_KEYS } from "./policy.js";
 import { type ObjectRules, redactMember } from "./transform.js";
 
 /** `redactSplitEvent`'s answers: not written (the caller takes the object path), written, written and a ReplayHeader. */
@@ -28,13 +28,11 @@ export const WRITTEN = 1;
 export const WRITTEN_HEADER = 2;
 
 /**
- * Per-line scratch (one thread runs one line at a time): the values by member; the line's member
- * order; what is kept of each member under its own name (by slot: the member's slot when its
+ * Per-line scratch (one thread runs one line at a time): the line's member order; what is kept of each member under its own name (by slot: the member's slot when its
  * bytes are written as they are, else the canonical text kept); and whether anything is kept
  * under another name (a scrubbed name, an added hash), in which case `sequence` lists every
  * name and value kept, in the order the object path sets them.
  */
-let values: (JsonValue | undefined)[] = [];
 let order = new Int32Array(64);
 let slots: (number | string | undefined)[] = [];
 let renamed = false;
@@ -76,10 +74,7 @@ export function redactSplitEvent(
   const { keys, starts, ends, sourceStarts } = view.members;
   const buf = view.buf;
   const n = keys.length;
-  if (values.length < n) {
-    values = new Array<JsonValue | undefined>(2 * n);
-    slots = new Array<number | string | undefined>(2 * n);
-  }
+  if (slots.length < n) slots = new Array<number | string | undefined>(2 * n);
   let type: JsonValue | undefined;
   for (let k = 0; k < n; k++) {
     const key = keys[k] as string;
@@ -89,9 +84,7 @@ export function redactSplitEvent(
     const open = buf[start];
     if (open === 0x7b) return NOT_WRITTEN;
     if (open === 0x5b && holdsBracket(buf, start + 1, end)) return NOT_WRITTEN;
-    const value = valueAt(buf, start, end);
-    values[k] = value;
-    if (key === fields.typeKey) type = value;
+    if (key === fields.typeKey) type = valueAt(buf, start, end);
   }
   const known = typeof type === "string" ? fields.byType.get(type) : undefined;
   const rules: ObjectRules = known ?? { allow: ctx.allow };
@@ -122,9 +115,22 @@ export function redactSplitEvent(
       renamed = true;
       continue;
     }
+    const start = starts[k] as number;
+    const end = ends[k] as number;
+    // `redactMember`'s first rule, read on the bytes: a known verbatim member holding one scalar
+    // (a hash under a hash name) is kept as it is, with nothing counted.
+    if (
+      rules.known?.has(key) === true &&
+      isVerbatimKey(key) &&
+      verbatimScalar(buf, start, end, isHashKey(key))
+    ) {
+      sequence.push(key, k);
+      slots[k] = k;
+      continue;
+    }
     member = k;
     memberKey = key;
-    memberValue = values[k] as JsonValue;
+    memberValue = valueAt(buf, start, end);
     redactMember(key, memberValue, "$", ctx, rules, keep);
   }
   write(view, out);
@@ -181,4 +187,30 @@ function holdsBracket(buf: Buffer, start: number, end: number): boolean {
     if (c === 0x7b || c === 0x5b) return true;
   }
   return false;
+}
+
+const SHA256_PREFIX = Buffer.from("sha256:");
+const HMAC_PREFIX = Buffer.from("hmac-sha256:");
+
+/**
+ * True when the canonical value `buf[start, end)` is a scalar the object path would keep verbatim
+ * under a known verbatim name (`isScalarOrScalars` and `verbatimSafe`): a number, `true`, `false`
+ * or `null`, or a string, which under a hash name (`hash`) must hold a hash (`HASH_VALUE`). False
+ * leaves the member to `redactMember`, which decides on the value itself.
+ */
+function verbatimScalar(buf: Buffer, start: number, end: number, hash: boolean): boolean {
+  const open = buf[start] as number;
+  if (open === 0x7b || open === 0x5b) return false;
+  if (open !== 0x22 || !hash) return true;
+  // `(sha256:|hmac-sha256:)?` and 64 lowercase hex digits, between the quotes.
+  let i = start + 1;
+  const last = end - 1;
+  if (last - i === 64 + 7 && SHA256_PREFIX.compare(buf, i, i + 7) === 0) i += 7;
+  else if (last - i === 64 + 12 && HMAC_PREFIX.compare(buf, i, i + 12) === 0) i += 12;
+  if (last - i !== 64) return false;
+  for (; i < last; i++) {
+    const c = buf[i] as number;
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+  }
+  return true;
 }

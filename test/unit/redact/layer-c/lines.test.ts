@@ -288,6 +288,19 @@ describe("LineRedactor fast read equals the lossless read", () => {
     ["a lone surrogate outside the raw values", `${head},"summary":"\\udc00","params":{"a":1}}`],
     ["nesting past the limit outside the raw values", `${head},"meta":${deep(512)},"params":{}}`],
     ["two raw members, one hash", `${head},"params":{"b":2.50},"output":[{"y":1,"x":0}],"output_hash":"x"}`],
+    // A hash name keeps its value verbatim only when it holds a hash: else it is scrubbed.
+    ["a secret under a hash name", `${head},"params":{},"params_hash":"ghp_${"a1B2c3".repeat(6)}"}`],
+    ["an upper-case hash", `${head},"params":{},"params_hash":"sha256:${"AB".repeat(32)}"}`],
+    ["a short hash", `${head},"params":{},"params_hash":"sha256:${"ab".repeat(31)}"}`],
+    [
+      "an HMAC hash and a bare one",
+      `${head},"params":{},"params_hash":"hmac-sha256:${"0f".repeat(32)}","hash":"${"9".repeat(64)}"}`,
+    ],
+    ["an escaped hash", `${head},"params":{},"params_hash":"sha256:\u0061${"a".repeat(63)}"}`],
+    [
+      "a number, true and null under hash names",
+      `${head},"params":{},"params_hash":12,"hash":true,"checksum":null}`,
+    ],
   ];
   for (const [name, text] of malformed) {
     it(`same result for a line with ${name}`, () => {
