@@ -43,6 +43,8 @@ import {
   hashRk,
   nonEmptyText,
   PLANT_KINDS,
+  PLANTS,
+  type Plant,
   plantsArb,
   render,
   type Session,
@@ -309,6 +311,22 @@ describe("the property is not vacuous", () => {
     expect(weakened.failed).toBe(true);
     expect(String(weakened.errorInstance)).toMatch(/LEAK commands: jwt planted/);
     fc.assert(property(new Scrubber()), { numRuns: 200 });
+  });
+
+  it("plants passwords, not variable references", () => {
+    // Fuzzed kept-name strings planted `password=$VGKE20U6C9` and `mongodb+srv://:$QKCDWHS9@db…`: `$` then
+    // capitals, digits and `_` is a variable reference to the rules (as `$DB_PASSWORD`), left as it is.
+    const scrubber = new Scrubber();
+    expect(scrubber.scrub("password=$VGKE20U6C9", "$.x")).toBe("password=$VGKE20U6C9");
+    const passwords = fc.oneof(
+      ...["assignment", "url-password", "db-connection"].map((k) => PLANTS[k] as fc.Arbitrary<Plant>),
+    );
+    fc.assert(
+      fc.property(passwords, (p) => {
+        for (const secret of p.secrets) expect(secret.startsWith("$"), secret).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("render records every planted marker", () => {
