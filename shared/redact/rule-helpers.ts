@@ -190,16 +190,31 @@ export function entropy(s: string): number {
 /**
  * True for a token-shaped text that is a placeholder, not a credential: a filler character (`a x X 1 * #`)
  * makes up at least half of it (`ghp_xxxx…`, `AIzaaaa…`, `glc_1111…`), it ends in `EXAMPLE` (AWS's
- * documentation keys) or it says `YOUR_…`/`…_HERE`. A generated credential of 8 or more characters never is.
+ * documentation keys) or it says `YOUR_…`/`…_HERE` in words (`saysPlaceholder`). A generated credential
+ * of 8 or more characters never is.
  */
 export function isPlaceholderToken(s: string): boolean {
   if (s.length < 8) return false;
   const counts = new Map<string, number>();
   for (const c of s) if (FILLER.includes(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
   for (const n of counts.values()) if (n * 2 >= s.length) return true;
-  return s.endsWith("EXAMPLE") || /YOUR_|_HERE/i.test(s);
+  return s.endsWith("EXAMPLE") || saysPlaceholder(s);
 }
 export const FILLER = "axX1*#";
+
+const PLACEHOLDER_PHRASE = /(?<![A-Za-z0-9])YOUR_|_HERE(?![A-Za-z0-9])/i;
+/** A word as people write it: one case, or capitalized (`YOUR`, `here`, `Key`, `sha256`, `XXXX`). */
+const ONE_CASE_WORD = /^(?:[A-Z0-9]*|[A-Z]?[a-z0-9]*)$/;
+
+/**
+ * Does `s` spell a placeholder phrase (`sk-proj-YOUR_API_KEY_HERE`, `…XXXX_PUT_YOUR_TOKEN_HERE_XXXX`)?
+ * `YOUR_` / `_HERE` must be a word of it, and every word (run of letters and digits) in one case or
+ * capitalized: a generated body mixes cases within its words, and spells `yoUR_` or `_HERe` by chance (a
+ * body of 130 base64url characters about once in 260,000), so a mere substring lets such a key through.
+ */
+function saysPlaceholder(s: string): boolean {
+  return PLACEHOLDER_PHRASE.test(s) && s.split(/[^A-Za-z0-9]+/).every((w) => ONE_CASE_WORD.test(w));
+}
 
 /** How a `family` rule differs from the plain case. */
 interface FamilyOptions {

@@ -40,7 +40,13 @@ const token = (alphabet: string, min: number, max = min): fc.Arbitrary<string> =
     )
     .map(([body, d, u, l]) => `${d}${body}${u}${l}`);
 
-const password = chars(`${ALNUM}!$*-_.~+=`, 8, 24).map((p) => `${p}9`);
+/**
+ * A password. It never starts with `$`: `$QX0XJ219` (`$` then capitals, digits, `_`) is a variable
+ * reference to the rules (`CODE_REFERENCE`, as `$DB_PASSWORD`), not a value.
+ */
+const password = fc
+  .tuple(chars(`${ALNUM}!*-_.~+=`, 1), chars(`${ALNUM}!$*-_.~+=`, 7, 23))
+  .map(([first, rest]) => `${first}${rest}9`);
 
 /** One planted item: the text inserted, and the parts of it that must not survive redaction. */
 export interface Plant {

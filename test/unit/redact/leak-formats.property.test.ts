@@ -43,6 +43,8 @@ import {
   hashRk,
   nonEmptyText,
   PLANT_KINDS,
+  PLANTS,
+  type Plant,
   plantsArb,
   render,
   type Session,
@@ -311,6 +313,22 @@ describe("the property is not vacuous", () => {
     fc.assert(property(new Scrubber()), { numRuns: 200 });
   });
 
+  it("plants passwords, not variable references", () => {
+    // Fuzzed kept-name strings planted `password=$VGKE20U6C9` and `mongodb+srv://:$QKCDWHS9@db…`: `$` then
+    // capitals, digits and `_` is a variable reference to the rules (as `$DB_PASSWORD`), left as it is.
+    const scrubber = new Scrubber();
+    expect(scrubber.scrub("password=$VGKE20U6C9", "$.x")).toBe("password=$VGKE20U6C9");
+    const passwords = fc.oneof(
+      ...["assignment", "url-password", "db-connection"].map((k) => PLANTS[k] as fc.Arbitrary<Plant>),
+    );
+    fc.assert(
+      fc.property(passwords, (p) => {
+        for (const secret of p.secrets) expect(secret.startsWith("$"), secret).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("render records every planted marker", () => {
     const used: Used[] = [];
     const plants = {
@@ -332,6 +350,29 @@ const HEADER_V1 =
   '{"type":"ReplayHeader","replay_version":1,"producer":"p","created_at":"2026-01-01T00:00:00Z"}';
 const GH = `ghp_${"0123456789abcdefghijKLMNOPQRSTUVWXYZ"}`;
 const AKIA = "AKIAQWERTYUIOP234567";
+
+/** A one-step `.rpk` document holding `step`, with its real step hash and checksum. */
+function rpkBytes(step: JsonObject): string {
+  const content = { type: step.type, input: step.input, output: step.output, metadata: step.metadata };
+  const steps = [
+    { ...step, hash: canonicalHash(content as JsonValue, "replaykit", { stripVolatile: true }) },
+  ];
+  const doc: JsonObject = {
+    version: "1.0",
+    metadata: { run_id: "r", created_at: "2026-01-01T00:00:00Z" },
+    payload: {
+      run: {
+        id: "r",
+        timestamp: "2026-01-01T00:00:00Z",
+        environment_fingerprint: {},
+        runtime_versions: {},
+        steps,
+      },
+    },
+  };
+  doc.checksum = hashRk(doc);
+  return JSON.stringify(doc);
+}
 
 /** One property over all six formats with the given placements switched on; only cases that used them. */
 function knownLeakProperty(opts: GenOptions, where: string) {
@@ -372,40 +413,8 @@ describe("fixed leaks: secrets in unknown member names and structural-looking un
   });
 
   it("LEAK 1c: unknown member with an object value kept under its raw name (paranoid, .rpk step)", async () => {
-    const step = {
-      id: "s1",
-      type: "agent.command",
-      input: {},
-      output: {},
-      metadata: {},
-      hash: "",
-      [`x ${AKIA}`]: {},
-    };
-    step.hash = canonicalHash(
-      { type: step.type, input: {}, output: {}, metadata: {} } as JsonValue,
-      "replaykit",
-      { stripVolatile: true },
-    );
-    const doc = {
-      version: "1.0",
-      metadata: { run_id: "r", created_at: "2026-01-01T00:00:00Z" },
-      payload: {
-        run: {
-          id: "r",
-          timestamp: "2026-01-01T00:00:00Z",
-          environment_fingerprint: {},
-          runtime_versions: {},
-          steps: [step],
-        },
-      },
-      checksum: "",
-    };
-    doc.checksum = hashRk({
-      version: doc.version,
-      metadata: doc.metadata,
-      payload: doc.payload,
-    } as JsonValue);
-    const { text } = await redactBytes(JSON.stringify(doc), { preset: "paranoid" });
+    const step = { id: "s1", type: "agent.command", input: {}, output: {}, metadata: {}, [`x ${AKIA}`]: {} };
+    const { text } = await redactBytes(rpkBytes(step), { preset: "paranoid" });
     expect(text).not.toContain(AKIA);
   });
 
@@ -440,5 +449,21 @@ describe(".rpk in-place masking", () => {
    */
   it(`secrets under the names kept inside masked input (${RUNS} files)`, async () => {
     await fc.assert(leakProperty("replaykit-rpk", { keptNameSecrets: true }), { numRuns: RUNS });
+  });
+
+  it("a key spelling `yoUR_` by chance under a kept name is redacted (private_repo)", async () => {
+    // The property's kept-name string, scrubbed directly (fast-check seed -1174361902, path 148439):
+    // `isPlaceholderToken` read `yoUR_` inside the random body as a `YOUR_…` placeholder and kept the key.
+    const key = `sk-proj-${"48pZP6Mz7HGCd_7w5gybctgwnFOhdUnD8dU2RCvstVnPmqSsYQjM7VFIFfBj-wzeJ8vJdRoQ8mSHHiTeOKowa0tXnQzBq"}${"-lj968bjPuzo79YRqQOE9pc5u_RdbxHykq-tvq_Sv4r9_fSMPOhk2yoUR_BbptbgEu"}`;
+    const input = { status: `yxbpfl o jfkuga\n${key} "fm`, query: "q" };
+    const step = { id: "s1", type: "agent.command", input, output: {}, metadata: {} };
+    const { text } = await redactBytes(rpkBytes(step), { preset: "private_repo" });
+    expect(text).not.toContain(key);
+    const doc = read(text) as JsonObject;
+    const [copy] = ((doc.payload as JsonObject).run as JsonObject).steps as JsonObject[];
+    expect(copy?.input).toEqual({
+      status: 'yxbpfl o jfkuga\n[REDACTED:openai-key] "fm',
+      query: "[REDACTED]",
+    });
   });
 });

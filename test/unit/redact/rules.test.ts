@@ -192,6 +192,7 @@ const NEGATIVES: string[] = [
   `AIza${"a".repeat(35)}`,
   `aws_access_key: AKIA${"IOSFODNN7"}EXAMPLE`,
   "--token=sha256~XXXXXXXXXX_PUT_YOUR_TOKEN_HERE_XXXXXXXXXXXX",
+  "OPENAI_API_KEY=sk-proj-YOUR_API_KEY_HERE and sk-Your_Api_Key_Here_0123",
   "xoxb-xoxb-my-bot-token and xoxe.xoxp-1-initial",
   "PuttyPassword=0 and JFROG_SECRET = $(cat /run/secrets/jfrog) and access_token=ACCESS_TOKEN",
   '<add key="ClearTextPassword" value="%NUGET_PASSWORD%" />',
@@ -236,6 +237,28 @@ describe("rules: positives", () => {
     const body36 = rep("x9Y8z7", 6);
     for (const secret of [`sk-${body48}`, `ghp_${body36}`, `ghs_${body36}`]) {
       expect(scrub(`value ${secret} end`)).not.toContain(secret);
+    }
+  });
+
+  it("redacts a generated key that spells `_HERe` or `yoUR_` by chance (not a placeholder)", () => {
+    // Keys of leak-formats.property.test.ts counterexamples (LEAK 2 property, seed -67471865, path 74;
+    // the .rpk kept-name strings, scrubbed directly): `/YOUR_|_HERE/i` anywhere in a finding dropped them.
+    const keys: [string, string][] = [
+      [
+        "anthropic-key",
+        `sk-ant-api03-${"1FvTxCrBOgiYXzv2FEr8C0jK98JLGZpe_HERe9YDEgshF3vr4gMQX0ifIJfDFJR2assdRWtgJApOXlE7ELlajSyx-4fUwAA"}`,
+      ],
+      [
+        "openai-key",
+        `sk-proj-${"48pZP6Mz7HGCd_7w5gybctgwnFOhdUnD8dU2RCvstVnPmqSsYQjM7VFIFfBj-wzeJ8vJdRoQ8mSHHiTeOKowa0tXnQzBq"}${"-lj968bjPuzo79YRqQOE9pc5u_RdbxHykq-tvq_Sv4r9_fSMPOhk2yoUR_BbptbgEu"}`,
+      ],
+      [
+        "github-token",
+        `github_pat_${"8K1Qq_ykFyoUr_Tjtq2VuKja4B6JhKpDcbRz2FynVK4qOsw_LtHwaQhktkJNbv6_xSabOdoUGV8xVZOZWu"}`,
+      ],
+    ];
+    for (const [rule, key] of keys) {
+      expect(scrub(`yxbpfl o jfkuga\n${key} "fm`)).toBe(`yxbpfl o jfkuga\n[REDACTED:${rule}] "fm`);
     }
   });
 
