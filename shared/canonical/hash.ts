@@ -8,19 +8,6 @@ export type Sha256Tag = `sha256:${string}`;
 /** Matches a well-formed `sha256:<64 lowercase hex>` string. */
 export const SHA256_TAG = /^sha256:[0-9a-f]{64}$/;
 
-/**
- * `SHA256_TAG.test(text)`, by hand: the readers check one or two hashes on every line, and the
- * regular expression costs several times this loop there.
- */
-export function isSha256Tag(text: string): boolean {
-  if (text.length !== 71 || !text.startsWith("sha256:")) return false;
-  for (let i = 7; i < 71; i++) {
-    const c = text.charCodeAt(i);
-    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
-  }
-  return true;
-}
-
 /** `sha256:<hex>` of raw bytes, or of a string's UTF-8 bytes. */
 export function sha256Tag(data: string | Uint8Array): Sha256Tag {
   return `sha256:${hash("sha256", data, "hex")}`;

@@ -7,7 +7,7 @@ export {
   type TopLevelMembers,
 } from "./byte-canonical.js";
 export { cutsOfSplit, type RawCuts, rawContainers } from "./byte-scan.js";
-export { canonicalHash, isSha256Tag, SHA256_TAG, type Sha256Tag, sha256Tag } from "./hash.js";
+export { canonicalHash, SHA256_TAG, type Sha256Tag, sha256Tag } from "./hash.js";
 export { DEFAULT_MAX_DEPTH, lineColumnAt, type ReadOptions, readJson } from "./json-reader.js";
 export { isJsonObject, JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-value.js";
 export {

@@ -20,10 +20,7 @@ import type { Context } from "./context.js";
 import { child, isHashKey, isVerbatimKey, RAW_KEYS } from "./policy.js";
 import { type ObjectRules, redactMember } from "./transform.js";
 
-/**
- * `redactSplitEvent`'s answers: not written (the caller takes the object path), written, and
- * written for a ReplayHeader (the summary's carrier).
- */
+/** `redactSplitEvent`'s answers: not written (the caller takes the object path), written, written and a ReplayHeader. */
 export const NOT_WRITTEN = 0;
 /** See `NOT_WRITTEN`. */
 export const WRITTEN = 1;
@@ -31,11 +28,10 @@ export const WRITTEN = 1;
 export const WRITTEN_HEADER = 2;
 
 /**
- * Per-line scratch (one thread runs one line at a time): the line's member order; what is kept of
- * each member under its own name (by slot: the member's slot when its bytes are written as they
- * are, else the canonical text kept); and whether anything is kept under another name (a scrubbed
- * name, an added hash), in which case `sequence` lists every name and value kept, in the order
- * the object path sets them.
+ * Per-line scratch (one thread runs one line at a time): the line's member order; what is kept of each member under its own name (by slot: the member's slot when its
+ * bytes are written as they are, else the canonical text kept); and whether anything is kept
+ * under another name (a scrubbed name, an added hash), in which case `sequence` lists every
+ * name and value kept, in the order the object path sets them.
  */
 let order = new Int32Array(64);
 let slots: (number | string | undefined)[] = [];
