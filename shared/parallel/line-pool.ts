@@ -80,7 +80,9 @@ function scriptFor(workers: number, options: ParallelOptions): URL | string | un
  * 215-236 MB on the normal one; with 256 lines, 512 ahead, 10.6-12.3 s in 235-245 MB and
  * 4.1-4.5 s in 217-242 MB; with 128 KiB, 256 KiB ahead, 11.0-12.5 s in 236-245 MB and 4.7-5.6 s.
  * (Those runs had no cap of one group per worker plus one; with it, a full `npm run bench` gave
- * the dense file 44.4 MB/s in 245 MB and the normal one 115.4 MB/s in 213 MB.)
+ * the dense file 44.4 MB/s in 245 MB and the normal one 115.4 MB/s in 213 MB.) Once lines crossed
+ * threads as wire text (the dense file at 76-81 MB/s), 128 lines with 256 ahead and 512 with 1,024
+ * ahead measured no different from these, within the machine's drift.
  */
 const LOCAL_LINES = 256;
 const LOCAL_LINES_AHEAD = 512;
