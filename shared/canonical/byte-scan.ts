@@ -5,7 +5,7 @@
  */
 import { type ByteSink, canonicalizeValueAt, checkValueAt } from "./byte-canonical.js";
 import { DEFAULT_MAX_DEPTH } from "./json-reader.js";
-import type { SplitView } from "./shallow.js";
+import { inputOrder, type SplitView } from "./shallow.js";
 
 /** The cut top-level members whose value is an object or array: names, and where the values are. */
 export interface RawCuts {
@@ -86,9 +86,6 @@ export function rawContainers(
   }
 }
 
-/** Scratch of `cutsOfSplit`: member indexes in input order. */
-let order = new Int32Array(32);
-
 /**
  * `rawContainers` for a line that `splitLine` has read whole (`view`): the same cuts, names and
  * numbers, but each cut value is taken as the canonicalizer left it (its canonical bytes are at
@@ -103,18 +100,8 @@ export function cutsOfSplit(
 ): boolean {
   const { keys, starts, ends, sourceStarts, sourceEnds } = view.members;
   const n = keys.length;
-  // The view lists members in canonical order; the cuts go in input order (an insertion sort:
-  // a line has a few members, often in order already).
-  if (order.length < n) order = new Int32Array(n * 2);
-  for (let k = 0; k < n; k++) {
-    const at = sourceStarts[k] as number;
-    let x = k - 1;
-    while (x >= 0 && (sourceStarts[order[x] as number] as number) > at) {
-      order[x + 1] = order[x] as number;
-      x--;
-    }
-    order[x + 1] = k;
-  }
+  // The view lists members in canonical order; the cuts go in input order.
+  const order = inputOrder(view.members);
   cuts.names += n;
   for (let o = 0; o < n; o++) {
     const k = order[o] as number;

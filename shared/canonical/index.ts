@@ -35,6 +35,7 @@ export {
 } from "./profiles.js";
 export {
   hashOf,
+  inputOrder,
   type MemberHashes,
   readSplit,
   readView,

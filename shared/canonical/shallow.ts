@@ -122,8 +122,29 @@ function readCanonical(text: string): JsonValue {
   return readJson(text);
 }
 
-/** Member order scratch for `readSplit`: slots of the view's members in input order. */
+/** `inputOrder`'s answer, reused. */
 let order = new Int32Array(64);
+
+/**
+ * The slots of a split's members (listed in canonical order) in the line's own order, in an array
+ * that is reused: valid until the next call. An insertion sort: a line has a few members, often
+ * in order already.
+ */
+export function inputOrder(members: Pick<Required<TopLevelMembers>, "keys" | "sourceStarts">): Int32Array {
+  const { sourceStarts } = members;
+  const n = members.keys.length;
+  if (order.length < n) order = new Int32Array(2 * n);
+  for (let k = 0; k < n; k++) {
+    const at = sourceStarts[k] as number;
+    let x = k - 1;
+    while (x >= 0 && (sourceStarts[order[x] as number] as number) > at) {
+      order[x + 1] = order[x] as number;
+      x--;
+    }
+    order[x + 1] = k;
+  }
+  return order;
+}
 
 /**
  * The object a split line reads as, by `readJson`'s rules, from its canonical members alone (no
@@ -134,20 +155,10 @@ let order = new Int32Array(64);
  * an array that may hold one. Numbers keep their canonical text, which canonicalizes to itself.
  */
 export function readSplit(view: SplitView, cut: ReadonlySet<string>): JsonObject | undefined {
-  const { keys, starts, ends, sourceStarts } = view.members;
+  const { keys, starts, ends } = view.members;
   const buf = view.buf;
   const n = keys.length;
-  if (order.length < n) order = new Int32Array(2 * n);
-  // An insertion sort: a line has a few members, often in order already.
-  for (let k = 0; k < n; k++) {
-    const at = sourceStarts[k] as number;
-    let x = k - 1;
-    while (x >= 0 && (sourceStarts[order[x] as number] as number) > at) {
-      order[x + 1] = order[x] as number;
-      x--;
-    }
-    order[x + 1] = k;
-  }
+  const order = inputOrder(view.members);
   const value: JsonObject = {};
   for (let o = 0; o < n; o++) {
     const k = order[o] as number;

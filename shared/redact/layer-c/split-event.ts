@@ -9,6 +9,7 @@ import {
   canonicalize,
   compareCodePoints,
   hashOf,
+  inputOrder,
   type JsonValue,
   nameBytes,
   type SplitView,
@@ -28,12 +29,12 @@ export const WRITTEN = 1;
 export const WRITTEN_HEADER = 2;
 
 /**
- * Per-line scratch (one thread runs one line at a time): the line's member order; what is kept of each member under its own name (by slot: the member's slot when its
- * bytes are written as they are, else the canonical text kept); and whether anything is kept
- * under another name (a scrubbed name, an added hash), in which case `sequence` lists every
- * name and value kept, in the order the object path sets them.
+ * Per-line scratch (one thread runs one line at a time): what is kept of each member under its
+ * own name (by slot: the member's slot when its bytes are written as they are, else the canonical
+ * text kept); and whether anything is kept under another name (a scrubbed name, an added hash),
+ * in which case `sequence` lists every name and value kept, in the order the object path sets
+ * them.
  */
-let order = new Int32Array(64);
 let slots: (number | string | undefined)[] = [];
 let renamed = false;
 const sequence: (number | string)[] = [];
@@ -71,7 +72,7 @@ export function redactSplitEvent(
   out: ByteSink,
 ): number {
   if (ctx.paranoid) return NOT_WRITTEN;
-  const { keys, starts, ends, sourceStarts } = view.members;
+  const { keys, starts, ends } = view.members;
   const buf = view.buf;
   const n = keys.length;
   if (slots.length < n) slots = new Array<number | string | undefined>(2 * n);
@@ -89,17 +90,8 @@ export function redactSplitEvent(
   const known = typeof type === "string" ? fields.byType.get(type) : undefined;
   const rules: ObjectRules = known ?? { allow: ctx.allow };
   // The line's member order: it decides the counts' key order, and which of two names that scrub
-  // alike is written (an insertion sort: a line has a few members, often in order already).
-  if (order.length < n) order = new Int32Array(2 * n);
-  for (let k = 0; k < n; k++) {
-    const at = sourceStarts[k] as number;
-    let x = k - 1;
-    while (x >= 0 && (sourceStarts[order[x] as number] as number) > at) {
-      order[x + 1] = order[x] as number;
-      x--;
-    }
-    order[x + 1] = k;
-  }
+  // alike is written.
+  const order = inputOrder(view.members);
   slots.fill(undefined, 0, n);
   sequence.length = 0;
   renamed = false;
