@@ -3,6 +3,7 @@
  * of input bytes that are already canonical, whitespace, and numbers, which either stay as written
  * or are printed again in the profile's form.
  */
+import { isAscii } from "node:buffer";
 import { fitsSerdeInteger, formatEs6, formatRyu } from "./numbers.js";
 
 /** A growable output buffer. */
@@ -34,6 +35,24 @@ export class ByteSink {
       for (let i = from; i < to; i++) buf[at++] = src[i] as number;
     } else this.buf.set(src.subarray(from, to), this.len);
     this.len += n;
+  }
+
+  /** Appends `text` as UTF-8. */
+  appendText(text: string): void {
+    // A UTF-16 code unit takes at most 3 bytes of UTF-8.
+    this.reserve(3 * text.length);
+    this.len += this.buf.write(text, this.len, "utf8");
+  }
+
+  /** How many UTF-16 code units bytes `[from, to)` decode to (the bytes when they are ASCII). */
+  utf16Length(from: number, to: number): number {
+    return isAscii(this.buf.subarray(from, to)) ? to - from : this.buf.toString("utf8", from, to).length;
+  }
+
+  /** Empties the sink, dropping a buffer grown past 16 MiB (one huge line or batch) for a small one. */
+  clear(): void {
+    this.len = 0;
+    if (this.buf.length > 1 << 24) this.buf = Buffer.allocUnsafe(1 << 16);
   }
 
   /** The bytes written so far (a view, valid until the next write). */

@@ -42,7 +42,7 @@ export interface SplitView {
   hashes: MemberHashes;
 }
 
-let sink = new ByteSink(1 << 16);
+const sink = new ByteSink(1 << 16);
 const members: Required<TopLevelMembers> = {
   keys: [],
   starts: [],
@@ -56,9 +56,7 @@ const members: Required<TopLevelMembers> = {
  * line needs the lossless reader.
  */
 export function splitInto(bytes: Buffer, lazy: ReadonlySet<string>, view: SplitView): boolean {
-  // Do not keep a buffer the size of one huge line.
-  if (sink.buf.length > 1 << 24) sink = new ByteSink(1 << 16);
-  sink.len = 0;
+  sink.clear();
   if (!canonicalizeBytes(bytes, "openagents", sink, DEFAULT_MAX_DEPTH, members)) return false;
   const buf = sink.buf;
   if (buf[0] !== 0x7b) return false;

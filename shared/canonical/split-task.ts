@@ -3,7 +3,6 @@
  * task, so large files are split on worker threads, and the wire form its lines cross threads in.
  */
 
-import { isAscii } from "node:buffer";
 import { remembered } from "../memo.js";
 import type { LineTaskModule } from "../parallel/index.js";
 import { ByteSink } from "./byte-canonical.js";
@@ -66,8 +65,10 @@ export class SplitWire {
   private readonly out = new ByteSink(1 << 16);
   /** Lines in the current text. */
   private count = 0;
-  /** Where each finished text of the batch ends in `out`. */
-  private readonly ends: number[] = [];
+  /** Where each finished text of the batch ends in its string (UTF-16 code units). */
+  private ends: number[] = [];
+  /** Where the current text starts in `out`. */
+  private closed = 0;
 
   constructor(private readonly lazy: ReadonlySet<string>) {}
 
@@ -87,7 +88,7 @@ export class SplitWire {
     // not in its buffer.
     this.bytes(OPEN, 0x7b);
     let numbers = 0;
-    let texts = 0;
+    let texts: Record<string, string> | undefined;
     for (let k = 0; k < n; k++) {
       const key = keys[k] as string;
       const start = starts[k] as number;
@@ -103,7 +104,8 @@ export class SplitWire {
       const end = ends[k] as number;
       out.append(buf, start, end);
       if (open === 0x2d || (open >= 0x30 && open <= 0x39)) numbers++;
-      else if ((open === 0x7b || open === 0x5b) && holdsNumber(buf, start, end)) texts++;
+      else if ((open === 0x7b || open === 0x5b) && holdsNumber(buf, start, end))
+        setMember((texts ??= {}), key, buf.toString("utf8", start, end));
     }
     // `}`, the hashes, then the numbers and texts when there are any.
     this.bytes(0x7d, COMMA);
@@ -115,11 +117,11 @@ export class SplitWire {
       const name = nameBytes(key);
       out.append(name, 0, name.length);
       this.bytes(QUOTE, -1);
-      this.text(hashes[key] as string);
+      this.out.appendText(hashes[key] as string);
       this.bytes(QUOTE, -1);
     }
     this.bytes(0x7d, -1);
-    if (numbers + texts > 0) {
+    if (numbers > 0 || texts !== undefined) {
       this.bytes(COMMA, 0x7b);
       first = true;
       for (let k = 0; k < n; k++) {
@@ -137,18 +139,7 @@ export class SplitWire {
       }
       this.bytes(0x7d, -1);
     }
-    if (texts > 0) {
-      const json: Record<string, string> = {};
-      for (let k = 0; k < n; k++) {
-        const key = keys[k] as string;
-        const start = starts[k] as number;
-        const end = ends[k] as number;
-        const open = buf[start];
-        if ((open === 0x7b || open === 0x5b) && !this.lazy.has(key) && holdsNumber(buf, start, end))
-          setMember(json, key, buf.toString("utf8", start, end));
-      }
-      this.text(`,${JSON.stringify(json)}`);
-    }
+    if (texts !== undefined) this.out.appendText(`,${JSON.stringify(texts)}`);
     this.bytes(0x5d, -1);
     return undefined;
   }
@@ -156,24 +147,21 @@ export class SplitWire {
   /** The batch's texts, in order; the next line starts a new batch. */
   take(): SplitTexts {
     if (this.count > 0) this.close();
-    const out = this.out;
-    const bytes = out.view();
-    const text = out.buf.toString("utf8", 0, out.len);
-    // Where each text ends in `text` (UTF-16 code units: bytes, unless some character is not ASCII).
-    const ends = isAscii(bytes)
-      ? this.ends.slice()
-      : this.ends.map((end) => out.buf.toString("utf8", 0, end).length);
-    out.len = 0;
-    this.ends.length = 0;
-    // Do not keep a buffer the size of one huge batch.
-    if (out.buf.length > 1 << 24) out.buf = Buffer.allocUnsafe(1 << 16);
+    const text = this.out.buf.toString("utf8", 0, this.out.len);
+    const ends = this.ends;
+    this.ends = [];
+    this.out.clear();
+    this.closed = 0;
     return { text, ends };
   }
 
-  /** Ends the current text. */
+  /** Ends the current text, noting where it ends in the batch's string. */
   private close(): void {
     this.bytes(0x5d, -1);
-    this.ends.push(this.out.len);
+    const { out } = this;
+    const end = (this.ends[this.ends.length - 1] ?? 0) + out.utf16Length(this.closed, out.len);
+    this.ends.push(end);
+    this.closed = out.len;
     this.count = 0;
   }
 
@@ -182,11 +170,6 @@ export class SplitWire {
     this.out.reserve(2);
     this.out.buf[this.out.len++] = a;
     if (b >= 0) this.out.buf[this.out.len++] = b;
-  }
-
-  private text(text: string): void {
-    this.out.reserve(3 * text.length);
-    this.out.len += this.out.buf.write(text, this.out.len, "utf8");
   }
 }
 

@@ -3,7 +3,6 @@
  * splits a line for `inspect` and redacts it from the same work (the raw members Layer C cuts out
  * are the members `inspect` canonicalizes and hashes), and `tapOf`, the writer as `inspect`'s tap.
  */
-import { isAscii } from "node:buffer";
 import {
   ByteSink,
   type SplitTexts,
@@ -84,9 +83,7 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
         const from = texts.len;
         try {
           const carrier = redactor.lineInto(bytes, line, split ? view : undefined, texts);
-          at += isAscii(texts.buf.subarray(from, texts.len))
-            ? texts.len - from
-            : texts.buf.toString("utf8", from, texts.len).length;
+          at += texts.utf16Length(from, texts.len);
           flags.push(carrier ? 1 : 0);
         } catch {
           texts.len = from;
@@ -103,9 +100,7 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
           ends: Int32Array.from(ends),
           flags: Uint8Array.from(flags),
         };
-        texts.len = 0;
-        // Do not keep a buffer the size of one huge batch.
-        if (texts.buf.length > 1 << 24) texts.buf = Buffer.allocUnsafe(1 << 16);
+        texts.clear();
         at = 0;
         ends.length = 0;
         flags.length = 0;

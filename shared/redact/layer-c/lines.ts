@@ -92,9 +92,9 @@ export class LineRedactor {
   private readonly file: string;
   private readonly fastRead: boolean;
   /** Output buffer of the byte canonicalizer, for the raw values of the fast read. */
-  private sink = new ByteSink(1 << 16);
+  private readonly sink = new ByteSink(1 << 16);
   /** Where `line` writes its line before copying it out. */
-  private scratch = new ByteSink(1 << 12);
+  private readonly scratch = new ByteSink(1 << 12);
   private events = 0;
 
   /** `format` must be a JSON Lines format (`isLinesFormat`); throws `RedactError` otherwise. */
@@ -124,10 +124,8 @@ export class LineRedactor {
    */
   line(bytes: Buffer, line: number, split?: SplitView): RedactedLine & { text: Buffer } {
     const scratch = this.scratch;
-    scratch.len = 0;
+    scratch.clear();
     const carrier = this.lineInto(bytes, line, split, scratch);
-    // Do not keep a buffer the size of one huge line.
-    if (scratch.buf.length > 1 << 24) this.scratch = new ByteSink(1 << 16);
     return { text: Buffer.from(scratch.view()), carrier };
   }
 
@@ -145,8 +143,7 @@ export class LineRedactor {
       }
     }
     const { text, carrier } = this.lineText(bytes, line, split);
-    out.reserve(3 * text.length);
-    out.len += out.buf.write(text, out.len, "utf8");
+    out.appendText(text);
     return carrier;
   }
 
@@ -198,8 +195,6 @@ export class LineRedactor {
         // Whatever the fast read trips on, the lossless reader decides (and words the error).
         fast = undefined;
       }
-      // Do not keep a buffer the size of one huge line.
-      if (this.sink.buf.length > 1 << 24) this.sink = new ByteSink(1 << 16);
       if (fast !== undefined) return fast;
     }
     try {
@@ -265,7 +260,7 @@ function readLazily(
   split?: SplitView,
 ): { value: JsonObject; hashes: ReadonlyMap<string, string> } | undefined {
   const cuts: RawCuts = { keys: [], starts: [], ends: [], canonical: [], names: 0, numbers: [] };
-  sink.len = 0;
+  sink.clear();
   // A split line's cut values are canonical in the split's buffer already; else the scan writes
   // them to `sink`.
   const ok =

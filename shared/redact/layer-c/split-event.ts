@@ -164,10 +164,8 @@ function write(view: SplitView, out: ByteSink): void {
 function writeMember(view: SplitView, out: ByteSink, name: string, value: number | string): void {
   const label = nameBytes(name);
   out.append(label, 0, label.length);
-  if (typeof value === "string") {
-    out.reserve(3 * value.length);
-    out.len += out.buf.write(value, out.len, "utf8");
-  } else out.append(view.buf, view.members.starts[value] as number, view.members.ends[value] as number);
+  if (typeof value === "string") out.appendText(value);
+  else out.append(view.buf, view.members.starts[value] as number, view.members.ends[value] as number);
   // Room for the comma or closing brace after it.
   out.reserve(1);
 }

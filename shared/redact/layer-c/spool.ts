@@ -37,10 +37,8 @@ export class LinesSpool {
   append(text: Uint8Array | string): Promise<void> | undefined {
     const gathered = this.gathered;
     const before = gathered.len;
-    if (typeof text === "string") {
-      gathered.reserve(3 * text.length);
-      gathered.len += gathered.buf.write(text, gathered.len, "utf8");
-    } else gathered.append(text, 0, text.length);
+    if (typeof text === "string") gathered.appendText(text);
+    else gathered.append(text, 0, text.length);
     this.written += gathered.len - before;
     return gathered.len >= CHUNK_BYTES ? this.flush() : undefined;
   }
