@@ -104,8 +104,10 @@ export class SplitWire {
       const end = ends[k] as number;
       out.append(buf, start, end);
       if (open === 0x2d || (open >= 0x30 && open <= 0x39)) numbers++;
-      else if ((open === 0x7b || open === 0x5b) && holdsNumber(buf, start, end))
-        setMember((texts ??= {}), key, buf.toString("utf8", start, end));
+      else if ((open === 0x7b || open === 0x5b) && holdsNumber(buf, start, end)) {
+        texts ??= {};
+        setMember(texts, key, buf.toString("utf8", start, end));
+      }
     }
     // `}`, the hashes, then the numbers and texts when there are any.
     this.bytes(0x7d, COMMA);
