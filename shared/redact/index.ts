@@ -35,4 +35,5 @@ export {
   presetPolicy,
 } from "./presets.js";
 export { scrubReport, scrubText } from "./report.js";
+export { LAYERS, type Layer } from "./rules.js";
 export { type RedactionSummary, Scrubber, type ScrubOptions } from "./scrub.js";

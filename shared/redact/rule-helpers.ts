@@ -240,7 +240,7 @@ export function family(
     options.group === undefined
       ? new RegExp(String.raw`(?<![A-Za-z0-9])(?:${pattern.source})(?![\w-]|\.\w)`, pattern.flags)
       : pattern;
-  const rule: PatternRule = { id, kind: "secret", tokenRun: true, needles, pattern: bounded };
+  const rule: PatternRule = { id, kind: "secret", layer: "vendor", tokenRun: true, needles, pattern: bounded };
   if (options.group !== undefined) rule.group = options.group;
   if (options.accept !== undefined) rule.accept = options.accept;
   return rule;

@@ -42,6 +42,19 @@ export interface Finding {
   replacement?: string;
 }
 
+/**
+ * The detection layers, each usable and measurable alone: `vendor` rules know one producer's token
+ * shape or keyword (written for a family of gitleaks' catalogue, or secretlint's preset);
+ * `context` finds a value by the credential word of the name it is assigned or passed to;
+ * `shape` finds tokens by their form (a vendor-style prefix, a long random run); `structure`
+ * finds the formats credentials are written in (key blocks, JWTs, password hashes, URLs with a
+ * password, connection strings, Kubernetes Secrets).
+ */
+export type Layer = "vendor" | "context" | "shape" | "structure";
+
+/** Every layer, in the order the scrubber runs them. */
+export const LAYERS: readonly Layer[] = ["vendor", "context", "shape", "structure"];
+
 /** Which preset switch enables a privacy rule. */
 export type PolicySwitch = "redactEmails" | "redactIps" | "homePaths";
 
@@ -49,6 +62,8 @@ export type PolicySwitch = "redactEmails" | "redactIps" | "homePaths";
 export interface PatternRule {
   id: string;
   kind: "secret" | "privacy";
+  /** Which detection layer a secret rule belongs to (see {@link Layer}); privacy rules have none. */
+  layer?: Layer;
   /** Privacy rules run only when this policy switch is on. */
   policy?: PolicySwitch;
   /** Cheap pre-check: the rule runs only if the text contains one of these (case-sensitive) strings. */
@@ -92,6 +107,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // output) is redacted up to the first character that cannot belong to it.
     id: "private-key",
     kind: "secret",
+    layer: "structure",
     needles: ["PRIVATE KEY"],
     pattern:
       /-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=\s:,.-]|\\[nrt])*)/dg,
@@ -101,6 +117,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   {
     id: "anthropic-key",
     kind: "secret",
+    layer: "vendor",
     needles: ["sk-ant-"],
     // Real keys carry 90+ characters after the type (`api03-`, `admin01-`) and end in `AA`.
     pattern: /sk-ant-[A-Za-z0-9_-]{80,}AA(?![A-Za-z0-9_-])/dg,
@@ -109,6 +126,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // Legacy `sk-` + 48, project/service/admin keys `sk-proj-…`; not `sk-ant-` (above).
     id: "openai-key",
     kind: "secret",
+    layer: "vendor",
     needles: ["sk-"],
     pattern: /sk-(?<![A-Za-z0-9]sk-)(?!ant-)[A-Za-z0-9_-]{20,}/dg,
     accept: (m) => {
@@ -119,6 +137,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   {
     id: "aws-access-key-id",
     kind: "secret",
+    layer: "vendor",
     // Every match starts with "A" followed by one of the listed prefixes' remaining letters.
     gate: /A(?:3T|KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|PKA|ROA)/,
     pattern:
@@ -128,6 +147,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // Labelled secret access key (`aws_secret_access_key = …`, `SecretAccessKey: …`).
     id: "aws-secret-key",
     kind: "secret",
+    layer: "vendor",
     // "secret" is a mandatory literal of the pattern (both case-insensitive).
     gate: /secret/i,
     pattern:
@@ -138,6 +158,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // A 40-character base64 token in the same string as an access key id ("secret key next to it").
     id: "aws-secret-key",
     kind: "secret",
+    layer: "vendor",
     // `accept` requires AWS_ID to match somewhere in the text.
     gate: AWS_ID,
     pattern: /(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/dg,
@@ -146,12 +167,14 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   {
     id: "github-token",
     kind: "secret",
+    layer: "vendor",
     needles: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
     pattern: /(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{22,255})/dg,
   },
   {
     id: "slack-token",
     kind: "secret",
+    layer: "vendor",
     needles: ["xox", "xapp-"],
     // gitleaks' Slack shapes: bot/user/legacy (`xoxb-` + team id + …), workspace (`xoxa-2-…`), config
     // (`xoxe.xoxp-1-…`, `xoxe-1-…`) and app tokens (`xapp-1-…`); every one starts with digits.
@@ -161,6 +184,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   {
     id: "slack-webhook",
     kind: "secret",
+    layer: "vendor",
     needles: ["hooks.slack.com"],
     pattern: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_+-]{10,}/dg,
   },
@@ -298,6 +322,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   {
     id: "npm-token",
     kind: "secret",
+    layer: "vendor",
     needles: ["npm_"],
     pattern: /npm_[A-Za-z0-9]{36}/dg,
   },
@@ -305,6 +330,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // header.payload.signature, base64url; the signature may be empty (alg "none").
     id: "jwt",
     kind: "secret",
+    layer: "structure",
     needles: ["eyJ"],
     // A header may be as short as `{"svt":0}` (eyJzdnQiOjB9).
     pattern: /eyJ[A-Za-z0-9_-]{5,}={0,2}\.[A-Za-z0-9_-]{2,}={0,2}\.[A-Za-z0-9_-]*={0,2}/dg,
@@ -315,6 +341,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // RFC 3986 requires "?", "#" in userinfo to be percent-encoded.
     id: "url-password",
     kind: "secret",
+    layer: "structure",
     needles: ["://"],
     // Every match is "://", then non-blank user ":" password (no \s in either), then "@".
     gate: /:\/\/\S*@/,
@@ -329,6 +356,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // `Authorization: Bearer …` / `Proxy-Authorization: Basic …` (credential only; the scheme is kept).
     id: "auth-header",
     kind: "secret",
+    layer: "context",
     // "authorization" is a mandatory literal of the pattern (both case-insensitive).
     gate: /authorization/i,
     pattern:
@@ -339,6 +367,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   {
     id: "bearer-token",
     kind: "secret",
+    layer: "context",
     // "bearer" is a mandatory literal of the pattern (both case-insensitive).
     gate: /bearer/i,
     pattern: /\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)/dgi,
@@ -350,6 +379,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // curl prompts for the password).
     id: "curl-user",
     kind: "secret",
+    layer: "context",
     needles: ["curl"],
     gate: /\s(?:-u|--user)[\s=]/,
     pattern:
@@ -366,6 +396,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // The values of a Kubernetes Secret's `data:` / `stringData:` block.
     id: "kubernetes-secret",
     kind: "secret",
+    layer: "structure",
     needles: ["ata:"],
     gate: KIND_SECRET,
     scan: scanKubernetesSecret,
@@ -375,6 +406,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // setProperty("X_TOKEN", "…"), <xToken>…</xToken>, key="Password" value="…"; see GENERIC_SECRET.
     id: "generic-secret",
     kind: "secret",
+    layer: "context",
     // Every name alternative contains one of these (case-insensitive): password/passwd/passphrase → pass;
     // secret, client_secret → secret; token; api_key, apikey, access/secret/private/signing/encryption/master/
     // auth_key → key; credential(s) → credential.
@@ -394,6 +426,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // A credential-shaped value assigned to a name holding a gitleaks keyword: `HEROKU_KEY = "…"`.
     id: "keyword-secret",
     kind: "secret",
+    layer: "vendor",
     gate: new RegExp(CREDENTIAL_KEYWORD, "i"),
     pattern: KEYWORD_SECRET,
     group: KEYWORD_VALUES,

@@ -24,6 +24,8 @@ import {
   type Finding,
   isPlaceholderToken,
   isSecretMemberName,
+  LAYERS,
+  type Layer,
   PATTERN_RULES,
   type PatternRule,
   runPatternRules as runPattern,
@@ -41,6 +43,12 @@ export interface ScrubOptions {
    * `"secretlint-aws"` for one of its rules), to prove that the leak tests notice a weakened rule set.
    */
   disableRules?: readonly string[];
+  /**
+   * The secret detection layers that run (all by default): measuring one layer alone, or the
+   * generic ones without the `vendor` rules, is how recall on unseen shapes is estimated.
+   * secretlint's preset counts as `vendor`; the member-name rule (`secret-key-name`) as `context`.
+   */
+  layers?: readonly Layer[];
 }
 
 /** Counts of replacements made so far by a {@link Scrubber}. */
@@ -141,9 +149,15 @@ export class Scrubber {
   constructor(options: ScrubOptions = {}) {
     this.policy = presetPolicy(options.preset ?? "private_repo");
     this.hmacKey = options.key === undefined ? undefined : createSecretKey(options.key);
+    const layers = new Set(options.layers ?? LAYERS);
     this.disabled = new Set(options.disableRules ?? []);
+    if (!layers.has("vendor")) this.disabled.add("secretlint");
+    if (!layers.has("context")) this.disabled.add("secret-key-name");
     this.rules = PATTERN_RULES.filter(
-      (r) => !this.disabled.has(r.id) && (r.policy === undefined || this.policy[r.policy]),
+      (r) =>
+        !this.disabled.has(r.id) &&
+        (r.layer === undefined || layers.has(r.layer)) &&
+        (r.policy === undefined || this.policy[r.policy]),
     );
     this.secretRules = this.rules.filter((r) => r.kind === "secret");
     this.secretlint = new SecretlintScanner(this.disabled);
