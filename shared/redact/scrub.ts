@@ -150,9 +150,10 @@ export class Scrubber {
     this.policy = presetPolicy(options.preset ?? "private_repo");
     this.hmacKey = options.key === undefined ? undefined : createSecretKey(options.key);
     const layers = new Set(options.layers ?? LAYERS);
-    this.disabled = new Set(options.disableRules ?? []);
-    if (!layers.has("vendor")) this.disabled.add("secretlint");
-    if (!layers.has("context")) this.disabled.add("secret-key-name");
+    const disabled = new Set(options.disableRules ?? []);
+    if (!layers.has("vendor")) disabled.add("secretlint");
+    if (!layers.has("context")) disabled.add("secret-key-name");
+    this.disabled = disabled;
     this.rules = PATTERN_RULES.filter(
       (r) =>
         !this.disabled.has(r.id) &&
