@@ -1,0 +1,1363 @@
+/**
+ * Generators of the generic-shapes recall test (`generic-shapes.test.ts`): secrets in SHAPES no rule was
+ * written for, so that recall is measured on things the rules were not tuned to.
+ *
+ * - Vendor names are invented from random syllables (no vendor list can know them), cased and joined in
+ *   every usual way (`zorvix_api_key`, `ZORVIX_API_KEY`, `zorvixApiKey`, `zorvix-api-key`, `Zorvix.ApiKey`);
+ *   credential words come from {@link CRED_WORDS}.
+ * - Secret bodies are high-entropy tokens (base62, base64 with `+/=`, base64url, hex, base36, UUID) or
+ *   low-entropy passwords (`hunter2`, `Summer2024!`, `P@ssw0rd`, words+digits) of varied lengths.
+ * - Every case records the secrets that must not survive (the check also looks for their base64,
+ *   base64url and percent-encoded forms). A case whose text WITHOUT the secret already holds the secret
+ *   (a password that happens to be a word of the template) is dropped, so every case can be caught.
+ *
+ * Negatives are texts that hold no secret but look a bit like one (digests, git SHAs, ids, placeholders,
+ * prose using the credential words): they must come out unchanged.
+ *
+ * Everything is drawn with fast-check from fixed seeds ({@link sampleShape}), so a failure is reproducible.
+ */
+
+import fc from "fast-check";
+
+// ---------------------------------------------------------------------------------------------------------
+// Alphabets and small helpers
+
+const LOWER = "abcdefghijklmnopqrstuvwxyz";
+const UPPER = LOWER.toUpperCase();
+const DIGITS = "0123456789";
+const ALNUM = `${UPPER}${LOWER}${DIGITS}`;
+const HEX = "0123456789abcdef";
+const CRYPT = `./${DIGITS}${UPPER}${LOWER}`;
+const B64 = `${ALNUM}+/`;
+
+const chars = (alphabet: string, min: number, max = min): fc.Arbitrary<string> =>
+  fc.array(fc.constantFrom(...alphabet), { minLength: min, maxLength: max }).map((a) => a.join(""));
+
+/** A random base62 body holding at least one digit, one upper and one lower letter (like every real token). */
+const token = (alphabet: string, min: number, max = min): fc.Arbitrary<string> =>
+  fc
+    .tuple(
+      chars(alphabet, min - 3, max - 3),
+      fc.constantFrom(...DIGITS),
+      fc.constantFrom(..."QWERTYUPKZ"),
+      fc.constantFrom(..."qwertyupkz"),
+      fc.nat(),
+    )
+    .map(([body, d, u, l, seed]) => {
+      // the three forced characters go at random places, not always at the ends
+      let s = body;
+      let at = seed;
+      for (const c of [d, u, l]) {
+        at = (at * 31 + 7) % 1_000_003;
+        const i = at % (s.length + 1);
+        s = s.slice(0, i) + c + s.slice(i);
+      }
+      return s;
+    });
+
+/** UUIDs of the versions met in practice (time-based, random, time-ordered). */
+const uuid = fc.uuid({ version: [1, 4, 7] });
+
+const capital = (s: string): string => (s[0] ?? "").toUpperCase() + s.slice(1);
+
+/** The four forms of a secret the check looks for in a scrubbed text. */
+export function secretForms(secret: string): string[] {
+  return [
+    ...new Set([
+      secret,
+      encodeURIComponent(secret),
+      Buffer.from(secret).toString("base64"),
+      Buffer.from(secret).toString("base64url"),
+    ]),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Secret bodies
+
+/** A secret body: what kind it is (reported per kind) and its text. */
+export interface Body {
+  kind: string;
+  entropy: "high" | "low";
+  value: string;
+}
+
+/** Replaces the character at a random place (never in the `=` padding) by one of `alphabet`. */
+const forceOne = (arb: fc.Arbitrary<string>, alphabet: string): fc.Arbitrary<string> =>
+  fc.tuple(arb, fc.nat(), fc.constantFrom(...alphabet)).map(([s, at, c]) => {
+    const end = s.replace(/=+$/, "").length;
+    const i = at % Math.max(1, end - 2);
+    return s.slice(0, i + 1) + c + s.slice(i + 2);
+  });
+
+const HIGH_BODIES: Record<string, fc.Arbitrary<string>> = {
+  base62: token(ALNUM, 16, 64),
+  // padded base64 (`=` or `==`) with at least one `+` or `/`
+  base64: forceOne(
+    fc
+      .uint8Array({ minLength: 13, maxLength: 47 })
+      .filter((b) => b.length % 3 !== 0)
+      .map((b) => Buffer.from(b).toString("base64")),
+    "+/",
+  ),
+  base64url: forceOne(
+    fc.uint8Array({ minLength: 14, maxLength: 48 }).map((b) => Buffer.from(b).toString("base64url")),
+    "-_",
+  ),
+  hex: fc
+    .tuple(fc.integer({ min: 16, max: 32 }), fc.boolean())
+    .chain(([half, upper]) => chars(HEX, half * 2).map((h) => (upper ? h.toUpperCase() : h)))
+    .filter((h) => /[a-f]/i.test(h) && /\d/.test(h)),
+  base36: chars(`${LOWER}${DIGITS}`, 20, 40).filter((s) => /\d.*\d/.test(s) && /[a-z].*[a-z]/.test(s)),
+  uuid: uuid,
+};
+
+const PASSWORD_WORDS = [
+  "hunter",
+  "dragon",
+  "sunshine",
+  "letmein",
+  "shadow",
+  "master",
+  "welcome",
+  "football",
+  "baseball",
+  "princess",
+  "qwerty",
+  "trustno",
+  "superman",
+  "starwars",
+  "freedom",
+  "whatever",
+  "cheese",
+  "purple",
+  "orange",
+  "tiger",
+  "falcon",
+  "rocket",
+  "coffee",
+  "banana",
+  "horse",
+  "battery",
+  "staple",
+  "correct",
+  "admin",
+  "zebra",
+];
+const LEET: Record<string, string> = { a: "@", o: "0", e: "3", i: "1", s: "$" };
+const word = fc.constantFrom(...PASSWORD_WORDS);
+const digits = (min: number, max: number) => chars(DIGITS, min, max);
+
+const LOW_BODIES: Record<string, fc.Arbitrary<string>> = {
+  // hunter2, dragon42, letmein123
+  "word+digit": fc.tuple(word, digits(1, 3), fc.boolean()).map(([w, d, c]) => `${c ? capital(w) : w}${d}`),
+  // Summer2024!, Winter23#
+  "season+year": fc
+    .tuple(
+      fc.constantFrom("Summer", "Winter", "Spring", "Autumn", "Fall", "January", "October"),
+      fc.integer({ min: 2015, max: 2026 }),
+      fc.boolean(),
+      fc.constantFrom("!", "#", "!!", "", "?", "*"),
+    )
+    .map(([s, y, short, p]) => `${s}${short ? String(y).slice(2) : y}${p}`),
+  // P@ssw0rd, Adm1n!, Dr@g0n99
+  leet: fc
+    .tuple(fc.constantFrom("password", ...PASSWORD_WORDS), digits(0, 3), fc.constantFrom("", "!", "#", "$"))
+    .map(([w, d, p]) => `${capital(w.replace(/[aoeis]/g, (c) => LEET[c] ?? c))}${d}${p}`)
+    .filter((s) => /[^A-Za-z]/.test(s)),
+  // correcthorse77, BlueHorseBattery9
+  words: fc
+    .tuple(fc.array(word, { minLength: 2, maxLength: 3 }), digits(1, 4), fc.boolean())
+    .map(([ws, d, camel]) => `${ws.map((w, i) => (camel || i > 0 ? capital(w) : w)).join("")}${d}`),
+};
+
+const bodyOf = (table: Record<string, fc.Arbitrary<string>>, entropy: Body["entropy"]): fc.Arbitrary<Body> =>
+  fc.oneof(
+    ...Object.entries(table).map(([kind, arb]) => arb.map((value): Body => ({ kind, entropy, value }))),
+  );
+
+/** Any body, high or low entropy. */
+export const anyBody: fc.Arbitrary<Body> = fc.oneof(bodyOf(HIGH_BODIES, "high"), bodyOf(LOW_BODIES, "low"));
+/** High-entropy bodies only. */
+export const highBody: fc.Arbitrary<Body> = bodyOf(HIGH_BODIES, "high");
+
+// ---------------------------------------------------------------------------------------------------------
+// Invented vendors and credential words
+
+const SYLLABLES = [
+  "zor",
+  "vix",
+  "qua",
+  "mu",
+  "tal",
+  "dre",
+  "nyx",
+  "gof",
+  "xan",
+  "pel",
+  "quin",
+  "rho",
+  "sev",
+  "tuk",
+  "wam",
+  "yel",
+  "jex",
+  "fri",
+  "gow",
+  "hul",
+  "kre",
+  "mos",
+  "nib",
+  "oru",
+  "pax",
+  "ruv",
+  "sim",
+  "vod",
+  "zef",
+  "bri",
+  "cax",
+  "dul",
+  "fem",
+  "gix",
+  "hob",
+  "jor",
+];
+/** Real vendor names or credential words that syllables could spell by chance. */
+const REAL_WORDS =
+  /key|pass|secret|token|auth|api|access|login|cred|sumo|okta|snyk|lob|lin|sonar|git|aws|gcp/i;
+
+/** An invented vendor name: 2-3 random syllables (`zorvix`, `quinmutal`). */
+export const vendorName: fc.Arbitrary<string> = fc
+  .array(fc.constantFrom(...SYLLABLES), { minLength: 2, maxLength: 3 })
+  .map((s) => s.join(""))
+  .filter((v) => !REAL_WORDS.test(v));
+
+/** Credential words, each as its words (`private key` → `["private", "key"]`). */
+export const CRED_WORDS: readonly (readonly string[])[] = [
+  ["key"],
+  ["token"],
+  ["secret"],
+  ["password"],
+  ["passwd"],
+  ["pwd"],
+  ["pass"],
+  ["auth"],
+  ["credential"],
+  ["bearer"],
+  ["private", "key"],
+  ["signature"],
+  ["session", "token"],
+  ["cookie"],
+  ["license", "key"],
+  ["webhook"],
+  ["dsn"],
+  ["api", "key"],
+  ["access", "key"],
+  ["pat"],
+];
+const credWord = fc.constantFrom(...CRED_WORDS);
+
+type Style = "snake" | "upper" | "kebab" | "camel" | "pascal" | "dot";
+const STYLES: readonly Style[] = ["snake", "upper", "kebab", "camel", "pascal", "dot"];
+
+/** An identifier made of `words` in `style`: `zorvix_api_key`, `ZORVIX_API_KEY`, `zorvixApiKey`, … */
+function ident(words: readonly string[], style: Style): string {
+  switch (style) {
+    case "snake":
+      return words.join("_");
+    case "upper":
+      return words.join("_").toUpperCase();
+    case "kebab":
+      return words.join("-");
+    case "camel":
+      return words.map((w, i) => (i === 0 ? w : capital(w))).join("");
+    case "pascal":
+      return words.map(capital).join("");
+    case "dot":
+      return words.length > 1 ? `${words[0]}.${words.slice(1).join("_")}` : (words[0] ?? "");
+  }
+}
+
+/** Vendor name cased one of three ways. */
+const casedVendor = fc
+  .tuple(vendorName, fc.constantFrom("lower", "upper", "capital"))
+  .map(([v, c]) => (c === "lower" ? v : c === "upper" ? v.toUpperCase() : capital(v)));
+
+/** Credential word(s) written in prose, cased one of three ways (`api key`, `API KEY`, `Api key`). */
+const proseCred = fc.tuple(credWord, fc.constantFrom("lower", "upper", "capital")).map(([w, c]) => {
+  const s = w.join(" ");
+  return c === "lower" ? s : c === "upper" ? s.toUpperCase() : capital(s);
+});
+
+const quote = fc.constantFrom('"', "'", "");
+const hostName = fc
+  .tuple(vendorName, fc.constantFrom("io", "com", "net", "internal", "dev", "cloud"))
+  .map(([v, t]) => `${v}.${t}`);
+const userName = fc.constantFrom(
+  "admin",
+  "deploy",
+  "svc_build",
+  "root",
+  "ci",
+  "jdoe",
+  "app_user",
+  "sa",
+  "ops",
+);
+const pathPart = fc.constantFrom("v1/items", "api/v2/jobs", "x", "upload", "v3/users/42", "graphql", "");
+
+// ---------------------------------------------------------------------------------------------------------
+// Cases and shapes
+
+/** One generated case: the text scrubbed, and the secrets that must not survive (in any of their forms). */
+export interface ShapeCase {
+  family: string;
+  shape: string;
+  /** The body kind (`base62`, `hex`, `word+digit`, `bcrypt`, …), reported per kind. */
+  body: string;
+  text: string;
+  secrets: string[];
+}
+
+/** A shape: its family (recall is asserted per family), its name, and the arbitrary of its cases. */
+export interface Shape {
+  family: string;
+  name: string;
+  arb: fc.Arbitrary<ShapeCase>;
+}
+
+/**
+ * A shape whose text is `build(secret)`: cases where `build("")` already holds a form of the secret (the
+ * template spells the password) are dropped, so every case can be caught.
+ */
+function shape<T>(
+  family: string,
+  name: string,
+  parts: fc.Arbitrary<T>,
+  bodyArb: fc.Arbitrary<Body>,
+  build: (p: T) => (secret: string) => string,
+): Shape {
+  const arb = fc
+    .tuple(parts, bodyArb)
+    .map(([p, b]): ShapeCase & { skeleton: string } => {
+      const render = build(p);
+      return {
+        family,
+        shape: name,
+        body: b.kind,
+        text: render(b.value),
+        secrets: [b.value],
+        skeleton: render(""),
+      };
+    })
+    .filter((c) => secretForms(c.secrets[0] ?? "").every((f) => !c.skeleton.includes(f)))
+    .map(({ skeleton: _, ...c }) => c);
+  return { family, name, arb };
+}
+
+/** A shape whose cases make their own secrets (hashes, key blocks, JWTs). */
+function rawShape(
+  family: string,
+  name: string,
+  arb: fc.Arbitrary<{ body: string; text: string; secrets: string[] }>,
+): Shape {
+  return { family, name, arb: arb.map((c) => ({ family, shape: name, ...c })) };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Family "context": a value assigned to / introduced by a name holding an invented vendor + credential word
+
+const vendorIdent = fc
+  .tuple(vendorName, credWord, fc.constantFrom(...STYLES))
+  .map(([v, c, st]) => ident([v, ...c], st));
+
+export const CONTEXT_SHAPES: readonly Shape[] = [
+  shape(
+    "context",
+    'assign `v_cred = "s"`',
+    fc.tuple(
+      vendorIdent,
+      fc.constantFrom("=", " = ", "= ", " ="),
+      quote,
+      fc.constantFrom("", "  ", "const ", "let ", "$", "set "),
+      fc.constantFrom("", ";", "\n", "  # from vault", ","),
+    ),
+    anyBody,
+    ([id, eq, q, pre, post]) =>
+      (s) =>
+        `${pre}${id}${eq}${q}${s}${q}${post}`,
+  ),
+  shape(
+    "context",
+    "yaml `vCred: s`",
+    fc.tuple(
+      vendorName,
+      credWord,
+      fc.constantFrom("camel", "pascal", "snake", "nested"),
+      fc.constantFrom("", '"', "'"),
+      fc.constantFrom("", "  ", "    "),
+    ),
+    anyBody,
+    ([v, c, st, q, indent]) =>
+      (s) =>
+        st === "nested"
+          ? `${v}:\n${indent}  ${ident([...c], "camel")}: ${q}${s}${q}\n${indent}  region: eu-west-1`
+          : `${indent}${ident([v, ...c], st)}: ${q}${s}${q}`,
+  ),
+  shape(
+    "context",
+    "env `export VENDOR_TOKEN=s`",
+    fc.tuple(
+      vendorName,
+      credWord,
+      fc.constantFrom("export ", "", "ENV ", "$env:", "set "),
+      fc.constantFrom("", '"', "'"),
+    ),
+    anyBody,
+    ([v, c, pre, q]) =>
+      (s) =>
+        `${pre}${ident([v, ...c], "upper")}=${pre === "$env:" && q === "" ? '"' : q}${s}${pre === "$env:" && q === "" ? '"' : q}`,
+  ),
+  shape(
+    "context",
+    'json in a string `{"v_key": "s"}`',
+    fc.tuple(
+      vendorName,
+      credWord,
+      fc.constantFrom<Style>("snake", "camel", "upper", "kebab"),
+      fc.boolean(),
+      fc.boolean(),
+    ),
+    anyBody,
+    ([v, c, st, escaped, first]) =>
+      (s) => {
+        const q = escaped ? '\\"' : '"';
+        const member = `${q}${ident([v, ...c], st)}${q}: ${q}${s}${q}`;
+        const other = `${q}region${q}: ${q}eu-west-1${q}`;
+        return `{${first ? `${member}, ${other}` : `${other}, ${member}`}}`;
+      },
+  ),
+  shape(
+    "context",
+    "arrow `v_secret => 's'`",
+    fc.tuple(vendorIdent, fc.constantFrom("", ":", "'", '"'), fc.constantFrom("'", '"')),
+    anyBody,
+    ([id, key, q]) =>
+      (s) => {
+        const name = key === ":" ? `:${id}` : `${key}${id}${key}`;
+        return `{ ${name} => ${q}${s}${q} }`;
+      },
+  ),
+  shape(
+    "context",
+    "walrus `VENDOR_PAT := s`",
+    fc.tuple(vendorIdent, fc.constantFrom("", '"')),
+    anyBody,
+    ([id, q]) =>
+      (s) =>
+        `${id} := ${q}${s}${q}`,
+  ),
+  shape(
+    "context",
+    "dash `vendor token - 's'`",
+    fc.tuple(casedVendor, proseCred, quote),
+    anyBody,
+    ([v, c, q]) =>
+      (s) =>
+        `${v} ${c} - ${q}${s}${q}`,
+  ),
+  shape(
+    "context",
+    "log `[DEBUG] Using vendor KEY=s`",
+    fc.tuple(
+      casedVendor,
+      credWord,
+      fc.constantFrom("DEBUG", "INFO", "TRACE", "WARN"),
+      fc.constantFrom("", "2024-05-01 12:00:03 ", "12:00:03.123 "),
+    ),
+    anyBody,
+    ([v, c, level, time]) =>
+      (s) =>
+        `${time}[${level}] Using ${v} ${ident([...c], "upper")}=${s}`,
+  ),
+  shape(
+    "context",
+    "prose `Your VENDOR key is s`",
+    fc.tuple(
+      casedVendor,
+      proseCred,
+      fc.constantFrom("Your", "your", "FYI your", "The new"),
+      fc.constantFrom("", ".", " (keep it safe)", "\n"),
+    ),
+    anyBody,
+    ([v, c, lead, tail]) =>
+      (s) =>
+        `${lead} ${v} ${c} is ${s}${tail}`,
+  ),
+  shape(
+    "context",
+    'prose `the password is "s"`',
+    fc.tuple(
+      fc.constantFrom(["password"], ["password"], ["passphrase"], ...CRED_WORDS),
+      fc.constantFrom("", "OK, ", "Note: ", "fyi "),
+      quote,
+      fc.constantFrom("is", "is:", "was"),
+    ),
+    anyBody,
+    ([c, lead, q, verb]) =>
+      (s) =>
+        `${lead}the ${c.join(" ")} ${verb} ${q}${s}${q}`,
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Family "cli": command lines
+
+const tool = vendorName;
+const sub = fc.constantFrom("deploy", "login", "push", "sync", "run", "upload");
+const kebabFlag = fc
+  .tuple(vendorName, credWord, fc.boolean())
+  .map(([v, c, withVendor]) => ident(withVendor ? [v, ...c] : [...c], "kebab"));
+
+export const CLI_SHAPES: readonly Shape[] = [
+  shape(
+    "cli",
+    "flag `--token=s`",
+    fc.tuple(tool, sub, kebabFlag, quote),
+    anyBody,
+    ([t, c, f, q]) =>
+      (s) =>
+        `${t} ${c} --${f}=${q}${s}${q} --region eu`,
+  ),
+  shape(
+    "cli",
+    "flag `--api-key s`",
+    fc.tuple(tool, sub, kebabFlag, quote),
+    anyBody,
+    ([t, c, f, q]) =>
+      (s) =>
+        `${t} ${c} --${f} ${q}${s}${q} --verbose`,
+  ),
+  shape(
+    "cli",
+    'header `-H "X-Vendor-Key: s"`',
+    fc.tuple(vendorName, credWord, hostName, pathPart, fc.constantFrom('"', "'")),
+    anyBody,
+    ([v, c, h, p, q]) =>
+      (s) =>
+        `curl -s -H ${q}X-${capital(v)}-${c.map(capital).join("-")}: ${s}${q} https://api.${h}/${p}`,
+  ),
+  shape(
+    "cli",
+    'header `-H "Authorization: Bearer s"`',
+    fc.tuple(
+      hostName,
+      pathPart,
+      fc.constantFrom('"', "'"),
+      fc.constantFrom("Authorization", "authorization"),
+    ),
+    anyBody,
+    ([h, p, q, a]) =>
+      (s) =>
+        `curl -X POST https://${h}/${p} -H ${q}${a}: ${a === "authorization" ? "bearer" : "Bearer"} ${s}${q}`,
+  ),
+  shape(
+    "cli",
+    "powershell `-Password s`",
+    fc.tuple(
+      vendorName,
+      fc.constantFrom("Connect", "New", "Set", "Invoke"),
+      fc.constantFrom("Password", "ApiKey", "Token", "Secret", "AccessKey", "Pat"),
+      fc.constantFrom("", '"', "'"),
+    ),
+    anyBody,
+    ([v, verb, p, q]) =>
+      (s) =>
+        `${verb}-${capital(v)}Session -UserName admin -${p} ${q}${s}${q} -Force`,
+  ),
+  shape(
+    "cli",
+    "psexec `-u admin -p s`",
+    fc.tuple(
+      fc.constantFrom("PsExec", "PsExec.exe", "psexec64"),
+      vendorName,
+      fc.constantFrom("admin", "CORP\\admin", "administrator"),
+      fc.constantFrom("cmd", "cmd /c whoami", "powershell -nop"),
+    ),
+    anyBody,
+    ([p, h, u, c]) =>
+      (s) =>
+        `${p} \\\\${h}01 -u ${u} -p ${s} ${c}`,
+  ),
+  shape(
+    "cli",
+    "mysql `-u root -ps`",
+    fc.tuple(
+      fc.constantFrom("mysql", "mysqldump", "mariadb"),
+      fc.constantFrom("root", "admin", "app"),
+      hostName,
+      fc.boolean(),
+    ),
+    anyBody,
+    ([m, u, h, joined]) =>
+      (s) =>
+        `${m} ${joined ? `-u${u}` : `-u ${u}`} -p${s} -h db.${h} appdb`,
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Family "call": credentials passed as call arguments
+
+export const CALL_SHAPES: readonly Shape[] = [
+  shape(
+    "call",
+    'call `new NetworkCredential("user", "s")`',
+    fc.tuple(userName, fc.boolean(), fc.constantFrom("", "var cred = ", "client.Credentials = ")),
+    anyBody,
+    ([u, domain, pre]) =>
+      (s) =>
+        `${pre}new NetworkCredential("${u}", "${s}"${domain ? ', "CORP"' : ""});`,
+  ),
+  shape(
+    "call",
+    'call `login("user", "s")`',
+    fc.tuple(userName, fc.constantFrom("", "client.", "ftp.", "smtp.", "server.", "await api."), quote),
+    anyBody,
+    ([u, obj, q0]) =>
+      (s) => {
+        const q = q0 === "" ? '"' : q0;
+        return `${obj}login(${q}${u}${q}, ${q}${s}${q})`;
+      },
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Family "url": URLs, connection strings, query strings (the secret percent-encoded where a URL needs it)
+
+export const URL_SHAPES: readonly Shape[] = [
+  shape(
+    "url",
+    "userinfo `https://user:s@host/x`",
+    fc.tuple(
+      fc.constantFrom("https", "http", "ftp", "sftp", "amqp", "zorvix+https"),
+      userName,
+      hostName,
+      pathPart,
+    ),
+    anyBody,
+    ([sc, u, h, p]) =>
+      (s) =>
+        `${sc}://${u}:${encodeURIComponent(s)}@${h}/${p}`,
+  ),
+  shape(
+    "url",
+    "ado `Server=x;User Id=sa;Password=s;`",
+    fc.tuple(
+      hostName,
+      fc.constantFrom("Server", "Data Source"),
+      fc.constantFrom("User Id", "UID", "User ID"),
+      fc.constantFrom("Password", "Pwd", "password"),
+      fc.boolean(),
+    ),
+    anyBody,
+    ([h, server, user, pw, tail]) =>
+      (s) =>
+        `${server}=${h};Database=app;${user}=sa;${pw}=${s};${tail ? "Encrypt=True;" : ""}`,
+  ),
+  shape(
+    "url",
+    "db url `postgres://u:s@h:5432/db`",
+    fc.tuple(
+      fc.constantFrom("postgres", "postgresql", "mysql", "mongodb", "redis", "mssql", "cockroachdb"),
+      userName,
+      hostName,
+    ),
+    anyBody,
+    ([sc, u, h]) =>
+      (s) =>
+        `${sc}://${u}:${encodeURIComponent(s)}@db.${h}:5432/app`,
+  ),
+  shape(
+    "url",
+    "query `?access_token=s&x=1`",
+    fc.tuple(
+      hostName,
+      pathPart,
+      fc.oneof(
+        fc.constantFrom(
+          "access_token",
+          "api_key",
+          "apikey",
+          "token",
+          "key",
+          "sig",
+          "signature",
+          "auth",
+          "password",
+        ),
+        vendorIdent.map((i) => i.replace(/[^A-Za-z0-9_]/g, "_")),
+      ),
+      fc.boolean(),
+    ),
+    anyBody,
+    ([h, p, param, first]) =>
+      (s) =>
+        `https://${h}/${p}?${first ? "" : "page=2&"}${param}=${encodeURIComponent(s)}&x=1`,
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Family "config": credential files and config formats
+
+/** A Jenkins `{AQAAABAAAA…}` secret: version 1, IV length 16, data length, IV, AES blocks, base64. */
+const jenkinsSecret = fc
+  .tuple(fc.uint8Array({ minLength: 16, maxLength: 16 }), fc.integer({ min: 1, max: 4 }))
+  .chain(([iv, blocks]) =>
+    fc.uint8Array({ minLength: blocks * 16, maxLength: blocks * 16 }).map((data) => {
+      const head = Buffer.from([1, 0, 0, 0, 16, 0, 0, 0, data.length]);
+      return Buffer.concat([head, iv, data]).toString("base64");
+    }),
+  );
+
+export const CONFIG_SHAPES: readonly Shape[] = [
+  shape(
+    "config",
+    ".netrc `machine h login u password s`",
+    fc.tuple(hostName, userName, fc.constantFrom(" ", "\n  ", "\n")),
+    anyBody,
+    ([h, u, sep]) =>
+      (s) =>
+        `machine ${h}${sep}login ${u}${sep}password ${s}`,
+  ),
+  shape(
+    "config",
+    'gradle `credentials { username "u" password "s" }`',
+    fc.tuple(userName, fc.constantFrom(" ", " = "), fc.constantFrom('"', "'")),
+    anyBody,
+    ([u, eq, q]) =>
+      (s) =>
+        `credentials {\n    username${eq}${q}${u}${q}\n    password${eq}${q}${s}${q}\n}`,
+  ),
+  shape(
+    "config",
+    "xml `<password>s</password>`",
+    fc.tuple(
+      fc.oneof(
+        fc.constantFrom("password", "Password", "apiKey", "token", "secret", "privateToken", "passphrase"),
+        vendorName.map((v) => `${v}Token`),
+      ),
+      fc.boolean(),
+    ),
+    anyBody,
+    ([tag, maven]) =>
+      (s) =>
+        maven
+          ? `<server>\n  <id>central</id>\n  <username>deploy</username>\n  <${tag}>${s}</${tag}>\n</server>`
+          : `<${tag}>${s}</${tag}>`,
+  ),
+  rawShape(
+    "config",
+    "jenkins `<secret>{AQAAABAAAA…}</secret>`",
+    fc
+      .tuple(
+        jenkinsSecret,
+        fc.constantFrom("secret", "password", "apiToken", "privateKeyPassphrase"),
+        fc.boolean(),
+      )
+      .map(([b, tag, indent]) => ({
+        body: "jenkins",
+        text: `${indent ? "    " : ""}<${tag}>{${b}}</${tag}>`,
+        secrets: [b],
+      })),
+  ),
+  shape(
+    "config",
+    'app.config `<add key="Password" value="s"/>`',
+    fc.tuple(
+      fc.oneof(
+        fc.constantFrom("Password", "ApiKey", "ClientSecret", "ConnectionPassword", "AuthToken"),
+        vendorName.map((v) => `${capital(v)}.Token`),
+        vendorName.map((v) => `${capital(v)}Secret`),
+      ),
+      fc.constantFrom(" />", "/>"),
+    ),
+    anyBody,
+    ([k, end]) =>
+      (s) =>
+        `<add key="${k}" value="${s}"${end}`,
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Family "prefix": tokens with an invented vendor prefix, bare in free text (no credential word near them)
+
+/** Prefixes a real vendor uses (the invented ones must not be one). */
+const REAL_PREFIX =
+  /^(?:sk|pk|rk|gh[pousr]|xox|glpat|npm|pypi|hf|akia|asia|shp|dop|sg|tvly|lin|key|api|ya29|eyj)/i;
+const FREE_TEXT: readonly ((t: string) => string)[] = [
+  (t) => `using ${t} to call the service`,
+  (t) => `ran the job with ${t}, got 200`,
+  (t) => `copied ${t} into the config`,
+  (t) => t,
+  (t) => `\`${t}\``,
+  (t) => `'${t}'`,
+  (t) => `("${t}")`,
+  (t) => `trying ${t} now`,
+];
+const freeText = fc.constantFrom(...FREE_TEXT);
+const prefixBody = token(ALNUM, 20, 48);
+
+function prefixShape(name: string, prefix: fc.Arbitrary<string>): Shape {
+  return rawShape(
+    "prefix",
+    name,
+    fc
+      .tuple(
+        prefix.filter((p) => !REAL_PREFIX.test(p)),
+        prefixBody,
+        freeText,
+      )
+      .map(([p, b, around]) => ({ body: "base62", text: around(`${p}${b}`), secrets: [`${p}${b}`] })),
+  );
+}
+
+export const PREFIX_SHAPES: readonly Shape[] = [
+  prefixShape(
+    "prefix `abcd_…`",
+    chars(LOWER, 2, 5).map((p) => `${p}_`),
+  ),
+  prefixShape(
+    "prefix `xy-…`",
+    chars(LOWER, 2, 4).map((p) => `${p}-`),
+  ),
+  prefixShape(
+    "prefix `ab.cd.…`",
+    fc.tuple(chars(LOWER, 2, 3), chars(LOWER, 2, 4)).map(([a, b]) => `${a}.${b}.`),
+  ),
+  prefixShape(
+    "prefix `UPPR-…`",
+    chars(UPPER, 3, 5).map((p) => `${p}-`),
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Family "hash": password hashes (crypt formats, argon2, Kerberos roasting output)
+
+const HASH_PLACES: readonly ((h: string) => string)[] = [
+  (h) => `root:${h}:19523:0:99999:7:::`,
+  (h) => `admin:${h}`,
+  (h) => `found ${h}`,
+  (h) => `hashcat -m 1800 '${h}' rockyou.txt`,
+  (h) => `{"user": "jdoe", "hash": "${h}"}`,
+  (h) => h,
+];
+const hashPlace = fc.constantFrom(...HASH_PLACES);
+
+function hashShape(name: string, arb: fc.Arbitrary<{ hash: string; secrets: string[] }>): Shape {
+  return rawShape(
+    "hash",
+    name,
+    fc.tuple(arb, hashPlace).map(([h, place]) => ({ body: name, text: place(h.hash), secrets: h.secrets })),
+  );
+}
+
+const bcrypt = (v: string) =>
+  hashShape(
+    `bcrypt \`$${v}$10$…\``,
+    fc
+      .tuple(fc.integer({ min: 4, max: 14 }), chars(CRYPT, 53))
+      .map(([cost, body]) => ({ hash: `$${v}$${String(cost).padStart(2, "0")}$${body}`, secrets: [body] })),
+  );
+
+const hexOf = (min: number, max: number) =>
+  fc.tuple(chars(HEX, min, max), fc.boolean()).map(([h, up]) => (up ? h.toUpperCase() : h));
+const realm = fc.constantFrom("CORP.LOCAL", "AD.EXAMPLE.COM", "LAB.INTERNAL");
+
+export const HASH_SHAPES: readonly Shape[] = [
+  hashShape(
+    "md5crypt `$1$salt$hash`",
+    fc
+      .tuple(chars(CRYPT, 4, 8), chars(CRYPT, 22))
+      .map(([salt, h]) => ({ hash: `$1$${salt}$${h}`, secrets: [h] })),
+  ),
+  bcrypt("2a"),
+  bcrypt("2b"),
+  hashShape(
+    "sha256crypt `$5$salt$hash`",
+    fc
+      .tuple(chars(CRYPT, 8, 16), chars(CRYPT, 43))
+      .map(([salt, h]) => ({ hash: `$5$${salt}$${h}`, secrets: [h] })),
+  ),
+  hashShape(
+    "sha512crypt `$6$rounds=5000$…`",
+    fc
+      .tuple(fc.boolean(), chars(CRYPT, 8, 16), chars(CRYPT, 86))
+      .map(([rounds, salt, h]) => ({ hash: `$6$${rounds ? "rounds=5000$" : ""}${salt}$${h}`, secrets: [h] })),
+  ),
+  hashShape(
+    "argon2id `$argon2id$v=19$m=…$…$…`",
+    fc
+      .tuple(
+        fc.constantFrom("argon2id", "argon2i"),
+        fc.constantFrom(19456, 65536, 47104),
+        fc.integer({ min: 1, max: 4 }),
+        fc.uint8Array({ minLength: 16, maxLength: 16 }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+      )
+      .map(([alg, m, t, salt, h]) => {
+        const s = Buffer.from(salt).toString("base64").replace(/=+$/, "");
+        const hh = Buffer.from(h).toString("base64").replace(/=+$/, "");
+        return { hash: `$${alg}$v=19$m=${m},t=${t},p=1$${s}$${hh}`, secrets: [hh] };
+      }),
+  ),
+  hashShape(
+    "kerberos `$krb5asrep$23$user@REALM:…`",
+    fc
+      .tuple(userName, realm, hexOf(32, 32), hexOf(200, 400))
+      .map(([u, r, c, e]) => ({ hash: `$krb5asrep$23$${u}@${r}:${c}$${e}`, secrets: [e] })),
+  ),
+  hashShape(
+    "kerberos `$krb5tgs$23$*…`",
+    fc.tuple(userName, realm, vendorName, hexOf(32, 32), hexOf(300, 600)).map(([u, r, h, c, e]) => ({
+      hash: `$krb5tgs$23$*${u}$${r}$MSSQLSvc/${h}.${r.toLowerCase()}:1433*$${c}$${e}`,
+      secrets: [e],
+    })),
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Families "key-block" and "jwt"
+
+const NEWLINES = ["\n", "\\n", "\r\n"] as const;
+const b64Lines = fc
+  .tuple(fc.array(chars(B64, 64), { minLength: 3, maxLength: 12 }), chars(B64, 8, 60))
+  .map(([lines, last]) => [...lines, `${last}${"=".repeat((4 - (last.length % 4)) % 4)}`]);
+
+function blockShape(name: string, label: string, headers: fc.Arbitrary<string[]>): Shape {
+  return rawShape(
+    "key-block",
+    name,
+    fc
+      .tuple(b64Lines, headers, fc.constantFrom(...NEWLINES), fc.constantFrom("", "key: ", "cat id_key\n"))
+      .map(([lines, head, nl, pre]) => ({
+        body: "base64",
+        text:
+          pre +
+          [`-----BEGIN ${label}-----`, ...head, ...lines, `-----END ${label}-----`]
+            .join(nl)
+            .replace(/\n\n/g, nl),
+        secrets: lines.filter((l) => l.length >= 16),
+      })),
+  );
+}
+
+export const BLOCK_SHAPES: readonly Shape[] = [
+  blockShape(
+    "rsa `BEGIN RSA PRIVATE KEY`",
+    "RSA PRIVATE KEY",
+    fc.oneof(
+      fc.constant<string[]>([]),
+      hexOf(32, 32).map((iv) => ["Proc-Type: 4,ENCRYPTED", `DEK-Info: AES-128-CBC,${iv.toUpperCase()}`, ""]),
+    ),
+  ),
+  blockShape("ec `BEGIN EC PRIVATE KEY`", "EC PRIVATE KEY", fc.constant([])),
+  blockShape("openssh `BEGIN OPENSSH PRIVATE KEY`", "OPENSSH PRIVATE KEY", fc.constant([])),
+  blockShape(
+    "pgp `BEGIN PGP PRIVATE KEY BLOCK`",
+    "PGP PRIVATE KEY BLOCK",
+    fc.constantFrom(["Version: GnuPG v2", ""], ["Comment: exported", ""], [""]),
+  ),
+  blockShape("encrypted `BEGIN ENCRYPTED PRIVATE KEY`", "ENCRYPTED PRIVATE KEY", fc.constant([])),
+];
+
+const jsonValue = fc.oneof(
+  chars(LOWER, 3, 12),
+  fc.integer({ min: 0, max: 2_000_000_000 }),
+  fc.boolean(),
+  uuid,
+);
+const jwt = fc
+  .tuple(
+    fc.constantFrom("HS256", "RS256", "ES256", "PS512", "EdDSA"),
+    fc.option(chars(ALNUM, 8, 20), { nil: undefined }),
+    fc.dictionary(chars(LOWER, 2, 8), jsonValue, { minKeys: 1, maxKeys: 6 }),
+    fc.uint8Array({ minLength: 32, maxLength: 64 }),
+  )
+  .map(([alg, kid, claims, sig]) => {
+    const h = Buffer.from(
+      JSON.stringify(kid === undefined ? { alg, typ: "JWT" } : { alg, kid, typ: "JWT" }),
+    ).toString("base64url");
+    const p = Buffer.from(JSON.stringify(claims)).toString("base64url");
+    const s = Buffer.from(sig).toString("base64url");
+    return { jwt: `${h}.${p}.${s}`, tail: `${p}.${s}` };
+  });
+
+export const JWT_SHAPES: readonly Shape[] = [
+  rawShape(
+    "jwt",
+    "jwt bare / cookie / query",
+    fc
+      .tuple(
+        jwt,
+        fc.constantFrom<((j: string) => string)[]>(
+          (j) => j,
+          (j) => `got ${j} back`,
+          (j) => `Cookie: sid=${j}; theme=dark`,
+          (j) => `https://app.example.com/cb?id_token=${j}&state=x`,
+          (j) => `"${j}"`,
+        ),
+      )
+      .map(([t, place]) => ({ body: "jwt", text: place(t.jwt), secrets: [t.jwt, t.tail] })),
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Family "repeated": one secret several times in a text, raw then percent-encoded or base64
+
+export const REPEATED_SHAPES: readonly Shape[] = [
+  shape(
+    "repeated",
+    "repeat `token = 'S' | 'S'`",
+    fc.tuple(vendorIdent, fc.constantFrom(" | ", ", ", " || ", "\n"), fc.boolean()),
+    anyBody,
+    ([id, sep, three]) =>
+      (s) =>
+        `${id} = '${s}'${sep}'${s}'${three ? `${sep}'${s}'` : ""}`,
+  ),
+  shape(
+    "repeated",
+    "repeat `S … again S`",
+    fc.tuple(vendorIdent, fc.constantFrom("\n", " ... ", "; "), fc.boolean()),
+    anyBody,
+    ([id, sep, three]) =>
+      (s) =>
+        `${id}: ${s}${sep}request failed, retrying with ${s} again${three ? `${sep}still failing: ${s}` : ""}`,
+  ),
+  shape(
+    "repeated",
+    "repeat then percent-encoded",
+    fc.tuple(vendorIdent, hostName),
+    anyBody.filter((b) => encodeURIComponent(b.value) !== b.value),
+    ([id, h]) =>
+      (s) =>
+        `${id}=${s}\nredirecting to https://${h}/cb?next=${encodeURIComponent(s)}&lang=en`,
+  ),
+  shape(
+    "repeated",
+    "repeat then base64",
+    fc.tuple(vendorIdent, fc.constantFrom<BufferEncoding>("base64", "base64url")),
+    anyBody,
+    ([id, enc]) =>
+      (s) =>
+        `${id}=${s}\npayload: ${Buffer.from(s).toString(enc)}`,
+  ),
+];
+
+/** Every value shape, by family. */
+export const VALUE_SHAPES: readonly Shape[] = [
+  ...CONTEXT_SHAPES,
+  ...CLI_SHAPES,
+  ...CALL_SHAPES,
+  ...URL_SHAPES,
+  ...CONFIG_SHAPES,
+  ...PREFIX_SHAPES,
+  ...HASH_SHAPES,
+  ...BLOCK_SHAPES,
+  ...JWT_SHAPES,
+  ...REPEATED_SHAPES,
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Member names: the context texts, and bare high-entropy tokens (16+ characters), as object keys
+
+const asName = (s: Shape): Shape => ({
+  family: "member-name",
+  name: `${s.family}: ${s.name}`,
+  arb: s.arb.map((c) => ({ ...c, family: "member-name", shape: `${s.family}: ${s.name}` })),
+});
+
+export const MEMBER_NAME_SHAPES: readonly Shape[] = [
+  ...[
+    ...CONTEXT_SHAPES,
+    ...CLI_SHAPES,
+    ...CALL_SHAPES,
+    ...URL_SHAPES,
+    ...CONFIG_SHAPES,
+    ...PREFIX_SHAPES,
+  ].map(asName),
+  ...(["base62", "base64", "base64url", "hex", "base36"] as const).map((kind) =>
+    rawShape(
+      "member-name",
+      `bare ${kind} token`,
+      (HIGH_BODIES[kind] as fc.Arbitrary<string>).map((v) => ({ body: kind, text: v, secrets: [v] })),
+    ),
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Negatives: texts without a secret, which must come out unchanged
+
+/** A negative family: texts that hold no secret. */
+export interface Negative {
+  family: string;
+  arb: fc.Arbitrary<string>;
+}
+
+const hex = (n: number) => chars(HEX, n);
+const ID_WORDS = [
+  "get",
+  "set",
+  "user",
+  "account",
+  "settings",
+  "for",
+  "tenant",
+  "max",
+  "retry",
+  "count",
+  "before",
+  "backoff",
+  "default",
+  "request",
+  "handler",
+  "factory",
+  "config",
+  "provider",
+  "session",
+  "timeout",
+  "cache",
+  "entry",
+  "parse",
+  "token",
+  "key",
+  "password",
+  "reset",
+  "validator",
+];
+const isoTime = fc
+  .date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2035-12-31T23:59:59Z"), noInvalidDate: true })
+  .chain((d) =>
+    fc
+      .constantFrom("ms", "s", "offset", "date")
+      .map((f) =>
+        f === "ms"
+          ? d.toISOString()
+          : f === "s"
+            ? d.toISOString().replace(/\.\d+Z$/, "Z")
+            : f === "offset"
+              ? d.toISOString().replace(/\.\d+Z$/, "+02:00")
+              : d.toISOString().slice(0, 10),
+      ),
+  );
+const semver = fc
+  .tuple(
+    fc.nat({ max: 30 }),
+    fc.nat({ max: 60 }),
+    fc.nat({ max: 300 }),
+    fc.constantFrom("", "-beta.4", "-rc.1", "+build.567", "-alpha"),
+  )
+  .map(([a, b, c, pre]) => `${a}.${b}.${c}${pre}`);
+const pkgName = fc.oneof(
+  fc.constantFrom("lodash", "react", "typescript", "vitest", "fast-check", "left-pad", "express", "zod"),
+  fc
+    .tuple(vendorName, fc.constantFrom("core", "cli", "client-s3", "utils", "plugin-react"))
+    .map(([s, n]) => `@${s}/${n}`),
+);
+const srcPath = fc
+  .tuple(
+    fc.constantFrom("src", "lib", "packages/app/src", "test/unit"),
+    fc.constantFrom("components", "services", "utils", "redact", "api"),
+    fc.array(fc.constantFrom(...ID_WORDS), { minLength: 1, maxLength: 3 }),
+    fc.constantFrom(".tsx", ".ts", ".py", ".go", ".rs", ".test.ts"),
+  )
+  .map(([a, b, w, ext]) => `${a}/${b}/${w.map(capital).join("")}${ext}`);
+
+export const NEGATIVES: readonly Negative[] = [
+  {
+    family: "sha256 tag",
+    arb: fc
+      .tuple(
+        hex(64),
+        fc.constantFrom<((d: string) => string)[]>(
+          (d) => `sha256:${d}`,
+          (d) => `docker pull ghcr.io/acme/app@sha256:${d}`,
+          (d) => `digest: sha256:${d} size: 1573`,
+          (d) => `"digest": "sha256:${d}"`,
+          (d) => `FROM node:20@sha256:${d}`,
+        ),
+      )
+      .map(([d, place]) => place(d)),
+  },
+  {
+    family: "git sha (git context)",
+    arb: fc
+      .tuple(
+        hex(40),
+        fc.constantFrom<((d: string) => string)[]>(
+          (d) => `commit ${d}`,
+          (d) => `git checkout ${d}`,
+          (d) => `git show ${d} --stat`,
+          (d) => `git reset --hard ${d}`,
+          (d) => `git cherry-pick ${d}`,
+          (d) => `commit ${d} (HEAD -> main, origin/main)`,
+          (d) => `HEAD is now at ${d} fix tests`,
+        ),
+      )
+      .map(([d, place]) => place(d)),
+  },
+  {
+    family: "uuid id",
+    arb: fc
+      .tuple(
+        uuid,
+        fc.constantFrom<((u: string) => string)[]>(
+          (u) => `request id ${u}`,
+          (u) => `requestId: ${u}`,
+          (u) => `trace_id=${u}`,
+          (u) => `X-Request-Id: ${u}`,
+          (u) => `run ${u} finished`,
+          (u) => `GET /api/v1/items/${u} 404`,
+          (u) => `conversation ${u}`,
+        ),
+      )
+      .map(([u, place]) => place(u)),
+  },
+  {
+    family: "iso timestamp",
+    arb: fc
+      .tuple(isoTime, fc.constantFrom("", "at ", "created_at: ", '"timestamp": "', "[", "expires "))
+      .map(([t, pre]) => `${pre}${t}${pre.endsWith('"') ? '"' : pre === "[" ? "] started" : ""}`),
+  },
+  {
+    family: "file path",
+    arb: fc.oneof(
+      fc.constantFrom(
+        "/usr/lib/x86_64-linux-gnu/libssl.so.3",
+        "/etc/ssl/certs/ca-certificates.crt",
+        "/var/lib/docker/overlay2/l/ABCDEFGHIJ",
+        "node_modules/.pnpm/@types+node@20.12.7/node_modules/@types/node/index.d.ts",
+        "C:\\Program Files\\nodejs\\node.exe",
+        "/opt/homebrew/Cellar/openssl@3/3.3.1/lib/libcrypto.3.dylib",
+      ),
+      srcPath,
+      srcPath.map((p) => `${p}:${42}:7`),
+    ),
+  },
+  {
+    family: "long identifier",
+    arb: fc
+      .tuple(
+        fc.array(fc.constantFrom(...ID_WORDS), { minLength: 3, maxLength: 6 }),
+        fc.constantFrom<Style>("camel", "pascal", "upper", "snake"),
+      )
+      .map(([w, st]) => ident(w, st)),
+  },
+  {
+    family: "prose with credential words",
+    arb: fc.oneof(
+      fc.constantFrom(
+        "the token expired",
+        "press any key to continue",
+        "password reset email sent",
+        "pass the tests",
+        "primary_key = id",
+        "sort_key: created_at",
+        "Invalid API key provided",
+        "password must be at least 8 characters",
+        "the secret scanner found nothing",
+        "refresh the auth session and retry",
+        "the key is missing from the map",
+        "token limit exceeded, shortening the prompt",
+      ),
+      fc.nat({ max: 200_000 }).map((n) => `max_tokens: ${n}`),
+      fc.nat({ max: 200_000 }).map((n) => `input_tokens=${n}`),
+      fc.nat({ max: 200_000 }).map((n) => `"output_tokens": ${n}`),
+      fc.nat({ max: 200_000 }).map((n) => `cache_read_input_tokens: ${n}, cache_creation_input_tokens: 0`),
+    ),
+  },
+  {
+    family: "placeholder",
+    arb: fc
+      .tuple(
+        vendorName.map((v) => v.toUpperCase()),
+        fc.constantFrom<((v: string) => string)[]>(
+          (v) => `password = \${${v}_PASSWORD}`,
+          (v) => `token: $${v}_TOKEN`,
+          (v) => `api_key=<your-${v.toLowerCase()}-api-key>`,
+          (v) => `secret: process.env.${v}_SECRET`,
+          () => "password: ********",
+          (v) => `key: %${v}_API_KEY%`,
+          (v) => `token: \${{ secrets.${v}_TOKEN }}`,
+          (v) => `api_key = os.environ["${v}_API_KEY"]`,
+          () => "password: <redacted>",
+          (v) => `export ${v}_TOKEN=your_token_here`,
+        ),
+      )
+      .map(([v, place]) => place(v)),
+  },
+  {
+    family: "model / tool id",
+    arb: fc.oneof(
+      fc.constantFrom(
+        "claude-3-5-sonnet-20241022",
+        "claude-3-opus-20240229",
+        "claude-sonnet-4-20250514",
+        "gpt-4o-2024-08-06",
+        "gemini-1.5-pro-002",
+      ),
+      chars(ALNUM, 22, 24).map((b) => `toolu_01${b}`),
+      chars(ALNUM, 22).map((b) => `msg_01${b}`),
+      chars(ALNUM, 6, 24).map((b) => `call_${b}`),
+      chars(ALNUM, 22).map((b) => `"tool_use_id": "toolu_01${b}"`),
+    ),
+  },
+  {
+    family: "version string",
+    arb: fc
+      .tuple(semver, fc.constantFrom("v", "", "Python ", "node v", "go", "openssl ", "version "))
+      .map(([v, pre]) => `${pre}${v}`),
+  },
+  {
+    family: "npm package@version",
+    arb: fc
+      .tuple(pkgName, semver, fc.constantFrom("", "npm install ", "added ", "+ "))
+      .map(([n, v, pre]) => `${pre}${n}@${v}`),
+  },
+  {
+    family: "url without credentials",
+    arb: fc
+      .tuple(
+        hostName,
+        pathPart,
+        fc.constantFrom("", "?page=2&limit=50", "?q=redact+secrets&lang=en", "#section-3", "?ref=main"),
+        fc.constantFrom("https", "http"),
+      )
+      .map(([h, p, q, sc]) => `${sc}://${h}/${p}${q}`),
+  },
+];
+
+// ---------------------------------------------------------------------------------------------------------
+// Sampling
+
+/** A stable 32-bit hash of a name (FNV-1a): each shape's seed, so adding a shape changes no other. */
+function seedOf(name: string, base: number): number {
+  let h = 0x811c9dc5 ^ base;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
+/**
+ * `n` cases of `shape`, drawn from a seed fixed by the shape's name (reproducible). Without bias: fast-check's
+ * bias towards small values would make "random" bodies full of `AAAA` and `ffff` runs, which real secrets are not.
+ */
+export function sampleShape(shape: Shape, n: number, base = 20_240_601): ShapeCase[] {
+  return fc.sample(fc.noBias(shape.arb), { seed: seedOf(`${shape.family}/${shape.name}`, base), numRuns: n });
+}
+
+/** `n` texts of a negative family, drawn from a fixed seed. */
+export function sampleNegative(negative: Negative, n: number, base = 20_240_601): string[] {
+  return fc.sample(fc.noBias(negative.arb), {
+    seed: seedOf(`negative/${negative.family}`, base),
+    numRuns: n,
+  });
+}
