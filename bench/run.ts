@@ -10,12 +10,16 @@
  *   npm run bench                         100 MB file, every measurement, writes bench/results.md
  *   npm run bench -- --size 5             quick run
  *   npm run bench -- --only jcs,python    some rows
+ *   npm run bench -- --only secret-recall the leave-family-out recall table alone (no input file)
+ *
+ * A `report` row is not a throughput: it runs in the harness's own process, once, and prints a section of
+ * its own after the table (`secret-recall`: bench/secret-recall.ts on gitleaks' samples).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, release, tmpdir, totalmem, type } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import canonicalizeNpm from "canonicalize";
 import { canonicalJsonLines, type Profile } from "#shared/canonical/index.js";
@@ -27,6 +31,7 @@ import { folderPorts } from "../cli/adapters/files.js";
 import { parallelOptions } from "../cli/worker-script.js";
 import { lastLineOf } from "./child.js";
 import { type DatasetMeta, type DatasetShape, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
+import { leaveFamilyOut, leaveFamilyOutMarkdown, parseSamples, truePositives } from "./secret-recall.js";
 
 // ---- measurements ----------------------------------------------------------------------------
 
@@ -66,7 +71,15 @@ interface ExternalMeasurement extends MeasurementBase {
   unavailable?: () => string | undefined;
 }
 
-type Measurement = NodeMeasurement | ExternalMeasurement;
+/** Not a throughput: runs in the harness's process, once, and gives a Markdown section of its own. */
+interface ReportMeasurement extends MeasurementBase {
+  kind: "report";
+  /** The section's text (with its heading), or why it cannot run here. */
+  report: () => { text: string } | { skipped: string };
+}
+
+type Measurement = NodeMeasurement | ExternalMeasurement | ReportMeasurement;
+type FileMeasurement = NodeMeasurement | ExternalMeasurement;
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DATA_DIR = join(ROOT, "bench", ".data");
@@ -281,7 +294,34 @@ export const MEASUREMENTS: Measurement[] = [
       ),
     ];
   }),
+  {
+    kind: "report",
+    name: "secret-recall",
+    label: "secret recall, leave-family-out (gitleaks' samples, generic layers alone)",
+    report: secretRecallReport,
+  },
 ];
+
+/** gitleaks' samples, beside the project as the conformance tests read them (test/support/corpus.ts). */
+const GITLEAKS_SAMPLES = resolve(ROOT, "..", "shared", "corpus", "secrets", "gitleaks-samples.jsonl");
+
+/** The `secret-recall` row: the leave-family-out table of bench/secret-recall.ts, timed. */
+function secretRecallReport(): { text: string } | { skipped: string } {
+  if (!existsSync(GITLEAKS_SAMPLES)) return { skipped: `${GITLEAKS_SAMPLES} missing` };
+  const started = performance.now();
+  const tps = truePositives(parseSamples(readFileSync(GITLEAKS_SAMPLES, "utf8")));
+  const table = leaveFamilyOutMarkdown(leaveFamilyOut(tps));
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    text: [
+      "## Secret recall, leave-family-out",
+      "",
+      `${tps.length.toLocaleString("en-US")} tp texts of \`gitleaks-samples.jsonl\`, measured in ${fmt(seconds)} s (\`npm run bench -- --only secret-recall\`; docs/secret-recall.md).`,
+      "",
+      table,
+    ].join("\n"),
+  };
+}
 
 /**
  * `processObject` over the CLI's file ports (`replay-pipeline process`): the file read from disk,
@@ -447,13 +487,13 @@ async function runChild(argv: string[]): Promise<Measured> {
   }
 }
 
-function childArgv(m: Measurement, file: string): string[] {
+function childArgv(m: FileMeasurement, file: string): string[] {
   if (m.kind === "external") return m.command(file);
   return [process.execPath, "--expose-gc", fileURLToPath(import.meta.url), "--one", m.name, "--file", file];
 }
 
 interface Row {
-  m: Measurement;
+  m: FileMeasurement;
   input: DatasetMeta;
   best: number;
   median: number;
@@ -526,8 +566,10 @@ async function main(): Promise<void> {
     return;
   }
 
-  const selected =
+  const chosen =
     args.only === undefined ? MEASUREMENTS : MEASUREMENTS.filter((m) => args.only?.includes(m.name));
+  const selected = chosen.filter((m): m is FileMeasurement => m.kind !== "report");
+  const reports = chosen.filter((m): m is ReportMeasurement => m.kind === "report");
   const datasets = new Map<string, { path: string; meta: DatasetMeta }>();
   for (const m of selected) {
     const scale = m.scale ?? 1;
@@ -598,14 +640,26 @@ async function main(): Promise<void> {
       : [
           `The \`dense\` rows read a generated file of ${fmt(dense.meta.bytes / 1e6)} MB with a ToolCall+ToolResult pair per ${fmt(dense.meta.bytes / ((dense.meta.lines - 3) / 2) / 1e3, 2)} KB (${Math.floor((dense.meta.lines - 3) / 2).toLocaleString("en-US")} tool calls).`,
         ];
+  // The report rows' sections come after the table (or alone, when no throughput row was chosen).
+  const sections = reports.map((m) => {
+    const out = m.report();
+    if ("skipped" in out) log(`${m.name}: skipped (${out.skipped})`);
+    else log(`${m.name}: done`);
+    return "skipped" in out ? `${m.label}: n/a (${out.skipped}).` : out.text;
+  });
   const text = [
-    input,
-    ...denseInput,
-    `Each run is a fresh process; the canonicalization rows run on one thread, \`inspect\`, \`redact\` and \`process\` with the default worker threads (one per core beyond the first; the main thread works too) and again on one thread (\`--workers 0\`). \`process\` is \`processObject\` over the CLI's file ports (what \`replay-pipeline process\` runs): the file read from disk, its Layer C copy (through the spool), verdict document and index record written to a temporary folder. The other rows stream the file in 1 MiB chunks and hash the canonical output in ~1 MB batches. MB/s = file bytes / 10^6 / wall seconds (Python times itself with \`time.perf_counter\`); peak RSS is the highest over the runs${existsSync(TIME) ? " (`/usr/bin/time -v`)" : " (`process.resourceUsage().maxRSS`)"}.`,
-    "",
-    table(rows, args.runs),
-    "",
-    ...(notes.length > 0 ? [...notes, ""] : []),
+    ...(rows.length === 0
+      ? []
+      : [
+          input,
+          ...denseInput,
+          `Each run is a fresh process; the canonicalization rows run on one thread, \`inspect\`, \`redact\` and \`process\` with the default worker threads (one per core beyond the first; the main thread works too) and again on one thread (\`--workers 0\`). \`process\` is \`processObject\` over the CLI's file ports (what \`replay-pipeline process\` runs): the file read from disk, its Layer C copy (through the spool), verdict document and index record written to a temporary folder. The other rows stream the file in 1 MiB chunks and hash the canonical output in ~1 MB batches. MB/s = file bytes / 10^6 / wall seconds (Python times itself with \`time.perf_counter\`); peak RSS is the highest over the runs${existsSync(TIME) ? " (`/usr/bin/time -v`)" : " (`process.resourceUsage().maxRSS`)"}.`,
+          "",
+          table(rows, args.runs),
+          "",
+          ...(notes.length > 0 ? [...notes, ""] : []),
+        ]),
+    ...sections.flatMap((section) => [section, ""]),
     `Machine: ${machine()}.`,
   ].join("\n");
   process.stdout.write(`\n${text}\n`);

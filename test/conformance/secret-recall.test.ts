@@ -13,139 +13,53 @@
  * string, so their recall is held above a floor. False positives: each fp `text` planted in the same text
  * fields must come out unchanged for at least 90% of the samples.
  *
- * The measured table is written to `.local/secret-recall.md` (the README's "Secret recall" section).
+ * Leave-family-out (`bench/secret-recall.ts`, also the `secret-recall` row of `npm run bench`): per gitleaks
+ * family, the share of its distinct (rule, secret) pairs the generic detection layers alone (`context`,
+ * `shape`, `structure`: no `vendor` rule, no secretlint) catch in `error.message`, `command` and `summary`;
+ * every family must reach 90%. The failure lists the families below it.
+ *
+ * The measured tables are written to `.local/secret-recall.md` (docs/secret-recall.md).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
-  canonicalHash,
-  decodeUtf8,
-  JsonNumber,
-  type JsonObject,
-  type JsonValue,
-  readJson,
-} from "../../shared/canonical/index.js";
+  distinct,
+  familiesBelow,
+  GENERIC_LAYERS,
+  pairKey as key,
+  type LeaveFamilyOut,
+  LFO_FLOOR,
+  LFO_PLACES,
+  leaks,
+  leaveFamilyOut,
+  leaveFamilyOutLeaks,
+  leaveFamilyOutMarkdown,
+  type Place,
+  type Planting,
+  parseSamples,
+  replayFile,
+  type Sample,
+  transformLeaks,
+  truePositives,
+  vendorOf,
+} from "../../bench/secret-recall.js";
+import { decodeUtf8, readJson } from "../../shared/canonical/index.js";
 import type { Preset } from "../../shared/redact/presets.js";
 import { Scrubber } from "../../shared/redact/scrub.js";
 import { corpusText, PROJECT_ROOT } from "../support/corpus.js";
 import { redactBytes, stringsOf } from "../unit/redact/layer-c/helpers.js";
-import { encode } from "../unit/redact/leak-formats.generators.js";
 
-interface Sample {
-  rule: string;
-  kind: "tp" | "fp";
-  text: string;
-  secret: string | null;
-}
-
-const SAMPLES: Sample[] = corpusText("secrets", "gitleaks-samples.jsonl")
-  .split("\n")
-  .filter((l) => l.trim() !== "")
-  .map((l) => JSON.parse(l) as Sample);
+const SAMPLES: Sample[] = parseSamples(corpusText("secrets", "gitleaks-samples.jsonl"));
 
 /** True positives with a credential to look for (three `pkcs12-file` samples are file names only). */
-const TPS = SAMPLES.filter(
-  (s): s is Sample & { secret: string } => s.kind === "tp" && !!s.secret && !!s.text,
-);
+const TPS = truePositives(SAMPLES);
 const FPS = SAMPLES.filter((s) => s.kind === "fp" && s.text !== "");
 
 /** Floor of bare secrets caught (of 631), measured when the rules last changed: raise it, never lower it. */
 const BARE_FLOOR = 451;
 
-type Place = "params" | "env" | "error.message" | "command" | "summary" | "member-name";
 const TEXT_PLACES: readonly Place[] = ["params", "env", "error.message", "command", "summary"];
-
-/** What one input line carries: the sample, its planted string (its text or bare secret), where. */
-interface Planting {
-  sample: Sample;
-  planted: string;
-  place: Place;
-}
-
-const hash = (v: JsonValue): string => canonicalHash(v, "openagents");
-const num = (n: number): JsonNumber => new JsonNumber(String(n));
-
-/** A REPLAY.jsonl (replay-v1) holding `plantings` one per event, after a header; one session per sample. */
-function replayFile(plantings: readonly Planting[]): string {
-  const events: JsonObject[] = [
-    {
-      type: "ReplayHeader",
-      replay_version: num(1),
-      producer: "secret-recall",
-      created_at: "2026-01-01T00:00:00Z",
-    },
-  ];
-  plantings.forEach((p, i) => {
-    const ts = new Date(Date.UTC(2026, 0, 1, 0, 0, i % 60)).toISOString();
-    const session_id = `sess_${i}`;
-    const step_id = `step_${i}`;
-    const error = (value: JsonObject): JsonObject => ({
-      type: "ToolResult",
-      ts,
-      session_id,
-      step_id,
-      ok: false,
-      output_hash: hash(null),
-      latency_ms: num(5),
-      side_effects: [],
-      error: value,
-    });
-    const s = p.planted;
-    switch (p.place) {
-      case "params": {
-        const params = { command: s };
-        events.push({
-          type: "ToolCall",
-          ts,
-          session_id,
-          step_id,
-          tool: "bash",
-          params,
-          params_hash: hash(params),
-        });
-        break;
-      }
-      case "env":
-        events.push({
-          type: "SessionStart",
-          ts,
-          session_id,
-          policy_bundle_id: "pb_1",
-          repo: { env: { SAMPLE_VALUE: s } },
-        });
-        break;
-      case "error.message":
-        events.push(error({ message: s, code: "E_TOOL" }));
-        break;
-      case "member-name":
-        events.push(error({ [s]: "see message", code: "E_TOOL" }));
-        break;
-      case "command":
-        events.push({ type: "Verification", ts, session_id, command: s, exit_code: num(1) });
-        break;
-      case "summary":
-        events.push({
-          type: "SessionEnd",
-          ts,
-          session_id,
-          status: "failure",
-          confidence: num(0.5),
-          summary: s,
-        });
-        break;
-    }
-  });
-  return `${events.map((e) => JSON.stringify(e)).join("\n")}\n`;
-}
-
-/** Does any of `strings` hold `secret` raw, base64 or base64url? */
-function leaks(strings: readonly string[], secret: string): boolean {
-  const forms = [secret, encode(secret, "base64"), encode(secret, "base64url")];
-  return strings.some((s) => forms.some((f) => s.includes(f)));
-}
-
-const key = (s: Sample): string => `${s.rule}\u0000${s.secret}`;
 
 /** The copy of a file of `plantings` under `preset`: the strings of each event (header first), in order. */
 async function redacted(plantings: readonly Planting[], preset: Preset): Promise<string[][]> {
@@ -164,16 +78,6 @@ async function leaked(plantings: readonly Planting[], preset: Preset): Promise<P
   });
 }
 
-/** gitleaks rule ids grouped by vendor (`gitlab-pat` → gitlab); `new-relic-*` is one vendor. */
-function vendorOf(rule: string): string {
-  return rule.startsWith("new-relic") ? "new-relic" : (rule.split("-")[0] ?? rule);
-}
-
-/** Distinct (rule, secret) pairs among `samples`. */
-function distinct(samples: readonly Sample[]): Set<string> {
-  return new Set(samples.map(key));
-}
-
 const plantings = (place: Place, bare: boolean): Planting[] =>
   TPS.map((sample) => ({ sample, planted: bare ? sample.secret : sample.text, place }));
 
@@ -182,6 +86,10 @@ interface Measured {
   names: Set<string>;
   namesParanoid: Set<string>;
   bare: Set<string>;
+  /** Leaked from `error.message`, `command` or `summary` (the leave-family-out places). */
+  textLfo: Set<string>;
+  /** Bare secrets leaked as a member name. */
+  bareNames: Set<string>;
 }
 
 let measured: Measured | undefined;
@@ -207,6 +115,8 @@ async function measure(): Promise<Measured> {
     names: distinct(nameLeaks.map((p) => p.sample)),
     namesParanoid: distinct(paranoidLeaks.map((p) => p.sample)),
     bare: distinct(bareLeaks.map((p) => p.sample)),
+    textLfo: distinct(textLeaks.filter((p) => LFO_PLACES.includes(p.place)).map((p) => p.sample)),
+    bareNames: distinct(bareLeaks.filter((p) => p.place === "member-name").map((p) => p.sample)),
   };
   return measured;
 }
@@ -281,9 +191,58 @@ describe("false positives on gitleaks' samples (private_repo)", () => {
   });
 });
 
+let lfo: LeaveFamilyOut | undefined;
+
+/** The leave-family-out measure (`bench/secret-recall.ts`), once; its table goes to `.local/secret-recall.md`. */
+function measureLfo(): LeaveFamilyOut {
+  if (lfo === undefined) {
+    lfo = leaveFamilyOut(TPS, leaveFamilyOutLeaks(TPS));
+    sections.leaveFamilyOut = leaveFamilyOutMarkdown(lfo);
+    writeSections();
+  }
+  return lfo;
+}
+
+/**
+ * Leave-family-out (issue 20): how much of each gitleaks family the generic layers catch without any rule
+ * written for a producer. `redactFile` takes no scrubber options, so the layers go through the same per-event
+ * Layer C transform with a `Scrubber({ layers })` (`transformLeaks`); with every layer it must leak exactly
+ * what `redactFile` leaks, or the measure would not be Layer C's.
+ */
+describe("leave-family-out: the generic layers alone, per gitleaks family (private_repo)", () => {
+  it("with every layer, the per-event transform leaks what redactFile leaks", async () => {
+    const m = await measure();
+    const { leaked: l } = measureLfo();
+    expect(report(l.fullText)).toEqual(report(m.textLfo));
+    expect(report(l.namesText)).toEqual(report(m.names));
+    expect(report(l.namesBare)).toEqual(report(m.bareNames));
+  });
+
+  it(`the generic layers alone catch at least ${100 * LFO_FLOOR}% of every family's pairs in text`, () => {
+    const r = measureLfo();
+    const below = familiesBelow(r).map(
+      (f) => `${f.family}: ${f.genericText}/${f.pairs} (${f.rules.join(", ")})`,
+    );
+    const t = r.total;
+    expect(
+      below,
+      `${below.length} of ${r.families.length} families below ${100 * LFO_FLOOR}% with layers ${GENERIC_LAYERS.join(", ")} (all: ${t.genericText}/${t.pairs}); see .local/secret-recall.md`,
+    ).toEqual([]);
+  });
+});
+
 describe("the recall check can fail", () => {
+  it("the layers reach the transform: with none, every planted text leaks", () => {
+    const gcp = TPS.filter((s) => s.rule === "gcp-api-key");
+    expect(gcp.length).toBeGreaterThan(0);
+    const ps = gcp.map((sample): Planting => ({ sample, planted: sample.text, place: "error.message" }));
+    expect(transformLeaks(ps, "private_repo", [])).toHaveLength(ps.length);
+    expect(transformLeaks(ps, "private_repo")).toHaveLength(0);
+  });
+
   it("a family switched off leaks its secrets", () => {
-    const scrubber = new Scrubber({ disableRules: ["gcp-api-key"] });
+    // The vendor layer alone: a generic layer that knows the shape would stand in for the switched-off rule.
+    const scrubber = new Scrubber({ layers: ["vendor"], disableRules: ["gcp-api-key"] });
     const gcp = TPS.filter((s) => s.rule === "gcp-api-key" && s.text === s.secret);
     expect(gcp.length).toBeGreaterThan(0);
     for (const s of gcp) expect(leaks([scrubber.scrub(s.text, "$.x")], s.secret)).toBe(true);
@@ -335,7 +294,19 @@ async function writeReport(
           `| ${v} | ${[...r.rules].sort().join(", ")} | ${caught(r.pairs, m.text)} | ${caught(r.pairs, m.names)} | ${caught(r.pairs, m.bare)} | ${r.fp === 0 ? "–" : `${r.fpAltered}/${r.fp}`} | ${[...r.caughtBy].sort().join(", ")} |`,
       ),
   ];
+  sections.recall = lines.join("\n");
+  writeSections();
+}
+
+/** The parts of `.local/secret-recall.md` measured so far: each test that measures one writes the file again. */
+const sections: { leaveFamilyOut?: string; recall?: string } = {};
+
+function writeSections(): void {
+  const parts = [
+    sections.leaveFamilyOut === undefined ? [] : ["## Leave-family-out", "", sections.leaveFamilyOut, ""],
+    sections.recall === undefined ? [] : ["## Every layer, per vendor", "", sections.recall, ""],
+  ].flat();
   const dir = join(PROJECT_ROOT, ".local");
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "secret-recall.md"), `${lines.join("\n")}\n`);
+  writeFileSync(join(dir, "secret-recall.md"), `# Secret recall on gitleaks' samples\n\n${parts.join("\n")}`);
 }
