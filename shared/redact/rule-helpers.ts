@@ -2,7 +2,7 @@
  * The building blocks of our own pattern rules (`rules.ts` `PATTERN_RULES`): placeholders, the
  * assignment and keyword forms of gitleaks' catalogue, the vendor-family rule maker and scanners.
  */
-import type { Finding, PatternRule } from "./rules.js";
+import type { Finding, PatternRule } from "./rule-types.js";
 
 export const PLACEHOLDER =
   /^(?:\[REDACTED[^\]]*\]?.*|\*+|x{3,}|\.{3}|…|null|none|nil|true|false|undefined|string|str|number|int|bool|boolean|any|unknown|optional\[str\]|foo|bar|baz|new|example|password|passwd|secret|token|<[^>]*>|\$\{[^}]*\}|%\([^)]*\)s|\{\{[^}]*\}\}|%[A-Za-z_]\w*%)$/i;
@@ -190,15 +190,15 @@ export function entropy(s: string): number {
 /**
  * True for a token-shaped text that is a placeholder, not a credential: a filler character (`a x X 1 * #`)
  * makes up at least half of it (`ghp_xxxx…`, `AIzaaaa…`, `glc_1111…`), it ends in `EXAMPLE` (AWS's
- * documentation keys) or it says `YOUR_…`/`…_HERE` in words (`saysPlaceholder`). A generated credential
- * of 8 or more characters never is.
+ * documentation keys), it says `YOUR_…`/`…_HERE` in words (`saysPlaceholder`), or it is a key
+ * Google publishes. A generated credential never is.
  */
 export function isPlaceholderToken(s: string): boolean {
   if (s.length < 8) return false;
   const counts = new Map<string, number>();
   for (const c of s) if (FILLER.includes(c)) counts.set(c, (counts.get(c) ?? 0) + 1);
   for (const n of counts.values()) if (n * 2 >= s.length) return true;
-  return s.endsWith("EXAMPLE") || saysPlaceholder(s);
+  return s.endsWith("EXAMPLE") || saysPlaceholder(s) || PUBLIC_GCP_API_KEYS.has(s);
 }
 export const FILLER = "axX1*#";
 
@@ -240,7 +240,14 @@ export function family(
     options.group === undefined
       ? new RegExp(String.raw`(?<![A-Za-z0-9])(?:${pattern.source})(?![\w-]|\.\w)`, pattern.flags)
       : pattern;
-  const rule: PatternRule = { id, kind: "secret", layer: "vendor", tokenRun: true, needles, pattern: bounded };
+  const rule: PatternRule = {
+    id,
+    kind: "secret",
+    layer: "vendor",
+    tokenRun: true,
+    needles,
+    pattern: bounded,
+  };
   if (options.group !== undefined) rule.group = options.group;
   if (options.accept !== undefined) rule.accept = options.accept;
   return rule;

@@ -18,6 +18,8 @@
  */
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { remembered } from "../memo.js";
+import { KnownSecrets, recurrences } from "./detect/recurrence.js";
+import { GENERATED_NAME_MIN, isIdName, SHAPE_RULE_ID, scanGeneratedRuns } from "./detect/shape.js";
 import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
 import {
   canSkipSecretlint,
@@ -142,6 +144,10 @@ export class Scrubber {
   private readonly secretRules: readonly PatternRule[];
   private readonly secretlint: SecretlintScanner;
   private readonly disabled: ReadonlySet<string>;
+  /** Does the shape layer run (member names get its lower bound)? */
+  private readonly shapes: boolean;
+  /** Secrets found so far in this document, looked for in every later string. */
+  private readonly known = new KnownSecrets();
   private byRule: Record<string, number> = {};
   private byPath: Record<string, number> = {};
   private total = 0;
@@ -162,6 +168,7 @@ export class Scrubber {
     );
     this.secretRules = this.rules.filter((r) => r.kind === "secret");
     this.secretlint = new SecretlintScanner(this.disabled);
+    this.shapes = this.rules.some((r) => r.id === SHAPE_RULE_ID);
   }
 
   /** Scrubs one string value found at JSON path `path`; `key` is the member name it sits under (secret-like names such as token/key/secret/password/auth/credential make the whole value redacted, rule "secret-key-name"). */
@@ -170,13 +177,22 @@ export class Scrubber {
     if (key !== undefined && !this.disabled.has("secret-key-name") && isSecretMemberName(key)) {
       return this.whole(value, "secret-key-name", path);
     }
-    return this.apply(value, path);
+    // An id member holds a generated value by design (`run.id`, `request_id`): no shape finding there.
+    const findings = this.cachedFindings(value);
+    return this.apply(value, path, key !== undefined && isIdName(key) ? withoutShapes(findings) : findings);
   }
 
-  /** Scrubs a member NAME (object keys can hold secrets too): same rules as values, no name-based rule. */
+  /**
+   * Scrubs a member NAME (object keys can hold secrets too): the same rules as values, no
+   * name-based rule, and generated runs from a lower length on (a written name is an identifier).
+   */
   scrubKey(name: string, path: string): string {
     if (name.length === 0 || isTag(name)) return name;
-    return this.apply(name, path);
+    const findings = this.cachedFindings(name);
+    if (!this.shapes || name.length < GENERATED_NAME_MIN) return this.apply(name, path, findings);
+    const shapes: Finding[] = [];
+    scanGeneratedRuns(name, shapes, SHAPE_RULE_ID, GENERATED_NAME_MIN, true);
+    return this.apply(name, path, shapes.length === 0 ? findings : resolve([...findings, ...shapes]));
   }
 
   /** Replacements made so far, per rule and per JSON path (a copy). */
@@ -214,7 +230,12 @@ export class Scrubber {
       }
     }
     this.scanBase64(text, raw);
-    return resolve(text.includes("[REDACTED:") ? withoutTags(text, raw) : raw);
+    const merged = resolve(text.includes("[REDACTED:") ? withoutTags(text, raw) : raw);
+    const again = recurrences(text, merged);
+    if (again.length === 0) return merged;
+    return resolve(
+      text.includes("[REDACTED:") ? withoutTags(text, [...merged, ...again]) : [...merged, ...again],
+    );
   }
 
   private detect(text: string, rules: readonly PatternRule[], out: Finding[]): void {
@@ -252,9 +273,17 @@ export class Scrubber {
     });
   }
 
-  private apply(text: string, path: string): string {
-    const findings = this.cachedFindings(text);
+  private apply(text: string, path: string, found: readonly Finding[]): string {
+    let findings = found;
+    if (this.known.size > 0 && text.length >= 8) {
+      const known = this.known.findIn(text);
+      if (known.length > 0) {
+        const all = [...findings, ...known];
+        findings = resolve(text.includes("[REDACTED:") ? withoutTags(text, all) : all);
+      }
+    }
     if (findings.length === 0) return text;
+    this.known.remember(text, findings);
     const parts: string[] = [];
     let at = 0;
     for (const f of findings) {
@@ -273,6 +302,7 @@ export class Scrubber {
   private readonly cachedFindings = remembered((text) => this.findings(text), CACHED_TEXT, CACHE_ENTRIES);
 
   private whole(value: string, rule: string, path: string): string {
+    this.known.remember(value, [{ start: 0, end: value.length, rule, kind: "secret" }]);
     this.count(rule, path);
     return this.tag(rule, value);
   }
@@ -288,6 +318,13 @@ export class Scrubber {
     this.byPath[path] = (this.byPath[path] ?? 0) + 1;
     this.total++;
   }
+}
+
+/** `findings` without the shape layer's. */
+function withoutShapes(findings: readonly Finding[]): readonly Finding[] {
+  return findings.some((f) => f.rule === SHAPE_RULE_ID)
+    ? findings.filter((f) => f.rule !== SHAPE_RULE_ID)
+    : findings;
 }
 
 /** Longest string whose findings are remembered, and how many are (then the memory starts over). */

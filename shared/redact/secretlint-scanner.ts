@@ -5,7 +5,7 @@ import {
   creator as recommendPreset,
   rules as recommendRules,
 } from "@secretlint/secretlint-rule-preset-recommend";
-import type { Finding } from "./rules.js";
+import type { Finding } from "./rule-types.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // secretlint

@@ -1,0 +1,613 @@
+/**
+ * The `context` layer: a value is a credential because of the name it is given to. Any value
+ * assigned or passed to a name whose words end in a credential word (key, token, secret,
+ * password, auth, credential, cookie, signature, …), in the syntaxes a trace carries: `=`, `:`,
+ * `=>`, `:=`, YAML, env files, XML elements and attributes, CLI flags (`--token x`, `-Password
+ * x`, `-H "X-Api-Key: x"`), call arguments (`NetworkCredential("u", "p")`), prose (`the
+ * password is "x"`, `Your ACME key is x`). A low-entropy password is still a password: the
+ * value is redacted whatever its form, unless it is a reference or a placeholder.
+ */
+
+import { isPlaceholder } from "../rule-helpers.js";
+import type { Finding, PatternRule } from "../rule-types.js";
+import { looksGenerated } from "./randomness.js";
+
+/**
+ * Words that name a credential whatever they hold. `key` and the other weak words below name
+ * many things that are not secret (`sort_key`, `session`, `signature`), so their values must
+ * also look like one.
+ */
+const STRONG_WORDS = new Set([
+  "password",
+  "passwd",
+  "passphrase",
+  "passcode",
+  "pwd",
+  "pass",
+  "pw",
+  "secret",
+  "token",
+  "apikey",
+  "credential",
+  "credentials",
+  "creds",
+  "cred",
+  "bearer",
+  "cookie",
+  "dsn",
+  "webhook",
+  "pat",
+  "jwt",
+  "otp",
+  "authorization",
+  "authtoken",
+  "privatekey",
+  "secretkey",
+  "accesskey",
+  "accesstoken",
+  "refreshtoken",
+  "apitoken",
+  "apisecret",
+  "clientsecret",
+  "sas",
+  "hmac",
+]);
+const WEAK_WORDS = new Set([
+  "key",
+  "auth",
+  "session",
+  "signature",
+  "sig",
+  "license",
+  "licence",
+  "pin",
+  "private",
+  "salt",
+]);
+
+/** Concatenated words ending in a credential word (`dbpassword`, `myapikey`, `xauthtoken`). */
+const COMPOUND_END =
+  /(?:password|passwd|passphrase|secret|token|apikey|credentials?|cookie|webhook|privatekey|secretkey|accesskey|authkey)$/;
+/** Words ending in a credential word that are not one. */
+const NOT_COMPOUND =
+  /^(?:monkey|turkey|donkey|hockey|jockey|whiskey|hotkey|passkey|keys|tokens|tokenizer|tokenize[ds]?|bypass|compass|overpass|underpass|trespass|surpass|passes|passed|passing|passport|impasse|secretary|secretion|jsonwebtoken)$/;
+/** Words after the credential word that still name its value (`API_KEY_VALUE`, `TOKEN_B64`). */
+const VALUE_SUFFIX = new Set([
+  "value",
+  "val",
+  "str",
+  "string",
+  "b64",
+  "base64",
+  "hex",
+  "raw",
+  "plain",
+  "plaintext",
+  "txt",
+  "text",
+  "data",
+  "enc",
+  "encoded",
+  "encrypted",
+  "var",
+  "prod",
+  "production",
+  "dev",
+  "test",
+  "staging",
+  "live",
+  "old",
+  "new",
+  "current",
+  "primary",
+  "secondary",
+  "main",
+  "default",
+  "override",
+]);
+/** Words before `key`/`token`/… that make the name a non-secret (`sort_key`, `max_tokens`). */
+const NOT_SECRET_QUALIFIER = new Set([
+  "public",
+  "publishable",
+  "pub",
+  "sort",
+  "primary",
+  "foreign",
+  "partition",
+  "hash",
+  "range",
+  "row",
+  "cache",
+  "cached",
+  "idempotency",
+  "dedup",
+  "dedupe",
+  "hot",
+  "max",
+  "min",
+  "num",
+  "total",
+  "input",
+  "output",
+  "prompt",
+  "completion",
+  "reasoning",
+  "context",
+  "csrf",
+  "xsrf",
+  "authenticity",
+  "next",
+  "page",
+  "pagination",
+  "continuation",
+  "cursor",
+  "sync",
+  "kms",
+  "s3",
+  "object",
+  "bucket",
+  "file",
+  "route",
+  "routing",
+  "index",
+  "group",
+  "unique",
+  "composite",
+  "natural",
+  "surrogate",
+  "sequence",
+  "schema",
+  "translation",
+  "i18n",
+  "message",
+  "event",
+  "lookup",
+  "dict",
+  "map",
+  "mapping",
+  "react",
+  "shard",
+  "distribution",
+  "label",
+  "tag",
+  "sas",
+  "form",
+  "field",
+  "column",
+  "meta",
+  "metadata",
+  "config",
+  "setting",
+  "settings",
+  "option",
+  "feature",
+  "flag",
+  "storage",
+  "state",
+  "redis",
+  "memcache",
+  "lock",
+  "signing",
+  "verify",
+  "verification",
+]);
+/** Words before a weak word that make it a credential's name (`api_key`, `access key`, `auth_key`). */
+const SECRET_QUALIFIER = new Set([
+  "api",
+  "access",
+  "secret",
+  "private",
+  "license",
+  "licence",
+  "signing",
+  "encryption",
+  "master",
+  "auth",
+  "client",
+  "app",
+  "account",
+  "service",
+  "admin",
+  "root",
+  "deploy",
+  "session",
+  "shared",
+  "storage",
+  "subscription",
+  "consumer",
+  "user",
+  "developer",
+  "product",
+  "activation",
+  "serial",
+  "registration",
+]);
+/** Qualifiers that do NOT rescue a name from a qualifier above (`signing_key` is a secret). */
+const SECRET_QUALIFIER_FOR_KEY = new Set(["signing", "sas"]);
+
+/** Splits an identifier into lower-case words: snake, kebab, dotted, camelCase, digits. */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .map((w) => (/[a-z]\d+$/.test(w) ? w.replace(/\d+$/, "") : w))
+    .filter((w) => w !== "");
+}
+
+/**
+ * `strong`: the name says credential whatever the value; `qualified`: a weak word with a
+ * qualifier (`heroku_key`, `session_token`), whose value must look like a credential; `weak`: a
+ * weak word alone (`key`, `session`), whose value must look generated.
+ */
+type Strength = "strong" | "qualified" | "weak";
+
+function wordStrength(word: string): "strong" | "weak" | undefined {
+  if (STRONG_WORDS.has(word)) return "strong";
+  if (WEAK_WORDS.has(word)) return "weak";
+  if (word.length > 5 && !NOT_COMPOUND.test(word) && COMPOUND_END.test(word)) return "strong";
+  if (word.length > 3 && word.endsWith("key") && !NOT_COMPOUND.test(word)) return "weak";
+  return undefined;
+}
+
+/**
+ * How strongly `name` names a credential: its last credential word, followed only by words that
+ * still name the value (`_value`, `_b64`, digits), and not qualified as a non-secret
+ * (`sort_key`, `max_tokens`, `public_key`). Undefined when it names none.
+ */
+export function credentialName(name: string): Strength | undefined {
+  const words = nameWords(name);
+  for (let i = words.length - 1; i >= 0; i--) {
+    const word = words[i] ?? "";
+    const strength = wordStrength(word);
+    if (strength === undefined) {
+      if (VALUE_SUFFIX.has(word) || /^\d+$/.test(word) || /^v\d+$/.test(word)) continue;
+      return undefined;
+    }
+    const before = words[i - 1];
+    if (strength === "weak" && before !== undefined && SECRET_QUALIFIER.has(before)) return "strong";
+    if (before !== undefined && NOT_SECRET_QUALIFIER.has(before)) {
+      if (!(SECRET_QUALIFIER_FOR_KEY.has(before) && (word === "key" || word === "secret"))) return undefined;
+    }
+    return strength === "weak" && before !== undefined ? "qualified" : strength;
+  }
+  return undefined;
+}
+
+/** Characters of a name in code, config and prose. */
+function isNameChar(c: number): boolean {
+  return (
+    (c >= 97 && c <= 122) ||
+    (c >= 65 && c <= 90) ||
+    (c >= 48 && c <= 57) ||
+    c === 95 ||
+    c === 45 ||
+    c === 46 ||
+    c === 36 ||
+    c === 64
+  );
+}
+
+const SPACE = /[ \t]/;
+
+/** Where a value starts and ends, and how it was introduced. */
+interface Value {
+  start: number;
+  end: number;
+  quoted: boolean;
+  /** Introduced by white space alone or by prose (`is`), not by an assignment sign. */
+  loose: boolean;
+}
+
+/** Closing quote for an opening one at `text[at]` (`\"` in escaped JSON counts as one). */
+function quoteAt(text: string, at: number): string | undefined {
+  const c = text[at];
+  if (c === '"' || c === "'" || c === "`") return c;
+  if (c === "\\" && text[at + 1] === '"') return '\\"';
+  return undefined;
+}
+
+/** Reads a quoted value opening at `at`; undefined if it does not close on its line. */
+function quoted(text: string, at: number, loose: boolean): Value | undefined {
+  const q = quoteAt(text, at);
+  if (q === undefined) return undefined;
+  const start = at + q.length;
+  let end = start;
+  while (end < text.length && end - start <= 1024) {
+    if (text.startsWith(q, end)) {
+      // `\"` inside a `"`-quoted value is an escaped quote, not the end.
+      if (q === '"' && text[end - 1] === "\\") {
+        end++;
+        continue;
+      }
+      return end > start ? { start, end, quoted: true, loose } : undefined;
+    }
+    const c = text[end];
+    if (c === "\n" || c === "\r") return undefined;
+    end++;
+  }
+  return undefined;
+}
+
+/** Characters that end a bare value. */
+function endsBare(c: number): boolean {
+  return (
+    c === 32 ||
+    c === 9 ||
+    c === 10 ||
+    c === 13 ||
+    c === 34 ||
+    c === 39 ||
+    c === 96 ||
+    c === 44 ||
+    c === 59 ||
+    c === 38 ||
+    c === 60 ||
+    c === 62 ||
+    c === 41 ||
+    c === 93 ||
+    c === 125 ||
+    c === 124 ||
+    c === 92
+  );
+}
+
+/** Reads a bare value at `at` (up to a blank, quote, `,;&<>)]}|\`). */
+function bare(text: string, at: number, loose: boolean): Value | undefined {
+  // Jenkins-style `{AQAAABAAA…}` and similar braced secrets are one value.
+  if (text[at] === "{") {
+    const close = text.indexOf("}", at);
+    if (close > at + 1 && close - at <= 1024 && !/\s/.test(text.slice(at, close))) {
+      return { start: at, end: close + 1, quoted: false, loose };
+    }
+  }
+  let end = at;
+  while (end < text.length && end - at <= 1024 && !endsBare(text.charCodeAt(end))) end++;
+  // A sentence's full stop or colon is not part of the value; an ellipsis (elided) is.
+  if (end > at && /[.:]/.test(text[end - 1] ?? "") && text[end - 2] !== ".") end--;
+  return end > at ? { start: at, end, quoted: false, loose } : undefined;
+}
+
+/** Authorization schemes written before the credential (`Bearer x`, `Basic x`). */
+const SCHEME =
+  /^(?:bearer|basic|token|digest|negotiate|apikey|api-key|bot|sso-key|key|ntlm|hmac|aws4-hmac-sha256)[ \t]+/i;
+/** Assignment signs, longest first; typed declarations (`: str =`, ` string =`) before `:`. */
+const ASSIGN =
+  /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|Optional\[str\])[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\|)[ \t]*/;
+/** Prose between a name and its value: `is`, `was`, `of`, `-`, `set to`. */
+const PROSE = /^[ \t]+(?:(?:is|was|are|were|equals|of|to|set to|is set to):?|=|-|–|:)[ \t]+/i;
+
+/**
+ * The value given to the name that ends at `at`, if any: after an assignment sign, a flag's
+ * blank, `", "` (`setProperty("KEY", "v")`), `value="` (`key="Password" value="v"`), or prose.
+ */
+function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean): Value | undefined {
+  let i = at;
+  // The name's own closing quote or bracket: `"api_key": …`, `['token'] = …`, `\"pwd\": …`.
+  if (text[i] === "\\" && text[i + 1] === '"') i += 2;
+  else if (text[i] === '"' || text[i] === "'" || text[i] === "`") i++;
+  if (text[i] === "]") i++;
+  const rest = text.slice(i, i + 40);
+  const pair = /^\s*,\s*/.exec(rest);
+  if (pair !== null && i > at) {
+    const v = quoted(text, i + pair[0].length, false);
+    if (v !== undefined) return v;
+  }
+  const attr = /^\s+value\s*=\s*/i.exec(rest);
+  if (attr !== null && i > at) return quoted(text, i + attr[0].length, false);
+  if (text[i] === ">" && text[nameStart - 1] === "<") {
+    // `<password>v</password>`
+    let s = i + 1;
+    while (s < text.length && /\s/.test(text[s] ?? "")) s++;
+    const close = text.indexOf("</", s);
+    if (close > s && close - s <= 1024) {
+      let e = close;
+      while (e > s && /\s/.test(text[e - 1] ?? "")) e--;
+      if (e > s) return { start: s, end: e, quoted: true, loose: false };
+    }
+    return undefined;
+  }
+  const assign = ASSIGN.exec(rest);
+  if (assign !== null && assign[0].trim() !== "") {
+    let s = i + assign[0].length;
+    // A value on the same line only (a YAML block `key:\n  …` holds names, not a value).
+    const scheme = SCHEME.exec(text.slice(s, s + 24));
+    if (scheme !== null) s += scheme[0].length;
+    return quoted(text, s, false) ?? bare(text, s, false);
+  }
+  const prose = PROSE.exec(rest);
+  if (prose !== null) {
+    const s = i + prose[0].length;
+    return quoted(text, s, true) ?? bare(text, s, true);
+  }
+  if (SPACE.test(text[i] ?? "")) {
+    let s = i;
+    while (SPACE.test(text[s] ?? "")) s++;
+    const scheme = SCHEME.exec(text.slice(s, s + 24));
+    if (scheme !== null) s += scheme[0].length;
+    return quoted(text, s, !isFlag) ?? bare(text, s, !isFlag);
+  }
+  return undefined;
+}
+
+/** Values that are not a value: references, placeholders, types, code, encrypted values. */
+const REFERENCE =
+  /^(?:\$\{.*|\$[A-Za-z_][\w.]*|ENC\[.*|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|a|an|some)[-_ ]?\w*|.*_HERE|REPLACE_?ME|CHANGE_?ME|redacted|masked|hidden|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|secret|password|token|key|value|example|test|dummy|sample|placeholder|todo|tbd|n\/a)$/i;
+/** A call or a member access (`getToken()`, `self.token`, `config.password`). */
+const CODE = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$|^[A-Za-z_$][\w$]*\(/;
+/** A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`. */
+const PATH = /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$/;
+const COMMON_WORD = /^[a-z]+$/;
+/** A dotted, snake or kebab name in lower case (`jetbrains.mps.v8_elimination`, `cmp2-qat-12`). */
+const LOWER_IDENTIFIER = /^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)+$/;
+/**
+ * Eight of one character in a row: typed by hand (`000…0TUVWXYZ`, `xoxp-…-####…`); a generated
+ * value has such a run about once in 10^13.
+ */
+const FILLED = /(.)\1{7}/;
+const UUID_VALUE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A character set or an example: the alphabet or the digits in order. */
+const ALPHABET = /abcdefghij|ABCDEFGHIJ|0123456789/;
+
+/** Is the value `text[v.start, v.end)` given to a name of `strength` a credential? */
+function isCredentialValue(text: string, v: Value, strength: Strength, followedByCall: boolean): boolean {
+  const value = text.slice(v.start, v.end);
+  if (value.length < 3 || isPlaceholder(value) || REFERENCE.test(value) || FILLED.test(value)) return false;
+  if (!v.quoted && (CODE.test(value) || followedByCall)) return false;
+  if (/^\d+$/.test(value)) return strength === "strong" && value.length >= 4 && value.length <= 64;
+  if (/^[\d.:/-]+$/.test(value)) return false;
+  const generated = looksGenerated(text, v.start, v.end, 8);
+  if (generated) return !ALPHABET.test(value);
+  if (ALPHABET.test(value) || /\d+\.\d+\.\d+/.test(value) || PATH.test(value)) return false;
+  // A value that names a credential (`secretKey: api-key`, `name: github_token`) refers to one.
+  if (nameWords(value).some((w) => wordStrength(w) !== undefined)) return false;
+  // A weak name (`key`, `session`) needs a value that looks generated; a qualified one
+  // (`heroku_key`) one that looks like a credential: a UUID, letters and digits mixed.
+  const looksLikeOne =
+    UUID_VALUE.test(value) ||
+    (value.length >= 6 &&
+      /[0-9]/.test(value) &&
+      /[A-Za-z]/.test(value) &&
+      !/\s/.test(value) &&
+      !LOWER_IDENTIFIER.test(value));
+  if (strength === "weak" || strength === "qualified") return looksLikeOne;
+  if (v.loose) {
+    // A loose form (`password is`, a blank): a quoted word, or a word with letters and digits.
+    if (v.quoted) return value.length >= 4 && !/\s/.test(value);
+    return value.length >= 6 && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
+  }
+  // A strong name: anything that is not a word of prose (`password: required` is caught above).
+  if (!v.quoted && COMMON_WORD.test(value) && value.length < 6) return false;
+  return value.length >= 4 || /[^A-Za-z]/.test(value);
+}
+
+/**
+ * A name that says its value is not real (`fake_token`, `wrongLength`, `nonMatchingToken`,
+ * `example_key`): test fixtures and documentation. (`test` is not one: `TEST_API_KEY` holds a
+ * live test-mode key.)
+ */
+export const FAKE_NAME =
+  /(?:^|[^a-z]|[a-z](?=[A-Z]))(?:fake|dummy|example|sample|mock|wrong|invalid|non[_-]?matching|bogus|placeholder)/i;
+
+/** Finds credential words; the name around each is then read whole. */
+const CREDENTIAL_WORD =
+  /pass|pwd|pw\b|secret|token|key|auth|credential|creds?\b|bearer|cookie|dsn|webhook|pat\b|jwt|otp|sas\b|hmac|session|signature|sig\b|licen[cs]e|pin\b|private|salt/gi;
+
+/**
+ * Appends the values given to credential names in `text`: each occurrence of a credential word
+ * is read as the name around it, and the value after that name (if any) is judged by how
+ * strongly the name names a credential.
+ */
+export function scanCredentialAssignments(text: string, out: Finding[], rule: string): void {
+  CREDENTIAL_WORD.lastIndex = 0;
+  let doneUntil = -1;
+  for (let m = CREDENTIAL_WORD.exec(text); m !== null; m = CREDENTIAL_WORD.exec(text)) {
+    if (m.index < doneUntil) continue;
+    let start = m.index;
+    while (start > 0 && isNameChar(text.charCodeAt(start - 1))) start--;
+    let end = m.index + m[0].length;
+    while (end < text.length && isNameChar(text.charCodeAt(end))) end++;
+    // A sentence's full stop or a trailing dash is not part of the name.
+    while (end > m.index + m[0].length && /[.-]/.test(text[end - 1] ?? "")) end--;
+    doneUntil = end;
+    CREDENTIAL_WORD.lastIndex = end;
+    const name = text.slice(start, end);
+    const strength = credentialName(name);
+    if (strength === undefined || FAKE_NAME.test(name)) continue;
+    const isFlag = text[start - 1] === "-" || text[start - 1] === "/" || name.startsWith("-");
+    const v = valueAfter(text, start, end, isFlag);
+    if (v === undefined) continue;
+    const followedByCall = text[v.end] === "(";
+    // A flag or a URL query names what it takes: `--key x`, `?sig=x` are as good as `api_key`.
+    const inQuery = text[start - 1] === "?" || text[start - 1] === "&";
+    const judged = strength === "weak" && (isFlag || inQuery) ? "qualified" : strength;
+    if (!isCredentialValue(text, v, judged, followedByCall)) continue;
+    out.push({ start: v.start, end: v.end, rule, kind: "secret" });
+    // Rescan the value: `token => client_secret='…'` holds a second assignment.
+    CREDENTIAL_WORD.lastIndex = v.start;
+    doneUntil = v.start;
+  }
+}
+
+/** Callees that take a credential: `NetworkCredential(u, p)`, `login(u, p)`, `setPassword(p)`. */
+const CALLEE =
+  /\b((?:[A-Za-z_$][\w$.]*?)?(?:[Cc]redential|[Ll]ogin|[Aa]uth(?:enticate)?|[Pp]assword|[Ss]ecret|[Tt]oken|[Ss]ign[Ii]n|[Cc]onnect)[\w$]*)\s*\(\s*/g;
+const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')\s*(,\s*|\))/;
+
+/**
+ * Appends the credential arguments of calls: every string argument after the first (the user)
+ * of a callee naming a credential, login or connection; a lone argument when the callee names
+ * a password, secret or token (`setPassword("p")`).
+ */
+export function scanCredentialArguments(text: string, out: Finding[], rule: string): void {
+  CALLEE.lastIndex = 0;
+  for (let m = CALLEE.exec(text); m !== null; m = CALLEE.exec(text)) {
+    const callee = m[1] ?? "";
+    let at = m.index + m[0].length;
+    const args: [number, number][] = [];
+    for (let k = 0; k < 4; k++) {
+      const a = STRING_ARG.exec(text.slice(at, at + 1100));
+      if (a === null) break;
+      const s = at + 1;
+      args.push([s, s + (a[1] ?? a[2] ?? "").length]);
+      at += a[0].length;
+      if (a[3] === ")") break;
+    }
+    const lone = args.length === 1 && /password|secret|token|passphrase/i.test(callee);
+    const picked = lone ? args : args.slice(1, 2);
+    for (const [s, e] of picked) {
+      const value = text.slice(s, e);
+      if (value.length >= 3 && !isPlaceholder(value) && !REFERENCE.test(value)) {
+        out.push({ start: s, end: e, rule, kind: "secret" });
+      }
+    }
+  }
+}
+
+/** `-u user -p secret` (PsExec, mysql, sqlcmd…) and `mysql … -psecret`: `-p` next to a user. */
+const USER_FLAG = /(?:^|\s)(?:-u|-U|--user(?:name)?|-l)(?:[\s=]|(?=[A-Za-z]))/;
+const P_FLAG = /(?:^|\s)-(?:p|P|-pass(?:word)?|pw)(?:[ \t=]+|(?=[^\s-]))("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg;
+
+export function scanPasswordFlags(text: string, out: Finding[], rule: string): void {
+  if (!USER_FLAG.test(text)) return;
+  P_FLAG.lastIndex = 0;
+  for (let m = P_FLAG.exec(text); m !== null; m = P_FLAG.exec(text)) {
+    const range = m.indices?.[1];
+    if (range === undefined) continue;
+    let [s, e] = range;
+    if (text[s] === '"' || text[s] === "'") {
+      s++;
+      e--;
+    }
+    const value = text.slice(s, e);
+    // A port mapping or number (`-p 8080:80`, `-P 2222`) is not a password.
+    if (/^[\d:./-]+$/.test(value) || value.length < 3 || isPlaceholder(value) || REFERENCE.test(value))
+      continue;
+    out.push({ start: s, end: e, rule, kind: "secret" });
+  }
+}
+
+/** The context layer's rules. */
+export const CONTEXT_RULES: readonly PatternRule[] = [
+  {
+    id: "credential-assignment",
+    kind: "secret",
+    layer: "context",
+    scan: (text, out, rule) => scanCredentialAssignments(text, out, rule.id),
+  },
+  {
+    id: "credential-argument",
+    kind: "secret",
+    layer: "context",
+    needles: ["("],
+    scan: (text, out, rule) => scanCredentialArguments(text, out, rule.id),
+  },
+  {
+    id: "credential-flag",
+    kind: "secret",
+    layer: "context",
+    needles: ["-"],
+    scan: (text, out, rule) => scanPasswordFlags(text, out, rule.id),
+  },
+];

@@ -1,0 +1,102 @@
+/**
+ * Is a run of token characters generated (a key, a token, a password hash) or written (an
+ * identifier, a word, a path, a version)? Measured on the run's letters and digits: a generated
+ * body switches from lower to upper case, or between letters and digits, at 0.40-0.47 of its
+ * adjacent pairs (base62 0.45, base36 0.40, hex 0.47), a written one once per word (camelCase,
+ * `Key128Bit`, `v8`, `x86_64`: under 0.2), and carries more bits per character.
+ */
+
+/** Character classes of a body: lower, upper, digit. */
+const LOWER = 0;
+const UPPER = 1;
+const DIGIT = 2;
+const OTHER = 3;
+
+function classOf(c: number): number {
+  if (c >= 97 && c <= 122) return LOWER;
+  if (c >= 65 && c <= 90) return UPPER;
+  if (c >= 48 && c <= 57) return DIGIT;
+  return OTHER;
+}
+
+/** What {@link bodyStats} counts over the letters and digits of a range. */
+export interface BodyStats {
+  /** Letters and digits. */
+  length: number;
+  lower: number;
+  upper: number;
+  digits: number;
+  /**
+   * Adjacent letter/digit pairs (separators skipped) that switch class: lower to upper, a letter
+   * to a digit, a digit to a letter. Upper to lower is a capitalized word going on (`Name`).
+   */
+  switches: number;
+  /** All letters are hex digits (`a-f` or `A-F`). */
+  hexOnly: boolean;
+  /** Shannon entropy of the letters and digits, in bits per character. */
+  entropy: number;
+}
+
+const counts = (): Uint16Array => new Uint16Array(128);
+
+/** Counts the letters and digits of `text[from, to)`. */
+export function bodyStats(text: string, from = 0, to = text.length): BodyStats {
+  const seen = counts();
+  let length = 0;
+  let lower = 0;
+  let upper = 0;
+  let digits = 0;
+  let switches = 0;
+  let hexOnly = true;
+  let last = OTHER;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    const k = classOf(c);
+    if (k === OTHER) continue;
+    length++;
+    seen[c] = (seen[c] ?? 0) + 1;
+    if (k === LOWER) {
+      lower++;
+      if (c > 102) hexOnly = false;
+    } else if (k === UPPER) {
+      upper++;
+      if (c > 70) hexOnly = false;
+    } else digits++;
+    if (last !== OTHER && last !== k && !(last === UPPER && k === LOWER)) switches++;
+    last = k;
+  }
+  let entropy = 0;
+  if (length > 0) {
+    for (const n of seen) {
+      if (n === 0) continue;
+      const p = n / length;
+      entropy -= p * Math.log2(p);
+    }
+  }
+  // Mixed-case hex (`aB3f`) is not a hex digest.
+  if (lower > 0 && upper > 0) hexOnly = false;
+  return { length, lower, upper, digits, switches, hexOnly, entropy };
+}
+
+/**
+ * Does `text[from, to)` read as generated? `minLength` is the fewest letters and digits a
+ * generated run may have (hex needs twice as many: a digest or an id of 16 hex is common text).
+ * Digits alone, or letters of one case alone, never are (numbers, words, constants).
+ */
+export function looksGenerated(text: string, from: number, to: number, minLength: number): boolean {
+  const s = bodyStats(text, from, to);
+  if (s.length < minLength) return false;
+  const letters = s.lower + s.upper;
+  if (letters === 0) return false;
+  if (s.digits === 0 && (s.lower === 0 || s.upper === 0)) return false;
+  const rate = s.switches / (s.length - 1);
+  if (s.hexOnly && s.digits > 0) {
+    // Hex: random digits and letters alternate; `deadbeefcafe0001` does not, a digest does.
+    return s.length >= Math.max(32, minLength) && rate >= 0.3 && s.entropy >= 3;
+  }
+  if (s.digits === 0) {
+    // Mixed-case letters only (`suSJRQaQmROBlY`): more switches than camelCase words.
+    return s.length >= minLength + 4 && rate >= 0.24 && s.entropy >= 3.5;
+  }
+  return rate >= 0.22 && s.entropy >= 3 && (s.digits >= 2 || rate >= 0.3);
+}

@@ -1,0 +1,118 @@
+/**
+ * A secret found once is a secret wherever it occurs: in the rest of the same string (`token =
+ * 'S' | 'S'`), encoded (base64, base64url, percent-encoded), and in later strings of the same
+ * file, where nothing around it says what it is.
+ */
+import type { Finding } from "../rule-types.js";
+
+/** Fewest characters of a value looked for again in the same string. */
+const MIN_IN_STRING = 6;
+/** Fewest characters of a value looked for in the rest of the file (short words recur by chance). */
+const MIN_IN_FILE = 8;
+/** How many values the file-wide memory holds; past that it starts over. */
+const FILE_MEMORY = 8192;
+
+/** The forms a value travels in: itself, base64, base64url, percent-encoded. */
+export function encodedForms(value: string): string[] {
+  const bytes = Buffer.from(value, "utf8");
+  const forms = new Set([
+    value,
+    bytes.toString("base64").replace(/=+$/, ""),
+    bytes.toString("base64url"),
+    encodeURIComponent(value),
+  ]);
+  return [...forms].filter((f) => f.length >= MIN_IN_STRING);
+}
+
+/**
+ * Findings for every other occurrence, in `text`, of the values the secret `findings` cover, in
+ * any of their forms (see `encodedForms`); empty when there is none.
+ */
+export function recurrences(text: string, findings: readonly Finding[]): Finding[] {
+  const out: Finding[] = [];
+  const seen = new Set<string>();
+  for (const f of findings) {
+    if (f.kind !== "secret" || f.end - f.start < MIN_IN_STRING) continue;
+    const value = text.slice(f.start, f.end);
+    if (seen.has(value) || value.includes("[REDACTED")) continue;
+    seen.add(value);
+    for (const form of encodedForms(value)) {
+      for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
+        if (at === f.start && form === value) continue;
+        out.push({ start: at, end: at + form.length, rule: f.rule, kind: "secret" });
+      }
+    }
+  }
+  return out;
+}
+
+/** Characters that never stand inside a remembered value's chunk (see `KnownSecrets.findIn`). */
+function isChunkBreak(c: number): boolean {
+  return (
+    c <= 32 ||
+    c === 34 || // "
+    c === 39 || // '
+    c === 96 || // `
+    c === 60 || // <
+    c === 62 || // >
+    c === 40 || // (
+    c === 41 || // )
+    c === 91 || // [
+    c === 93 || // ]
+    c === 123 || // {
+    c === 125 || // }
+    c === 44 || // ,
+    c === 59 || // ;
+    c === 38 || // &
+    c === 61 || // =
+    c === 58 || // :
+    c === 124 || // |
+    c === 92 // \
+  );
+}
+
+/**
+ * The secrets found so far in one file, by value and encoded form, with the rule that found
+ * each: a later string holding one as a chunk of its own (between blanks, quotes, brackets or
+ * `,;&=:|`) has it redacted under that rule. One lookup per chunk, so a string costs the same
+ * however many secrets the file holds.
+ */
+export class KnownSecrets {
+  private readonly rules = new Map<string, string>();
+
+  get size(): number {
+    return this.rules.size;
+  }
+
+  /** Remembers the secret findings of `text` that are long enough to recur by intent. */
+  remember(text: string, findings: readonly Finding[]): void {
+    for (const f of findings) {
+      if (f.kind !== "secret" || f.end - f.start < MIN_IN_FILE) continue;
+      const value = text.slice(f.start, f.end);
+      if (value.includes("[REDACTED") || hasChunkBreak(value)) continue;
+      if (this.rules.size >= FILE_MEMORY) this.rules.clear();
+      for (const form of encodedForms(value)) if (!hasChunkBreak(form)) this.rules.set(form, f.rule);
+    }
+  }
+
+  /** Findings for the remembered secrets `text` holds as chunks. */
+  findIn(text: string): Finding[] {
+    const out: Finding[] = [];
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      while (i < n && isChunkBreak(text.charCodeAt(i))) i++;
+      const start = i;
+      while (i < n && !isChunkBreak(text.charCodeAt(i))) i++;
+      if (i - start < MIN_IN_FILE) continue;
+      const rule = this.rules.get(text.slice(start, i));
+      if (rule !== undefined) out.push({ start, end: i, rule, kind: "secret" });
+    }
+    return out;
+  }
+}
+
+function hasChunkBreak(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (isChunkBreak(s.charCodeAt(i))) return true;
+  return false;
+}

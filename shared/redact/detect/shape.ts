@@ -1,0 +1,250 @@
+/**
+ * The `shape` layer: tokens told by their form alone, whoever issued them. A run of token
+ * characters is a credential when its body reads as generated (see `looksGenerated`): a
+ * vendor-style token (`tvly-…`, `dp.st.…`, `odt_…`, `NRIQ-…`), a base64, base62 or hex secret.
+ * Left alone where a generated run is known not to be a secret: a hash after its algorithm's
+ * name (`sha256:…`) or in a line about hashes and commits, a UUID, and the ids model APIs give
+ * messages and tool calls (`msg_…`, `toolu_…`, `call_…`).
+ */
+import type { Finding, PatternRule } from "../rule-types.js";
+import { FAKE_NAME } from "./context.js";
+import { looksGenerated } from "./randomness.js";
+
+/** Characters of a token run: base64, base64url, and the separators tokens use. */
+function isTokenChar(c: number): boolean {
+  return (
+    (c >= 97 && c <= 122) ||
+    (c >= 65 && c <= 90) ||
+    (c >= 48 && c <= 57) ||
+    c === 95 || // _
+    c === 45 || // -
+    c === 46 || // .
+    c === 43 || // +
+    c === 47 || // /
+    c === 126 // ~
+  );
+}
+
+/** Separators a run is cut at to judge its parts: paths, domains, dotted names. */
+function isPartBreak(c: number): boolean {
+  return c === 47 || c === 46;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A short word before a UUID (`req-…`, `sess_…`): an id. */
+const PREFIXED_UUID =
+  /^(?:[A-Za-z]\w{0,24}[_-])?[0-9a-f]{8}([_-])[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{12}$/i;
+/** Digest lengths (SHA-1, SHA-256, SHA-512 in hex): a bare run of one is a digest or a commit. */
+const DIGEST_LENGTHS = new Set([40, 64, 128]);
+/** A file name's extension after a content hash (`app-3f9c….js`, `logo.ico-7a38….png`). */
+const FILE_EXTENSION = /\.[a-z][a-z0-9]{0,4}$/;
+/** Names whose values are not secret: ids, hashes, versions, public and anti-forgery tokens. */
+const NON_SECRET_NAME =
+  /(?:^|[^a-z])(?:id|ids|uuid|guid|hash|sha\d*|md5|checksum|chksum|digest|version|ver|rev|srcrev|revision|commit|etag|fingerprint|integrity|accessor|(?:public|publishable|primary|foreign|sort|partition|cache|idempotency)[_-]?(?:key|token)|(?:csrf|xsrf|authenticity)[_-]?token)$/i;
+/** Ids that model and agent APIs give messages, tool calls, requests and runs: not credentials. */
+const ID_PREFIX =
+  /^(?:msg|msgbatch|toolu|srvtoolu|call|chatcmpl|cmpl|req|request|run|sess|session|step|span|trace|file|asst|thread|evt|event|resp|batch|job|ftjob|ft|org|proj|user|usr|cus|pi|ch|in|sub|prod|price|txn|tx|ord|inv|vs|res|conv|item|fc|rs|ws|ctx|task|exec|sha256|sha512|sha1)[_-]/;
+/** The text before a run names it a hash: `sha256:`, `sha1-`, `@sha256:`, `md5 `. */
+const HASH_BEFORE = /(?:sha(?:1|224|256|384|512)?|md5|blake2b?|blake3|xxh\d*|crc32)[:=_-]?\s?$/i;
+/** A line about hashes, digests or commits, where a hex run is one. */
+const HASH_LINE =
+  /\b(?:sha\d*|md5|hash(?:es)?|digest|checksum|commit(?:ted|s)?|revision|rev|HEAD|merge|tree|blob|parent|git|cherry-pick|rebase|revert|integrity|etag|fingerprint|image|layer)\b/i;
+
+/** The line of `text` around `[from, to)`. */
+function lineAround(text: string, from: number, to: number): string {
+  const start = text.lastIndexOf("\n", from) + 1;
+  const end = text.indexOf("\n", to);
+  return text.slice(start, end === -1 ? text.length : end);
+}
+
+function isHex(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) | 0x20;
+    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
+
+/**
+ * The name a value at `from` is assigned to (`name = `, `"name": "`, `name="n" value="`),
+ * lower-cased with words joined by `_`, or "".
+ */
+function nameBefore(text: string, from: number): string {
+  const head = text.slice(Math.max(0, from - 120), from);
+  const m =
+    /name=["']([\w.$-]+)["']\s+value=["']$/.exec(head) ??
+    /([A-Za-z_$][\w.$-]*)["'`]?\s*(?:=|:|=>|:=)\s*["'`]?$/.exec(head);
+  return m?.[1]?.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase() ?? "";
+}
+
+/**
+ * Is `text[from, to)` inside a URL (after `scheme://` in the same word) that does not look like
+ * one carrying a credential in its path (webhooks, bot tokens)? Content-addressed files and page
+ * ids are generated too, and no secret.
+ */
+function inPlainUrl(text: string, from: number): boolean {
+  let i = from;
+  while (i > 0 && from - i < 2048 && !/[\s"'<>()[\]{}`]/.test(text[i - 1] ?? "")) i--;
+  const before = text.slice(i, from);
+  return before.includes("://") && !CREDENTIAL_URL.test(before);
+}
+const CREDENTIAL_URL = /hook|token|secret|key|auth|bot\d|sig|credential|passw|trigger/i;
+
+/** Is `text[from, to)` in the body of a public key or certificate block? */
+function inPublicBlock(text: string, from: number): boolean {
+  const begin = text.lastIndexOf("-----BEGIN ", from);
+  if (begin === -1) return false;
+  const label = text.slice(begin, begin + 60);
+  if (!/^-----BEGIN [A-Z0-9 ]*(?:PUBLIC KEY|CERTIFICATE|SIGNATURE|MESSAGE)/.test(label)) return false;
+  const end = text.indexOf("-----END ", begin);
+  return end === -1 || end > from;
+}
+
+/** Is the run `text[from, to)` a known non-secret where it stands? */
+function isKnownNonSecret(text: string, from: number, to: number): boolean {
+  const run = text.slice(from, to);
+  if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || ALPHABET.test(run)) return true;
+  if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
+  if (
+    isHex(text, from, to) &&
+    (DIGEST_LENGTHS.has(to - from) || HASH_LINE.test(lineAround(text, from, to)))
+  ) {
+    return true;
+  }
+  if (FILE_EXTENSION.test(run) && run.includes(".") && !run.startsWith(".")) return true;
+  const name = nameBefore(text, from);
+  if (FAKE_NAME.test(name)) return true;
+  // `primary_key`, `commit_sha`: unless a credential word stands before (`todo_secret_do_not_commit`).
+  if (NON_SECRET_NAME.test(name) && !/secret|passw|token/.test(name.replace(NON_SECRET_NAME, "")))
+    return true;
+  return inPlainUrl(text, from) || (text.includes("-----BEGIN ") && inPublicBlock(text, from));
+}
+/** A run spelling the alphabet or the digits in order is a character set or an example. */
+const ALPHABET = /abcdefghij|ABCDEFGHIJ|0123456789/;
+
+/**
+ * Does the run `text[from, to)` hold a generated body? Paths, domains and dotted names are
+ * judged part by part (`/usr/lib/x86_64-linux-gnu`, `api.example.com` are words; a base64 key
+ * holding `/` has a generated part); other runs as a whole, separators dropped, so a token cut
+ * into groups (`dn3fx330-gkts85ui3u`) counts all its characters.
+ */
+function holdsGenerated(text: string, from: number, to: number, minLength: number, whole: boolean): boolean {
+  let hasBreak = false;
+  for (let i = from; i < to; i++) if (isPartBreak(text.charCodeAt(i))) hasBreak = true;
+  if ((whole || !hasBreak) && looksGenerated(text, from, to, minLength)) return true;
+  // Part by part: a path's or a domain's parts; a token's groups (`xoxb-…-…-GkwFDQoH…`).
+  const breaks = hasBreak ? isPartBreak : isGroupBreak;
+  let part = from;
+  for (let i = from; i <= to; i++) {
+    if (i === to || breaks(text.charCodeAt(i))) {
+      if (
+        i - part >= minLength &&
+        looksGenerated(text, part, i, minLength) &&
+        !isIdPart(text.slice(part, i))
+      ) {
+        return true;
+      }
+      part = i + 1;
+    }
+  }
+  return false;
+}
+
+/** A part of a path that is an id: a UUID, a digest, a model API id (`/items/<uuid>`, `/blobs/<sha>`). */
+function isIdPart(part: string): boolean {
+  return (
+    UUID.test(part) ||
+    PREFIXED_UUID.test(part) ||
+    ID_PREFIX.test(part) ||
+    (DIGEST_LENGTHS.has(part.length) && /^[0-9a-f]+$/i.test(part))
+  );
+}
+
+/** Separators between a token's groups. */
+function isGroupBreak(c: number): boolean {
+  return c === 45 || c === 95;
+}
+
+/** Is the run cut short in the text (`…` or `...` at either end): an excerpt, not a value? */
+function isElided(text: string, from: number, to: number): boolean {
+  return (
+    text.startsWith("...", to - 3) ||
+    text[to] === "…" ||
+    text.startsWith("...", from) ||
+    text[from - 1] === "…"
+  );
+}
+
+/** Trims separators off a run's ends, and takes base64's `=` padding after it. */
+function trimRun(text: string, from: number, to: number): [number, number] {
+  let s = from;
+  let e = to;
+  const edge = (c: number) => c === 46 || c === 45 || c === 95 || c === 47 || c === 126 || c === 43;
+  while (s < e && edge(text.charCodeAt(s))) s++;
+  while (e > s && edge(text.charCodeAt(e - 1))) e--;
+  if (e === to) {
+    while (e < text.length && e < to + 2 && text.charCodeAt(e) === 61) e++;
+  }
+  return [s, e];
+}
+
+/**
+ * Appends a finding for every run of token characters in `text` with a generated body of at
+ * least `minLength` letters and digits that is not a known non-secret. `whole`: a run holding
+ * `/` or `.` is judged whole as well as by parts (a member name is no path or domain).
+ */
+export function scanGeneratedRuns(
+  text: string,
+  out: Finding[],
+  rule: string,
+  minLength: number,
+  whole = false,
+): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isTokenChar(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && isTokenChar(text.charCodeAt(i))) i++;
+    if (i - start < minLength) continue;
+    const [s, e] = trimRun(text, start, i);
+    if (
+      e - s >= minLength &&
+      !isElided(text, start, i) &&
+      holdsGenerated(text, s, e, minLength, whole) &&
+      !isKnownNonSecret(text, s, e)
+    ) {
+      out.push({ start: s, end: e, rule, kind: "secret" });
+    }
+  }
+}
+
+/** Fewest letters and digits of a generated run in free text. */
+export const GENERATED_RUN_MIN = 16;
+/** Fewest in a member name, where a written name is an identifier and a token stands out sooner. */
+export const GENERATED_NAME_MIN = 10;
+
+/** The shape layer's rule id. */
+export const SHAPE_RULE_ID = "generated-token";
+
+/** A member that holds an id by design (`id`, `run_id`, `requestId`, `trace-id`, `uuid`). */
+const ID_NAME =
+  /^(?:id|ids|uuid|guid|ts|timestamp|etag)$|[_.-](?:id|ids|uuid|guid)$|[a-z](?:Id|Ids|ID|Uuid|UUID)$/;
+
+/** Does member `key` hold an id, whose generated value is no secret? */
+export function isIdName(key: string): boolean {
+  return ID_NAME.test(key);
+}
+
+/** The shape layer's rules. */
+export const SHAPE_RULES: readonly PatternRule[] = [
+  {
+    id: SHAPE_RULE_ID,
+    kind: "secret",
+    layer: "shape",
+    scan: (text, out, rule) => scanGeneratedRuns(text, out, rule.id, GENERATED_RUN_MIN),
+  },
+];

@@ -1,0 +1,60 @@
+/**
+ * The `structure` layer's own rules: the formats credentials are stored in, whoever made them.
+ * (Key blocks, JWTs, URLs with a password and Kubernetes Secrets are older rules of the same
+ * layer, in `rules.ts`.)
+ */
+import type { PatternRule } from "../rule-types.js";
+
+export const STRUCTURE_RULES: readonly PatternRule[] = [
+  {
+    // Modular crypt and friends: `$1$salt$hash`, `$2b$10$…`, `$5$`, `$6$rounds=…$…`, `$y$`,
+    // `$argon2id$v=19$m=…,t=…,p=…$salt$hash`, `$pbkdf2-sha256$…`, `$scrypt$…`, `$apr1$`,
+    // phpass `$P$`/`$H$`, Kerberos roasting hashes (`$krb5asrep$23$user@REALM:…$…`,
+    // `$krb5tgs$23$*user$realm$spn*$…`), `$DCC2$`, `$NT$`: a cracker's input is a password.
+    id: "password-hash",
+    kind: "secret",
+    layer: "structure",
+    needles: ["$"],
+    pattern:
+      /\$(?:1|2[abxy]?|5|6|7|y|gy|sha1|md5|apr1|P|H|argon2(?:id|i|d)|pbkdf2(?:-sha(?:1|256|512))?|scrypt|bcrypt(?:-sha256)?|krb5(?:asrep|tgs|pa)|DCC2|NT|mscash2?|sntp-ms|netntlmv?2?)\$[^\s"'`<>,;]{8,}/dg,
+    // A hash has a body of its alphabet after its last `$`: `$1$` alone or a price is not one.
+    accept: (m) => /[A-Za-z0-9./+=]{8,}$/.test(m[0]),
+  },
+  {
+    // `{SSHA}…`, `{SHA512}…`, `{PBKDF2}…` (LDAP userPassword), Jenkins' encrypted secrets
+    // (`{AQAAABAAAAAQ…}`, in credentials.xml).
+    id: "password-hash",
+    kind: "secret",
+    layer: "structure",
+    needles: ["{"],
+    pattern:
+      /\{(?:S?SHA(?:256|384|512)?|S?MD5|CRYPT|PBKDF2(?:-SHA\d+)?|ARGON2|BCRYPT)\}[A-Za-z0-9+/.$=]{8,}|\{AQAAAB[A-Za-z0-9+/]{16,}={0,2}\}/dg,
+  },
+  {
+    // NTLM pwdump lines (`user:1001:<LM hex>:<NT hex>:::`): both hashes.
+    id: "password-hash",
+    kind: "secret",
+    layer: "structure",
+    needles: [":::"],
+    pattern: /:(?:[0-9a-fA-F]{32}|\*{32}):[0-9a-fA-F]{32}:::/dg,
+  },
+  {
+    // A PuTTY private key file: the private lines and the MAC.
+    id: "private-key",
+    kind: "secret",
+    layer: "structure",
+    needles: ["Private-Lines:"],
+    pattern:
+      /Private-Lines:\s*\d+(?:\s|\\[nr])+(?:[A-Za-z0-9+/=]+(?:\s|\\[nr])+)*?Private-(?:MAC|Hash):\s*[0-9a-fA-F]+/dg,
+  },
+  {
+    // `.netrc` / `_netrc`: `machine host login user password secret` (also `default … password`).
+    id: "netrc-password",
+    kind: "secret",
+    layer: "structure",
+    needles: ["password", "passwd"],
+    gate: /\b(?:machine|default|login)\s/,
+    pattern: /\b(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*\s+pass(?:word|wd)\s+(\S+)/dg,
+    group: 1,
+  },
+];

@@ -1,0 +1,69 @@
+/**
+ * The types every detection rule shares: a finding (a range to replace), a rule, and the layer
+ * it belongs to.
+ */
+
+/** A range of a string to replace. */
+export interface Finding {
+  start: number;
+  end: number;
+  /** Rule id, written into the replacement: `[REDACTED:<rule>]`. */
+  rule: string;
+  /** `secret` findings always win and are merged with each other; `privacy` findings yield to secrets. */
+  kind: "secret" | "privacy";
+  /** Fixed replacement text instead of `[REDACTED:…]` (home-path: `~`). */
+  replacement?: string;
+}
+
+/**
+ * The detection layers, each usable and measurable alone: `vendor` rules know one producer's token
+ * shape or keyword (written for a family of gitleaks' catalogue, or secretlint's preset);
+ * `context` finds a value by the credential word of the name it is assigned or passed to;
+ * `shape` finds tokens by their form (a vendor-style prefix, a long random run); `structure`
+ * finds the formats credentials are written in (key blocks, JWTs, password hashes, URLs with a
+ * password, connection strings, Kubernetes Secrets).
+ */
+export type Layer = "vendor" | "context" | "shape" | "structure";
+
+/** Every layer, in the order the scrubber runs them. */
+export const LAYERS: readonly Layer[] = ["vendor", "context", "shape", "structure"];
+
+/** Which preset switch enables a privacy rule. */
+export type PolicySwitch = "redactEmails" | "redactIps" | "homePaths";
+
+/** One of our own detection rules. */
+export interface PatternRule {
+  id: string;
+  kind: "secret" | "privacy";
+  /** Which detection layer a secret rule belongs to (see {@link Layer}); privacy rules have none. */
+  layer?: Layer;
+  /** Privacy rules run only when this policy switch is on. */
+  policy?: PolicySwitch;
+  /** Cheap pre-check: the rule runs only if the text contains one of these (case-sensitive) strings. */
+  needles?: readonly string[];
+  /**
+   * Cheap pre-check (speed only): the rule runs only if `gate.test(text)`. Must be a NECESSARY condition: every
+   * match of `pattern` that `accept` would keep implies a match of `gate` (non-global, same case flags).
+   */
+  gate?: RegExp;
+  /**
+   * Cheap pre-check (speed only), shared by the credential families: every match holds a run of 16 or more
+   * token characters `[A-Za-z0-9_+/=.~-]` and one of the rule's `needles` (required with it). All such rules
+   * are skipped at once for a text without such a run or without any of their needles: two tests per text
+   * instead of each rule's needles (most texts hold neither).
+   */
+  tokenRun?: boolean;
+  /**
+   * Global regexp with the `d` flag; `group` names the capture to replace (default: whole match), or several
+   * captures of which the first one that matched is replaced.
+   */
+  pattern?: RegExp;
+  group?: number | readonly number[];
+  /** Extra check on a match. */
+  accept?: (match: RegExpExecArray, text: string) => boolean;
+  /** Custom matcher instead of `pattern` (linear-time scanners). */
+  scan?: (text: string, out: Finding[], rule: PatternRule) => void;
+  replacement?: string;
+  /** Rule id to write for this match when it depends on the match (url-password vs db-connection-string). */
+  ruleFor?: (match: RegExpExecArray) => string;
+}
