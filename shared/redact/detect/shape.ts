@@ -100,14 +100,17 @@ function inPublicBlock(text: string, from: number): boolean {
   return end === -1 || end > from;
 }
 
-/** Is the run `text[from, to)` a known non-secret where it stands? */
-function isKnownNonSecret(text: string, from: number, to: number): boolean {
+/**
+ * Is the run `text[from, to)` a known non-secret where it stands? `inName`: the text is a member
+ * name, where a bare digest is no more expected than any other generated run.
+ */
+function isKnownNonSecret(text: string, from: number, to: number, inName: boolean): boolean {
   const run = text.slice(from, to);
   if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || ALPHABET.test(run)) return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
   if (
     isHex(text, from, to) &&
-    (DIGEST_LENGTHS.has(to - from) || HASH_LINE.test(lineAround(text, from, to)))
+    ((!inName && DIGEST_LENGTHS.has(to - from)) || HASH_LINE.test(lineAround(text, from, to)))
   ) {
     return true;
   }
@@ -215,7 +218,7 @@ export function scanGeneratedRuns(
       e - s >= minLength &&
       !isElided(text, start, i) &&
       holdsGenerated(text, s, e, minLength, whole) &&
-      !isKnownNonSecret(text, s, e)
+      !isKnownNonSecret(text, s, e, whole)
     ) {
       out.push({ start: s, end: e, rule, kind: "secret" });
     }
