@@ -53,6 +53,7 @@ const STRONG_WORDS = new Set([
   "hmac",
 ]);
 const WEAK_WORDS = new Set([
+  "login",
   "key",
   "auth",
   "session",
@@ -260,6 +261,10 @@ export function credentialName(name: string): Strength | undefined {
   const words = nameWords(name);
   for (let i = words.length - 1; i >= 0; i--) {
     const word = words[i] ?? "";
+    // An access id (`accessId`, `SUMO_ACCESS_ID`, `access_key_id`) is one half of a credential pair.
+    if ((word === "id" || word === "accessid") && (word === "accessid" || words[i - 1] === "access")) {
+      return "qualified";
+    }
     const strength = wordStrength(word);
     if (strength === undefined) {
       if (VALUE_SUFFIX.has(word) || /^\d+$/.test(word) || /^v\d+$/.test(word)) continue;
@@ -492,7 +497,7 @@ export const FAKE_NAME =
 
 /** Finds credential words; the name around each is then read whole. */
 const CREDENTIAL_WORD =
-  /pass|pwd|pw\b|secret|token|key|auth|credential|creds?\b|bearer|cookie|dsn|webhook|pat\b|jwt|otp|sas\b|hmac|session|signature|sig\b|licen[cs]e|pin\b|private|salt/gi;
+  /pass|pwd|pw\b|secret|token|key|auth|credential|creds?\b|bearer|cookie|dsn|webhook|pat\b|jwt|otp|sas\b|hmac|session|signature|sig\b|licen[cs]e|pin\b|private|salt|login|access[_.-]?id/gi;
 
 /**
  * Appends the values given to credential names in `text`: each occurrence of a credential word

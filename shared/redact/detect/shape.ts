@@ -82,11 +82,11 @@ function nameBefore(text: string, from: number): string {
  * one carrying a credential in its path (webhooks, bot tokens)? Content-addressed files and page
  * ids are generated too, and no secret.
  */
-function inPlainUrl(text: string, from: number): boolean {
+function inPlainUrl(text: string, from: number, to: number): boolean {
   let i = from;
   while (i > 0 && from - i < 2048 && !/[\s"'<>()[\]{}`]/.test(text[i - 1] ?? "")) i--;
   const before = text.slice(i, from);
-  return before.includes("://") && !CREDENTIAL_URL.test(before);
+  return before.includes("://") && !CREDENTIAL_URL.test(text.slice(i, to));
 }
 const CREDENTIAL_URL = /hook|token|secret|key|auth|bot\d|sig|credential|passw|trigger/i;
 
@@ -120,7 +120,7 @@ function isKnownNonSecret(text: string, from: number, to: number, inName: boolea
   // `primary_key`, `commit_sha`: unless a credential word stands before (`todo_secret_do_not_commit`).
   if (NON_SECRET_NAME.test(name) && !/secret|passw|token/.test(name.replace(NON_SECRET_NAME, "")))
     return true;
-  return inPlainUrl(text, from) || (text.includes("-----BEGIN ") && inPublicBlock(text, from));
+  return inPlainUrl(text, from, to) || (text.includes("-----BEGIN ") && inPublicBlock(text, from));
 }
 /** A run spelling the alphabet or the digits in order is a character set or an example. */
 const ALPHABET = /abcdefghij|ABCDEFGHIJ|0123456789/;

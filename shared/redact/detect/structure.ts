@@ -48,6 +48,17 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
       /Private-Lines:\s*\d+(?:\s|\\[nr])+(?:[A-Za-z0-9+/=]+(?:\s|\\[nr])+)*?Private-(?:MAC|Hash):\s*[0-9a-fA-F]+/dg,
   },
   {
+    // Bundler's per-host credentials (`BUNDLE_GEMS__EXAMPLE__COM=user:password`, in env files and
+    // `.bundle/config`): the `user:password` after a host written as a variable name.
+    id: "bundler-credentials",
+    kind: "secret",
+    layer: "structure",
+    needles: ["BUNDLE_"],
+    pattern:
+      /\bBUNDLE_[A-Z0-9_]*__[A-Z0-9_]+["']?[ \t]*[:=][ \t]*["']?([^\s"':]+:[^\s"']+?)["']?(?=[\s;&]|$)/dg,
+    group: 1,
+  },
+  {
     // `.netrc` / `_netrc`: `machine host login user password secret` (also `default … password`).
     id: "netrc-password",
     kind: "secret",
