@@ -3,6 +3,10 @@
  * ReplayHeader, SessionStart, ToolCall/ToolResult pairs (with the odd Verification) of a few KB
  * each, and a SessionEnd. The `dense` shape has small pairs instead (about 1.1 KB each, so about
  * 450,000 tool calls in 500 MB): the per-call costs (receipt bookkeeping, per-line work) dominate.
+ * The `secrets-dense` shape fills the text a Layer C copy keeps (ToolResult `error.message`,
+ * Verification `command`, SessionEnd `summary`) and the ToolCall `params` with mixed text dense in
+ * secrets (assignments, bearer headers, URLs with passwords, JWTs, vendor tokens, base64 blobs, the
+ * odd private key) between ordinary log lines, paths, git SHAs and UUIDs: the scrubber's costs dominate.
  * The same version, shape, seed and size always give the same bytes.
  */
 
@@ -26,8 +30,11 @@ export const GENERATOR_VERSION = 2;
 /** Default seed of the benchmark files. */
 export const DEFAULT_SEED = 0x5eed_2026;
 
-/** The kinds of generated file: tool calls of a few KB, or small ones (about 1.1 KB a pair). */
-export type DatasetShape = "default" | "dense";
+/**
+ * The kinds of generated file: tool calls of a few KB, small ones (about 1.1 KB a pair), or tool
+ * calls whose kept text and params are dense in secrets (about 4 KB a pair).
+ */
+export type DatasetShape = "default" | "dense" | "secrets-dense";
 
 /** What `<file>.meta.json` records next to a generated file. */
 export interface DatasetMeta {
@@ -74,6 +81,20 @@ export class Rng {
     let out = "";
     while (out.length < digits) out += ((this.next() * 0x1_0000_0000) >>> 0).toString(16).padStart(8, "0");
     return out.slice(0, digits);
+  }
+
+  /** `n` characters drawn from `alphabet`. */
+  chars(alphabet: string, n: number): string {
+    let out = "";
+    for (let i = 0; i < n; i++) out += alphabet[Math.floor(this.next() * alphabet.length)];
+    return out;
+  }
+
+  /** `n` random bytes. */
+  bytes(n: number): Buffer {
+    const out = Buffer.allocUnsafe(n);
+    for (let i = 0; i < n; i++) out[i] = Math.floor(this.next() * 256);
+    return out;
   }
 }
 
@@ -140,6 +161,28 @@ const MODELS = ["gpt-5.1-codex", "claude-opus-4", "llama-3.1-70b-instruct", "qwe
 const ENV_KEYS = ["PATH", "HOME", "LANG", "CI", "NODE_ENV", "RUST_LOG", "PYTHONHASHSEED", "TZ", "TERM"];
 const LOG_LEVELS = ["INFO", "WARN", "DEBUG", "ERROR", "TRACE"];
 const ODD_KEYS = ["作者", "café", "größe", "emoji_🚀", "ｆｕｌｌｗｉｄｔｈ", "naïve_score", "Ωmega", "ключ"];
+
+// The `secrets-dense` shape: the names and places secrets come with; every value is drawn from `Rng`.
+const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const URLSAFE = `${ALNUM}-_`;
+const UPPER_NUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const SECRET_ENV_KEYS = list(`API_KEY|OPENAI_API_KEY|ANTHROPIC_API_KEY|STRIPE_SECRET_KEY|DB_PASSWORD|
+  DATABASE_PASSWORD|AWS_SECRET_ACCESS_KEY|GITHUB_TOKEN|SLACK_BOT_TOKEN|JWT_SECRET|SESSION_SECRET|CLIENT_SECRET|
+  NPM_TOKEN|SENTRY_AUTH_TOKEN|REDIS_PASSWORD|WEBHOOK_SECRET|PRIVATE_KEY_PASSPHRASE|ENCRYPTION_KEY`);
+const SECRET_FIELDS = list(`password|passwd|api_key|apiKey|secret|client_secret|access_token|refresh_token|
+  auth_token|private_token|secret_key|token`);
+const URL_SCHEMES = list("postgres|postgresql|mysql|mongodb+srv|redis|amqp|https");
+const HOSTS = list(`db.internal|db-primary.prod.svc.cluster.local|cluster0.x7k2m.mongodb.net|cache.internal|
+  mq.internal|git.example.com|registry.example.com|api.example.com`);
+const USERS = list("app|admin|deploy|ci|postgres|svc_replay|backup|release-bot");
+const HTTP_PATHS = list(
+  "v1/charges|v2/sessions|api/deploy|v1/chat/completions|repos/org/repo/releases|oauth/token",
+);
+const CONFIG_FILES =
+  list(`.env|.env.production|config/secrets.yaml|.npmrc|.aws/credentials|docker-compose.yml|
+  k8s/secret.yaml|settings.py|config/database.yml`);
+const SECRET_COMMANDS = list(`npm test -- --reporter=dot|pytest -q|cargo test --workspace|npm run migrate|
+  ./scripts/deploy.sh --env staging|docker compose run --rm api npm test|terraform plan -input=false`);
 
 const SEC_MS = 1000;
 const START_MS = Date.UTC(2026, 1, 15, 9, 0, 0, 0);
@@ -293,14 +336,86 @@ export class ReplayGenerator {
     return [call, result];
   }
 
-  sessionEnd(): string {
+  /**
+   * A ToolCall/ToolResult pair, about 4 KB together, sometimes followed by a Verification (the
+   * `secrets-dense` shape): params, failed results' `error.message` and the Verification
+   * `command` hold mixed text dense in secrets.
+   */
+  nextSecretEvents(): string[] {
+    const r = this.rng;
+    this.step++;
+    const stepId = `step-${String(this.step).padStart(6, "0")}`;
+    const tool = r.pick(TOOLS);
+    const params = this.secretParams(tool);
+    const call = toJson({
+      type: "ToolCall",
+      ts: this.tick(),
+      session_id: this.sessionId,
+      step_id: stepId,
+      tool,
+      params,
+      params_hash: realHash(params),
+    });
+    // Mostly failures: a failed call's error message carries what it printed, secrets and all.
+    const ok = r.chance(0.35);
+    const latency = r.int(3, 60_000);
+    this.totalLatency += latency;
+    const output: { [key: string]: Value } = {
+      exit_code: num(ok ? 0 : r.pick([1, 2, 101, 127])),
+      stdout: this.secretText(r.int(2, 6)),
+      stderr: ok ? "" : this.secretText(r.int(1, 3)),
+      truncated: r.chance(0.05),
+    };
+    const result = toJson({
+      type: "ToolResult",
+      ts: this.tick(latency),
+      session_id: this.sessionId,
+      step_id: stepId,
+      ok,
+      output,
+      output_hash: realHash(output),
+      latency_ms: num(latency),
+      side_effects: [r.pick(SIDE_EFFECTS)],
+      error: ok
+        ? null
+        : {
+            name: r.pick(["ToolError", "TimeoutError", "PermissionDenied", "AuthenticationError"]),
+            message: `${r.pick(["Command failed", "Request failed", "Deploy failed", "Migration failed"])} with exit code ${r.int(1, 127)}: ${this.secretCommand()}\n${this.secretText(r.int(8, 40))}`,
+            stack: this.lines(
+              r.int(2, 5),
+              () => `    at ${r.pick(WORDS)} (${this.path()}:${r.int(1, 900)}:${r.int(1, 80)})`,
+            ),
+          },
+    });
+    const events = [call, result];
+    if (r.chance(0.3)) {
+      events.push(
+        toJson({
+          type: "Verification",
+          ts: this.tick(),
+          session_id: this.sessionId,
+          command: this.lines(r.int(1, 4), () => this.secretCommand()),
+          cwd: `/workspace/repo/${r.pick(DIRS)}`,
+          exit_code: num(r.chance(0.6) ? 0 : 1),
+          duration_ms: num(r.int(500, 600_000)),
+          verification_delta: num(r.int(-3, 3)),
+        }),
+      );
+    }
+    return events;
+  }
+
+  /** The closing SessionEnd; with `secrets`, its summary carries a long mixed text dense in secrets. */
+  sessionEnd(options: { secrets?: boolean } = {}): string {
+    const ts = this.tick();
+    const summary = `Completed ${this.step} tool calls. ${this.rng.pick(UNICODE_WORDS)} 完了しました ✅`;
     return toJson({
       type: "SessionEnd",
-      ts: this.tick(),
+      ts,
       session_id: this.sessionId,
       status: "success",
       confidence: num("0.875"),
-      summary: `Completed ${this.step} tool calls. ${this.rng.pick(UNICODE_WORDS)} 完了しました ✅`,
+      summary: options.secrets === true ? `${summary}\n${this.secretText(200)}` : summary,
       total_tool_calls: num(this.step),
       total_latency_ms: num(this.totalLatency),
     });
@@ -425,6 +540,236 @@ export class ReplayGenerator {
       out.metadata = extra;
     }
     return out;
+  }
+
+  // ---- the `secrets-dense` parts ----
+
+  private secretParams(tool: (typeof TOOLS)[number]): { [key: string]: Value } {
+    const r = this.rng;
+    switch (tool) {
+      case "shell_command": {
+        const env = this.env();
+        for (let i = r.int(2, 5); i > 0; i--) env[r.pick(SECRET_ENV_KEYS)] = this.secretValue();
+        return {
+          command: this.secretCommand(),
+          cwd: `/workspace/repo/${r.pick(DIRS)}`,
+          env,
+          timeout_ms: num(r.pick([30_000, 120_000, 600_000])),
+        };
+      }
+      case "http_request":
+        return {
+          method: r.pick(["GET", "POST", "PUT"]),
+          url: r.chance(0.3)
+            ? this.passwordUrl()
+            : `https://${r.pick(HOSTS)}/${r.pick(HTTP_PATHS)}?access_token=${this.token()}`,
+          headers: {
+            authorization: r.chance(0.5) ? `Bearer ${this.jwt()}` : `Bearer ${this.token()}`,
+            "x-api-key": this.token(),
+            "content-type": "application/json",
+            "x-request-id": this.uuid(),
+          },
+          body: { input: this.secretText(r.int(3, 8)), attempt: num(1) },
+        };
+      case "write_file":
+        return {
+          file_path: `/workspace/repo/${r.pick(CONFIG_FILES)}`,
+          content: this.lines(r.int(6, 20), () => (r.chance(0.7) ? this.assignment() : this.plainLine())),
+          mode: num(384),
+          create_dirs: true,
+        };
+      case "apply_patch": {
+        const file = r.pick(CONFIG_FILES);
+        const hunk = this.lines(r.int(4, 12), () => `${r.pick([" ", "+", "-"])}${this.assignment()}`);
+        return {
+          patch: `--- a/${file}\n+++ b/${file}\n@@ -${r.int(1, 80)},${r.int(3, 12)} +${r.int(1, 80)},${r.int(3, 12)} @@\n${hunk}\n`,
+          working_directory: "/workspace/repo",
+        };
+      }
+      case "read_file":
+        return {
+          path: `/workspace/repo/${r.pick(CONFIG_FILES)}`,
+          encoding: "utf-8",
+          reason: this.secretText(2),
+        };
+      case "search":
+        return {
+          query: r.pick([r.pick(SECRET_ENV_KEYS), this.token(), `${r.pick(SECRET_FIELDS)}\\s*[:=]`]),
+          globs: [`${r.pick(DIRS)}/**/*`, "!node_modules/**"],
+          context: this.secretText(r.int(1, 4)),
+        };
+    }
+  }
+
+  /** `n` lines of log text: about half carry a secret, the rest ordinary lines. */
+  private secretText(n: number): string {
+    return this.lines(n, () => (this.rng.chance(0.5) ? this.secretLine() : this.plainLine()));
+  }
+
+  /** An ordinary line: a log line, a path, a git SHA, a UUID, a timestamp. */
+  private plainLine(): string {
+    const r = this.rng;
+    const kind = r.int(0, 5);
+    if (kind === 0) return `commit ${r.hex(40)} (HEAD -> main, origin/main)`;
+    if (kind === 1)
+      return `${this.timestamp()} request_id=${this.uuid()} trace=${r.hex(32)} ${r.pick(LOG_LEVELS)} ${this.sentence(r.int(3, 8))}`;
+    if (kind === 2) return `HEAD is now at ${r.hex(7)} ${this.sentence(r.int(3, 7))}`;
+    if (kind === 3) return `    at ${r.pick(WORDS)} (${this.path()}:${r.int(1, 900)}:${r.int(1, 80)})`;
+    return this.log(1);
+  }
+
+  /** A line carrying one secret (sometimes two) in one of the places they turn up. */
+  private secretLine(): string {
+    const r = this.rng;
+    const kind = r.int(0, 13);
+    if (kind === 0) return this.assignment();
+    if (kind === 1) return `> Authorization: Bearer ${r.chance(0.5) ? this.jwt() : this.token()}`;
+    if (kind === 2)
+      return `curl -sS -H "Authorization: Bearer ${this.token()}" https://${r.pick(HOSTS)}/${r.pick(HTTP_PATHS)}`;
+    if (kind === 3)
+      return `authorization: Basic ${Buffer.from(`${r.pick(USERS)}:${this.password()}`).toString("base64")}`;
+    if (kind === 4)
+      return `${r.pick(LOG_LEVELS)} connecting to ${this.passwordUrl()} (attempt ${r.int(1, 5)})`;
+    if (kind === 5)
+      return `git clone https://${r.pick(USERS)}:${this.token()}@github.com/OpenAgentsInc/${r.pick(WORDS)}.git`;
+    if (kind === 6)
+      return `Error: token ${this.token()} rejected for ${r.pick(USERS)}: ${this.sentence(r.int(2, 6))}`;
+    if (kind === 7) return `GET /callback?code=${r.hex(20)}&id_token=${this.jwt()}&state=${r.hex(16)} 302`;
+    if (kind === 8)
+      return `aws_access_key_id = AKIA${r.chars(UPPER_NUM, 16)}\naws_secret_access_key = ${r.chars(`${ALNUM}/+`, 40)}`;
+    if (kind === 9) return `docker login -u ${r.pick(USERS)} -p ${this.password()} ${r.pick(HOSTS)}`;
+    if (kind === 10)
+      return `  ${r.pick(["tls.key", "ca.crt", "id_rsa", "data"])}: ${this.base64(r.int(48, 600))}`;
+    if (kind === 11) return `"${r.pick(SECRET_FIELDS)}": "${this.secretValue()}", "user": "${r.pick(USERS)}"`;
+    if (kind === 12 && r.chance(0.15)) return this.privateKey();
+    return `${r.pick(LOG_LEVELS)}\t[${r.pick(WORDS)}] ${this.sentence(r.int(2, 6))} key=${this.token()}`;
+  }
+
+  /** A shell command line carrying secrets. */
+  private secretCommand(): string {
+    const r = this.rng;
+    const kind = r.int(0, 4);
+    if (kind === 0) return `${r.pick(SECRET_ENV_KEYS)}=${this.secretValue()} ${r.pick(SECRET_COMMANDS)}`;
+    if (kind === 1) return `DATABASE_URL='${this.passwordUrl()}' ${r.pick(SECRET_COMMANDS)}`;
+    if (kind === 2)
+      return `curl -fsS -H "Authorization: Bearer ${this.token()}" -d '{"ref":"${r.hex(40)}"}' https://${r.pick(HOSTS)}/${r.pick(HTTP_PATHS)}`;
+    if (kind === 3)
+      return `curl -u ${r.pick(USERS)}:${this.password()} https://${r.pick(HOSTS)}/${r.pick(HTTP_PATHS)}`;
+    return `echo "${this.base64(r.int(24, 96))}" | base64 -d > .env && ${r.pick(SECRET_COMMANDS)}`;
+  }
+
+  /** `KEY="value"`, `password: value`, `export KEY=value` and friends. */
+  private assignment(): string {
+    const r = this.rng;
+    const kind = r.int(0, 4);
+    if (kind === 0) return `${r.pick(SECRET_ENV_KEYS)}="${this.secretValue()}"`;
+    if (kind === 1) return `export ${r.pick(SECRET_ENV_KEYS)}=${this.secretValue()}`;
+    if (kind === 2) return `  ${r.pick(SECRET_FIELDS)}: ${this.secretValue()}`;
+    if (kind === 3) return `${r.pick(SECRET_FIELDS)} = '${this.secretValue()}'`;
+    return `//registry.npmjs.org/:_authToken=npm_${r.chars(ALNUM, 36)}`;
+  }
+
+  /** A secret of any kind: a vendor token, a JWT, a password, a bare high-entropy string. */
+  private secretValue(): string {
+    const r = this.rng;
+    const kind = r.int(0, 5);
+    if (kind <= 2) return this.token();
+    if (kind === 3) return this.jwt();
+    if (kind === 4) return this.password();
+    return r.chance(0.5) ? r.hex(r.pick([32, 40, 64])) : r.chars(`${ALNUM}/+`, r.int(32, 48));
+  }
+
+  /** A high-entropy token with a vendor-like prefix. */
+  private token(): string {
+    const r = this.rng;
+    switch (r.int(0, 13)) {
+      case 0:
+        return `ghp_${r.chars(ALNUM, 36)}`;
+      case 1:
+        return `github_pat_${r.chars(ALNUM, 22)}_${r.chars(ALNUM, 59)}`;
+      case 2:
+        return `sk-proj-${r.chars(URLSAFE, r.int(48, 120))}`;
+      case 3:
+        return `sk-ant-api03-${r.chars(URLSAFE, 93)}AA`;
+      case 4:
+        return `xoxb-${r.chars("0123456789", 12)}-${r.chars("0123456789", 13)}-${r.chars(ALNUM, 24)}`;
+      case 5:
+        return `AKIA${r.chars(UPPER_NUM, 16)}`;
+      case 6:
+        return `AIza${r.chars(URLSAFE, 35)}`;
+      case 7:
+        return `npm_${r.chars(ALNUM, 36)}`;
+      case 8:
+        return `${r.pick(["sk", "rk"])}_${r.pick(["live", "test"])}_${r.chars(ALNUM, r.int(24, 99))}`;
+      case 9:
+        return `glpat-${r.chars(URLSAFE, 20)}`;
+      case 10:
+        return `hf_${r.chars(ALNUM, 34)}`;
+      case 11:
+        return `SG.${r.chars(URLSAFE, 22)}.${r.chars(URLSAFE, 43)}`;
+      case 12:
+        return `dop_v1_${r.hex(64)}`;
+      default:
+        return `sntryu_${r.hex(64)}`;
+    }
+  }
+
+  /** A JWT: base64url header and claims, and a signature of an HS256 or RS256 length. */
+  private jwt(): string {
+    const r = this.rng;
+    const alg = r.pick(["HS256", "RS256", "ES256"]);
+    const header = { alg, typ: "JWT", ...(r.chance(0.5) ? { kid: r.hex(16) } : {}) };
+    const iat = Math.floor(this.clock / 1000);
+    const claims = {
+      sub: this.uuid(),
+      iss: `https://${r.pick(HOSTS)}/`,
+      scope: `${r.pick(WORDS)}:read ${r.pick(WORDS)}:write`,
+      iat,
+      exp: iat + 3600,
+    };
+    const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString("base64url");
+    return `${b64(header)}.${b64(claims)}.${r.bytes(alg === "RS256" ? 256 : 32).toString("base64url")}`;
+  }
+
+  private password(): string {
+    const r = this.rng;
+    return r.chance(0.3)
+      ? `${r.pick(WORDS)}-${r.pick(WORDS)}-${r.int(10, 9999)}`
+      : r.chars(`${ALNUM}!#%^*_~`, r.int(12, 32));
+  }
+
+  /** A URL with user and password: a database, queue, cache or git remote. */
+  private passwordUrl(): string {
+    const r = this.rng;
+    const scheme = r.pick(URL_SCHEMES);
+    const port = scheme === "https" || scheme === "mongodb+srv" ? "" : `:${r.pick([5432, 3306, 6379, 5672])}`;
+    const user = scheme === "redis" ? "" : r.pick(USERS);
+    return `${scheme}://${user}:${encodeURIComponent(this.password())}@${r.pick(HOSTS)}${port}/${r.pick(WORDS)}`;
+  }
+
+  /** `n` random bytes in base64, wrapped at 76 characters past 300 bytes (as in a PEM or a YAML dump). */
+  private base64(n: number): string {
+    const b64 = this.rng.bytes(n).toString("base64");
+    return n > 300 ? (b64.match(/.{1,76}/g) ?? []).join("\n    ") : b64;
+  }
+
+  /** A PEM private key block, sometimes with literal `\n` escapes (as pasted into an env file). */
+  private privateKey(): string {
+    const r = this.rng;
+    const kind = r.pick(["RSA ", "EC ", "OPENSSH ", ""]);
+    const body = (
+      r
+        .bytes(r.int(8, 26) * 48)
+        .toString("base64")
+        .match(/.{1,64}/g) ?? []
+    ).join("\n");
+    const pem = `-----BEGIN ${kind}PRIVATE KEY-----\n${body}\n-----END ${kind}PRIVATE KEY-----`;
+    return r.chance(0.3) ? `PRIVATE_KEY="${pem.replaceAll("\n", "\\n")}"` : pem;
+  }
+
+  private uuid(): string {
+    const h = this.rng.hex(32);
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
   }
 
   private env(): { [key: string]: Value } {
@@ -583,11 +928,18 @@ export async function ensureReplayFile(
 
   await push(gen.header());
   await push(gen.sessionStart());
-  // Leave room for SessionEnd (under 300 bytes) so the file lands just past the target.
+  // Leave room for SessionEnd (under 300 bytes; the secrets-dense one runs longer) so the file
+  // lands just past the target.
+  const next =
+    shape === "dense"
+      ? () => gen.nextSmallEvents()
+      : shape === "secrets-dense"
+        ? () => gen.nextSecretEvents()
+        : () => gen.nextEvents();
   while (bytes + 300 < targetBytes) {
-    for (const line of shape === "dense" ? gen.nextSmallEvents() : gen.nextEvents()) await push(line);
+    for (const line of next()) await push(line);
   }
-  await push(gen.sessionEnd());
+  await push(gen.sessionEnd({ secrets: shape === "secrets-dense" }));
   out.end(chunk);
   await finished(out);
   renameSync(tmp, path);

@@ -10,6 +10,8 @@
  *   npm run bench                         100 MB file, every measurement, writes bench/results.md
  *   npm run bench -- --size 5             quick run
  *   npm run bench -- --only jcs,python    some rows
+ *   npm run bench -- --only redact-secrets-dense,redact-secrets-dense-1t,process-secrets-dense,process-secrets-dense-1t
+ *                                         the rows on the file dense in secrets
  *   npm run bench -- --only secret-recall the leave-family-out recall table alone (no input file)
  *
  * A `report` row is not a throughput: it runs in the harness's own process, once, and prints a section of
@@ -53,7 +55,10 @@ interface MeasurementBase {
   label: string;
   /** Input size as a multiple of `--size` (default 1); e.g. 5 for a 500 MB row at the default. */
   scale?: number;
-  /** Which generated file (default `default`; `dense`: a tool call per 1.1 KB). */
+  /**
+   * Which generated file (default `default`; `dense`: a tool call per 1.1 KB; `secrets-dense`: kept
+   * text and params dense in secrets).
+   */
   shape?: DatasetShape;
 }
 
@@ -161,6 +166,9 @@ function pythonUnavailable(): string | undefined {
   return probe.error !== undefined || probe.status !== 0 ? "python3 not found" : undefined;
 }
 
+/** What the label of a row on the `secrets-dense` file adds. */
+const SECRETS_DENSE_LABEL = ", kept text and params dense in secrets";
+
 /** The rows, in table order. */
 export const MEASUREMENTS: Measurement[] = [
   { kind: "node", name: "jcs", label: "replay-pipeline `jcs` + SHA-256", run: profileRun("jcs") },
@@ -236,26 +244,29 @@ export const MEASUREMENTS: Measurement[] = [
           return { bytes: counter.bytes, digest: report.replay_hash };
         },
       },
-      {
-        kind: "node",
-        name: `redact${suffix}`,
-        label: `replay-pipeline \`redact\` (inspect + Layer C, private_repo preset, one read), ${threads}`,
-        scale: 5,
-        run: async (file) => {
-          const counter = { bytes: 0 };
-          const hash = new BatchedSha256();
-          const result = redactChecked(readChunks(file, counter), {
-            file,
-            parallel: parallelOptions(workers),
-          });
-          for await (const chunk of result.chunks) hash.add(chunk);
-          if (result.summary().total === 0 || result.summary().original.verdict !== "passed")
-            throw new Error(
-              `${file}: redact removed nothing or its input did not pass; wrong thing measured`,
-            );
-          return { bytes: counter.bytes, digest: hash.digest() };
-        },
-      },
+      ...(["default", "secrets-dense"] as const).map(
+        (shape): NodeMeasurement => ({
+          kind: "node",
+          name: `redact${shape === "secrets-dense" ? "-secrets-dense" : ""}${suffix}`,
+          label: `replay-pipeline \`redact\` (inspect + Layer C, private_repo preset, one read)${shape === "secrets-dense" ? SECRETS_DENSE_LABEL : ""}, ${threads}`,
+          scale: shape === "secrets-dense" ? 1 : 5,
+          shape,
+          run: async (file) => {
+            const counter = { bytes: 0 };
+            const hash = new BatchedSha256();
+            const result = redactChecked(readChunks(file, counter), {
+              file,
+              parallel: parallelOptions(workers),
+            });
+            for await (const chunk of result.chunks) hash.add(chunk);
+            if (result.summary().total === 0 || result.summary().original.verdict !== "passed")
+              throw new Error(
+                `${file}: redact removed nothing or its input did not pass; wrong thing measured`,
+              );
+            return { bytes: counter.bytes, digest: hash.digest() };
+          },
+        }),
+      ),
       {
         kind: "node",
         name: `layer-c${suffix}`,
@@ -282,12 +293,12 @@ export const MEASUREMENTS: Measurement[] = [
           return { bytes: counter.bytes, digest: hash.digest() };
         },
       },
-      ...(["default", "dense"] as const).map(
+      ...(["default", "dense", "secrets-dense"] as const).map(
         (shape): NodeMeasurement => ({
           kind: "node",
-          name: `process${shape === "dense" ? "-dense" : ""}${suffix}`,
-          label: `replay-pipeline \`process\` (the whole per-file job, one read, files in and out)${shape === "dense" ? ", a tool call per 1.1 KB" : ""}, ${threads}`,
-          scale: 5,
+          name: `process${shape === "default" ? "" : `-${shape}`}${suffix}`,
+          label: `replay-pipeline \`process\` (the whole per-file job, one read, files in and out)${shape === "dense" ? ", a tool call per 1.1 KB" : shape === "secrets-dense" ? SECRETS_DENSE_LABEL : ""}, ${threads}`,
+          scale: shape === "secrets-dense" ? 1 : 5,
           shape,
           run: (file) => processRun(file, workers),
         }),
@@ -577,7 +588,10 @@ async function main(): Promise<void> {
     const id = datasetId(m);
     if (datasets.has(id)) continue;
     const targetBytes = Math.round(args.sizeMb * scale * 1e6);
-    const path = join(DATA_DIR, `openagents-${shape === "dense" ? "dense-" : ""}replay-${targetBytes}.jsonl`);
+    const path = join(
+      DATA_DIR,
+      `openagents-${shape === "default" ? "" : `${shape}-`}replay-${targetBytes}.jsonl`,
+    );
     datasets.set(id, { path, meta: await ensureReplayFile(path, targetBytes, { shape, log }) });
   }
 
@@ -628,7 +642,10 @@ async function main(): Promise<void> {
     );
   }
 
-  const primary = datasets.get("1:default") ?? [...datasets.values()][0];
+  const primary =
+    datasets.get("1:default") ??
+    [...datasets.values()].find((d) => (d.meta.shape ?? "default") === "default") ??
+    [...datasets.values()][0];
   const input =
     primary === undefined
       ? ""
@@ -639,6 +656,13 @@ async function main(): Promise<void> {
       ? []
       : [
           `The \`dense\` rows read a generated file of ${fmt(dense.meta.bytes / 1e6)} MB with a ToolCall+ToolResult pair per ${fmt(dense.meta.bytes / ((dense.meta.lines - 3) / 2) / 1e3, 2)} KB (${Math.floor((dense.meta.lines - 3) / 2).toLocaleString("en-US")} tool calls).`,
+        ];
+  const secrets = [...datasets.values()].find((d) => d.meta.shape === "secrets-dense");
+  const secretsInput =
+    secrets === undefined
+      ? []
+      : [
+          `The \`secrets-dense\` rows read a generated file of ${fmt(secrets.meta.bytes / 1e6)} MB (${secrets.meta.lines.toLocaleString("en-US")} lines) whose kept text (ToolResult \`error.message\`, Verification \`command\`, SessionEnd \`summary\`) and ToolCall \`params\` are log text dense in secrets: assignments, bearer headers, URLs with passwords, JWTs, vendor tokens, base64 blobs, the odd private key, between ordinary lines.`,
         ];
   // The report rows' sections come after the table (or alone, when no throughput row was chosen).
   const sections = reports.map((m) => {
@@ -653,6 +677,7 @@ async function main(): Promise<void> {
       : [
           input,
           ...denseInput,
+          ...secretsInput,
           `Each run is a fresh process; the canonicalization rows run on one thread, \`inspect\`, \`redact\` and \`process\` with the default worker threads (one per core beyond the first; the main thread works too) and again on one thread (\`--workers 0\`). \`process\` is \`processObject\` over the CLI's file ports (what \`replay-pipeline process\` runs): the file read from disk, its Layer C copy (through the spool), verdict document and index record written to a temporary folder. The other rows stream the file in 1 MiB chunks and hash the canonical output in ~1 MB batches. MB/s = file bytes / 10^6 / wall seconds (Python times itself with \`time.perf_counter\`); peak RSS is the highest over the runs${existsSync(TIME) ? " (`/usr/bin/time -v`)" : " (`process.resourceUsage().maxRSS`)"}.`,
           "",
           table(rows, args.runs),
