@@ -18,8 +18,15 @@
  */
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { remembered } from "../memo.js";
+import { CONTEXT_RULES } from "./detect/context.js";
 import { KnownSecrets, recurrences } from "./detect/recurrence.js";
-import { GENERATED_NAME_MIN, isIdName, SHAPE_RULE_ID, scanGeneratedRuns } from "./detect/shape.js";
+import {
+  GENERATED_NAME_MIN,
+  isIdName,
+  SHAPE_RULE_ID,
+  SHAPE_RULES,
+  scanGeneratedRuns,
+} from "./detect/shape.js";
 import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
 import {
   canSkipSecretlint,
@@ -146,6 +153,7 @@ export class Scrubber {
   private readonly disabled: ReadonlySet<string>;
   /** Does the shape layer run (member names get its lower bound)? */
   private readonly shapes: boolean;
+  private readonly rulesBesideShapes: readonly PatternRule[];
   /** Secrets found so far in this document, looked for in every later string. */
   private readonly known = new KnownSecrets();
   private byRule: Record<string, number> = {};
@@ -169,6 +177,7 @@ export class Scrubber {
     this.secretRules = this.rules.filter((r) => r.kind === "secret");
     this.secretlint = new SecretlintScanner(this.disabled);
     this.shapes = this.rules.some((r) => r.id === SHAPE_RULE_ID);
+    this.rulesBesideShapes = this.rules.filter((r) => r.id !== SHAPE_RULE_ID);
   }
 
   /** Scrubs one string value found at JSON path `path`; `key` is the member name it sits under (secret-like names such as token/key/secret/password/auth/credential make the whole value redacted, rule "secret-key-name"). */
@@ -178,8 +187,8 @@ export class Scrubber {
       return this.whole(value, "secret-key-name", path);
     }
     // An id member holds a generated value by design (`run.id`, `request_id`): no shape finding there.
-    const findings = this.cachedFindings(value);
-    return this.apply(value, path, key !== undefined && isIdName(key) ? withoutShapes(findings) : findings);
+    const idMember = key !== undefined && isIdName(key);
+    return this.apply(value, path, idMember ? this.cachedIdFindings(value) : this.cachedFindings(value));
   }
 
   /**
@@ -210,13 +219,13 @@ export class Scrubber {
   }
 
   /** Findings on `text` after merging (exposed for tests and for callers that only need to know). */
-  findings(text: string): Finding[] {
+  findings(text: string, rules: readonly PatternRule[] = this.rules): Finding[] {
     const raw: Finding[] = [];
-    this.detect(text, this.rules, raw);
+    this.detect(text, rules, raw);
     if (PERCENT.test(text)) {
       const view = percentDecoded(text);
       const inner: Finding[] = [];
-      this.detect(view.text, this.rules, inner);
+      this.detect(view.text, rules, inner);
       for (const f of inner) {
         const mapped: Finding = { ...f, start: view.map[f.start] ?? 0, end: view.map[f.end] ?? text.length };
         // A replacement computed on the decoded text does not fit the escaped one: use the generic form.
@@ -301,6 +310,13 @@ export class Scrubber {
    */
   private readonly cachedFindings = remembered((text) => this.findings(text), CACHED_TEXT, CACHE_ENTRIES);
 
+  /** `findings(text)` without the shape layer, for the values of id members (remembered alike). */
+  private readonly cachedIdFindings = remembered(
+    (text) => this.findings(text, this.rulesBesideShapes),
+    CACHED_TEXT,
+    CACHE_ENTRIES,
+  );
+
   private whole(value: string, rule: string, path: string): string {
     this.known.remember(value, [{ start: 0, end: value.length, rule, kind: "secret" }]);
     this.count(rule, path);
@@ -318,13 +334,6 @@ export class Scrubber {
     this.byPath[path] = (this.byPath[path] ?? 0) + 1;
     this.total++;
   }
-}
-
-/** `findings` without the shape layer's. */
-function withoutShapes(findings: readonly Finding[]): readonly Finding[] {
-  return findings.some((f) => f.rule === SHAPE_RULE_ID)
-    ? findings.filter((f) => f.rule !== SHAPE_RULE_ID)
-    : findings;
 }
 
 /** Longest string whose findings are remembered, and how many are (then the memory starts over). */
@@ -349,6 +358,21 @@ function withoutTags(text: string, findings: readonly Finding[]): Finding[] {
   return findings.filter((f) => !tags.some(([s, e]) => f.start < e && s < f.end));
 }
 
+/** The generic layers' own rules, which name a finding less well than a rule of its kind. */
+const GENERIC_RULES = new Map<string, number>([
+  ...CONTEXT_RULES.map((r): [string, number] => [r.id, 2]),
+  ...SHAPE_RULES.map((r): [string, number] => [r.id, 3]),
+]);
+
+/**
+ * How well a rule names what it found (lower is better): our named rules, then secretlint's,
+ * then the context layer's general rules, then the shape layer (which knows only that it is random).
+ */
+function labelRank(rule: string): number {
+  if (rule.startsWith("secretlint-")) return 1;
+  return GENERIC_RULES.get(rule) ?? 0;
+}
+
 /**
  * Merges findings: overlapping secret findings become one (label: the earliest-starting, longest; own rules
  * before secretlint's); privacy findings overlapping a secret are dropped, overlapping privacy findings keep
@@ -356,16 +380,14 @@ function withoutTags(text: string, findings: readonly Finding[]): Finding[] {
  */
 export function resolve(findings: readonly Finding[]): Finding[] {
   const byStart = (a: Finding, b: Finding) =>
-    a.start - b.start ||
-    b.end - a.end ||
-    Number(a.rule.startsWith("secretlint-")) - Number(b.rule.startsWith("secretlint-"));
+    a.start - b.start || b.end - a.end || labelRank(a.rule) - labelRank(b.rule);
   const secrets = findings.filter((f) => f.kind === "secret").sort(byStart);
   const merged: Finding[] = [];
   for (const f of secrets) {
     const last = merged[merged.length - 1];
     if (last !== undefined && f.start < last.end) {
       if (f.end > last.end) last.end = f.end;
-      if (last.rule.startsWith("secretlint-") && !f.rule.startsWith("secretlint-")) last.rule = f.rule;
+      if (labelRank(f.rule) < labelRank(last.rule)) last.rule = f.rule;
     } else {
       merged.push({ start: f.start, end: f.end, rule: f.rule, kind: "secret" });
     }

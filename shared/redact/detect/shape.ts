@@ -168,6 +168,20 @@ function isGroupBreak(c: number): boolean {
   return c === 45 || c === 95;
 }
 
+/**
+ * Does the run decode from base64 to printable text? Then it is encoded text, whose content the
+ * scrubber judges decoded (`Scrubber.scanBase64`), not a random key.
+ */
+function encodesText(text: string, from: number, to: number): boolean {
+  const run = text.slice(from, to);
+  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(run) || run.length < 16) return false;
+  const bytes = Buffer.from(run, "base64");
+  if (bytes.length < 12) return false;
+  let printable = 0;
+  for (const b of bytes) if ((b >= 0x20 && b < 0x7f) || b === 9 || b === 10 || b === 13) printable++;
+  return printable === bytes.length;
+}
+
 /** Is the run cut short in the text (`…` or `...` at either end): an excerpt, not a value? */
 function isElided(text: string, from: number, to: number): boolean {
   return (
@@ -217,6 +231,7 @@ export function scanGeneratedRuns(
     if (
       e - s >= minLength &&
       !isElided(text, start, i) &&
+      !encodesText(text, s, e) &&
       holdsGenerated(text, s, e, minLength, whole) &&
       !isKnownNonSecret(text, s, e, whole)
     ) {
