@@ -7,6 +7,7 @@
 
 import { isIPv6 } from "node:net";
 import { CONTEXT_RULES } from "./detect/context.js";
+import { FAKE_NAME } from "./detect/credential-names.js";
 import { SHAPE_RULES } from "./detect/shape.js";
 import { STRUCTURE_RULES } from "./detect/structure.js";
 import {
@@ -358,7 +359,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
       if (value === undefined || value.length < 4 || isPlaceholder(value) || ALPHABET.test(value))
         return false;
       if (m[3] !== undefined && /\s/.test(value)) return false;
-      return !NOT_A_SECRET_NAME.test(identifierAt(text, m.index));
+      const name = identifierAt(text, m.index);
+      return !NOT_A_SECRET_NAME.test(name) && !FAKE_NAME.test(name);
     },
   },
   {
@@ -375,7 +377,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
         value !== undefined &&
         isCredentialShaped(value) &&
         !isPlaceholder(value) &&
-        isCredentialName(text, m.index, m[1] ?? "")
+        isCredentialName(text, m.index, m[1] ?? "") &&
+        !FAKE_NAME.test(identifierAt(text, m.index))
       );
     },
   },

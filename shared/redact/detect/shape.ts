@@ -7,7 +7,7 @@
  * messages and tool calls (`msg_…`, `toolu_…`, `call_…`).
  */
 import type { Finding, PatternRule } from "../rule-types.js";
-import { FAKE_NAME } from "./context.js";
+import { FAKE_NAME } from "./credential-names.js";
 import { looksGenerated } from "./randomness.js";
 
 /** Characters of a token run: base64, base64url, and the separators tokens use. */
@@ -57,12 +57,17 @@ function lineAround(text: string, from: number, to: number): string {
   return text.slice(start, end === -1 ? text.length : end);
 }
 
+/** Is `text[from, to)` hex digits in one case (`3f9c…`, `3F9C…`; mixed case is no digest)? */
 function isHex(text: string, from: number, to: number): boolean {
+  let lower = false;
+  let upper = false;
   for (let i = from; i < to; i++) {
-    const c = text.charCodeAt(i) | 0x20;
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) return false;
+    const c = text.charCodeAt(i);
+    if (c >= 97 && c <= 102) lower = true;
+    else if (c >= 65 && c <= 70) upper = true;
+    else if (!(c >= 48 && c <= 57)) return false;
   }
-  return true;
+  return !(lower && upper);
 }
 
 /**
@@ -89,6 +94,14 @@ function inPlainUrl(text: string, from: number, to: number): boolean {
   return before.includes("://") && !CREDENTIAL_URL.test(text.slice(i, to));
 }
 const CREDENTIAL_URL = /hook|token|secret|key|auth|bot\d|sig|credential|passw|trigger/i;
+
+/** Is `from` inside a SOPS-encrypted value (`ENC[AES256_GCM,data:…,iv:…,tag:…,type:str]`): ciphertext? */
+function inSopsValue(text: string, from: number): boolean {
+  const open = text.lastIndexOf("ENC[", from);
+  if (open === -1 || !/^ENC\[[A-Z0-9_]+,data:/.test(text.slice(open, open + 40))) return false;
+  const close = text.indexOf("]", open);
+  return close === -1 || close > from;
+}
 
 /** Is `text[from, to)` in the body of a public key or certificate block? */
 function inPublicBlock(text: string, from: number): boolean {
@@ -120,6 +133,7 @@ function isKnownNonSecret(text: string, from: number, to: number, inName: boolea
   // `primary_key`, `commit_sha`: unless a credential word stands before (`todo_secret_do_not_commit`).
   if (NON_SECRET_NAME.test(name) && !/secret|passw|token/.test(name.replace(NON_SECRET_NAME, "")))
     return true;
+  if (text.includes("ENC[") && inSopsValue(text, from)) return true;
   return inPlainUrl(text, from, to) || (text.includes("-----BEGIN ") && inPublicBlock(text, from));
 }
 /** A run spelling the alphabet or the digits in order is a character set or an example. */

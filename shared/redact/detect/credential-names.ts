@@ -1,0 +1,282 @@
+/**
+ * Which names name a credential: the words of an identifier (`AWS_SECRET_ACCESS_KEY`,
+ * `hubspotApiKey`, `db.password`), the credential word among them and how strongly it says so,
+ * and the qualifiers that make it none (`sort_key`, `max_tokens`, `fake_token`).
+ */
+
+/**
+ * Words that name a credential whatever they hold. `key` and the other weak words below name
+ * many things that are not secret (`sort_key`, `session`, `signature`), so their values must
+ * also look like one.
+ */
+const STRONG_WORDS = new Set([
+  "password",
+  "passwd",
+  "passphrase",
+  "passcode",
+  "pwd",
+  "pass",
+  "pw",
+  "secret",
+  "token",
+  "apikey",
+  "credential",
+  "credentials",
+  "creds",
+  "cred",
+  "bearer",
+  "cookie",
+  "dsn",
+  "webhook",
+  "pat",
+  "jwt",
+  "otp",
+  "authorization",
+  "authtoken",
+  "privatekey",
+  "secretkey",
+  "accesskey",
+  "accesstoken",
+  "refreshtoken",
+  "apitoken",
+  "apisecret",
+  "clientsecret",
+  "sas",
+  "hmac",
+]);
+const WEAK_WORDS = new Set([
+  "login",
+  "key",
+  "auth",
+  "session",
+  "signature",
+  "sig",
+  "license",
+  "licence",
+  "pin",
+  "private",
+  "salt",
+]);
+
+/** Concatenated words ending in a credential word (`dbpassword`, `myapikey`, `xauthtoken`). */
+const COMPOUND_END =
+  /(?:password|passwd|passphrase|secret|token|apikey|credentials?|cookie|webhook|privatekey|secretkey|accesskey|authkey)$/;
+/** Words ending in a credential word that are not one. */
+const NOT_COMPOUND =
+  /^(?:monkey|turkey|donkey|hockey|jockey|whiskey|hotkey|passkey|keys|tokens|tokenizer|tokenize[ds]?|bypass|compass|overpass|underpass|trespass|surpass|passes|passed|passing|passport|impasse|secretary|secretion|jsonwebtoken)$/;
+/** Words after the credential word that still name its value (`API_KEY_VALUE`, `TOKEN_B64`). */
+const VALUE_SUFFIX = new Set([
+  "value",
+  "val",
+  "str",
+  "string",
+  "b64",
+  "base64",
+  "hex",
+  "raw",
+  "plain",
+  "plaintext",
+  "txt",
+  "text",
+  "data",
+  "enc",
+  "encoded",
+  "encrypted",
+  "var",
+  "prod",
+  "production",
+  "dev",
+  "test",
+  "staging",
+  "live",
+  "old",
+  "new",
+  "current",
+  "primary",
+  "secondary",
+  "main",
+  "default",
+  "override",
+]);
+/** Words before `key`/`token`/… that make the name a non-secret (`sort_key`, `max_tokens`). */
+const NOT_SECRET_QUALIFIER = new Set([
+  "public",
+  "publishable",
+  "pub",
+  "sort",
+  "primary",
+  "foreign",
+  "partition",
+  "hash",
+  "range",
+  "row",
+  "cache",
+  "cached",
+  "idempotency",
+  "dedup",
+  "dedupe",
+  "hot",
+  "max",
+  "min",
+  "num",
+  "total",
+  "input",
+  "output",
+  "prompt",
+  "completion",
+  "reasoning",
+  "context",
+  "csrf",
+  "xsrf",
+  "authenticity",
+  "next",
+  "page",
+  "pagination",
+  "continuation",
+  "cursor",
+  "sync",
+  "kms",
+  "s3",
+  "object",
+  "bucket",
+  "file",
+  "route",
+  "routing",
+  "index",
+  "group",
+  "unique",
+  "composite",
+  "natural",
+  "surrogate",
+  "sequence",
+  "schema",
+  "translation",
+  "i18n",
+  "message",
+  "event",
+  "lookup",
+  "dict",
+  "map",
+  "mapping",
+  "react",
+  "shard",
+  "distribution",
+  "label",
+  "tag",
+  "sas",
+  "form",
+  "field",
+  "column",
+  "meta",
+  "metadata",
+  "config",
+  "setting",
+  "settings",
+  "option",
+  "feature",
+  "flag",
+  "storage",
+  "state",
+  "redis",
+  "memcache",
+  "lock",
+  "signing",
+  "verify",
+  "verification",
+]);
+/** Words before a weak word that make it a credential's name (`api_key`, `access key`, `auth_key`). */
+const SECRET_QUALIFIER = new Set([
+  "api",
+  "access",
+  "secret",
+  "private",
+  "license",
+  "licence",
+  "signing",
+  "encryption",
+  "master",
+  "auth",
+  "client",
+  "app",
+  "account",
+  "service",
+  "admin",
+  "root",
+  "deploy",
+  "session",
+  "shared",
+  "storage",
+  "subscription",
+  "consumer",
+  "user",
+  "developer",
+  "product",
+  "activation",
+  "serial",
+  "registration",
+]);
+/** Qualifiers that do NOT rescue a name from a qualifier above (`signing_key` is a secret). */
+const SECRET_QUALIFIER_FOR_KEY = new Set(["signing", "sas"]);
+
+/** Splits an identifier into lower-case words: snake, kebab, dotted, camelCase, digits. */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .map((w) => (/[a-z]\d+$/.test(w) ? w.replace(/\d+$/, "") : w))
+    .filter((w) => w !== "");
+}
+
+/**
+ * `strong`: the name says credential whatever the value; `qualified`: a weak word with a
+ * qualifier (`heroku_key`, `session_token`), whose value must look like a credential; `weak`: a
+ * weak word alone (`key`, `session`), whose value must look generated.
+ */
+export type Strength = "strong" | "qualified" | "weak";
+
+export function wordStrength(word: string): "strong" | "weak" | undefined {
+  if (STRONG_WORDS.has(word)) return "strong";
+  if (WEAK_WORDS.has(word)) return "weak";
+  if (word.length > 5 && !NOT_COMPOUND.test(word) && COMPOUND_END.test(word)) return "strong";
+  if (word.length > 3 && word.endsWith("key") && !NOT_COMPOUND.test(word)) return "weak";
+  return undefined;
+}
+
+/**
+ * How strongly `name` names a credential: its last credential word, followed only by words that
+ * still name the value (`_value`, `_b64`, digits), and not qualified as a non-secret
+ * (`sort_key`, `max_tokens`, `public_key`). Undefined when it names none.
+ */
+export function credentialName(name: string): Strength | undefined {
+  const words = nameWords(name);
+  for (let i = words.length - 1; i >= 0; i--) {
+    const word = words[i] ?? "";
+    // An access id (`accessId`, `SUMO_ACCESS_ID`) is half of a credential pair when it looks
+    // generated (a UUID there is a record's id: `report_access_id`).
+    if ((word === "id" || word === "accessid") && (word === "accessid" || words[i - 1] === "access")) {
+      return "weak";
+    }
+    const strength = wordStrength(word);
+    if (strength === undefined) {
+      if (VALUE_SUFFIX.has(word) || /^\d+$/.test(word) || /^v\d+$/.test(word)) continue;
+      return undefined;
+    }
+    const before = words[i - 1];
+    if (strength === "weak" && before !== undefined && SECRET_QUALIFIER.has(before)) return "strong";
+    if (before !== undefined && NOT_SECRET_QUALIFIER.has(before)) {
+      if (!(SECRET_QUALIFIER_FOR_KEY.has(before) && (word === "key" || word === "secret"))) return undefined;
+    }
+    return strength === "weak" && before !== undefined ? "qualified" : strength;
+  }
+  return undefined;
+}
+
+/**
+ * A name that says its value is not real (`fake_token`, `wrongLength`, `nonMatchingToken`,
+ * `example_key`): test fixtures and documentation. (`test` is not one: `TEST_API_KEY` holds a
+ * live test-mode key.)
+ */
+export const FAKE_NAME =
+  /(?:^|[^a-z]|[a-z](?=[A-Z]))(?:fake|dummy|example|sample|mock|wrong|invalid|non[_-]?matching|bogus|placeholder)/i;
