@@ -36,6 +36,8 @@ export function recurrences(text: string, findings: readonly Finding[]): Finding
     const value = text.slice(f.start, f.end);
     if (seen.has(value) || value.includes("[REDACTED")) continue;
     seen.add(value);
+    // No room for another occurrence, in any form (base64 is the longest: 4/3 of the bytes).
+    if (text.length - value.length < MIN_IN_STRING) continue;
     for (const form of encodedForms(value)) {
       for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
         if (at === f.start && form === value) continue;
@@ -89,7 +91,7 @@ export class KnownSecrets {
     for (const f of findings) {
       if (f.kind !== "secret" || f.end - f.start < MIN_IN_FILE) continue;
       const value = text.slice(f.start, f.end);
-      if (value.includes("[REDACTED") || hasChunkBreak(value)) continue;
+      if (this.rules.has(value) || value.includes("[REDACTED") || hasChunkBreak(value)) continue;
       if (this.rules.size >= FILE_MEMORY) this.rules.clear();
       for (const form of encodedForms(value)) if (!hasChunkBreak(form)) this.rules.set(form, f.rule);
     }

@@ -75,11 +75,54 @@ function isHex(text: string, from: number, to: number): boolean {
  * lower-cased with words joined by `_`, or "".
  */
 function nameBefore(text: string, from: number): string {
-  const head = text.slice(Math.max(0, from - 120), from);
-  const m =
-    /name=["']([\w.$-]+)["']\s+value=["']$/.exec(head) ??
-    /([A-Za-z_$][\w.$-]*)["'`]?\s*(?:=|:|=>|:=)\s*["'`]?$/.exec(head);
-  return m?.[1]?.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase() ?? "";
+  let i = from;
+  const skipBlank = () => {
+    while (i > 0 && (text[i - 1] === " " || text[i - 1] === "\t")) i--;
+  };
+  const skipQuote = () => {
+    if (i > 0 && (text[i - 1] === '"' || text[i - 1] === "'" || text[i - 1] === "`")) i--;
+  };
+  skipQuote();
+  skipBlank();
+  // `name="n" value="…"`: the name is the attribute before.
+  if (text.endsWith("value=", i)) {
+    i -= 6;
+    skipBlank();
+    skipQuote();
+    const end = i;
+    while (i > 0 && isNameChar(text.charCodeAt(i - 1))) i--;
+    return text.startsWith("name=", i - 6) || text.startsWith("name=", i - 5)
+      ? wordsOf(text.slice(i, end))
+      : "";
+  }
+  const sign = text[i - 1];
+  if (sign !== "=" && sign !== ":" && sign !== ">") return "";
+  i--;
+  if (sign === ">" && text[i - 1] === "=") i--;
+  else if (sign === "=" && text[i - 1] === ":") i--;
+  skipBlank();
+  skipQuote();
+  const end = i;
+  while (i > 0 && end - i < 80 && isNameChar(text.charCodeAt(i - 1))) i--;
+  return wordsOf(text.slice(i, end));
+}
+
+/** A name's words joined by `_`, in lower case (`primaryKey` is `primary_key`). */
+function wordsOf(name: string): string {
+  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
+}
+
+/** Characters of a name before an assignment. */
+function isNameChar(c: number): boolean {
+  return (
+    (c >= 97 && c <= 122) ||
+    (c >= 65 && c <= 90) ||
+    (c >= 48 && c <= 57) ||
+    c === 95 ||
+    c === 46 ||
+    c === 45 ||
+    c === 36
+  );
 }
 
 /**
