@@ -8,10 +8,17 @@
  * value is redacted whatever its form, unless it is a reference or a placeholder.
  */
 
+import { remembered } from "../../memo.js";
 import { isPlaceholder } from "../rule-helpers.js";
 import type { Finding, PatternRule } from "../rule-types.js";
 import { credentialName, FAKE_NAME, nameWords, type Strength, wordStrength } from "./credential-names.js";
 import { looksGenerated } from "./randomness.js";
+
+/**
+ * `credentialName`, remembered: the same names (`max_tokens`, `session_id`, `api_key`) recur on
+ * every line of a trace, and reading one into words is most of a miss's cost.
+ */
+const strengthOfName = remembered(credentialName, 64, 4096);
 
 /** Characters of a name in code, config and prose. */
 function isNameChar(c: number): boolean {
@@ -247,7 +254,7 @@ export function scanCredentialAssignments(text: string, out: Finding[], rule: st
     doneUntil = end;
     CREDENTIAL_WORD.lastIndex = end;
     const name = text.slice(start, end);
-    const strength = credentialName(name);
+    const strength = strengthOfName(name);
     if (strength === undefined || FAKE_NAME.test(name)) continue;
     const isFlag = text[start - 1] === "-" || text[start - 1] === "/" || name.startsWith("-");
     const v = valueAfter(text, start, end, isFlag);
@@ -265,8 +272,8 @@ export function scanCredentialAssignments(text: string, out: Finding[], rule: st
 }
 
 /** Callees that take a credential: `NetworkCredential(u, p)`, `login(u, p)`, `setPassword(p)`. */
-const CALLEE =
-  /\b((?:[A-Za-z_$][\w$.]*?)?(?:[Cc]redential|[Ll]ogin|[Aa]uth(?:enticate)?|[Pp]assword|[Ss]ecret|[Tt]oken|[Ss]ign[Ii]n|[Cc]onnect)[\w$]*)\s*\(\s*/g;
+/** Callee names that take a credential (`NetworkCredential`, `login`, `authenticate`, `setPassword`). */
+const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect/i;
 const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')\s*(,\s*|\))/;
 
 /**
@@ -275,10 +282,17 @@ const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512
  * a password, secret or token (`setPassword("p")`).
  */
 export function scanCredentialArguments(text: string, out: Finding[], rule: string): void {
-  CALLEE.lastIndex = 0;
-  for (let m = CALLEE.exec(text); m !== null; m = CALLEE.exec(text)) {
-    const callee = m[1] ?? "";
-    let at = m.index + m[0].length;
+  for (let open = text.indexOf("("); open !== -1; open = text.indexOf("(", open + 1)) {
+    // The callee: the name before `(` (blanks allowed between).
+    let end = open;
+    while (end > 0 && SPACE.test(text[end - 1] ?? "")) end--;
+    let start = end;
+    while (start > 0 && end - start < 80 && isNameChar(text.charCodeAt(start - 1))) start--;
+    if (end - start < 4) continue;
+    const callee = text.slice(start, end);
+    if (!CALLEE_WORD.test(callee)) continue;
+    let at = open + 1;
+    while (at < text.length && /\s/.test(text[at] ?? "")) at++;
     const args: [number, number][] = [];
     for (let k = 0; k < 4; k++) {
       const a = STRING_ARG.exec(text.slice(at, at + 1100));

@@ -287,9 +287,9 @@ export function scanGeneratedRuns(
     const [s, e] = trimRun(text, start, i);
     if (
       e - s >= minLength &&
+      holdsGenerated(text, s, e, minLength, whole) &&
       !isElided(text, start, i) &&
       !encodesText(text, s, e) &&
-      holdsGenerated(text, s, e, minLength, whole) &&
       !isKnownNonSecret(text, s, e, whole)
     ) {
       out.push({ start: s, end: e, rule, kind: "secret" });
@@ -305,11 +305,14 @@ export const GENERATED_NAME_MIN = 10;
 /** The shape layer's rule id. */
 export const SHAPE_RULE_ID = "generated-token";
 
-/** A member that holds an id by design (`id`, `run_id`, `requestId`, `trace-id`, `uuid`). */
+/**
+ * A member that holds an id by design (`id`, `run_id`, `requestId`, `trace-id`, `uuid`), or
+ * describes the machine (`platform`: `macOS-26.3-x86_64-i386-64bit-Mach-O`, `hostname`, `version`).
+ */
 const ID_NAME =
-  /^(?:id|ids|uuid|guid|ts|timestamp|etag)$|[_.-](?:id|ids|uuid|guid)$|[a-z](?:Id|Ids|ID|Uuid|UUID)$/;
+  /^(?:id|ids|uuid|guid|ts|timestamp|etag|platform|arch|os|hostname|host|machine|kernel|release|version|user_agent|userAgent)$|[_.-](?:id|ids|uuid|guid|version|platform)$|[a-z](?:Id|Ids|ID|Uuid|UUID|Version|Platform)$/;
 
-/** Does member `key` hold an id, whose generated value is no secret? */
+/** Does member `key` hold an id or describe the machine, so that a generated-looking value is no secret? */
 export function isIdName(key: string): boolean {
   return ID_NAME.test(key);
 }
