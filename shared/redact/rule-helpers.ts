@@ -64,9 +64,6 @@ export function scanEmails(text: string, out: Finding[], rule: PatternRule): voi
   }
 }
 
-/** Names whose value is a secret; a name must END in one of them ("max_tokens=" is no secret's name). */
-export const SECRET_WORD =
-  "(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|secret[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|master[_-]?key|client[_-]?secret|auth[_-]?key|credentials?)";
 export const BT = "`";
 /**
  * Between a name (and its closing quote) and its value, on one line: `=`, `:`, `=>`, `:=`, `::=`, `:::=`,
@@ -82,15 +79,6 @@ export const VALUE = String.raw`(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})'|${B
 /** After a quoted name: `, "…"` (`setProperty("X_TOKEN", "…")`, `getenv("TOKEN", "…")`) or `value="…"`. */
 export const QUOTED_PAIR = String.raw`["'](?:\s*,\s*|\s+value\s*=\s*)(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})')`;
 
-/**
- * The keyword-assignment rule: a secret word ending a name, then (a) an assignment and a value (groups 1-6,
- * 5 a template), (b) `QUOTED_PAIR` (groups 7, 8), or (c) an XML element `<xToken>…</xToken>` (group 9).
- */
-export const GENERIC_SECRET = new RegExp(
-  String.raw`${SECRET_WORD}(?:(?:\\?["'${BT}])?${ASSIGN}${VALUE}|${QUOTED_PAIR})|(?<=<[\w.:-]{0,60})${SECRET_WORD}>\s*([^\s<>][^<>\r\n]{0,1023}?)\s*<\/`,
-  "dgi",
-);
-export const GENERIC_VALUES = [1, 2, 3, 4, 6, 7, 8, 9] as const;
 /** Names ending in a secret word that hold no secret: public tokens, CSRF tokens (`authenticity_token`), `io.jsonwebtoken`. */
 export const NOT_A_SECRET_NAME = /public[_.-]?token|csrf|authenticity[_.-]?token|jsonwebtoken/i;
 

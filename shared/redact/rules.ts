@@ -11,15 +11,12 @@ import { FAKE_NAME } from "./detect/credential-names.js";
 import { SHAPE_RULES } from "./detect/shape.js";
 import { STRUCTURE_RULES } from "./detect/structure.js";
 import {
-  ALPHABET,
   AWS_ID,
   CREDENTIAL_KEYWORD,
   CURL_PLACEHOLDER,
   DB_SCHEMES,
   family,
   firstGroup,
-  GENERIC_SECRET,
-  GENERIC_VALUES,
   hasMixedCase,
   identifierAt,
   isCredentialName,
@@ -28,7 +25,6 @@ import {
   KEYWORD_SECRET,
   KEYWORD_VALUES,
   KIND_SECRET,
-  NOT_A_SECRET_NAME,
   PUBLIC_GCP_API_KEYS,
   scanEmails,
   scanKubernetesSecret,
@@ -341,28 +337,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     gate: KIND_SECRET,
     scan: scanKubernetesSecret,
   },
-  {
-    // password=…, token: "…", api_key => …, X_TOKEN ::= "…", `var xToken string = "…"`,
-    // setProperty("X_TOKEN", "…"), <xToken>…</xToken>, key="Password" value="…"; see GENERIC_SECRET.
-    id: "generic-secret",
-    kind: "secret",
-    layer: "context",
-    // Every name alternative contains one of these (case-insensitive): password/passwd/passphrase → pass;
-    // secret, client_secret → secret; token; api_key, apikey, access/secret/private/signing/encryption/master/
-    // auth_key → key; credential(s) → credential.
-    gate: /pass|secret|token|key|credential/i,
-    pattern: GENERIC_SECRET,
-    group: GENERIC_VALUES,
-    accept: (m, text) => {
-      const value = firstGroup(m, GENERIC_VALUES);
-      // Shorter than 4 is no password (`PuttyPassword=0`); `…` holding blanks is a shell command.
-      if (value === undefined || value.length < 4 || isPlaceholder(value) || ALPHABET.test(value))
-        return false;
-      if (m[3] !== undefined && /\s/.test(value)) return false;
-      const name = identifierAt(text, m.index);
-      return !NOT_A_SECRET_NAME.test(name) && !FAKE_NAME.test(name);
-    },
-  },
+  ...CONTEXT_RULES,
   {
     // A credential-shaped value assigned to a name holding a gitleaks keyword: `HEROKU_KEY = "…"`.
     id: "keyword-secret",
@@ -382,7 +357,6 @@ export const PATTERN_RULES: readonly PatternRule[] = [
       );
     },
   },
-  ...CONTEXT_RULES,
   ...STRUCTURE_RULES,
   ...SHAPE_RULES,
   {

@@ -358,19 +358,22 @@ function withoutTags(text: string, findings: readonly Finding[]): Finding[] {
   return findings.filter((f) => !tags.some(([s, e]) => f.start < e && s < f.end));
 }
 
-/** The generic layers' own rules, which name a finding less well than a rule of its kind. */
-const GENERIC_RULES = new Map<string, number>([
-  ...CONTEXT_RULES.map((r): [string, number] => [r.id, 2]),
+/**
+ * How well a rule names what it found (lower is better, ties to the earlier rule): our named
+ * formats and vendors, then secretlint's, then an assignment to a credential's name
+ * (`generic-secret`, then the vendor-keyword form), then the context layer's other forms, then
+ * the shape layer (which knows only that a run is random).
+ */
+const LABEL_RANK = new Map<string, number>([
+  ["generic-secret", 0.5],
+  ["keyword-secret", 0.6],
+  ...CONTEXT_RULES.filter((r) => r.id !== "generic-secret").map((r): [string, number] => [r.id, 2]),
   ...SHAPE_RULES.map((r): [string, number] => [r.id, 3]),
 ]);
 
-/**
- * How well a rule names what it found (lower is better): our named rules, then secretlint's,
- * then the context layer's general rules, then the shape layer (which knows only that it is random).
- */
 function labelRank(rule: string): number {
-  if (rule.startsWith("secretlint-")) return 1;
-  return GENERIC_RULES.get(rule) ?? 0;
+  if (rule.startsWith("secretlint-")) return 0.4;
+  return LABEL_RANK.get(rule) ?? 0;
 }
 
 /**

@@ -180,7 +180,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
 const REFERENCE =
   /^(?:\$\{.*|\$[A-Za-z_][\w.]*|ENC\[.*|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some)[-_ ]\w+|.*_HERE|REPLACE_?ME|CHANGE_?ME|redacted|masked|hidden|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|secret|password|token|key|value|example|test|dummy|sample|placeholder|todo|tbd|n\/a)$/i;
 /** A call or a member access (`getToken()`, `self.token`, `config.password`). */
-const CODE = /^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+$|^[A-Za-z_$][\w$]*\(/;
+const CODE = /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+$|^[A-Za-z_$][\w$]*\(/;
 /** A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`. */
 const PATH = /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$/;
 const COMMON_WORD = /^[a-z]+$/;
@@ -198,15 +198,17 @@ const ALPHABET = /abcdefghij|ABCDEFGHIJ|0123456789/;
 /** Is the value `text[v.start, v.end)` given to a name of `strength` a credential? */
 function isCredentialValue(text: string, v: Value, strength: Strength, followedByCall: boolean): boolean {
   const value = text.slice(v.start, v.end);
-  if (value.length < 3 || isPlaceholder(value) || REFERENCE.test(value) || FILLED.test(value)) return false;
+  if (value.length < 3 || isPlaceholder(value) || REFERENCE.test(value)) return false;
+  if (strength !== "strong" && FILLED.test(value)) return false;
   if (!v.quoted && (CODE.test(value) || followedByCall)) return false;
   if (/^\d+$/.test(value)) return strength === "strong" && value.length >= 4 && value.length <= 64;
   if (/^[\d.:/-]+$/.test(value)) return false;
   const generated = looksGenerated(text, v.start, v.end, 8);
   if (generated) return !ALPHABET.test(value);
   if (ALPHABET.test(value) || /\d+\.\d+\.\d+/.test(value) || PATH.test(value)) return false;
-  // A value that names a credential (`secretKey: api-key`, `name: github_token`) refers to one.
-  if (nameWords(value).some((w) => wordStrength(w) !== undefined)) return false;
+  // A bare value that names a credential (`secretKey: api-key`, `name: github_token`) refers to
+  // one; quoted, it is the password (`password = "rootpasswd"`).
+  if (!v.quoted && nameWords(value).some((w) => wordStrength(w) !== undefined)) return false;
   // A weak name (`key`, `session`) needs a value that looks generated; a qualified one
   // (`heroku_key`) one that looks like a credential: a UUID, letters and digits mixed.
   // Letters and digits with a capital or a symbol (`Summer2021#`, `Orange84`): a password, where
@@ -339,7 +341,9 @@ export function scanPasswordFlags(text: string, out: Finding[], rule: string): v
 /** The context layer's rules. */
 export const CONTEXT_RULES: readonly PatternRule[] = [
   {
-    id: "credential-assignment",
+    // The assignment form keeps the id of the rule it replaced (a regular expression of
+    // gitleaks' assignment shapes, of which this reads every one).
+    id: "generic-secret",
     kind: "secret",
     layer: "context",
     scan: (text, out, rule) => scanCredentialAssignments(text, out, rule.id),

@@ -52,7 +52,7 @@ import {
 } from "./leak-formats.generators.js";
 
 /** The generic layers' own rules (context, shape), switched off with a rule to show it matters. */
-const GENERIC = ["credential-assignment", "credential-argument", "credential-flag", "generated-token"];
+const GENERIC = ["credential-argument", "credential-flag", "generated-token"];
 
 const RUNS = Number(process.env.LEAK_FORMAT_RUNS ?? 250);
 

@@ -13,7 +13,7 @@ import { Scrubber, type ScrubOptions } from "#shared/redact/scrub.js";
 import { type Encoding, encode, PLANTS as PLANT_KINDS_ARBS, type Plant } from "./leak-formats.generators.js";
 
 /** The generic layers' own rules (context, shape), switched off with a rule to show it matters. */
-const GENERIC = ["credential-assignment", "credential-argument", "credential-flag", "generated-token"];
+const GENERIC = ["credential-argument", "credential-flag", "generated-token"];
 
 // The planted secrets are the ones the format-level property uses, so both cover the same kinds.
 const PLANTS = Object.values(PLANT_KINDS_ARBS);

@@ -139,8 +139,10 @@ const POSITIVES: [string, string, string][] = [
   ["generic-secret", "<appToken>\n    Zx81-Qw72_Er63\n</appToken>", "Zx81-Qw72_Er63"],
   ["generic-secret", '<add key="ClearTextPassword" value="Zx81-Qw72_Er63" />', "Zx81-Qw72_Er63"],
   ["generic-secret", '{"api_token": "Zx81-Qw72_Er63"}', "Zx81-Qw72_Er63"],
-  ["keyword-secret", `const HEROKU_KEY = "${S.heroku}"`, S.heroku],
-  ["keyword-secret", `sumologic.accessId = "su9OL59biWiJu7"`, "su9OL59biWiJu7"],
+  // A qualified credential name (`HEROKU_KEY`, `accessId`) is the assignment rule's now; the
+  // keyword rule finds these too, and names them when the assignment rule is off.
+  ["generic-secret", `const HEROKU_KEY = "${S.heroku}"`, S.heroku],
+  ["generic-secret", `sumologic.accessId = "su9OL59biWiJu7"`, "su9OL59biWiJu7"],
   ["stripe-key", `charge with ${S.stripe}.`, S.stripe],
   ["gcp-api-key", `maps?key=${S.gcp}&v=3`, S.gcp],
   ["sentry-token", `SENTRY=${S.sentryUser}`, S.sentryUser],
