@@ -9,6 +9,8 @@ import type { Finding } from "../rule-types.js";
 const MIN_IN_STRING = 6;
 /** Fewest characters of a value looked for in the rest of the file (short words recur by chance). */
 const MIN_IN_FILE = 8;
+/** Longest text whose clean result is remembered. */
+const CLEAN_TEXT = 256;
 /** How many values the file-wide memory holds; past that it starts over. */
 const FILE_MEMORY = 8192;
 
@@ -81,6 +83,12 @@ function isChunkBreak(c: number): boolean {
  */
 export class KnownSecrets {
   private readonly rules = new Map<string, string>();
+  /** How many values were remembered so far: a text found clean stays clean until it grows. */
+  private added = 0;
+  /** Short texts found holding none, with `added` then (names and statuses recur on every line). */
+  private readonly clean = new Map<string, number>();
+  private shortest = Number.POSITIVE_INFINITY;
+  private longest = 0;
 
   get size(): number {
     return this.rules.size;
@@ -93,7 +101,13 @@ export class KnownSecrets {
       const value = text.slice(f.start, f.end);
       if (this.rules.has(value) || value.includes("[REDACTED") || hasChunkBreak(value)) continue;
       if (this.rules.size >= FILE_MEMORY) this.rules.clear();
-      for (const form of encodedForms(value)) if (!hasChunkBreak(form)) this.rules.set(form, f.rule);
+      for (const form of encodedForms(value)) {
+        if (hasChunkBreak(form)) continue;
+        this.rules.set(form, f.rule);
+        this.shortest = Math.min(this.shortest, form.length);
+        this.longest = Math.max(this.longest, form.length);
+      }
+      this.added++;
     }
   }
 
@@ -101,14 +115,20 @@ export class KnownSecrets {
   findIn(text: string): Finding[] {
     const out: Finding[] = [];
     const n = text.length;
+    if (n < this.shortest || this.clean.get(text) === this.added) return out;
     let i = 0;
     while (i < n) {
       while (i < n && isChunkBreak(text.charCodeAt(i))) i++;
       const start = i;
       while (i < n && !isChunkBreak(text.charCodeAt(i))) i++;
-      if (i - start < MIN_IN_FILE) continue;
+      const length = i - start;
+      if (length < this.shortest || length > this.longest) continue;
       const rule = this.rules.get(text.slice(start, i));
       if (rule !== undefined) out.push({ start, end: i, rule, kind: "secret" });
+    }
+    if (out.length === 0 && n <= CLEAN_TEXT) {
+      if (this.clean.size >= FILE_MEMORY) this.clean.clear();
+      this.clean.set(text, this.added);
     }
     return out;
   }
