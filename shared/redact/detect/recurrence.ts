@@ -5,6 +5,8 @@
  */
 import type { Finding } from "../rule-types.js";
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Fewest characters of a value looked for again in the same string. */
 const MIN_IN_STRING = 6;
 /** Fewest characters of a value looked for in the rest of the file (short words recur by chance). */
@@ -16,11 +18,13 @@ const FILE_MEMORY = 8192;
 
 /** The forms a value travels in: itself, base64, base64url, percent-encoded. */
 export function encodedForms(value: string): string[] {
-  const bytes = Buffer.from(value, "utf8");
+  // ASCII (nearly every secret) is its own UTF-8: `btoa` encodes it without a buffer.
+  const base64 = ASCII.test(value) ? btoa(value) : Buffer.from(value, "utf8").toString("base64");
+  const unpadded = base64.replace(/=+$/, "");
   const forms = new Set([
     value,
-    bytes.toString("base64").replace(/=+$/, ""),
-    bytes.toString("base64url"),
+    unpadded,
+    unpadded.replace(/\+/g, "-").replace(/\//g, "_"),
     encodeURIComponent(value),
   ]);
   return [...forms].filter((f) => f.length >= MIN_IN_STRING);
@@ -98,8 +102,10 @@ export class KnownSecrets {
   remember(text: string, findings: readonly Finding[]): void {
     for (const f of findings) {
       if (f.kind !== "secret" || f.end - f.start < MIN_IN_FILE) continue;
-      const value = text.slice(f.start, f.end);
-      if (this.rules.has(value) || value.includes("[REDACTED") || hasChunkBreak(value)) continue;
+      const slice = text.slice(f.start, f.end);
+      if (this.rules.has(slice) || slice.includes("[REDACTED") || hasChunkBreak(slice)) continue;
+      // A copy: a slice of a long string keeps the whole string alive while it is remembered.
+      const value = detached(slice);
       if (this.rules.size >= FILE_MEMORY) this.rules.clear();
       for (const form of encodedForms(value)) {
         if (hasChunkBreak(form)) continue;
@@ -132,6 +138,13 @@ export class KnownSecrets {
     }
     return out;
   }
+}
+
+/** `s` as a string of its own, holding no reference to a longer string it was cut from. */
+function detached(s: string): string {
+  const codes = new Array<number>(s.length);
+  for (let i = 0; i < s.length; i++) codes[i] = s.charCodeAt(i);
+  return String.fromCharCode(...codes);
 }
 
 function hasChunkBreak(s: string): boolean {

@@ -230,13 +230,35 @@ function isGroupBreak(c: number): boolean {
  * scrubber judges decoded (`Scrubber.scanBase64`), not a random key.
  */
 function encodesText(text: string, from: number, to: number): boolean {
-  const run = text.slice(from, to);
-  if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(run) || run.length < 16) return false;
-  const bytes = Buffer.from(run, "base64");
-  if (bytes.length < 12) return false;
-  let printable = 0;
-  for (const b of bytes) if ((b >= 0x20 && b < 0x7f) || b === 9 || b === 10 || b === 13) printable++;
-  return printable === bytes.length;
+  let end = to;
+  while (end > from && text.charCodeAt(end - 1) === 61) end--;
+  if (end - from < 16) return false;
+  // Decode 4 characters to 3 bytes at a time, without a buffer; stop at the first byte that
+  // is not printable.
+  let bits = 0;
+  let count = 0;
+  for (let i = from; i < end; i++) {
+    const v = base64Value(text.charCodeAt(i));
+    if (v < 0) return false;
+    bits = (bits << 6) | v;
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      const byte = (bits >> count) & 0xff;
+      if (!((byte >= 0x20 && byte < 0x7f) || byte === 9 || byte === 10 || byte === 13)) return false;
+    }
+  }
+  return true;
+}
+
+/** The value of a base64 or base64url digit, or -1. */
+function base64Value(c: number): number {
+  if (c >= 65 && c <= 90) return c - 65;
+  if (c >= 97 && c <= 122) return c - 71;
+  if (c >= 48 && c <= 57) return c + 4;
+  if (c === 43 || c === 45) return 62;
+  if (c === 47 || c === 95) return 63;
+  return -1;
 }
 
 /** Is the run cut short in the text (`…` or `...` at either end): an excerpt, not a value? */
