@@ -6,7 +6,7 @@
  */
 
 import { isIPv6 } from "node:net";
-import { CONTEXT_RULES } from "./detect/context.js";
+import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE } from "./detect/context.js";
 import { FAKE_NAME } from "./detect/credential-names.js";
 import { SHAPE_RULES } from "./detect/shape.js";
 import { STRUCTURE_RULES } from "./detect/structure.js";
@@ -395,7 +395,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
 
 /** Ids of all our own rules (plus `secret-key-name`, `paranoid` and secretlint's `secretlint-*`). */
 export const OWN_RULE_IDS: readonly string[] = [
-  ...new Set([...PATTERN_RULES.map((r) => r.id), "db-connection-string"]),
+  ...new Set([...PATTERN_RULES.map((r) => r.id), "db-connection-string", CREDENTIAL_PAIR_RULE]),
 ];
 
 function includesAny(text: string, needles: readonly string[]): boolean {

@@ -18,7 +18,7 @@
  */
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { remembered } from "../memo.js";
-import { CONTEXT_RULES } from "./detect/context.js";
+import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE, scanCredentialPairName } from "./detect/context.js";
 import { KnownSecrets, recurrences } from "./detect/recurrence.js";
 import {
   GENERATED_NAME_MIN,
@@ -153,6 +153,8 @@ export class Scrubber {
   private readonly disabled: ReadonlySet<string>;
   /** Does the shape layer run (member names get its lower bound)? */
   private readonly shapes: boolean;
+  /** Does the context layer run (member names that are `user:password` pairs)? */
+  private readonly pairs: boolean;
   private readonly rulesBesideShapes: readonly PatternRule[];
   /** Secrets found so far in this document, looked for in every later string. */
   private readonly known = new KnownSecrets();
@@ -177,6 +179,7 @@ export class Scrubber {
     this.secretRules = this.rules.filter((r) => r.kind === "secret");
     this.secretlint = new SecretlintScanner(this.disabled);
     this.shapes = this.rules.some((r) => r.id === SHAPE_RULE_ID);
+    this.pairs = layers.has("context") && !disabled.has(CREDENTIAL_PAIR_RULE);
     this.rulesBesideShapes = this.rules.filter((r) => r.id !== SHAPE_RULE_ID);
   }
 
@@ -198,10 +201,12 @@ export class Scrubber {
   scrubKey(name: string, path: string): string {
     if (name.length === 0 || isTag(name)) return name;
     const findings = this.cachedFindings(name);
-    if (!this.shapes || name.length < GENERATED_NAME_MIN) return this.apply(name, path, findings);
-    const shapes: Finding[] = [];
-    scanGeneratedRuns(name, shapes, SHAPE_RULE_ID, GENERATED_NAME_MIN, true);
-    return this.apply(name, path, shapes.length === 0 ? findings : resolve([...findings, ...shapes]));
+    const more: Finding[] = [];
+    if (this.shapes && name.length >= GENERATED_NAME_MIN) {
+      scanGeneratedRuns(name, more, SHAPE_RULE_ID, GENERATED_NAME_MIN, true);
+    }
+    if (this.pairs) scanCredentialPairName(name, more);
+    return this.apply(name, path, more.length === 0 ? findings : resolve([...findings, ...more]));
   }
 
   /** Replacements made so far, per rule and per JSON path (a copy). */
@@ -368,6 +373,7 @@ const LABEL_RANK = new Map<string, number>([
   ["generic-secret", 0.5],
   ["keyword-secret", 0.6],
   ...CONTEXT_RULES.filter((r) => r.id !== "generic-secret").map((r): [string, number] => [r.id, 2]),
+  [CREDENTIAL_PAIR_RULE, 2],
   ...SHAPE_RULES.map((r): [string, number] => [r.id, 3]),
 ]);
 

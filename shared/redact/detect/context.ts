@@ -338,6 +338,32 @@ export function scanPasswordFlags(text: string, out: Finding[], rule: string): v
   }
 }
 
+/** `user:password` as a whole member name (`{"deploy:S3cr3t!": …}`): no name holds one. */
+const CREDENTIAL_PAIR = /^[^\s:@/"']{1,64}:([^\s]{6,256})$/;
+
+/**
+ * Appends the password of a member name that is a `user:password` pair: a second part with a
+ * letter and a digit or a symbol, that is no port, time, path, URL or tag (`sha256:…`).
+ */
+export function scanCredentialPairName(name: string, out: Finding[]): void {
+  const m = CREDENTIAL_PAIR.exec(name);
+  const secret = m?.[1];
+  if (
+    secret === undefined ||
+    /^\d+$|^\/|^[\d:.]+$/.test(secret) ||
+    /^(?:sha\d*|md5|https?|ftp|urn|data)$/i.test(name.slice(0, name.indexOf(":")))
+  ) {
+    return;
+  }
+  if (!/[A-Za-z]/.test(secret) || !/[\d\W_]/.test(secret) || isPlaceholder(secret) || REFERENCE.test(secret))
+    return;
+  const start = name.length - secret.length;
+  out.push({ start, end: name.length, rule: CREDENTIAL_PAIR_RULE, kind: "secret" });
+}
+
+/** The rule id of `scanCredentialPairName` (a member-name rule of the context layer). */
+export const CREDENTIAL_PAIR_RULE = "credential-pair";
+
 /** The context layer's rules. */
 export const CONTEXT_RULES: readonly PatternRule[] = [
   {

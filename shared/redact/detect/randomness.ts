@@ -111,7 +111,8 @@ export function looksGenerated(text: string, from: number, to: number, minLength
   const rate = s.switches / (s.length - 1);
   if (s.hexOnly && s.digits > 0) {
     // Hex: random digits and letters alternate; `deadbeefcafe0001` does not, a digest does.
-    return s.length >= Math.max(32, minLength) && rate >= 0.3 && s.entropy >= 3;
+    // In text 32 (a 16-hex span id or short digest is common there); in a name, 16.
+    return s.length >= (minLength < 16 ? 16 : 32) && rate >= 0.3 && s.entropy >= 3;
   }
   if (s.digits === 0) {
     // Mixed-case letters only (`suSJRQaQmROBlY`): more switches than camelCase words.

@@ -5,8 +5,6 @@
  */
 import type { Finding } from "../rule-types.js";
 
-const ASCII = /^[\x00-\x7f]*$/;
-
 /** Fewest characters of a value looked for again in the same string. */
 const MIN_IN_STRING = 6;
 /** Fewest characters of a value looked for in the rest of the file (short words recur by chance). */
@@ -19,7 +17,7 @@ const FILE_MEMORY = 8192;
 /** The forms a value travels in: itself, base64, base64url, percent-encoded. */
 export function encodedForms(value: string): string[] {
   // ASCII (nearly every secret) is its own UTF-8: `btoa` encodes it without a buffer.
-  const base64 = ASCII.test(value) ? btoa(value) : Buffer.from(value, "utf8").toString("base64");
+  const base64 = isAscii(value) ? btoa(value) : Buffer.from(value, "utf8").toString("base64");
   const unpadded = base64.replace(/=+$/, "");
   const forms = new Set([
     value,
@@ -138,6 +136,11 @@ export class KnownSecrets {
     }
     return out;
   }
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 127) return false;
+  return true;
 }
 
 /** `s` as a string of its own, holding no reference to a longer string it was cut from. */
