@@ -313,6 +313,8 @@ const ratio = (n: number, of: number): string => `${n}/${of} (${pct(n, of)})`;
 export function leaveFamilyOutMarkdown(r: LeaveFamilyOut, floor = LFO_FLOOR): string {
   const t = r.total;
   const below = familiesBelow(r, floor);
+  const underFloor = r.families.filter((f) => f.genericText < floor * f.pairs);
+  const held = underFloor.filter((f) => !below.includes(f));
   const meanFamily =
     r.families.reduce((sum, f) => sum + f.genericText / Math.max(1, f.pairs), 0) /
     Math.max(1, r.families.length);
@@ -325,7 +327,7 @@ export function leaveFamilyOutMarkdown(r: LeaveFamilyOut, floor = LFO_FLOOR): st
     "names (bare), every layer",
   ];
   const rows = r.families.map((f) => [
-    below.includes(f) ? `**${f.family}**` : f.family,
+    below.includes(f) ? `**${f.family}**` : held.includes(f) ? `${f.family} (held)` : f.family,
     `${f.pairs}, ${f.texts}`,
     ratio(f.genericText, f.pairs),
     ratio(f.fullText, f.pairs),
@@ -347,7 +349,7 @@ export function leaveFamilyOutMarkdown(r: LeaveFamilyOut, floor = LFO_FLOOR): st
   return [
     `Leave-family-out: distinct (rule, secret) pairs of gitleaks' tp samples, each text planted in \`error.message\`, \`command\` and \`summary\` (a pair is caught when no planting of it leaks), \`private_repo\`, Layer C's per-event transform with \`Scrubber({ layers: [${GENERIC_LAYERS.map((l) => `"${l}"`).join(", ")}] })\` (generic layers alone) and with every layer; member names with every layer.`,
     "",
-    `Generic layers alone: ${ratio(t.genericText, t.pairs)} of pairs; mean per family ${pct(meanFamily, 1)}; families at or above ${pct(floor, 1)}: ${r.families.length - below.length}/${r.families.length}${below.length === 0 ? "" : ` (below, in bold: ${below.map((f) => f.family).join(", ")})`}. Every layer: ${ratio(t.fullText, t.pairs)} in text, ${ratio(t.namesText, t.pairs)} as member names, ${ratio(t.namesBare, t.pairs)} bare secrets as member names.`,
+    `Generic layers alone: ${ratio(t.genericText, t.pairs)} of pairs; mean per family ${pct(meanFamily, 1)}; families at or above ${pct(floor, 1)}: ${r.families.length - underFloor.length}/${r.families.length}${held.length === 0 ? "" : ` (below it with no generic signal in their samples, held at their measured recall: ${held.map((f) => `${f.family}, ${NO_GENERIC_SIGNAL[f.family]?.why ?? ""}`).join("; ")})`}${below.length === 0 ? "" : ` (below, in bold: ${below.map((f) => f.family).join(", ")})`}. Every layer: ${ratio(t.fullText, t.pairs)} in text, ${ratio(t.namesText, t.pairs)} as member names, ${ratio(t.namesBare, t.pairs)} bare secrets as member names.`,
     "",
     line(header),
     rule,
