@@ -146,6 +146,7 @@ const FILES = list(
   "index.ts|main.rs|handler.py|README.md|package.json|Cargo.toml|schema.json|app.tsx|lib.rs",
 );
 const TOOLS = ["shell_command", "read_file", "write_file", "apply_patch", "search", "http_request"] as const;
+type Tool = (typeof TOOLS)[number];
 const SIDE_EFFECTS = ["fs_read", "fs_write", "network", "process_spawn", "env_read", "git"];
 const COMMANDS = [
   'rg -n "canonicalJsonLines" shared/',
@@ -226,22 +227,32 @@ export class ReplayGenerator {
     });
   }
 
-  /** The next ToolCall/ToolResult pair, sometimes followed by a Verification event. */
-  nextEvents(): string[] {
-    const r = this.rng;
+  /** The next step's ToolCall line, its params made by `params` for the tool drawn. */
+  private toolCall(params: (tool: Tool) => { [key: string]: Value }): {
+    stepId: string;
+    tool: Tool;
+    call: string;
+  } {
     this.step++;
     const stepId = `step-${String(this.step).padStart(6, "0")}`;
-    const tool = r.pick(TOOLS);
-    const params = this.params(tool);
+    const tool = this.rng.pick(TOOLS);
+    const p = params(tool);
     const call = toJson({
       type: "ToolCall",
       ts: this.tick(),
       session_id: this.sessionId,
       step_id: stepId,
       tool,
-      params,
-      params_hash: realHash(params),
+      params: p,
+      params_hash: realHash(p),
     });
+    return { stepId, tool, call };
+  }
+
+  /** The next ToolCall/ToolResult pair, sometimes followed by a Verification event. */
+  nextEvents(): string[] {
+    const r = this.rng;
+    const { stepId, tool, call } = this.toolCall((t) => this.params(t));
     const ok = r.chance(0.9);
     const latency = r.int(3, 120_000);
     this.totalLatency += latency;
@@ -343,19 +354,7 @@ export class ReplayGenerator {
    */
   nextSecretEvents(): string[] {
     const r = this.rng;
-    this.step++;
-    const stepId = `step-${String(this.step).padStart(6, "0")}`;
-    const tool = r.pick(TOOLS);
-    const params = this.secretParams(tool);
-    const call = toJson({
-      type: "ToolCall",
-      ts: this.tick(),
-      session_id: this.sessionId,
-      step_id: stepId,
-      tool,
-      params,
-      params_hash: realHash(params),
-    });
+    const { stepId, tool, call } = this.toolCall((t) => this.secretParams(t));
     // Mostly failures: a failed call's error message carries what it printed, secrets and all.
     const ok = r.chance(0.35);
     const latency = r.int(3, 60_000);

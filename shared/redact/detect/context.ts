@@ -11,7 +11,14 @@
 import { remembered } from "../../memo.js";
 import { isPlaceholder } from "../rule-helpers.js";
 import type { Finding, PatternRule } from "../rule-types.js";
-import { credentialName, FAKE_NAME, nameWords, type Strength, wordStrength } from "./credential-names.js";
+import {
+  credentialName,
+  FAKE_NAME,
+  isNameChar,
+  nameWords,
+  type Strength,
+  wordStrength,
+} from "./credential-names.js";
 import { looksGenerated } from "./randomness.js";
 
 /**
@@ -19,20 +26,6 @@ import { looksGenerated } from "./randomness.js";
  * every line of a trace, and reading one into words is most of a miss's cost.
  */
 const strengthOfName = remembered(credentialName, 64, 4096);
-
-/** Characters of a name in code, config and prose. */
-function isNameChar(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) ||
-    (c >= 65 && c <= 90) ||
-    (c >= 48 && c <= 57) ||
-    c === 95 ||
-    c === 45 ||
-    c === 46 ||
-    c === 36 ||
-    c === 64
-  );
-}
 
 const SPACE = /[ \t]/;
 

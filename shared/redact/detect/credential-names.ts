@@ -280,3 +280,17 @@ export function credentialName(name: string): Strength | undefined {
  */
 export const FAKE_NAME =
   /(?:^|[^a-z]|[a-z](?=[A-Z]))(?:fake|dummy|example|sample|mock|wrong|invalid|non[_-]?matching|bogus|placeholder)/i;
+
+/** Characters of a name in code, config and prose. */
+export function isNameChar(c: number): boolean {
+  return (
+    (c >= 97 && c <= 122) ||
+    (c >= 65 && c <= 90) ||
+    (c >= 48 && c <= 57) ||
+    c === 95 ||
+    c === 45 ||
+    c === 46 ||
+    c === 36 ||
+    c === 64
+  );
+}

@@ -7,7 +7,7 @@
  * messages and tool calls (`msg_…`, `toolu_…`, `call_…`).
  */
 import type { Finding, PatternRule } from "../rule-types.js";
-import { FAKE_NAME } from "./credential-names.js";
+import { FAKE_NAME, isNameChar } from "./credential-names.js";
 import { looksGenerated } from "./randomness.js";
 
 /** Characters of a token run: base64, base64url, and the separators tokens use. */
@@ -110,19 +110,6 @@ function nameBefore(text: string, from: number): string {
 /** A name's words joined by `_`, in lower case (`primaryKey` is `primary_key`). */
 function wordsOf(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
-}
-
-/** Characters of a name before an assignment. */
-function isNameChar(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) ||
-    (c >= 65 && c <= 90) ||
-    (c >= 48 && c <= 57) ||
-    c === 95 ||
-    c === 46 ||
-    c === 45 ||
-    c === 36
-  );
 }
 
 /**

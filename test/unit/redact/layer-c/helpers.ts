@@ -91,14 +91,4 @@ export function unmaskedPaths(
   return copy === RPK_MASK ? [] : [`${path}: ${JSON.stringify(copy)} is not masked`];
 }
 
-/** Every string value and member name of `v`, in document order. */
-export function stringsOf(v: JsonValue, out: string[] = []): string[] {
-  if (typeof v === "string") out.push(v);
-  else if (Array.isArray(v)) for (const x of v) stringsOf(x, out);
-  else if (isJsonObject(v))
-    for (const [k, x] of Object.entries(v)) {
-      out.push(k);
-      stringsOf(x, out);
-    }
-  return out;
-}
+export { stringsOf } from "../../../../bench/secret-recall.js";
