@@ -3,6 +3,7 @@
  * 'S' | 'S'`), encoded (base64, base64url, percent-encoded), and in later strings of the same
  * file, where nothing around it says what it is.
  */
+import { remembered } from "../../memo.js";
 import type { Finding } from "../rule-types.js";
 
 /** Fewest characters of a value looked for again in the same string. */
@@ -14,8 +15,13 @@ const CLEAN_TEXT = 256;
 /** How many values the file-wide memory holds; past that it starts over. */
 const FILE_MEMORY = 8192;
 
-/** The forms a value travels in: itself, base64, base64url, percent-encoded. */
-export function encodedForms(value: string): string[] {
+/**
+ * The forms a value travels in: itself, base64, base64url, percent-encoded (remembered: a file
+ * repeats its secrets, and each is looked for in every string after it).
+ */
+export const encodedForms: (value: string) => readonly string[] = remembered(formsOf, 256, 4096);
+
+function formsOf(value: string): string[] {
   // ASCII (nearly every secret) is its own UTF-8: `btoa` encodes it without a buffer.
   const base64 = isAscii(value) ? btoa(value) : Buffer.from(value, "utf8").toString("base64");
   const unpadded = base64.replace(/=+$/, "");
