@@ -149,11 +149,12 @@ function isAscii(s: string): boolean {
   return true;
 }
 
-/** `s` as a string of its own, holding no reference to a longer string it was cut from. */
+/**
+ * `s` as a string of its own, holding no reference to a longer string it was cut from: the
+ * concatenation is flattened into a new string of `s`'s length + 1 before the slice.
+ */
 function detached(s: string): string {
-  const codes = new Array<number>(s.length);
-  for (let i = 0; i < s.length; i++) codes[i] = s.charCodeAt(i);
-  return String.fromCharCode(...codes);
+  return ` ${s}`.slice(1);
 }
 
 function hasChunkBreak(s: string): boolean {
