@@ -19,7 +19,7 @@
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { remembered } from "../memo.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE, scanCredentialPairName } from "./detect/context.js";
-import { KnownSecrets, recurrences } from "./detect/recurrence.js";
+import { encodedForms, KnownSecrets, recurrences } from "./detect/recurrence.js";
 import {
   GENERATED_NAME_MIN,
   isIdName,
@@ -207,6 +207,35 @@ export class Scrubber {
     }
     if (this.pairs) scanCredentialPairName(name, more);
     return this.apply(name, path, more.length === 0 ? findings : resolve([...findings, ...more]));
+  }
+
+  /** A mark of what this scrubber has learned so far (see `redactLearned`). */
+  epoch(): number {
+    return this.known.epoch;
+  }
+
+  /**
+   * `text` (written output: JSON, its strings escaped) with every occurrence of a secret learned
+   * after `epoch` replaced, counted at `path`: an event whose later member revealed a secret that
+   * an earlier member holds too (`{"command": "… S", "error": {"message": "token=S"}}`).
+   */
+  redactLearned(text: string, path: string, epoch: number): string {
+    let out = text;
+    for (const { value, rule } of this.known.since(epoch)) {
+      for (const form of encodedForms(value)) {
+        const written = JSON.stringify(form).slice(1, -1);
+        if (!out.includes(written)) continue;
+        const parts = out.split(written);
+        for (let i = 1; i < parts.length; i++) this.count(rule, path);
+        out = parts.join(this.tag(rule, value));
+      }
+    }
+    return out;
+  }
+
+  /** Starts knowing the secrets `other` found (a second pass over a document). */
+  learnFrom(other: Scrubber): void {
+    this.known.learn(other.known);
   }
 
   /** Replacements made so far, per rule and per JSON path (a copy). */

@@ -10,6 +10,8 @@ import type { Finding } from "../rule-types.js";
 const MIN_IN_STRING = 6;
 /** Fewest characters of a value looked for in the rest of the file (short words recur by chance). */
 const MIN_IN_FILE = 8;
+/** How many of the latest remembered values `since` can list. */
+const RECENT = 256;
 /** Longest text whose clean result is remembered. */
 const CLEAN_TEXT = 256;
 /** How many values the file-wide memory holds; past that it starts over. */
@@ -97,9 +99,29 @@ export class KnownSecrets {
   private readonly clean = new Map<string, number>();
   private shortest = Number.POSITIVE_INFINITY;
   private longest = 0;
+  /** The values remembered lately, in order, with their rules (see `since`). */
+  private readonly recent: { value: string; rule: string }[] = [];
 
   get size(): number {
     return this.rules.size;
+  }
+
+  /** How many values were remembered so far: an epoch to compare with `since`. */
+  get epoch(): number {
+    return this.added;
+  }
+
+  /** The values remembered after `epoch` (the last `RECENT` at most), with their rules. */
+  since(epoch: number): readonly { value: string; rule: string }[] {
+    const n = Math.min(this.added - epoch, this.recent.length);
+    return n <= 0 ? [] : this.recent.slice(this.recent.length - n);
+  }
+
+  /** Remembers what `other` remembered (a second pass over a document starts knowing them). */
+  learn(other: KnownSecrets): void {
+    for (const { value, rule } of other.recent) {
+      this.remember(value, [{ start: 0, end: value.length, rule, kind: "secret" }]);
+    }
   }
 
   /** Remembers the secret findings of `text` that are long enough to recur by intent. */
@@ -118,6 +140,8 @@ export class KnownSecrets {
         this.longest = Math.max(this.longest, form.length);
       }
       this.added++;
+      if (this.recent.length >= RECENT) this.recent.shift();
+      this.recent.push({ value, rule: f.rule });
     }
   }
 

@@ -19,6 +19,10 @@ export interface StringScrubber {
   summary(): RedactionSummary;
   /** The counts since the last call, counting afresh after it. */
   takeSummary(): RedactionSummary;
+  /** A mark of the secrets learned so far. */
+  epoch(): number;
+  /** Written output with the secrets learned after `epoch` replaced (see `Scrubber.redactLearned`). */
+  redactLearned(text: string, path: string, epoch: number): string;
 }
 
 /** Per-file redaction state: the scrubber, the counters and the hashing profile. */

@@ -261,11 +261,21 @@ export async function* document(
 ): AsyncGenerator<Uint8Array> {
   const { key } = options;
   const scrubOptions: ScrubOptions = key === undefined ? { preset } : { preset, key };
-  const ctx = new Context(preset, new Scrubber(scrubOptions));
   const doc = value as JsonObject;
   const original = await options.original;
-  const { value: out } =
-    format === "replaykit-rpk" ? redactReplaykit(doc, ctx, original) : redactBundle(doc, ctx, original);
+  const pass = (scrubber: Scrubber) => {
+    const ctx = new Context(preset, scrubber);
+    return format === "replaykit-rpk" ? redactReplaykit(doc, ctx, original) : redactBundle(doc, ctx, original);
+  };
+  const first = new Scrubber(scrubOptions);
+  let { value: out } = pass(first);
+  if (first.epoch() > 0) {
+    // A secret found late in the document may stand earlier in it, already passed: a second
+    // pass that knows it from the start (a document is one value, read whole anyway).
+    const second = new Scrubber(scrubOptions);
+    second.learnFrom(first);
+    out = pass(second).value;
+  }
   const profile: Profile = format === "replaykit-rpk" ? "replaykit" : "openagents";
   const metadata = out.metadata as JsonObject;
   yield Buffer.from(`${canonicalize(out, profile)}\n`);

@@ -135,6 +135,26 @@ export class LineRedactor {
    * that path takes it; any other line through the event object.
    */
   lineInto(bytes: Buffer, line: number, split: SplitView | undefined, out: ByteSink): boolean {
+    const start = out.len;
+    const epoch = this.ctx.scrubber.epoch();
+    const carrier = this.writeLine(bytes, line, split, out);
+    if (this.ctx.scrubber.epoch() !== epoch) this.redactLearned(out, start, epoch);
+    return carrier;
+  }
+
+  /**
+   * A secret found in a later member of the event may stand in an earlier one, already written:
+   * the event's copy is read back and every occurrence of what was learned replaced.
+   */
+  private redactLearned(out: ByteSink, start: number, epoch: number): void {
+    const written = out.buf.toString("utf8", start, out.len);
+    const fixed = this.ctx.scrubber.redactLearned(written, "$", epoch);
+    if (fixed === written) return;
+    out.len = start;
+    out.appendText(fixed);
+  }
+
+  private writeLine(bytes: Buffer, line: number, split: SplitView | undefined, out: ByteSink): boolean {
     if (split !== undefined && this.replay !== undefined && this.fastRead) {
       const written = redactSplitEvent(split, this.ctx, this.replay, out);
       if (written !== NOT_WRITTEN) {

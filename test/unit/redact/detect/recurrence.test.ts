@@ -1,0 +1,129 @@
+/**
+ * A secret found once is redacted wherever it recurs: in the same string (any encoded form), in
+ * later strings of the file, in earlier members of the same event, and anywhere in a document.
+ */
+import { describe, expect, it } from "vitest";
+import { canonicalHash, type JsonValue } from "#shared/canonical/index.js";
+import { encodedForms, KnownSecrets, recurrences } from "#shared/redact/detect/recurrence.js";
+import { Scrubber } from "#shared/redact/index.js";
+import { redactBytes } from "../layer-c/helpers.js";
+
+const H = (v: JsonValue): string => canonicalHash(v, "openagents");
+const jsonl = (events: unknown[]): string => `${events.map((e) => JSON.stringify(e)).join("\n")}\n`;
+/** Low entropy on purpose: only the name beside it (`password=`) says it is a secret. */
+const SECRET = "hunter2hunter2";
+
+describe("recurrence in one string", () => {
+  it("finds the other occurrences of a found value, raw and encoded", () => {
+    const text = `token = '${SECRET}' | '${SECRET}' ${Buffer.from(SECRET).toString("base64")} ${encodeURIComponent(`${SECRET}!`)}`;
+    const found = recurrences(text, [
+      { start: 9, end: 9 + SECRET.length, rule: "generic-secret", kind: "secret" },
+    ]);
+    const b64 = Buffer.from(SECRET).toString("base64").replace(/=+$/, "");
+    expect(found.map((f) => text.slice(f.start, f.end)).sort()).toEqual([SECRET, SECRET, b64].sort());
+    expect(found.some((f) => f.start === 9)).toBe(false);
+  });
+
+  it("the scrubber leaves none of them", () => {
+    const out = new Scrubber().scrub(
+      `password = "${SECRET}" and again ${SECRET}, b64 ${btoa(SECRET)}`,
+      "$.x",
+    );
+    expect(out).not.toContain(SECRET);
+    expect(out).not.toContain(btoa(SECRET).replace(/=+$/, ""));
+  });
+
+  it("encoded forms are base64, base64url and percent-encoding", () => {
+    expect(encodedForms("a+b/c?d=e&f")).toEqual([
+      "a+b/c?d=e&f",
+      "YStiL2M/ZD1lJmY",
+      "YStiL2M_ZD1lJmY",
+      "a%2Bb%2Fc%3Fd%3De%26f",
+    ]);
+  });
+});
+
+describe("recurrence in later strings", () => {
+  it("a secret found in one string is redacted in a later one where nothing names it", () => {
+    const s = new Scrubber();
+    expect(s.scrub(`password=${SECRET}`, "$.a")).not.toContain(SECRET);
+    expect(s.scrub(`login failed for ${SECRET} at 10:00`, "$.b")).toBe(
+      "login failed for [REDACTED:generic-secret] at 10:00",
+    );
+    // A fresh scrubber (another file) knows nothing of it.
+    expect(new Scrubber().scrub(`login failed for ${SECRET} at 10:00`, "$.b")).toContain(SECRET);
+  });
+
+  it("KnownSecrets finds chunks, not substrings of longer words", () => {
+    const known = new KnownSecrets();
+    known.remember(`x ${SECRET}`, [{ start: 2, end: 2 + SECRET.length, rule: "r", kind: "secret" }]);
+    expect(known.findIn(`a "${SECRET}" b`)).toHaveLength(1);
+    expect(known.findIn(`a x${SECRET}y b`)).toHaveLength(0);
+    expect(known.since(0).map((v) => v.value)).toEqual([SECRET]);
+    expect(known.since(known.epoch)).toEqual([]);
+  });
+});
+
+describe("recurrence in earlier members of the same event", () => {
+  const error = { message: `deploy failed for ${SECRET}`, hint: `password=${SECRET}` };
+  const events = [
+    { type: "ReplayHeader", replay_version: 1, producer: "t", created_at: "2026-02-01T00:00:00Z" },
+    {
+      type: "ToolCall",
+      ts: "2026-02-01T00:00:01Z",
+      step_id: "s1",
+      tool: "bash",
+      params: {},
+      params_hash: H({}),
+    },
+    {
+      type: "ToolResult",
+      ts: "2026-02-01T00:00:02Z",
+      step_id: "s1",
+      ok: false,
+      output_hash: H(null),
+      latency_ms: 1,
+      side_effects: [],
+      error,
+    },
+    { type: "SessionEnd", ts: "2026-02-01T00:00:03Z", status: "failure", confidence: 0.5, summary: "done" },
+  ];
+
+  it("an earlier member holding a secret a later member names is redacted too", async () => {
+    const { text, summary } = await redactBytes(jsonl(events));
+    expect(text).not.toContain(SECRET);
+    expect(text).toContain("deploy failed for [REDACTED:generic-secret]");
+    expect(summary.by_rule["generic-secret"]).toBe(2);
+  });
+
+  it("the check can fail: with the later member alone naming it, the earlier one is only caught by this", async () => {
+    // The same event without the `hint` keeps the message as it is: nothing else names the value.
+    const plain = events.map((e) =>
+      e.type === "ToolResult" ? { ...e, error: { message: error.message } } : e,
+    );
+    const { text } = await redactBytes(jsonl(plain));
+    expect(text).toContain(`deploy failed for ${SECRET}`);
+  });
+});
+
+describe("recurrence in a document", () => {
+  const bundle = (metadata: Record<string, string>) =>
+    JSON.stringify({
+      version: "1.0",
+      id: "bundle_1",
+      created_at: "2026-02-01T00:00:00Z",
+      metadata,
+      timeline: [],
+    });
+
+  it("a ReplayBundle's earlier strings lose a secret a later one names (a second pass)", async () => {
+    const { text } = await redactBytes(bundle({ notes: `ran as ${SECRET}`, summary: `password: ${SECRET}` }));
+    expect(text).not.toContain(SECRET);
+    expect(text).toContain("ran as [REDACTED:generic-secret]");
+  });
+
+  it("without the later string, nothing names it (the check can fail)", async () => {
+    const { text } = await redactBytes(bundle({ notes: `ran as ${SECRET}` }));
+    expect(text).toContain(`ran as ${SECRET}`);
+  });
+});
