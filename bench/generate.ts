@@ -354,7 +354,7 @@ export class ReplayGenerator {
    */
   nextSecretEvents(): string[] {
     const r = this.rng;
-    const { stepId, tool, call } = this.toolCall((t) => this.secretParams(t));
+    const { stepId, call } = this.toolCall((t) => this.secretParams(t));
     // Mostly failures: a failed call's error message carries what it printed, secrets and all.
     const ok = r.chance(0.35);
     const latency = r.int(3, 60_000);

@@ -265,7 +265,9 @@ export async function* document(
   const original = await options.original;
   const pass = (scrubber: Scrubber) => {
     const ctx = new Context(preset, scrubber);
-    return format === "replaykit-rpk" ? redactReplaykit(doc, ctx, original) : redactBundle(doc, ctx, original);
+    return format === "replaykit-rpk"
+      ? redactReplaykit(doc, ctx, original)
+      : redactBundle(doc, ctx, original);
   };
   const first = new Scrubber(scrubOptions);
   let { value: out } = pass(first);
