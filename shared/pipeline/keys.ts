@@ -71,19 +71,26 @@ export function isReceiptName(file: string): boolean {
 
 /**
  * The published Layer C copy's key: the file's name with `.layer-c` before its format extension
- * and no `.gz` (the copy is written uncompressed): `REPLAY.jsonl` → `REPLAY.layer-c.jsonl`.
+ * (the copy is written uncompressed): `REPLAY.jsonl` → `REPLAY.layer-c.jsonl`, and
+ * `REPLAY.jsonl.gz` → `REPLAY.layer-c-gz.jsonl` (see `layerCName`).
  */
 export function layerCKey(key: ObjectKey): string {
   return `${key.tenant}/${key.session}/${layerCName(key.file)}`;
 }
 
-/** A Layer C copy's file name: `.layer-c` before the format extension, no `.gz`. */
+/**
+ * A Layer C copy's file name: `.layer-c` before the format extension; a compressed file's copy
+ * (written uncompressed) is marked `.layer-c-gz` (the suffix as written), so that `x.jsonl` and
+ * `x.jsonl.gz` of one session never share a copy and a withdrawal deletes only its own. One name
+ * per file: a plain file's copy ends `.layer-c` or `.layer-c.<ext>`, a compressed one's never does.
+ */
 export function layerCName(file: string): string {
-  const plain = file.replace(/\.gz$/i, "");
+  const gz = /\.(gz)$/i.exec(file);
+  const plain = gz === null ? file : file.slice(0, gz.index);
+  const marker = gz === null ? ".layer-c" : `.layer-c-${gz[1]}`;
   const dot = plain.lastIndexOf(".");
-  return dot > 0 ? `${plain.slice(0, dot)}.layer-c${plain.slice(dot)}` : `${plain}.layer-c`;
+  return dot > 0 ? `${plain.slice(0, dot)}${marker}${plain.slice(dot)}` : `${plain}${marker}`;
 }
-
 /**
  * The key of the verdict's attestation (an in-toto Statement with the SLSA VSA predicate), beside
  * its verdict document: `results/<ingest key>.intoto.json`.

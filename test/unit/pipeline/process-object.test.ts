@@ -70,6 +70,23 @@ describe("processObject: every format, one read, a verdict for each", () => {
   });
 });
 
+describe("processObject: one published copy per uploaded file", () => {
+  it("x and x.gz in one session get two copies, each its own", async () => {
+    const ports = memoryPorts();
+    const name = exampleReplays()[0] as string;
+    const keys: string[] = [];
+    for (const [key, bytes] of [
+      [`acme/s-1/${name}`, example(name)],
+      [`acme/s-1/${name}.gz`, gzipSync(example(name))],
+    ] as const) {
+      const result = await processObject(ports.objects.put(key, bytes), ports, OPTIONS);
+      keys.push(result.record.layer_c_key as string);
+    }
+    expect(new Set(keys).size).toBe(2);
+    for (const key of keys) expect(ports.publisher.copies.has(key), key).toBe(true);
+  });
+});
+
 describe("processObject: only what did not fail is published", () => {
   it("a failed replay is recorded, never published", async () => {
     const ports = memoryPorts();

@@ -1,0 +1,39 @@
+/** The keys the pipeline writes from an upload's key: one published copy per uploaded file. */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { layerCName } from "#shared/pipeline/keys.js";
+
+describe("layerCName", () => {
+  it("puts .layer-c before the format extension; a compressed file's copy says so", () => {
+    expect(layerCName("REPLAY.jsonl")).toBe("REPLAY.layer-c.jsonl");
+    expect(layerCName("REPLAY.jsonl.gz")).toBe("REPLAY.layer-c-gz.jsonl");
+    expect(layerCName("REPLAY.jsonl.GZ")).toBe("REPLAY.layer-c-GZ.jsonl");
+    expect(layerCName("trace.rpk")).toBe("trace.layer-c.rpk");
+    expect(layerCName("notes")).toBe("notes.layer-c");
+    expect(layerCName("notes.gz")).toBe("notes.layer-c-gz");
+  });
+
+  it("x.jsonl and x.jsonl.gz never share a copy", () => {
+    expect(layerCName("x.jsonl")).not.toBe(layerCName("x.jsonl.gz"));
+  });
+
+  it("two file names never share a copy name (property)", () => {
+    const part = fc.constantFrom(
+      "x",
+      "REPLAY",
+      "jsonl",
+      "json",
+      "gz",
+      "GZ",
+      "layer-c",
+      "layer-c-gz",
+      "from-gz",
+      "a.b",
+    );
+    const name = fc.array(part, { minLength: 1, maxLength: 4 }).map((p) => p.join("."));
+    fc.assert(
+      fc.property(name, name, (a, b) => a === b || layerCName(a) !== layerCName(b)),
+      { numRuns: 5000 },
+    );
+  });
+});
