@@ -23,6 +23,12 @@ export const MAX_FILE_NAME_BYTES = 255;
 // C0 and C1 control characters and DEL: never in a name a person meant.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+/**
+ * Characters that change how a name reads without being seen: zero-width ones (U+200B-U+200D,
+ * U+2060, U+FEFF), direction marks and overrides (U+200E, U+200F, U+202A-U+202E, U+2066-U+2069),
+ * invisible operators (U+2061-U+2064). `REPLAY\u202Elnosj.exe` shows as `REPLAYexe.jsonl`.
+ */
+const INVISIBLE = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 /** `%2F`, `%5C` or `%2E%2E` in a decoded key: an encoded separator or `..` slipped through. */
 const ENCODED = /%(?:2f|5c)|%2e%2e/i;
 
@@ -33,6 +39,14 @@ export function parseObjectKey(
   const fail = (code: string, message: string) => ({ ok: false as const, problem: { code, message } });
   if (CONTROL.test(key))
     return fail("key.control_character", "the key holds a control character; expected printable text");
+  const invisible = INVISIBLE.exec(key);
+  if (invisible !== null) {
+    const code = invisible[0].codePointAt(0)?.toString(16).toUpperCase().padStart(4, "0");
+    return fail(
+      "key.invisible_character",
+      `the key holds U+${code}, a zero-width or direction-changing character that makes a name read as another; expected visible text`,
+    );
+  }
   if (ENCODED.test(key))
     return fail(
       "key.encoded_separator",
