@@ -2,6 +2,8 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { ReplayPipelineError } from "#shared/errors.js";
+import { scrubbedKey } from "#shared/pipeline/process-object.js";
+import { Scrubber } from "#shared/redact/index.js";
 import { s3DocumentReader } from "../../functions/adapters/audit-source.js";
 import { auditKeyBase, runAudit, storeAudit } from "../../functions/lib/audit-job.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
@@ -52,18 +54,29 @@ const OPTIONS = {
   verbose: { type: "boolean" },
 } as const;
 
-/** One line of the live table. */
-function row(outcome: StackOutcome): string {
-  const time = new Date().toISOString().slice(11, 19);
+/**
+ * One line of the live table. The key is shown as the scrubber passes it: an upload's key is the
+ * uploader's text (`t/s/token=ghp_….jsonl`), and a terminal's scrollback is shared and logged.
+ */
+export function liveRow(outcome: StackOutcome, now = new Date()): string {
+  const time = now.toISOString().slice(11, 19);
+  const key = shownKey(outcome.key);
   if (outcome.type === "dead-letter")
-    return `${time}  ${"DEAD-LETTER".padEnd(12)}  ${outcome.key}  (receive ${outcome.receives}; ${outcome.path})\n`;
+    return `${time}  ${"DEAD-LETTER".padEnd(12)}  ${key}  (receive ${outcome.receives}; ${outcome.path})\n`;
   if (outcome.type === "retry")
-    return `${time}  ${"RETRY".padEnd(12)}  ${outcome.key}  (receive ${outcome.receives})\n`;
+    return `${time}  ${"RETRY".padEnd(12)}  ${key}  (receive ${outcome.receives})\n`;
   const r: FileRecord = outcome.record;
   const what = [r.kind, r.format, `${r.ms} ms`].filter((x) => x !== null).join(", ");
   const where = r.layer_c_key === null ? "" : `  → published ${r.layer_c_key}`;
   const why = r.first_error === null ? "" : `  ${r.first_error.code}`;
-  return `${time}  ${r.verdict.toUpperCase().padEnd(12)}  ${outcome.key}  (${what})${why}${where}\n`;
+  return `${time}  ${r.verdict.toUpperCase().padEnd(12)}  ${key}  (${what})${why}${where}\n`;
+}
+
+/** One scrubber for every key the console shows. */
+let consoleScrubber: Scrubber | undefined;
+function shownKey(key: string): string {
+  consoleScrubber ??= new Scrubber({ preset: "private_repo" });
+  return scrubbedKey(key, consoleScrubber);
 }
 
 /** The examples to upload: key `examples/<stem>/<name>` so each example is its own session. */
@@ -101,7 +114,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     logLevel: values.verbose === true ? "INFO" : "SILENT",
     onOutcome: (outcome) => {
       if (outcome.type === "dead-letter") deadLetters.set(outcome.key, outcome.path);
-      process.stdout.write(row(outcome));
+      process.stdout.write(liveRow(outcome));
     },
   }).catch((error: unknown) => {
     if (error instanceof ReplayPipelineError) throw error;
@@ -156,7 +169,7 @@ async function once(
   for (const key of missing) {
     const letter = run.deadLetters.get(key);
     await writeOut(
-      `no verdict recorded for ${key}: ${letter === undefined ? "still being processed" : `dead-lettered (${letter})`}\n`,
+      `no verdict recorded for ${shownKey(key)}: ${letter === undefined ? "still being processed" : `dead-lettered (${letter})`}\n`,
     );
   }
   if (missing.length === 0) await writeOut(`every example (${examples.length}) has a recorded verdict\n`);

@@ -237,7 +237,9 @@ export class LocalStack {
       if (bucket.name !== this.info.ingestBucket || !record.eventName.startsWith("ObjectCreated:")) continue;
       this.pending++;
       this.announce(object.key, object.eTag, object.size)
-        .catch((error: unknown) => process.stderr.write(`local stack: ${object.key}: ${String(error)}\n`))
+        .catch((error: unknown) =>
+          process.stderr.write(`local stack: ${scrubbedKey(object.key)}: ${String(error)}\n`),
+        )
         .finally(() => {
           this.pending--;
           this.pump();
