@@ -1,5 +1,6 @@
 import { ReplayPipelineError } from "#shared/errors.js";
 import { closest } from "./args.js";
+import { awsFailure } from "./aws-errors.js";
 import { UsageError } from "./errors.js";
 import { toolVersion } from "./io.js";
 import { exitCodeOfError, renderError, requestedFormat } from "./output/index.js";
@@ -187,6 +188,13 @@ export async function main(argv: string[]): Promise<number> {
       return exitCodeOfError(error);
     }
     if ((error as NodeJS.ErrnoException | undefined)?.code === "EPIPE") return 0;
+    const aws = awsFailure(error, command ?? "replay-pipeline");
+    if (aws !== undefined) {
+      const shown = renderError(aws, requestedFormat(rest));
+      process.stderr.write(shown.stderr);
+      if (shown.stdout !== "") process.stdout.write(shown.stdout);
+      return exitCodeOfError(aws);
+    }
     throw error;
   }
 }
