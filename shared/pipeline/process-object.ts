@@ -174,6 +174,30 @@ class Job {
     };
   }
 
+  /**
+   * A replay whose bytes stopped being readable within the limits (`gzip.ratio`, `gzip.too_large`,
+   * `gzip.corrupt`): an `invalid` verdict, recorded once, nothing published.
+   */
+  private async unreadable(key: ObjectKey, error: ReplayPipelineError): Promise<ProcessResult> {
+    const e = { code: error.code, message: this.scrub(error.detail) };
+    const record = this.record(key, {
+      kind: "replay",
+      verdict: "invalid",
+      errors_total: 1,
+      first_error: { ...e, line: error.location.line ?? null },
+    });
+    const document = this.document({
+      kind: "replay",
+      verdict: "invalid",
+      tenant: key.tenant,
+      session: key.session,
+      file: key.file,
+      error: e,
+      not_published: `the file could not be read: ${e.message} [${e.code}]`,
+    });
+    return this.finish(record, document);
+  }
+
   /** A key that breaks the rules: an `invalid` verdict under a key-safe name, nothing read. */
   async reject(problem: { code: string; message: string }): Promise<ProcessResult> {
     const digest = createHash("sha256").update(this.source.key, "utf8").digest("hex");
@@ -245,7 +269,14 @@ class Job {
     let notPublished: string | null = null;
     let summary: LayerCSummary | null = null;
     try {
-      inspected = await redaction.inspected;
+      try {
+        inspected = await redaction.inspected;
+      } catch (error) {
+        // Bytes that cannot be read as a replay within the limits (a gzip bomb): a verdict, not a retry.
+        if (error instanceof ReplayPipelineError && error.kind === "input")
+          return await this.unreadable(key, error);
+        throw error;
+      }
       const report = inspected.report;
       await this.checkGiven(key, inspected, pendingBefore);
 

@@ -70,6 +70,26 @@ describe("processObject: every format, one read, a verdict for each", () => {
   });
 });
 
+describe("processObject: bytes that cannot be read within the limits are a verdict", () => {
+  it.each([["a gzip bomb past the size limit", gzipSync(Buffer.alloc(4 * 1024 * 1024)), "gzip.too_large"]])(
+    "%s: invalid, recorded once, nothing published",
+    async (_what, bytes, code) => {
+      const ports = memoryPorts();
+      const result = await processObject(ports.objects.put("acme/s-1/bomb.jsonl.gz", bytes), ports, {
+        ...OPTIONS,
+        maxDecompressedBytes: 1024 * 1024,
+      });
+      expect(result.outcome).toBe("written");
+      expect(result.record).toMatchObject({ kind: "replay", verdict: "invalid", first_error: { code } });
+      expect(result.document.error?.code).toBe(code);
+      expect(ports.publisher.copies.size).toBe(0);
+      expect(await ports.index.getFile("acme", "s-1", "acme/s-1/bomb.jsonl.gz")).toMatchObject({
+        verdict: "invalid",
+      });
+    },
+  );
+});
+
 describe("processObject: one published copy per uploaded file", () => {
   it("x and x.gz in one session get two copies, each its own", async () => {
     const ports = memoryPorts();
