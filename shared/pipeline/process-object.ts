@@ -174,28 +174,15 @@ class Job {
     };
   }
 
-  /**
-   * A replay whose bytes stopped being readable within the limits (`gzip.ratio`, `gzip.too_large`,
-   * `gzip.corrupt`): an `invalid` verdict, recorded once, nothing published.
-   */
-  private async unreadable(key: ObjectKey, error: ReplayPipelineError): Promise<ProcessResult> {
+  /** A replay whose gzip stream could not be read within the limits: `invalid`, recorded once. */
+  private unreadable(key: ObjectKey, error: ReplayPipelineError): Promise<ProcessResult> {
     const e = { code: error.code, message: this.scrub(error.detail) };
-    const record = this.record(key, {
-      kind: "replay",
-      verdict: "invalid",
-      errors_total: 1,
-      first_error: { ...e, line: error.location.line ?? null },
-    });
-    const document = this.document({
-      kind: "replay",
-      verdict: "invalid",
-      tenant: key.tenant,
-      session: key.session,
-      file: key.file,
-      error: e,
-      not_published: `the file could not be read: ${e.message} [${e.code}]`,
-    });
-    return this.finish(record, document);
+    const first_error = { ...e, line: error.location.line ?? null };
+    const record = this.record(key, { kind: "replay", verdict: "invalid", errors_total: 1, first_error });
+    const { tenant, session, file } = key;
+    const not_published = `the file could not be read: ${e.message} [${e.code}]`;
+    const fields = { tenant, session, file, error: e, not_published };
+    return this.finish(record, this.document({ kind: "replay", verdict: "invalid", ...fields }));
   }
 
   /** A key that breaks the rules: an `invalid` verdict under a key-safe name, nothing read. */
@@ -272,9 +259,9 @@ class Job {
       try {
         inspected = await redaction.inspected;
       } catch (error) {
-        // Bytes that cannot be read as a replay within the limits (a gzip bomb): a verdict, not a retry.
-        if (error instanceof ReplayPipelineError && error.kind === "input")
-          return await this.unreadable(key, error);
+        // A gzip bomb or a broken stream is a verdict, not a retry (a replaced object is neither).
+        if (error instanceof ReplayPipelineError && error.code.startsWith("gzip."))
+          return this.unreadable(key, error);
         throw error;
       }
       const report = inspected.report;
