@@ -19,7 +19,7 @@ import { makeDocumentClient, makeDynamoClient, makeS3Client } from "../../functi
 import { readConfig } from "../../functions/lib/config.js";
 import { type IngestHandler, makeIngestHandler } from "../../functions/lib/ingest.js";
 import { createTable } from "../../functions/lib/table.js";
-import { parseObjectKey } from "../../shared/pipeline/keys.js";
+import { isIngestKey, parseObjectKey } from "../../shared/pipeline/keys.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
 import { scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { createdNotification, lambdaContext, sqsEvent, sqsRecord } from "./notifications.js";
@@ -235,6 +235,8 @@ export class LocalStack {
     for (const record of event.Records) {
       const { bucket, object } = record.s3;
       if (bucket.name !== this.info.ingestBucket || !record.eventName.startsWith("ObjectCreated:")) continue;
+      // The deployed bucket notifies only its suffixes (case-sensitive): the same here.
+      if (!isIngestKey(object.key)) continue;
       this.pending++;
       this.announce(object.key, object.eTag, object.size)
         .catch((error: unknown) =>

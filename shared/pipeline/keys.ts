@@ -125,3 +125,12 @@ export function verdictKey(ingestKey: string): string {
  * gzip'd (`.gz`). A key ending otherwise is never processed in AWS.
  */
 export const INGEST_SUFFIXES = [".jsonl", ".json", ".rpk", ".bundle", ".gz"] as const;
+
+/**
+ * Would the ingest bucket's notification fire for `key`? Its filters are these suffixes, compared
+ * as S3 compares them: case-sensitively (`REPLAY.JSONL` notifies nothing). The local stack asks
+ * this so that it processes what the deployed one would.
+ */
+export function isIngestKey(key: string): boolean {
+  return INGEST_SUFFIXES.some((suffix) => key.endsWith(suffix));
+}

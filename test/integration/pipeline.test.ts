@@ -186,6 +186,16 @@ describe("receipts in any order", () => {
 });
 
 describe("delivery", () => {
+  it("processes what the deployed notification's suffix filters pass, compared case-sensitively as S3 does", async () => {
+    await upload("acme/suffixes/REPLAY.JSONL", FIX_AUTH);
+    await upload("acme/suffixes/notes.txt", "hello");
+    await upload("acme/suffixes/REPLAY.jsonl", FIX_AUTH);
+    await stack.settled();
+    expect(await stack.recordOf("acme/suffixes/REPLAY.jsonl")).not.toBeNull();
+    expect(await stack.recordOf("acme/suffixes/REPLAY.JSONL")).toBeNull();
+    expect(await stack.recordOf("acme/suffixes/notes.txt")).toBeNull();
+  });
+
   it("the same event delivered three times is processed once", async () => {
     const key = "acme/redelivered/REPLAY.jsonl";
     const etag = await upload(key, FIX_AUTH);
