@@ -55,6 +55,16 @@ export const STACK_OUTPUTS = {
   tableName: "TableName",
 } as const;
 
+/** Is process `pid` alive (signal 0 tests without sending; EPERM: alive, someone else's)? */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 /** The pipeline named by `values`. */
 export async function connect(
   command: string,
@@ -68,6 +78,11 @@ export async function connect(
       info = JSON.parse(await readFile(file, "utf8")) as StackInfo;
     } catch {
       throw new UsageError(`${command}: ${file} cannot be read; start the local stack first (npm start)`);
+    }
+    if (info.pid !== undefined && !isRunning(info.pid)) {
+      throw new UsageError(
+        `${command}: ${file} is stale (the stack that wrote it, process ${info.pid}, is not running); start the local stack (npm start)`,
+      );
     }
     const s3 = makeS3Client({
       region: info.region,

@@ -6,7 +6,7 @@
  * receives goes to a dead-letter folder.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
@@ -34,6 +34,8 @@ export interface StackInfo {
   publishedBucket: string;
   reportsBucket: string;
   tableName: string;
+  /** The process serving the stack: a reader tells a file a killed stack left behind by it. */
+  pid?: number;
 }
 
 /** How the local stack runs. */
@@ -141,6 +143,7 @@ export class LocalStack {
       s3Endpoint: s3server.endpoint,
       dynamoEndpoint: dynamoServer.endpoint,
       ...STACK_NAMES,
+      pid: process.pid,
     };
     const s3 = makeS3Client({ region: REGION, endpoint: info.s3Endpoint, credentials: S3RVER_CREDENTIALS });
     const raw = makeDynamoClient({
@@ -225,6 +228,8 @@ export class LocalStack {
     this.s3.destroy();
     this.dynamo.destroy();
     for (const server of this.servers) await server.close();
+    // Its endpoints are gone: `--local` must not find them.
+    await rm(join(this.options.root, "stack.json"), { force: true });
   }
 
   private isIdle(): boolean {
