@@ -4,7 +4,7 @@
  */
 import { createCipheriv } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { type AddressInfo, createServer, type Server as NetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,6 +64,7 @@ export async function startS3rver(
   });
   if (options.onEvent) server.on("event", options.onEvent);
   const address = await server.run();
+  guardKeys(server.httpServer);
   return {
     endpoint: `http://${host}:${address.port}`,
     async close() {
@@ -72,6 +73,56 @@ export async function startS3rver(
       if (temporary) await rm(temporary, { recursive: true, force: true });
     },
   };
+}
+
+/** Longest key segment s3rver can store: it keeps each segment as a file or folder name. */
+const MAX_SEGMENT_BYTES = 255;
+
+/**
+ * What the local S3 front refuses that S3 would store: a key segment `.` or `..` (s3rver maps keys
+ * to paths, so `ingest/x/../../published/k` would write another bucket's object and `../../..`
+ * outside its folder), and a segment over 255 bytes (s3rver fails on it, and the stack with it).
+ * Undefined for a path it may serve.
+ */
+export function localKeyProblem(rawPath: string): { code: string; message: string } | undefined {
+  const path = rawPath.split("?")[0] ?? "";
+  for (const raw of path.split("/").slice(2)) {
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      return { code: "InvalidURI", message: "The key is not valid percent-encoding." };
+    }
+    if (segment === "." || segment === "..")
+      return {
+        code: "InvalidArgument",
+        message: `The local S3 refuses a key segment '${segment}': it stores keys as paths, where it would leave the bucket.`,
+      };
+    if (Buffer.byteLength(segment, "utf8") > MAX_SEGMENT_BYTES)
+      return {
+        code: "KeyTooLongError",
+        message: `The local S3 refuses a key segment over ${MAX_SEGMENT_BYTES} bytes: it stores each segment as a file name.`,
+      };
+  }
+  return undefined;
+}
+
+/** Puts `localKeyProblem` in front of s3rver's request handler, answering as S3 answers an error. */
+function guardKeys(http: Server): void {
+  const handlers = http.listeners("request") as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  http.removeAllListeners("request");
+  http.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    const problem = localKeyProblem(req.url ?? "/");
+    if (problem === undefined) {
+      for (const handler of handlers) handler.call(http, req, res);
+      return;
+    }
+    // The body is not read: drop it with the connection.
+    res.writeHead(400, { "content-type": "application/xml", connection: "close" });
+    res.end(
+      `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${problem.code}</Code><Message>${problem.message}</Message></Error>\n`,
+    );
+  });
 }
 
 /** Starts dynalite; tables are created at once (no CREATING state to wait out). */

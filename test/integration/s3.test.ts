@@ -3,6 +3,8 @@
  * multi-MB object (whole, resumed after cuts, changed mid-read), multipart copies through
  * lib-storage, aborted copies, withdrawals and verdict documents.
  */
+
+import { request } from "node:http";
 import {
   GetObjectCommand,
   HeadObjectCommand,
@@ -243,5 +245,46 @@ describe("s3rver in this process", () => {
       token = out.NextContinuationToken;
     } while (token);
     expect(keys).toEqual(["list/0", "list/1", "list/2", "list/3", "list/4"]);
+  });
+});
+
+describe("the local S3 front refuses keys s3rver would store outside their bucket or fail on", () => {
+  /** A raw PUT of `path` (no URL normalization: `..` reaches the server as sent). */
+  function rawPut(path: string): Promise<{ status: number; body: string }> {
+    const { hostname, port } = new URL(server.endpoint);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        { hostname, port, path, method: "PUT", headers: { "content-length": "1" } },
+        (res) => {
+          let body = "";
+          res.on("data", (c: Buffer) => {
+            body += c.toString("utf8");
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
+      req.on("error", reject);
+      req.end("x");
+    });
+  }
+
+  it("a '..' segment: 400 InvalidArgument, and nothing lands in the other bucket", async () => {
+    for (const path of [
+      "/ingest/t/../../published/t/s/evil.layer-c.jsonl",
+      "/ingest/t/%2E%2E/%2e%2e/published/evil",
+    ]) {
+      const r = await rawPut(path);
+      expect(r.status, path).toBe(400);
+      expect(r.body).toContain("<Code>InvalidArgument</Code>");
+    }
+    expect(await exists("published", "t/s/evil.layer-c.jsonl")).toBe(false);
+    expect(await exists("published", "evil")).toBe(false);
+  });
+
+  it("a segment over 255 bytes: KeyTooLongError through the SDK, and the server keeps serving", async () => {
+    await expect(put(`t/s/${"x".repeat(300)}.jsonl`, bytes(10))).rejects.toMatchObject({
+      name: "KeyTooLongError",
+    });
+    expect(await put("t/s/after.jsonl", bytes(10))).toMatch(/^[0-9a-f]{32}$/);
   });
 });
