@@ -107,12 +107,30 @@ export function localKeyProblem(rawPath: string): { code: string; message: strin
   return undefined;
 }
 
-/** Puts `localKeyProblem` in front of s3rver's request handler, answering as S3 answers an error. */
+/**
+ * An `aws-chunked` upload (the SDK's default for a stream body: chunk framing and a trailing
+ * checksum in the body): s3rver would store the framing as the object's bytes. Refused with a
+ * clear error rather than stored corrupted.
+ */
+export function chunkedProblem(
+  headers: IncomingMessage["headers"],
+): { code: string; message: string } | undefined {
+  const encoding = String(headers["content-encoding"] ?? "");
+  const sha = String(headers["x-amz-content-sha256"] ?? "");
+  if (!/aws-chunked/i.test(encoding) && !sha.startsWith("STREAMING-")) return undefined;
+  return {
+    code: "NotImplemented",
+    message:
+      "The local S3 does not take aws-chunked uploads (it would store the chunk framing): set the client's requestChecksumCalculation to WHEN_REQUIRED, or upload with replay-pipeline push.",
+  };
+}
+
+/** Puts `localKeyProblem` and `chunkedProblem` in front of s3rver's requests, answering as S3 answers an error. */
 function guardKeys(http: Server): void {
   const handlers = http.listeners("request") as ((req: IncomingMessage, res: ServerResponse) => void)[];
   http.removeAllListeners("request");
   http.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    const problem = localKeyProblem(req.url ?? "/");
+    const problem = localKeyProblem(req.url ?? "/") ?? chunkedProblem(req.headers);
     if (problem === undefined) {
       for (const handler of handlers) handler.call(http, req, res);
       return;

@@ -5,12 +5,13 @@
  */
 
 import { request } from "node:http";
+import { Readable } from "node:stream";
 import {
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  type S3Client,
+  S3Client,
 } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { type LocalServer, S3RVER_CREDENTIALS, startS3rver } from "../../cli/local/servers.js";
@@ -286,5 +287,41 @@ describe("the local S3 front refuses keys s3rver would store outside their bucke
       name: "KeyTooLongError",
     });
     expect(await put("t/s/after.jsonl", bytes(10))).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe("the local S3 front and the SDK's default (aws-chunked) uploads", () => {
+  /** A client with the SDK's defaults: checksums when supported, which frames stream bodies as aws-chunked. */
+  const plain = () =>
+    new S3Client({
+      region: "us-east-1",
+      endpoint: server.endpoint,
+      credentials: S3RVER_CREDENTIALS,
+      forcePathStyle: true,
+    });
+
+  it("a stream body is refused with a clear error, never stored corrupted", async () => {
+    const client = plain();
+    onTestFinished(() => client.destroy());
+    const body = Readable.from([Buffer.from("hello "), Buffer.from("world\n")]);
+    await expect(
+      client.send(
+        new PutObjectCommand({ Bucket: "ingest", Key: "t/s/stream.jsonl", Body: body, ContentLength: 12 }),
+      ),
+    ).rejects.toMatchObject({
+      name: "NotImplemented",
+      message: expect.stringMatching(/aws-chunked.*WHEN_REQUIRED/),
+    });
+    expect(await exists("ingest", "t/s/stream.jsonl")).toBe(false);
+  });
+
+  it("a buffer body with the defaults (sent unframed) is stored byte for byte", async () => {
+    const client = plain();
+    onTestFinished(() => client.destroy());
+    const data = Buffer.from('{"type":"ReplayHeader"}\n');
+    await client.send(new PutObjectCommand({ Bucket: "ingest", Key: "t/s/buffer.jsonl", Body: data }));
+    const out = await s3.send(new GetObjectCommand({ Bucket: "ingest", Key: "t/s/buffer.jsonl" }));
+    const stored = await (out.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray();
+    expect(Buffer.from(stored)).toEqual(data);
   });
 });
