@@ -181,7 +181,7 @@ export class LocalStack {
       await mkdir(options.root, { recursive: true });
       await writeFile(join(options.root, "stack.json"), `${JSON.stringify(info, null, 2)}\n`);
       for (const event of early) stack.accept(event);
-      // Objects stored while the stack was down have had no event: queue every one (a processed one is a cheap duplicate).
+      // Objects stored while the stack was down have had no event: queue those without a verdict.
       if (dataDir !== null) await stack.catchUp();
     } catch (error) {
       // Nothing is left listening when the stack cannot start.
@@ -277,8 +277,13 @@ export class LocalStack {
       const page = await this.s3.send(
         new ListObjectsV2Command({ Bucket: this.info.ingestBucket, ContinuationToken: token }),
       );
-      for (const item of page.Contents ?? [])
-        if (item.Key !== undefined) await this.announce(item.Key, item.ETag?.replaceAll('"', ""), item.Size);
+      for (const item of page.Contents ?? []) {
+        if (item.Key === undefined || !isIngestKey(item.Key)) continue;
+        const eTag = item.ETag?.replaceAll('"', "");
+        // Only what has no verdict of this version yet: a restart does not redo (and reprint) the rest.
+        if (eTag !== undefined && (await this.recordOf(item.Key))?.ref.etag === eTag) continue;
+        await this.announce(item.Key, eTag, item.Size);
+      }
       token = page.NextContinuationToken;
     } while (token !== undefined);
     this.pump();
