@@ -5,7 +5,7 @@
  * ingest bucket's policy also denies it every write, so no output can land where the pipeline listens.
  */
 import { Duration, Size, Stack, Validations } from "aws-cdk-lib";
-import { Effect, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import { Effect, PolicyStatement, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -70,6 +70,18 @@ export class Ingest extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
     });
 
+    // S3 may send only for this account's buckets (the notification's own statement names the
+    // bucket's ARN, which a bucket of the same name in another account would match after a delete).
+    this.queue.addToResourcePolicy(
+      new PolicyStatement({
+        sid: "OnlyThisAccountsBuckets",
+        effect: Effect.DENY,
+        principals: [new ServicePrincipal("s3.amazonaws.com")],
+        actions: ["sqs:SendMessage"],
+        resources: [this.queue.queueArn],
+        conditions: { StringNotEquals: { "aws:SourceAccount": Stack.of(this).account } },
+      }),
+    );
     for (const suffix of INGEST_SUFFIXES)
       storage.ingestBucket.addEventNotification(
         EventType.OBJECT_CREATED,

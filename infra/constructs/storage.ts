@@ -95,13 +95,9 @@ export class Storage extends Construct {
     // An upload is never changed or deleted by the pipeline: no expiry of current versions.
     this.ingestBucket = new Bucket(this, "Ingest", versioned("ingest/"));
     this.publishedBucket = new Bucket(this, "Published", versioned("published/"));
-    this.reportsBucket = new Bucket(this, "Reports", {
-      ...secure,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      serverAccessLogsBucket: this.logBucket,
-      serverAccessLogsPrefix: "reports/",
-      lifecycleRules: [abortIncompleteUploads],
-    });
+    // Versioned too: a verdict document or report overwritten (by a re-run, a bug or a role
+    // that should not) keeps its earlier version for the audit trail.
+    this.reportsBucket = new Bucket(this, "Reports", versioned("reports/"));
 
     this.table = new TableV2(this, "Index", {
       ...tablePropsOf(),

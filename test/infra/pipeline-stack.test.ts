@@ -98,8 +98,8 @@ describe("buckets", () => {
     }
   });
 
-  it("version ingest and published, expire old versions and abort incomplete uploads", () => {
-    for (const id of [ids.ingest, ids.published]) {
+  it("version ingest, published and reports, expire old versions and abort incomplete uploads", () => {
+    for (const id of [ids.ingest, ids.published, ids.reports]) {
       const p = props(id);
       expect(p.VersioningConfiguration).toEqual({ Status: "Enabled" });
       const rules = (p.LifecycleConfiguration as { Rules: Record<string, unknown>[] }).Rules;
@@ -112,9 +112,6 @@ describe("buckets", () => {
       // The pipeline never deletes an upload (nor a current Layer C copy) by age.
       expect(rules.some((r) => "ExpirationInDays" in r)).toBe(false);
     }
-    expect(props(ids.reports).LifecycleConfiguration).toMatchObject({
-      Rules: [expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } })],
-    });
   });
 
   it("log their access to the log bucket", () => {
@@ -201,6 +198,20 @@ describe("ingest", () => {
     expect(queue.RedrivePolicy).toEqual({
       deadLetterTargetArn: { "Fn::GetAtt": [ids.dlq, "Arn"] },
       maxReceiveCount: 5,
+    });
+    // S3 may send to the ingest queue only for this account's buckets.
+    template.hasResourceProperties("AWS::SQS::QueuePolicy", {
+      Queues: [{ Ref: ids.queue }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: "Deny",
+            Principal: { Service: "s3.amazonaws.com" },
+            Action: "sqs:SendMessage",
+            Condition: { StringNotEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } } },
+          }),
+        ]),
+      },
     });
     for (const id of [ids.queue, ids.dlq])
       template.hasResourceProperties("AWS::SQS::QueuePolicy", {
