@@ -149,6 +149,19 @@ export class Alarms extends Construct {
       audit.function.metricThrottles({ period: day }),
       1,
     );
+    // The scheduled audit that did not run at all shows no error: watch that it ran each day.
+    const notRun = new Alarm(this, "AuditNotRun", {
+      alarmDescription:
+        "The scheduled audit did not run in the last day (a disabled or deleted schedule, or its role): no audit report was written.",
+      metric: audit.function.metricInvocations({ period: day }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.BREACHING,
+    });
+    notRun.addAlarmAction(action);
+    notRun.addOkAction(action);
+    this.alarms.push(notRun);
     alarm(
       "ReceiptsMissing",
       "The last audit found replays whose receipt had not arrived within AUDIT_RECEIPT_AGE_HOURS (audits/<day>.md lists them).",

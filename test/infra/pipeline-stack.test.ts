@@ -413,6 +413,12 @@ describe("alarms", () => {
     expect(find(INGEST_METRIC.faults, [{ Name: "service", Value: INGEST_SERVICE }])).toHaveLength(1);
   });
 
+  it("watch that the scheduled audit ran each day (no invocation, or no data, is an alarm)", () => {
+    expect(find("Invocations", [{ Name: "FunctionName", Value: { Ref: ids.auditFn } }])).toMatchObject([
+      { Period: 86400, Threshold: 1, ComparisonOperator: "LessThanThreshold", TreatMissingData: "breaching" },
+    ]);
+  });
+
   it("watch receipts still missing after the configured age (the audit's metric)", () => {
     expect(find(AUDIT_METRIC.missingReceipts, [{ Name: "service", Value: AUDIT_SERVICE }])).toMatchObject([
       { Namespace: METRICS_NAMESPACE, Period: 86400, Threshold: 1 },
