@@ -27,10 +27,10 @@ export function listBucket(bucket: Bucket): PolicyStatement {
 }
 
 /** Writing objects (multipart too: lib-storage aborts a failed upload) and, if asked, deleting them. */
-export function writeObjects(bucket: Bucket, options: { delete: boolean }): PolicyStatement {
+export function writeObjects(bucket: Bucket, options: { delete: boolean; prefix?: string }): PolicyStatement {
   return new PolicyStatement({
     actions: ["s3:PutObject", "s3:AbortMultipartUpload", ...(options.delete ? ["s3:DeleteObject"] : [])],
-    resources: [bucket.arnForObjects("*")],
+    resources: [bucket.arnForObjects(`${options.prefix ?? ""}*`)],
   });
 }
 
@@ -55,12 +55,18 @@ export function tableAccess(storage: Storage, options: { write: boolean }): Poli
  * Acknowledges cdk-nag's IAM5 finding of `role` on the objects of `buckets` (`<bucket ARN>/*`):
  * object ARNs are how S3 scopes object actions, and the actions themselves are listed one by one.
  */
-export function acknowledgeObjectArns(role: IConstruct, buckets: Bucket[]): void {
-  for (const bucket of buckets) {
+export function acknowledgeObjectArns(
+  role: IConstruct,
+  buckets: (Bucket | readonly [Bucket, string])[],
+): void {
+  for (const entry of buckets) {
+    const [bucket, prefix] = Array.isArray(entry)
+      ? (entry as readonly [Bucket, string])
+      : [entry as Bucket, ""];
     const logicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnBucket);
     Validations.of(role).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/*]`,
-      reason: `Object actions on the objects of one bucket (${bucket.node.path}): keys are written by tenants, so no narrower prefix exists; every action is named, none is a wildcard.`,
+      id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/${prefix}*]`,
+      reason: `Object actions on the objects of one bucket (${bucket.node.path}${prefix === "" ? "" : `, under ${prefix}`}): keys are written by tenants, so no narrower prefix exists; every action is named, none is a wildcard.`,
     });
   }
 }

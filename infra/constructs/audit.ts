@@ -58,10 +58,11 @@ export class Audit extends Construct {
       ...tableAccess(storage, { write: false }),
       readObjects(storage.reportsBucket, { versions: false }),
       listBucket(storage.reportsBucket),
-      writeObjects(storage.reportsBucket, { delete: false }),
+      // Its reports only: `audits/` (`auditKeyBase`), never a file's verdict document.
+      writeObjects(storage.reportsBucket, { delete: false, prefix: "audits/" }),
     ])
       role.addToPrincipalPolicy(statement);
-    acknowledgeObjectArns(role, [storage.reportsBucket]);
+    acknowledgeObjectArns(role, [storage.reportsBucket, [storage.reportsBucket, "audits/"]]);
 
     const scheduleRole = new Role(this, "ScheduleRole", {
       assumedBy: new ServicePrincipal("scheduler.amazonaws.com"),

@@ -119,11 +119,16 @@ export class Ingest extends Construct {
       readObjects(storage.ingestBucket, { versions: true }),
       // Withdrawing a Layer C copy whose receipt check failed later deletes it.
       writeObjects(storage.publishedBucket, { delete: true }),
-      writeObjects(storage.reportsBucket, { delete: false }),
+      // Verdict documents and attestations only: `results/` (`verdictKey`), never the audits.
+      writeObjects(storage.reportsBucket, { delete: false, prefix: "results/" }),
       ...tableAccess(storage, { write: true }),
     ])
       role.addToPrincipalPolicy(statement);
-    acknowledgeObjectArns(role, [storage.ingestBucket, storage.publishedBucket, storage.reportsBucket]);
+    acknowledgeObjectArns(role, [
+      storage.ingestBucket,
+      storage.publishedBucket,
+      [storage.reportsBucket, "results/"],
+    ]);
     acknowledgeNotificationHandler(Stack.of(this));
     // The recursion guard, stated twice: the role has no write on the ingest bucket, and the
     // bucket refuses every write by this role even if a later change granted one.

@@ -131,6 +131,22 @@ describe("least privilege", () => {
     ]);
   });
 
+  it("each role writes only its own prefix of the reports bucket: ingest results/, audit audits/", () => {
+    for (const [role, own, other] of [
+      [roles.ingest, "/results/*", "/audits/"],
+      [roles.audit, "/audits/*", "/results/"],
+    ] as const) {
+      const writes = allowed(role).filter(
+        (st) => st.actions.includes("s3:PutObject") && st.resources.some((r) => refersTo(r, buckets.reports)),
+      );
+      expect(writes, role).toHaveLength(1);
+      const resources = JSON.stringify(writes[0]?.resources);
+      expect(resources).toContain(own);
+      expect(resources).not.toContain(other);
+      expect(resources).not.toMatch(/"\/\*"/);
+    }
+  });
+
   it("the schedule role may invoke the audit function and nothing else", () => {
     const scheduleRole = logicalId(json, "AWS::IAM::Role", "AuditScheduleRole");
     const auditFn = logicalId(json, "AWS::Lambda::Function", "AuditFunction");
