@@ -4,11 +4,11 @@
  * reads the ingest bucket and writes only the published and reports buckets and the table; the
  * ingest bucket's policy also denies it every write, so no output can land where the pipeline listens.
  */
-import { Duration, Size, Stack, Validations } from "aws-cdk-lib";
+import { type CfnResource, Duration, RemovalPolicy, Size, Stack, Validations } from "aws-cdk-lib";
 import { Effect, PolicyStatement, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
-import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { LogGroup, type RetentionDays } from "aws-cdk-lib/aws-logs";
 import { EventType } from "aws-cdk-lib/aws-s3";
 import { SqsDestination } from "aws-cdk-lib/aws-s3-notifications";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
@@ -129,7 +129,7 @@ export class Ingest extends Construct {
       storage.publishedBucket,
       [storage.reportsBucket, "results/"],
     ]);
-    acknowledgeNotificationHandler(Stack.of(this));
+    acknowledgeNotificationHandler(Stack.of(this), props.logRetention);
     // The recursion guard, stated twice: the role has no write on the ingest bucket, and the
     // bucket refuses every write by this role even if a later change granted one.
     storage.ingestBucket.addToResourcePolicy(
@@ -163,10 +163,18 @@ export const OBJECT_WRITE_ACTIONS = [
  * bucket's own properties would need the queue policy first, which names the bucket: a cycle); its
  * finding is acknowledged here, where the notifications are made.
  */
-function acknowledgeNotificationHandler(stack: Stack): void {
+function acknowledgeNotificationHandler(stack: Stack, logRetention: RetentionDays): void {
   const handler = stack.node.children.find((child) => child.node.id.startsWith("BucketNotificationsHandler"));
   if (handler === undefined)
     throw new ConfigError("config.invalid", "no bucket notification handler in the stack");
+  // CDK's handler logs to a group Lambda makes on first run, kept forever: make it here, with the
+  // stack's retention (its name is the function's, which Lambda uses).
+  const fn = handler.node.defaultChild as CfnResource;
+  new LogGroup(stack, "BucketNotificationsHandlerLogs", {
+    logGroupName: `/aws/lambda/${fn.ref}`,
+    retention: logRetention,
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
   Validations.of(handler).acknowledge({
     id: "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]",
     reason:

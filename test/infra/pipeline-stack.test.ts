@@ -224,6 +224,14 @@ describe("ingest", () => {
       });
   });
 
+  it("gives CDK's bucket notification handler a log group with the stack's retention", () => {
+    const handler = logicalId(json, "AWS::Lambda::Function", "BucketNotificationsHandler");
+    template.hasResourceProperties("AWS::Logs::LogGroup", {
+      LogGroupName: { "Fn::Join": ["", ["/aws/lambda/", { Ref: handler }]] },
+      RetentionInDays: 90,
+    });
+  });
+
   it("runs on Node.js 22 ARM64, sized from the benchmark, with Powertools set by the environment", () => {
     expect(props(ids.ingestFn)).toMatchObject({
       Runtime: "nodejs22.x",
