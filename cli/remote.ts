@@ -16,7 +16,7 @@ import { makeDocumentClient, makeDynamoClient, makeS3Client } from "../functions
 import { TABLE_SCHEMA } from "../functions/lib/table.js";
 import type { ReceiptCheckRecord } from "../shared/pipeline/ports.js";
 import { UsageError } from "./errors.js";
-import { S3RVER_CREDENTIALS } from "./local/servers.js";
+import { processRuns, S3RVER_CREDENTIALS } from "./local/servers.js";
 import type { StackInfo } from "./local/stack.js";
 
 /** The options every pipeline command takes to find the pipeline. */
@@ -55,16 +55,6 @@ export const STACK_OUTPUTS = {
   tableName: "TableName",
 } as const;
 
-/** Is process `pid` alive (signal 0 tests without sending; EPERM: alive, someone else's)? */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** The pipeline named by `values`. */
 export async function connect(
   command: string,
@@ -79,7 +69,7 @@ export async function connect(
     } catch {
       throw new UsageError(`${command}: ${file} cannot be read; start the local stack first (npm start)`);
     }
-    if (info.pid !== undefined && !isRunning(info.pid)) {
+    if (info.pid !== undefined && !processRuns(info.pid)) {
       throw new UsageError(
         `${command}: ${file} is stale (the stack that wrote it, process ${info.pid}, is not running); start the local stack (npm start)`,
       );

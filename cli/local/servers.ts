@@ -3,7 +3,7 @@
  * loopback: what `npm start` and the integration tests run the real SDK clients against.
  */
 import { createCipheriv } from "node:crypto";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { type AddressInfo, createServer, type Server as NetServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -52,7 +52,8 @@ export async function startS3rver(
   const host = options.host ?? "127.0.0.1";
   // s3rver leaves a listen error unhandled (the process dies): find a taken port first.
   if (options.port) await listen(createServer(), host, options.port, "S3", "--s3-port").then(closeProbe);
-  const temporary = options.dataDir ? null : await mkdtemp(join(tmpdir(), "s3rver-"));
+  if (!options.dataDir) await sweepTemporaries();
+  const temporary = options.dataDir ? null : await mkdtemp(join(tmpdir(), `s3rver-${process.pid}-`));
   const directory = options.dataDir ? join(options.dataDir, "s3") : (temporary as string);
   await mkdir(directory, { recursive: true });
   const server = new S3rver({
@@ -73,6 +74,32 @@ export async function startS3rver(
       if (temporary) await rm(temporary, { recursive: true, force: true });
     },
   };
+}
+
+/** A temporary s3rver folder, named by the process that made it. */
+const TEMPORARY = /^s3rver-(\d+)-/;
+
+/**
+ * Removes the temporary folders of stacks whose process is gone (a `--memory` stack killed
+ * before it could remove its own): each is named by its process, and a live one is left alone.
+ */
+async function sweepTemporaries(): Promise<void> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(TEMPORARY.exec(name)?.[1]);
+    if (!Number.isInteger(pid) || pid === process.pid || processRuns(pid)) continue;
+    await rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+/** Does process `pid` run (signal 0 tests without sending; EPERM: it runs, someone else's)? */
+export function processRuns(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Longest key segment s3rver can store: it keeps each segment as a file or folder name. */

@@ -4,7 +4,11 @@
  * lib-storage, aborted copies, withdrawals and verdict documents.
  */
 
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Readable } from "node:stream";
 import {
   GetObjectCommand,
@@ -323,5 +327,18 @@ describe("the local S3 front and the SDK's default (aws-chunked) uploads", () =>
     const out = await s3.send(new GetObjectCommand({ Bucket: "ingest", Key: "t/s/buffer.jsonl" }));
     const stored = await (out.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray();
     expect(Buffer.from(stored)).toEqual(data);
+  });
+});
+
+describe("temporary folders of local S3 servers", () => {
+  it("a new in-memory server removes the folders of servers whose process is gone, not of live ones", async () => {
+    // The highest pid Linux hands out is 4194304: one above it never runs.
+    const dead = await mkdtemp(join(tmpdir(), "s3rver-4194305-"));
+    const live = await mkdtemp(join(tmpdir(), `s3rver-${process.pid}-keep-`));
+    onTestFinished(() => rm(live, { recursive: true, force: true }));
+    const other = await startS3rver({});
+    await other.close();
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(live)).toBe(true);
   });
 });
