@@ -1,5 +1,3 @@
-import type { InspectReport } from "./formats/index.js";
-
 /** Where in an input a problem was found. Lines and columns are 1-based; columns count code points. */
 export interface SourceLocation {
   /** File name as the user gave it, when known. */
@@ -187,17 +185,6 @@ export class NotTextError extends JsonInputError {}
 
 /** A Layer C failure (unknown format, unreadable line, spool trouble); `location` names the line. */
 export class RedactError extends ReplayPipelineError {}
-
-/** A `failed` or `invalid` input that `redactChecked` will not copy; `report` (scrubbed) says why. */
-export class RedactRefusedError extends ReplayPipelineError {
-  constructor(
-    readonly report: InspectReport,
-    detail: string,
-    options?: ErrorOptions,
-  ) {
-    super("redact.refused", detail, { file: report.file }, options);
-  }
-}
 
 /**
  * A ReplayBundle that cannot be exported: `export.invalid_bundle` (`location.path` says where), or

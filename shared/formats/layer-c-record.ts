@@ -1,19 +1,8 @@
 import type { JsonValue } from "../canonical/index.js";
-import type { CheckStatus, Verdict } from "./types.js";
+import type { LayerCOrigin, Verdict } from "./types.js";
 import { member, numberOf, stringMember } from "./validate.js";
 
-/**
- * What a Layer C copy (our `redact`) records of the file it was made from, in its redaction record
- * (`original`): that file's exact-bytes hash and its own `inspect` verdict. A copy has no raw
- * content left to recompute, so this is how it links to the original and its receipt, and why it
- * never reads as cleaner than the original.
- */
-export interface LayerCOrigin {
-  replay_hash: string;
-  verdict: Verdict;
-  checks_total: Record<CheckStatus, number>;
-  errors_total: number;
-}
+export type { LayerCOrigin };
 
 const VERDICTS: ReadonlySet<string> = new Set(["passed", "failed", "unverifiable", "invalid"]);
 const HASH = /^sha256:[0-9a-f]{64}$/;

@@ -1,7 +1,6 @@
 import type { ByteLine, JsonValue, MemberHashes, SplitLine } from "../canonical/index.js";
 import { ContractError, type ReplayPipelineError } from "../errors.js";
 import type { LineTaskModule } from "../parallel/index.js";
-import type { LayerCOrigin } from "./layer-c-record.js";
 
 /** The formats `inspect` recognizes, by content. */
 export const FORMAT_IDS = [
@@ -349,4 +348,17 @@ export function emptySummary(format: FormatId): SessionSummary {
     mean_step_utility: null,
     verification: [],
   };
+}
+
+/**
+ * What a Layer C copy (our `redact`) records of the file it was made from, in its redaction record
+ * (`original`): that file's exact-bytes hash and its own `inspect` verdict. A copy has no raw
+ * content left to recompute, so this is how it links to the original and its receipt, and why it
+ * never reads as cleaner than the original.
+ */
+export interface LayerCOrigin {
+  replay_hash: string;
+  verdict: Verdict;
+  checks_total: Record<CheckStatus, number>;
+  errors_total: number;
 }

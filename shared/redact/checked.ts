@@ -4,7 +4,7 @@
  * `invalid` input gives no copy unless the caller asks for one.
  */
 
-import { RedactError, RedactRefusedError } from "../errors.js";
+import { type ErrorOptions, RedactError, ReplayPipelineError } from "../errors.js";
 import {
   type InspectOptions,
   type InspectReport,
@@ -17,6 +17,17 @@ import { tapOf } from "./layer-c/fused.js";
 import type { LayerCSummary } from "./layer-c/summary.js";
 import { LayerCWriter } from "./layer-c/writer.js";
 import { scrubReport } from "./report.js";
+
+/** A `failed` or `invalid` input that `redactChecked` will not copy; `report` (scrubbed) says why. */
+export class RedactRefusedError extends ReplayPipelineError {
+  constructor(
+    readonly report: InspectReport,
+    detail: string,
+    options?: ErrorOptions,
+  ) {
+    super("redact.refused", detail, { file: report.file }, options);
+  }
+}
 
 /** The refusal of `report` (scrubbed): the error `redactChecked` throws instead of a copy. */
 export function refusedError(report: InspectReport, options?: { cause?: unknown }): RedactRefusedError {

@@ -2,11 +2,12 @@
  * Layer C: the published copy of a replay file (raw content removed, hashes kept, strings
  * scrubbed), the secret rules and privacy presets behind it, and the scrubbing of our own reports.
  */
-export { RedactError, RedactRefusedError } from "../errors.js";
+export { RedactError } from "../errors.js";
 export {
   type CheckedOptions,
   type CheckedRedaction,
   originOf,
+  RedactRefusedError,
   redactChecked,
   refusedError,
 } from "./checked.js";

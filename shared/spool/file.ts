@@ -6,7 +6,7 @@
 import { type FileHandle, mkdtemp, open, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { RedactError } from "../errors.js";
-import type { Spool, SpoolFile } from "./index.js";
+import type { Spool, SpoolFile } from "./port.js";
 
 /** Largest read from the file at a time. */
 const READ_BYTES = 1 << 20;

@@ -1,5 +1,5 @@
 /** A spool in memory: for tests, and for small files where no disk is wanted. */
-import type { Spool, SpoolFile } from "./index.js";
+import type { Spool, SpoolFile } from "./port.js";
 
 /** A spool in memory (bounded only by the heap: for tests and small files). */
 export function memorySpool(): Spool {

@@ -24,7 +24,7 @@ import {
 import type { Preset } from "../presets.js";
 import { Scrubber, type ScrubOptions } from "../scrub.js";
 import { Context } from "./context.js";
-import type { LayerCOptions } from "./entry.js";
+import type { LayerCOptions } from "./options.js";
 import { child, HASH_VALUE, isHashKey, isStructuralKey, isVerbatimKey, RAW_KEYS } from "./policy.js";
 import { type LayerCSummary, summaryOf, summaryValue } from "./summary.js";
 import { freeValue, isScalarOrScalars, redactEvent, structuralValue, verbatimSafe } from "./transform.js";

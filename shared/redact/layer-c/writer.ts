@@ -17,8 +17,8 @@ import { detectFormat, type FormatId, type LayerCOrigin } from "../../formats/in
 import { fileSpool } from "../../spool/index.js";
 import type { Preset } from "../presets.js";
 import { document } from "./documents.js";
-import type { LayerCOptions } from "./entry.js";
 import { isLinesFormat, LineRedactor, type LinesFormat, type RedactedLine, withSummary } from "./lines.js";
+import type { LayerCOptions } from "./options.js";
 import { LinesSpool } from "./spool.js";
 import { type LayerCCounts, type LayerCSummary, layerCSummary, mergeCounts } from "./summary.js";
 
