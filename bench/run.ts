@@ -314,7 +314,7 @@ export const MEASUREMENTS: Measurement[] = [
 ];
 
 /** gitleaks' samples, beside the project as the conformance tests read them (test/support/corpus.ts). */
-const GITLEAKS_SAMPLES = resolve(ROOT, "..", "shared", "corpus", "secrets", "gitleaks-samples.jsonl");
+const GITLEAKS_SAMPLES = resolve(ROOT, "test", "corpus", "secrets", "gitleaks-samples.jsonl");
 
 /** The `secret-recall` row: the leave-family-out table of bench/secret-recall.ts, timed. */
 function secretRecallReport(): { text: string } | { skipped: string } {

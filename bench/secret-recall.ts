@@ -1,5 +1,5 @@
 /**
- * Secret recall on gitleaks' samples (`../shared/corpus/secrets/gitleaks-samples.jsonl`), shared by
+ * Secret recall on gitleaks' samples (`test/corpus/secrets/gitleaks-samples.jsonl`), shared by
  * test/conformance/secret-recall.test.ts and the `secret-recall` row of `npm run bench`: the samples,
  * the REPLAY.jsonl (replay-v1) they are planted in, the leak check, and the leave-family-out measure.
  *

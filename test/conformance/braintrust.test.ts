@@ -5,7 +5,7 @@ import { type Finding, Findings, type Turn } from "#shared/formats/index.js";
 import { corpusList, corpusText } from "../support/corpus.js";
 
 /*
- * The producer's own traces (ai-dynamo/dynamo, copied byte for byte into ../shared/corpus/dynamo),
+ * The producer's own traces (ai-dynamo/dynamo, copied byte for byte into test/corpus/dynamo),
  * checked against what the producer's tests expect of them. Read in ai-dynamo/dynamo:
  *   - lib/llm/tests/responses_stateful_integration_test.rs (tests named in the file names);
  *   - lib/llm/src/storage/trace_replay.rs, module test `test_parse_trace_content`, and the code of

@@ -1,5 +1,5 @@
 /**
- * Secret recall on gitleaks' own samples (`../shared/corpus/secrets/gitleaks-samples.jsonl`: the true- and
+ * Secret recall on gitleaks' own samples (`test/corpus/secrets/gitleaks-samples.jsonl`: the true- and
  * false-positive samples of its 220 rules). Every true-positive `text` is planted in a REPLAY.jsonl (replay-v1,
  * `type`/`ts`) the way secrets reach a replay: in a ToolCall's `params` (removed, hashed), an `env`-like object
  * (`SessionStart.repo.env`), a ToolResult's `error.message`, a Verification `command` and the SessionEnd

@@ -5,16 +5,14 @@ import { fileURLToPath } from "node:url";
 /** The project root (this file is test/support/corpus.ts). */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-/** `../shared/corpus`, the producers' real files. Missing is a failure, never a skip. */
-export const CORPUS = resolve(PROJECT_ROOT, "..", "shared", "corpus");
+/** `test/corpus`, the producers' real files (sources and licenses in SOURCES.md). Missing is a failure, never a skip. */
+export const CORPUS = resolve(PROJECT_ROOT, "test", "corpus");
 
 /** Absolute path of a corpus file; throws when the corpus or the file is missing. */
 export function corpusPath(...parts: string[]): string {
   const path = join(CORPUS, ...parts);
   if (!existsSync(path)) {
-    throw new Error(
-      `corpus file missing: ${path} (the conformance tests read ../shared/corpus beside the project)`,
-    );
+    throw new Error(`corpus file missing: ${path} (the conformance tests read test/corpus)`);
   }
   return path;
 }

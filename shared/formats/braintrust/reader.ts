@@ -23,7 +23,7 @@ import { KNOWN_METRICS, SPAN_FIELDS, SPAN_TYPES, zSpan } from "./schema.js";
 /*
  * Braintrust-style span traces as ai-dynamo/dynamo's trace replay reads them
  * (lib/llm/src/storage/trace_replay.rs, `parse_trace_content` and `replay_trace`). Field types come
- * from Braintrust's published `ProjectLogsEvent` schema (../shared/corpus/braintrust/); the turn
+ * from Braintrust's published `ProjectLogsEvent` schema (test/corpus/braintrust/); the turn
  * rules (root, turns, user input, answer, tool calls, response id chain) follow the producer.
  */
 

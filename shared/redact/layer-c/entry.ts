@@ -4,9 +4,8 @@
  */
 import { type ByteLine, isBlankBytes, readByteLines } from "../../canonical/index.js";
 import { RedactError, ReplayPipelineError } from "../../errors.js";
-import { type Finding, findingOf, type LayerCOrigin } from "../../formats/index.js";
-import { mapLines, type ParallelOptions } from "../../parallel/index.js";
-import type { Spool } from "../../spool/index.js";
+import { type Finding, findingOf } from "../../formats/index.js";
+import { mapLines } from "../../parallel/index.js";
 import type { Preset } from "../presets.js";
 import type { RedactedLine } from "./lines.js";
 import type { LayerCOptions } from "./options.js";
