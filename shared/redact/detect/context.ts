@@ -19,7 +19,7 @@ import {
   type Strength,
   wordStrength,
 } from "./credential-names.js";
-import { looksGenerated } from "./randomness.js";
+import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
 
 /**
  * `credentialName`, remembered: the same names (`max_tokens`, `session_id`, `api_key`) recur on
@@ -184,9 +184,6 @@ const LOWER_IDENTIFIER = /^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)+$/;
  * value has such a run about once in 10^13.
  */
 const FILLED = /(.)\1{7}/;
-const UUID_VALUE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** A character set or an example: the alphabet or the digits in order. */
-const ALPHABET = /abcdefghij|ABCDEFGHIJ|0123456789/;
 
 /** Is the value `text[v.start, v.end)` given to a name of `strength` a credential? */
 function isCredentialValue(text: string, v: Value, strength: Strength, followedByCall: boolean): boolean {
@@ -197,8 +194,8 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   if (/^\d+$/.test(value)) return strength === "strong" && value.length >= 4 && value.length <= 64;
   if (/^[\d.:/-]+$/.test(value)) return false;
   const generated = looksGenerated(text, v.start, v.end, 8);
-  if (generated) return !ALPHABET.test(value);
-  if (ALPHABET.test(value) || /\d+\.\d+\.\d+/.test(value) || PATH.test(value)) return false;
+  if (generated) return !ORDERED_RUN.test(value);
+  if (ORDERED_RUN.test(value) || /\d+\.\d+\.\d+/.test(value) || PATH.test(value)) return false;
   // A bare value that names a credential (`secretKey: api-key`, `name: github_token`) refers to
   // one; quoted, it is the password (`password = "rootpasswd"`).
   if (!v.quoted && nameWords(value).some((w) => wordStrength(w) !== undefined)) return false;
@@ -214,8 +211,8 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
     !/\s/.test(value) &&
     !LOWER_IDENTIFIER.test(value);
   // A qualified name (`heroku_key`) also takes a UUID; a bare weak one (`key`, `accessId`) does not.
-  if (strength === "qualified") return passwordLike || UUID_VALUE.test(value);
-  if (strength === "weak") return passwordLike && !UUID_VALUE.test(value);
+  if (strength === "qualified") return passwordLike || UUID.test(value);
+  if (strength === "weak") return passwordLike && !UUID.test(value);
   if (v.loose) {
     // A loose form (`password is`, a blank): a quoted word, or a word with letters and digits.
     if (v.quoted) return value.length >= 4 && !/\s/.test(value);

@@ -120,3 +120,12 @@ export function looksGenerated(text: string, from: number, to: number, minLength
   }
   return rate >= 0.22 && s.entropy >= 3 && (s.digits >= 2 || rate >= 0.3);
 }
+
+/**
+ * The alphabet or the digits in order (`abcdefghij`, `0123456789`): a character set or an
+ * example, never a generated value, whatever its statistics.
+ */
+export const ORDERED_RUN = /abcdefghij|ABCDEFGHIJ|0123456789/;
+
+/** A UUID (8-4-4-4-12 hex): generated, and an id wherever it stands alone. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

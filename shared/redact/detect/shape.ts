@@ -8,7 +8,7 @@
  */
 import type { Finding, PatternRule } from "../rule-types.js";
 import { FAKE_NAME, isNameChar } from "./credential-names.js";
-import { looksGenerated } from "./randomness.js";
+import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
 
 /** Characters of a token run: base64, base64url, and the separators tokens use. */
 function isTokenChar(c: number): boolean {
@@ -30,7 +30,6 @@ function isPartBreak(c: number): boolean {
   return c === 47 || c === 46;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A short word before a UUID (`req-…`, `sess_…`): an id. */
 const PREFIXED_UUID =
   /^(?:[A-Za-z]\w{0,24}[_-])?[0-9a-f]{8}([_-])[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{12}$/i;
@@ -149,7 +148,7 @@ function inPublicBlock(text: string, from: number): boolean {
  */
 function isKnownNonSecret(text: string, from: number, to: number, inName: boolean): boolean {
   const run = text.slice(from, to);
-  if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || ALPHABET.test(run)) return true;
+  if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || ORDERED_RUN.test(run)) return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
   if (
     isHex(text, from, to) &&
@@ -166,8 +165,6 @@ function isKnownNonSecret(text: string, from: number, to: number, inName: boolea
   if (text.includes("ENC[") && inSopsValue(text, from)) return true;
   return inPlainUrl(text, from, to) || (text.includes("-----BEGIN ") && inPublicBlock(text, from));
 }
-/** A run spelling the alphabet or the digits in order is a character set or an example. */
-const ALPHABET = /abcdefghij|ABCDEFGHIJ|0123456789/;
 
 /**
  * Does the run `text[from, to)` hold a generated body? Paths, domains and dotted names are
