@@ -108,6 +108,7 @@ export const ERROR_KINDS = {
   "s3.object_changed": "input",
   "index.sequencer": "input",
   "index.no_record": "bug",
+  "index.item_size": "bug",
   "index.day_query": "config",
   "index.cursor_invalid": "input",
   "config.invalid": "config",

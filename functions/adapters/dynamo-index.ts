@@ -122,7 +122,7 @@ export class DynamoSessionIndex implements SessionIndex {
       ...record,
       ...key,
       [S.dayPartitionKey]: dayPartition(record.tenant, day, shardOf(record.session, this.shards)),
-      [S.daySortKey]: `${record.processed_at}#${record.ref.key}`,
+      [S.daySortKey]: sortKeyOf(`${record.processed_at}#`, record.ref.key),
       [ORDER]: order,
     };
     const written = await this.putIf(
@@ -380,8 +380,22 @@ function utcDay(time: string): string {
   return new Date(time).toISOString().slice(0, 10);
 }
 
+/** DynamoDB's limit on a sort key, UTF-8 bytes (the table's and the day index's). */
+const MAX_SORT_KEY_BYTES = 1024;
+
+/**
+ * `prefix` and `key` as a sort key: the key itself while it fits in `MAX_SORT_KEY_BYTES`, else
+ * `~` and its sha256 (a valid ingest key, at most 513 bytes, always fits; a rejected one, up to
+ * S3's 1,024 bytes and longer once scrubbed, may not). One key, one sort key either way.
+ */
+function sortKeyOf(prefix: string, key: string): string {
+  const whole = `${prefix}${key}`;
+  if (Buffer.byteLength(whole, "utf8") <= MAX_SORT_KEY_BYTES) return whole;
+  return `${prefix}~${createHash("sha256").update(key, "utf8").digest("hex")}`;
+}
+
 function fileKey(tenant: string, session: string, key: string): Record<string, string> {
-  return { [S.partitionKey]: sessionPartition(tenant, session), [S.sortKey]: `FILE#${key}` };
+  return { [S.partitionKey]: sessionPartition(tenant, session), [S.sortKey]: sortKeyOf("FILE#", key) };
 }
 
 /** A table item as the record it stores: the table's own key attributes (PK, SK, GSI keys) removed. */

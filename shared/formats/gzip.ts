@@ -9,12 +9,18 @@ import { ReplayPipelineError, StreamLimitError } from "../errors.js";
 
 const GZIP_MAGIC_0 = 0x1f;
 const GZIP_MAGIC_1 = 0x8b;
+/** Bytes a gzip input may expand to before its ratio is held to `maxCompressionRatio`. */
+export const RATIO_GRACE_BYTES = 16 * 1024 * 1024;
 
 /** How far a gzip input may expand. */
 export interface GzipLimits {
   /** Most bytes a gzip input may expand to (default 4 GiB). */
   maxDecompressedBytes?: number;
-  /** Largest expansion ratio of a gzip input past its first 64 MiB (default 1000). */
+  /**
+   * Largest expansion ratio of a gzip input past its first `RATIO_GRACE_BYTES` (default 200:
+   * replay files compress 5-20 times, deflate's most is about 1030, and a bomb under a looser
+   * ratio still costs a full inflate up to the size limit on every read).
+   */
   maxCompressionRatio?: number;
 }
 
@@ -35,7 +41,7 @@ export function decompressed(
   hash?: Hash,
 ): AsyncIterable<Uint8Array> {
   const maxOut = options.maxDecompressedBytes ?? 4 * 1024 ** 3;
-  const maxRatio = options.maxCompressionRatio ?? 1000;
+  const maxRatio = options.maxCompressionRatio ?? 200;
   async function* raw(): AsyncGenerator<Uint8Array> {
     for await (const chunk of source) {
       counters.compressedBytes += chunk.length;
@@ -48,14 +54,18 @@ export function decompressed(
     if (first.done === true) return;
     const head = first.value;
     let stream: AsyncIterable<Uint8Array>;
+    // Compressed bytes the inflater has taken (what was read ahead of it does not count yet).
+    let consumed = (): number => counters.compressedBytes;
     if (head.length >= 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
       counters.compressed = true;
       const gunzip = createGunzip();
+      consumed = () => gunzip.bytesWritten;
       Readable.from(
         (async function* () {
           yield head;
           yield* input;
         })(),
+        { highWaterMark: 1 },
       )
         .on("error", (error) => gunzip.destroy(error))
         .pipe(gunzip);
@@ -76,7 +86,7 @@ export function decompressed(
               `gzip content expands past ${maxOut} bytes; expected at most that (a gzip bomb?)`,
             );
           }
-          if (counters.bytes > 64 * 1024 * 1024 && counters.bytes > counters.compressedBytes * maxRatio) {
+          if (counters.bytes > RATIO_GRACE_BYTES && counters.bytes > consumed() * maxRatio) {
             throw new StreamLimitError(
               "gzip.ratio",
               `gzip content expands more than ${maxRatio} times; expected real replay data (a gzip bomb?)`,

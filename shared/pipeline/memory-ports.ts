@@ -81,7 +81,23 @@ export class MemoryPublisher implements Publisher {
   }
 }
 
-/** The session index in memory, with the conditional semantics every adapter keeps. */
+/** DynamoDB's item limit, bytes; the memory index refuses records whose JSON passes it. */
+const ITEM_LIMIT_BYTES = 400 * 1024;
+
+/** Refuses `record` as DynamoDB would an item over its limit (JSON bytes: an upper bound of its size). */
+function fitsItem(record: FileRecord | ReceiptCheckRecord): void {
+  const bytes = Buffer.byteLength(JSON.stringify(record), "utf8");
+  if (bytes > ITEM_LIMIT_BYTES)
+    throw new ReplayPipelineError(
+      "index.item_size",
+      `Item size has exceeded the maximum allowed size: ${bytes} bytes of JSON for ${record.tenant}/${record.session}`,
+    );
+}
+
+/**
+ * The session index in memory, with the conditional semantics every adapter keeps and DynamoDB's
+ * item size limit.
+ */
 export class MemorySessionIndex implements SessionIndex {
   readonly files = new Map<string, FileRecord>();
   readonly checks = new Map<string, ReceiptCheckRecord>();
@@ -91,6 +107,7 @@ export class MemorySessionIndex implements SessionIndex {
   }
 
   async putFile(record: FileRecord): Promise<PutOutcome> {
+    fitsItem(record);
     const id = MemorySessionIndex.id(record.tenant, record.session, record.ref.key);
     const outcome = putOutcome(this.files.get(id)?.ref, record.ref);
     if (outcome === "written") this.files.set(id, structuredClone(record));
@@ -109,6 +126,7 @@ export class MemorySessionIndex implements SessionIndex {
   }
 
   async putCheck(record: ReceiptCheckRecord): Promise<PutOutcome> {
+    fitsItem(record);
     const id = checkId(record);
     if (this.checks.has(id)) return "duplicate";
     this.checks.set(id, structuredClone(record));

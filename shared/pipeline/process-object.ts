@@ -26,13 +26,11 @@ import {
 } from "./keys.js";
 import type { FileRecord, ObjectRef, ObjectSource, Ports, PutOutcome, ReceiptCheckRecord } from "./ports.js";
 import { type PendingCheck, readOptionsOf, readWhole } from "./receipt-read.js";
+import { recordError, recordRows } from "./record-bounds.js";
 import { recordSummary } from "./record-summary.js";
 import { isVersionOf, putOutcome } from "./versions.js";
 
 export type { ProcessOptions, ProcessResult, VerdictDocument } from "./job-types.js";
-
-/** Rows of a check kept in documents and records. */
-const KEPT_ROWS = 100;
 
 const zeroTotals = (): Record<CheckStatus, number> => ({ passed: 0, failed: 0, unverifiable: 0 });
 
@@ -161,7 +159,6 @@ class Job {
       format: null,
       checks_total: zeroTotals(),
       errors_total: 0,
-      first_error: null,
       replay_hash: null,
       bytes: 0,
       layer_c_key: null,
@@ -171,6 +168,8 @@ class Job {
       processed_at: this.now(),
       ms: Date.now() - this.started,
       ...fields,
+      // Cut to fit an item; the verdict document has it whole.
+      first_error: recordError(fields.first_error ?? null),
     };
   }
 
@@ -527,7 +526,7 @@ class Job {
       receipt,
       verdict: report.verdict,
       checks_total: { ...report.checks_total },
-      failed: rows.filter((r) => r.status === "failed").slice(0, KEPT_ROWS),
+      failed: recordRows(rows.filter((r) => r.status === "failed")),
       withdrawn,
       processed_at: this.now(),
     };

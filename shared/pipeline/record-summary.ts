@@ -5,6 +5,7 @@
  * whole summary.
  */
 import type { SessionSummary } from "../formats/index.js";
+import { cutText } from "./record-bounds.js";
 
 /** Most bytes of JSON a record's summary takes. */
 export const RECORD_SUMMARY_BYTES = 64 * 1024;
@@ -23,13 +24,6 @@ export interface RecordSummary {
 }
 
 const bytesOf = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
-
-/** `text` cut to `chars` UTF-16 units and marked `…` (never between the halves of a pair). */
-function cutText(text: string, chars: number): string {
-  if (text.length <= chars) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(chars - 1)) ? chars - 1 : chars;
-  return `${text.slice(0, end)}…`;
-}
 
 const cutOrNull = (text: string | null): string | null => (text === null ? null : cutText(text, TEXT_CHARS));
 

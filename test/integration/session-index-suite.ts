@@ -9,8 +9,9 @@ import { DynamoSessionIndex, shardOf } from "../../functions/adapters/dynamo-ind
 import { InvalidCursorError } from "../../functions/adapters/errors.js";
 import { makeDocumentClient, makeDynamoClient } from "../../functions/lib/aws-clients.js";
 import { createTable } from "../../functions/lib/table.js";
-import { emptySummary } from "../../shared/formats/types.js";
+import { type CheckRow, emptySummary } from "../../shared/formats/types.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
+import { RECORD_ROWS, recordError, recordRows } from "../../shared/pipeline/record-bounds.js";
 import { recordSummary } from "../../shared/pipeline/record-summary.js";
 import { checkRecord, fileRecord } from "../support/index-records.js";
 
@@ -90,6 +91,81 @@ export function sessionIndexSuite(name: string, start: () => Promise<DynamoServe
       };
       expect(await index.putFile(record)).toBe("written");
       expect(await index.getFile("acme", "big", record.ref.key)).toEqual(record);
+    });
+
+    it("records a rejected key of S3's full 1,024 bytes (sort keys past DynamoDB's limit hashed) and finds it again", async () => {
+      const own = await freshIndex();
+      const key = `${"k/".repeat(400)}${"x".repeat(224)}`;
+      expect(Buffer.byteLength(key)).toBe(1024);
+      const record: FileRecord = {
+        ...fileRecord("_rejected", "0123456789abcdef", "f".repeat(64)),
+        ref: { key, etag: "e1", versionId: null, size: 1, sequencer: "01" },
+        kind: "rejected",
+      };
+      expect(await own.putFile(record)).toBe("written");
+      expect(await own.putFile(record)).toBe("duplicate");
+      expect(await own.getFile("_rejected", "0123456789abcdef", key)).toEqual(record);
+      // A key one byte shorter is a different record.
+      expect(await own.getFile("_rejected", "0123456789abcdef", key.slice(1))).toBeNull();
+      const day = await own.queryDay("_rejected", "2026-11-26", shardOf("0123456789abcdef", 8));
+      expect(day.records).toEqual([record]);
+    });
+
+    it("holds the largest file record: a summary recordSummary cut, the longest key and error, three bytes a character", async () => {
+      const own = await freshIndex();
+      const long = "\u20ac".repeat(20_000);
+      const summary = emptySummary("replay-v1");
+      Object.assign(summary, {
+        session_id: long,
+        producer: long,
+        policy_bundle_id: long,
+        started_at: long,
+        ended_at: long,
+        status: long,
+      });
+      for (let k = 0; k < 200; k++) {
+        summary.counts.steps_by_type[`${k}${long}`] = k;
+        summary.verification.push({ command: `${k}${long}`, exit_code: 1 });
+      }
+      const key = `${"k/".repeat(400)}${"x".repeat(224)}`;
+      const record: FileRecord = {
+        ...fileRecord("_rejected", "0123456789abcdef", "f".repeat(64)),
+        ref: { key, etag: "e".repeat(64), versionId: "v".repeat(1024), size: 1, sequencer: "01" },
+        summary: recordSummary(summary).summary,
+        summary_truncated: true,
+        first_error: recordError({ code: "x.y", message: long, line: 1 }),
+        layer_c_key: key,
+        verdict_key: `results/${key}.json`,
+      };
+      expect(await own.putFile(record)).toBe("written");
+      expect(await own.getFile("_rejected", "0123456789abcdef", key)).toEqual(record);
+    });
+
+    it("holds the largest check record recordRows makes; the rows uncut are over the item limit", async () => {
+      const replay = fileRecord("acme", "huge", "REPLAY.jsonl");
+      const receipt = {
+        key: "acme/huge/RECEIPT.json",
+        etag: "r1",
+        versionId: null,
+        size: 965_000,
+        sequencer: "01",
+      };
+      // Three UTF-8 bytes a character: the most an item can take per character kept.
+      const text = "\u20ac".repeat(1_000);
+      const rows: CheckRow[] = Array.from({ length: 200 }, () => ({
+        check: text,
+        subject: text,
+        expected: text,
+        actual: text,
+        status: "failed" as const,
+      }));
+      const whole = { ...checkRecord(replay, receipt), failed: rows };
+      await expect(index.putCheck(whole)).rejects.toThrow(/size/i);
+      const cut = { ...checkRecord(replay, { ...receipt, etag: "r2" }), failed: recordRows(rows) };
+      expect(cut.failed).toHaveLength(RECORD_ROWS);
+      expect(await index.putCheck(cut)).toBe("written");
+      const day = await index.queryChecksDay("acme", "2026-11-26", shardOf("huge", 8));
+      expect(day.records).toEqual([cut]);
     });
 
     it("tells written, duplicate and stale apart by sequencer and version", async () => {

@@ -6,6 +6,7 @@ import { inspect } from "../../../shared/formats/inspect.js";
 import { memoryPorts } from "../../../shared/pipeline/memory-ports.js";
 import type { ObjectSource, Spool } from "../../../shared/pipeline/ports.js";
 import { type ProcessOptions, processObject } from "../../../shared/pipeline/process-object.js";
+import { RECORD_ROW_CHARS } from "../../../shared/pipeline/record-bounds.js";
 import { generateReceipt, serializeReceipt } from "../../../shared/receipt/index.js";
 import { memorySpool } from "../../../shared/spool/index.js";
 import { exampleReplays, PROJECT_ROOT } from "../../support/corpus.js";
@@ -160,6 +161,22 @@ describe("processObject: receipts in either order", () => {
     expect(ports.publisher.copies.has(copyKey)).toBe(false);
     expect(ports.publisher.withdrawn).toEqual([copyKey]);
     expect((await ports.index.getFile("t", "s", "t/s/REPLAY.jsonl"))?.layer_c_key).toBeNull();
+  });
+
+  it("a receipt of any size: its failed rows are cut to fit one index item", async () => {
+    const ports = memoryPorts();
+    await processObject(ports.objects.put("t/s/REPLAY.jsonl", FIX_AUTH), ports, OPTIONS);
+    // About 1 MB of receipt: every tool name a long one (three UTF-8 bytes a character), every row failing.
+    const huge = "\u20ac".repeat(150_000);
+    const wrong = (await receiptFor(FIX_AUTH)).replaceAll(/"tool":"[^"]*"/g, `"tool":"${huge}"`);
+    expect(Buffer.byteLength(wrong)).toBeGreaterThan(400 * 1024);
+    const receipt = await processObject(ports.objects.put("t/s/RECEIPT.json", wrong), ports, OPTIONS);
+    expect(receipt.outcome).toBe("written");
+    expect(receipt.checks).toHaveLength(1);
+    const row = receipt.checks[0]?.failed.find((r) => r.check === "tool");
+    expect(row?.expected?.length).toBe(RECORD_ROW_CHARS + 1);
+    expect(row?.expected?.endsWith("\u2026")).toBe(true);
+    expect([...ports.index.checks.values()][0]?.failed).toEqual(receipt.checks[0]?.failed);
   });
 
   it("a failing receipt recorded first keeps the replay from being published at all", async () => {
