@@ -13,6 +13,7 @@
  *   npm run bench -- --only redact-secrets-dense,redact-secrets-dense-1t,process-secrets-dense,process-secrets-dense-1t
  *                                         the rows on the file dense in secrets
  *   npm run bench -- --only secret-recall the leave-family-out recall table alone (no input file)
+ *   npm run bench -- --only receipt-settle a receipt arriving in a session of 1,000 replays (no input file)
  *
  * A `report` row is not a throughput: it runs in the harness's own process, once, and prints a section of
  * its own after the table (`secret-recall`: bench/secret-recall.ts on gitleaks' samples).
@@ -33,6 +34,7 @@ import { folderPorts } from "../cli/adapters/files.js";
 import { parallelOptions } from "../cli/worker-script.js";
 import { lastLineOf } from "./child.js";
 import { type DatasetMeta, type DatasetShape, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
+import { receiptSettleReport } from "./receipt-settle.js";
 import { leaveFamilyOut, leaveFamilyOutMarkdown, parseSamples, truePositives } from "./secret-recall.js";
 
 // ---- measurements ----------------------------------------------------------------------------
@@ -80,7 +82,7 @@ interface ExternalMeasurement extends MeasurementBase {
 interface ReportMeasurement extends MeasurementBase {
   kind: "report";
   /** The section's text (with its heading), or why it cannot run here. */
-  report: () => { text: string } | { skipped: string };
+  report: () => Promise<{ text: string } | { skipped: string }> | { text: string } | { skipped: string };
 }
 
 type Measurement = NodeMeasurement | ExternalMeasurement | ReportMeasurement;
@@ -310,6 +312,12 @@ export const MEASUREMENTS: Measurement[] = [
     name: "secret-recall",
     label: "secret recall, leave-family-out (gitleaks' samples, generic layers alone)",
     report: secretRecallReport,
+  },
+  {
+    kind: "report",
+    name: "receipt-settle",
+    label: "a receipt arriving in a session of 1,000 replays: time to settle at one vCPU",
+    report: () => receiptSettleReport(ROOT),
   },
 ];
 
@@ -665,12 +673,13 @@ async function main(): Promise<void> {
           `The \`secrets-dense\` rows read a generated file of ${fmt(secrets.meta.bytes / 1e6)} MB (${secrets.meta.lines.toLocaleString("en-US")} lines) whose kept text (ToolResult \`error.message\`, Verification \`command\`, SessionEnd \`summary\`) and ToolCall \`params\` are log text dense in secrets: assignments, bearer headers, URLs with passwords, JWTs, vendor tokens, base64 blobs, the odd private key, between ordinary lines.`,
         ];
   // The report rows' sections come after the table (or alone, when no throughput row was chosen).
-  const sections = reports.map((m) => {
-    const out = m.report();
+  const sections: string[] = [];
+  for (const m of reports) {
+    const out = await m.report();
     if ("skipped" in out) log(`${m.name}: skipped (${out.skipped})`);
     else log(`${m.name}: done`);
-    return "skipped" in out ? `${m.label}: n/a (${out.skipped}).` : out.text;
-  });
+    sections.push("skipped" in out ? `${m.label}: n/a (${out.skipped}).` : out.text);
+  }
   const text = [
     ...(rows.length === 0
       ? []

@@ -10,11 +10,8 @@ import { join } from "node:path";
 import { CloudFormationClient, DescribeStacksCommand } from "@aws-sdk/client-cloudformation";
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { DynamoSessionIndex, fromItem } from "../functions/adapters/dynamo-index.js";
+import { DynamoSessionIndex } from "../functions/adapters/dynamo-index.js";
 import { makeDocumentClient, makeDynamoClient, makeS3Client } from "../functions/lib/aws-clients.js";
-import { TABLE_SCHEMA } from "../functions/lib/table.js";
-import type { ReceiptCheckRecord } from "../shared/pipeline/ports.js";
 import { UsageError } from "./errors.js";
 import { processRuns, S3RVER_CREDENTIALS } from "./local/servers.js";
 import type { StackInfo } from "./local/stack.js";
@@ -136,32 +133,6 @@ function target(
       dynamo.destroy();
     },
   };
-}
-
-/** The receipt checks recorded for one session (consistent read): its partition only. */
-export async function sessionChecks(
-  t: Target,
-  tenant: string,
-  session: string,
-): Promise<ReceiptCheckRecord[]> {
-  const items: ReceiptCheckRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await t.dynamo.send(
-      new QueryCommand({
-        TableName: t.tableName,
-        KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
-        ExpressionAttributeNames: { "#pk": TABLE_SCHEMA.partitionKey, "#sk": TABLE_SCHEMA.sortKey },
-        ExpressionAttributeValues: { ":pk": `T#${tenant}#S#${session}`, ":prefix": "RECEIPT#" },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    // The table's key attributes are storage, not the record: `show --json` prints these.
-    items.push(...(out.Items ?? []).map((item) => fromItem<ReceiptCheckRecord>(item)));
-    start = out.LastEvaluatedKey;
-  } while (start !== undefined);
-  return items;
 }
 
 const NAME = /^[A-Za-z0-9._-]{1,128}$/;

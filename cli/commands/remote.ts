@@ -15,13 +15,14 @@ import type { InspectReport } from "../../shared/formats/inspect.js";
 import type { Verdict } from "../../shared/formats/types.js";
 import type { VerdictDocument } from "../../shared/pipeline/job-types.js";
 import { attestationKey } from "../../shared/pipeline/keys.js";
-import type { FileRecord } from "../../shared/pipeline/ports.js";
+import type { FileRecord, ReceiptCheckRecord } from "../../shared/pipeline/ports.js";
 import { scrubbedKey } from "../../shared/pipeline/process-object.js";
+import { settlementOf } from "../../shared/pipeline/settlement.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { outputError, toInputError, writeOut } from "../io.js";
 import { emitVerdicts, FORMAT_OPTIONS, formatOption, isQuiet, jsonLine, pushView } from "../output/index.js";
-import { checkName, connect, sessionChecks, TARGET_HELP, TARGET_OPTIONS, type Target } from "../remote.js";
+import { checkName, connect, TARGET_HELP, TARGET_OPTIONS, type Target } from "../remote.js";
 import { exitCodeOf } from "./inspect.js";
 
 /** Help text of `push`. */
@@ -128,30 +129,7 @@ export async function pushCommand(argv: string[]): Promise<number> {
       if (format === "text" && !isQuiet()) await writeOut(`pushed s3://${t.ingestBucket}/${key}\n`);
     }
     if (values.wait !== true) return 0;
-    const deadline = Date.now() + timeout;
-    const records: FileRecord[] = [];
-    for (const { key, etag } of pushed) {
-      for (;;) {
-        const record = await t.index.getFile(tenant, session, key);
-        if (record !== null && (record.ref.etag === etag || etag === "")) {
-          records.push(record);
-          break;
-        }
-        if (Date.now() > deadline)
-          throw new TransientError(
-            "io.timeout",
-            `timed out after ${timeout / 1000} s waiting for its verdict`,
-            {
-              file: key,
-            },
-          );
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    }
-    const keys = new Set(pushed.map((p) => p.key));
-    const checks = (await sessionChecks(t, tenant, session)).filter(
-      (c) => keys.has(c.replay.key) || keys.has(c.receipt.key),
-    );
+    const { records, checks } = await waitSettled(t, tenant, session, pushed, timeout);
     let verdict: Verdict = "passed";
     for (const r of records) verdict = worst(verdict, r.verdict);
     for (const c of checks) verdict = worst(verdict, c.verdict);
@@ -169,13 +147,54 @@ export async function pushCommand(argv: string[]): Promise<number> {
         [
           ...records.map((r) => `${describeRecord(r)}\n`),
           ...checks.map(
-            (c) => `  receipt check ${c.replay.key} against ${c.receipt.key}: ${c.verdict.toUpperCase()}\n`,
+            (c) =>
+              `  receipt check ${c.replay.key} against ${c.receipt.key}: ${c.verdict.toUpperCase()}${c.withdrawn === null ? "" : `, copy ${c.withdrawn} withdrawn`}\n`,
           ),
           `worst verdict: ${verdict}\n`,
         ].join(""),
     });
     return exitCodeOf(verdict);
   });
+}
+
+/**
+ * Waits until each pushed file has its record (of the version pushed) and the session has settled
+ * (`settlementOf`: every replay checked against every receipt); the pushed files' records then and
+ * the session's current checks that involve them. Past `timeout` ms, a transient `io.timeout`
+ * naming how far it got.
+ */
+async function waitSettled(
+  t: Target,
+  tenant: string,
+  session: string,
+  pushed: readonly { key: string; etag: string }[],
+  timeout: number,
+): Promise<{ records: FileRecord[]; checks: ReceiptCheckRecord[] }> {
+  const deadline = Date.now() + timeout;
+  const keys = new Set(pushed.map((p) => p.key));
+  for (let pause = 250; ; pause = Math.min(2000, pause * 2)) {
+    const files = await t.index.listFiles(tenant, session);
+    const records = pushed.map(({ key, etag }) =>
+      files.find((r) => r.ref.key === key && (r.ref.etag === etag || etag === "")),
+    );
+    const missing = pushed.filter((_, k) => records[k] === undefined).map((p) => p.key);
+    const settlement =
+      missing.length === 0 ? settlementOf(files, await t.index.listChecks(tenant, session)) : null;
+    if (settlement?.settled === true)
+      return {
+        records: records as FileRecord[],
+        checks: settlement.current.filter((c) => keys.has(c.replay.key) || keys.has(c.receipt.key)),
+      };
+    if (Date.now() > deadline)
+      throw new TransientError(
+        "io.timeout",
+        settlement === null
+          ? `timed out after ${timeout / 1000} s waiting for its verdict`
+          : `timed out after ${timeout / 1000} s waiting for the session to settle: ${settlement.recorded} of ${settlement.expected} receipt checks recorded`,
+        { file: missing[0] ?? `${tenant}/${session}` },
+      );
+    await new Promise((r) => setTimeout(r, pause));
+  }
 }
 
 /** The inspect report in a file's verdict document (reports bucket), null for a receipt or rejected key. */
@@ -292,7 +311,7 @@ export async function showCommand(argv: string[]): Promise<number> {
   const [tenant, session] = splitKey("show", positionals[0], 2) as [string, string];
   return withTarget("show", values, async (t) => {
     const files = await t.index.listFiles(tenant, session);
-    const checks = await sessionChecks(t, tenant, session);
+    const checks = await t.index.listChecks(tenant, session);
     if (values.json === true) {
       await writeOut(jsonLine({ tenant, session, files, checks }));
     } else {

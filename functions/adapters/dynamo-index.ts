@@ -145,20 +145,29 @@ export class DynamoSessionIndex implements SessionIndex {
 
   /** Every file record of the session, consistent read, all pages. */
   async listFiles(tenant: string, session: string): Promise<FileRecord[]> {
-    const records: FileRecord[] = [];
+    return this.listSession<FileRecord>(tenant, session, "FILE#");
+  }
+
+  /** Every receipt check of the session (any version), consistent read, all pages. */
+  async listChecks(tenant: string, session: string): Promise<ReceiptCheckRecord[]> {
+    return this.listSession<ReceiptCheckRecord>(tenant, session, "RECEIPT#");
+  }
+
+  /** The records of a session's items whose sort key starts with `prefix`, all pages. */
+  private async listSession<T>(tenant: string, session: string, prefix: string): Promise<T[]> {
+    const records: T[] = [];
     const pages = paginateQuery(
       { client: this.client },
       {
         TableName: this.table,
         KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
         ExpressionAttributeNames: { "#pk": S.partitionKey, "#sk": S.sortKey },
-        ExpressionAttributeValues: { ":pk": sessionPartition(tenant, session), ":prefix": "FILE#" },
+        ExpressionAttributeValues: { ":pk": sessionPartition(tenant, session), ":prefix": prefix },
         ConsistentRead: true,
       },
     );
     try {
-      for await (const page of pages)
-        for (const item of page.Items ?? []) records.push(fromItem<FileRecord>(item));
+      for await (const page of pages) for (const item of page.Items ?? []) records.push(fromItem<T>(item));
     } catch (error) {
       throw asAdapterError(error, `Query ${tenant}/${session}`);
     }
@@ -399,7 +408,7 @@ function fileKey(tenant: string, session: string, key: string): Record<string, s
 }
 
 /** A table item as the record it stores: the table's own key attributes (PK, SK, GSI keys) removed. */
-export function fromItem<T>(item: Record<string, unknown>): T {
+function fromItem<T>(item: Record<string, unknown>): T {
   const record = { ...item };
   for (const name of TABLE_ONLY) delete record[name];
   return record as unknown as T;

@@ -125,6 +125,12 @@ export class MemorySessionIndex implements SessionIndex {
       .map((r) => structuredClone(r));
   }
 
+  async listChecks(tenant: string, session: string): Promise<ReceiptCheckRecord[]> {
+    return [...this.checks.values()]
+      .filter((c) => c.tenant === tenant && c.session === session)
+      .map((c) => structuredClone(c));
+  }
+
   async putCheck(record: ReceiptCheckRecord): Promise<PutOutcome> {
     fitsItem(record);
     const id = checkId(record);

@@ -124,6 +124,8 @@ export interface SessionIndex {
   getFile(tenant: string, session: string, key: string): Promise<FileRecord | null>;
   /** Every record of a session, consistent read, all pages. */
   listFiles(tenant: string, session: string): Promise<FileRecord[]>;
+  /** Every receipt check recorded in a session (of any version), consistent read, all pages. */
+  listChecks(tenant: string, session: string): Promise<ReceiptCheckRecord[]>;
   /** Records a receipt check; `duplicate` when that replay version was already checked against that receipt version. */
   putCheck(record: ReceiptCheckRecord): Promise<PutOutcome>;
   /**

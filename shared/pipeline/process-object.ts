@@ -412,8 +412,13 @@ class Job {
    * has read it already (each check still begins afresh from it), else it is read for each.
    */
   private async checkSession(key: ObjectKey, receipt?: JsonValue): Promise<void> {
+    // A retry (after a timeout) goes on where the last try stopped: recorded pairs are not read again.
+    const done = (await this.ports.index.listChecks(key.tenant, key.session)).filter(
+      (c) => c.receipt.key === this.ref.key && isVersionOf(c.receipt, this.ref),
+    );
     for (const replay of await this.ports.index.listFiles(key.tenant, key.session)) {
       if (replay.kind !== "replay" || replay.verdict === "invalid") continue;
+      if (done.some((c) => c.replay.key === replay.ref.key && isVersionOf(c.replay, replay.ref))) continue;
       const pending = await this.beginCheck(this.ref, receipt);
       const inspected = await this.reread(replay.ref, [pending]);
       await this.check(key, inspected, pending, replay.ref, replay.layer_c_key);

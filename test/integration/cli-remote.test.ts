@@ -83,6 +83,38 @@ describe("push --wait", () => {
     expect(unverifiable.code).toBe(3);
   });
 
+  it("a receipt pushed into a session of many replays waits until every one is checked, and exits 1 when they fail", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cli-remote-many-"));
+    const replays = Array.from({ length: 40 }, (_, n) =>
+      join(dir, `r-${String(n).padStart(2, "0")}.REPLAY.jsonl`),
+    );
+    for (const file of replays) copyFileSync(EX("fix-auth.REPLAY.jsonl"), file);
+    const first = await cli(
+      "push",
+      ...replays,
+      "--tenant",
+      "alpha",
+      "--session",
+      "many",
+      "--wait",
+      "--quiet",
+    );
+    expect(first.code, first.stderr).toBe(0);
+    // A receipt every replay fails (one tool name changed): each check withdraws a published copy.
+    const receipt = join(dir, "fix-auth.RECEIPT.json");
+    writeFileSync(
+      receipt,
+      readFileSync(EX("fix-auth.RECEIPT.json"), "utf8").replace('"tool": "file_read"', '"tool": "file_write"'),
+    );
+    const out = await cli("push", receipt, "--tenant", "alpha", "--session", "many", "--wait");
+    expect(out.code, out.stderr).toBe(1);
+    const failed = out.stdout.match(
+      /receipt check alpha\/many\/r-\d\d\.REPLAY\.jsonl .*: FAILED, copy \S+ withdrawn/g,
+    );
+    expect(failed).toHaveLength(replays.length);
+    expect(out.stdout).toMatch(/worst verdict: failed/);
+  });
+
   it("refuses a file whose key holds a secret before uploading it (the pipeline would reject it)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cli-remote-secret-"));
     const secret = `ghp_${"a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"}`;

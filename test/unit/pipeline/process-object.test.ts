@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
+import { TransientError } from "../../../shared/errors.js";
 import { inspect } from "../../../shared/formats/inspect.js";
 import { memoryPorts } from "../../../shared/pipeline/memory-ports.js";
 import type { ObjectSource, Spool } from "../../../shared/pipeline/ports.js";
@@ -448,6 +449,34 @@ describe("processObject: review mends (a retry, the attestation, the spool)", ()
     );
     expect(result.checks.map((c) => c.verdict)).toEqual(["passed", "passed", "passed"]);
     expect(receiptReads).toBe(1);
+  });
+
+  it("a receipt's retry after a try that stopped part-way checks only the replays not yet checked", async () => {
+    const ports = memoryPorts();
+    const names = ["a", "b", "c", "d"].map((s) => `t/s/${s}.REPLAY.jsonl`);
+    for (const key of names) await processObject(ports.objects.put(key, FIX_AUTH), ports, OPTIONS);
+    const open = ports.objects.open.bind(ports.objects);
+    const reads: string[] = [];
+    let failOn: string | null = "t/s/c.REPLAY.jsonl";
+    ports.objects.open = (ref) => {
+      reads.push(ref.key);
+      if (ref.key === failOn) throw new TransientError("io.timeout", "the try ran out of time");
+      return (async function* () {
+        yield* open(ref);
+      })();
+    };
+    const receipt = ports.objects.put("t/s/RECEIPT.json", await receiptFor(FIX_AUTH));
+    await expect(processObject(receipt, ports, OPTIONS)).rejects.toThrow(/ran out of time/);
+    expect(ports.index.checks.size).toBe(2);
+    failOn = null;
+    reads.length = 0;
+    const retry = await processObject(receipt, ports, OPTIONS);
+    expect(reads.filter((k) => k.endsWith(".REPLAY.jsonl"))).toEqual([
+      "t/s/c.REPLAY.jsonl",
+      "t/s/d.REPLAY.jsonl",
+    ]);
+    expect(retry.checks.map((c) => c.replay.key)).toEqual(["t/s/c.REPLAY.jsonl", "t/s/d.REPLAY.jsonl"]);
+    expect(ports.index.checks.size).toBe(4);
   });
 
   it("a failed upload of the copy frees its spool file", async () => {
