@@ -9,7 +9,7 @@ import { createPrivateKey } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { getSignedUrl } from "@aws-sdk/cloudfront-signer";
 import { layerCKey, parseObjectKey } from "#shared/pipeline/keys.js";
-import { copyPath, tenantPolicy } from "#shared/pipeline/published-urls.js";
+import { publishedUrlPath, tenantPolicy } from "#shared/pipeline/published-urls.js";
 import { parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { toInputError, writeOut } from "../io.js";
@@ -92,7 +92,7 @@ export async function urlCommand(argv: string[], now: () => number = Date.now): 
     throw new UsageError(`url: --private-key ${keyFile} holds no unencrypted PEM private key`);
   }
   const url = getSignedUrl({
-    url: `https://${domain.toLowerCase()}${copyPath(layerCKey(parsed.key))}`,
+    url: `https://${domain.toLowerCase()}${publishedUrlPath(layerCKey(parsed.key))}`,
     policy: tenantPolicy(domain.toLowerCase(), parsed.key.tenant, expiresAt),
     keyPairId,
     privateKey,

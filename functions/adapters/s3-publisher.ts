@@ -8,7 +8,7 @@ import { type CloudFrontClient, CreateInvalidationCommand } from "@aws-sdk/clien
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import type { Publisher } from "../../shared/pipeline/ports.js";
-import { copyPath } from "../../shared/pipeline/published-urls.js";
+import { publishedUrlPath } from "../../shared/pipeline/published-urls.js";
 import { asAdapterError } from "./errors.js";
 
 /**
@@ -109,12 +109,12 @@ export class S3Publisher implements Publisher {
             // One per withdrawal: the SDK's own retries of this request reuse it (CloudFront makes
             // one invalidation of them), while a later withdrawal of the same path gets its own.
             CallerReference: randomUUID(),
-            Paths: { Quantity: 1, Items: [copyPath(key)] },
+            Paths: { Quantity: 1, Items: [publishedUrlPath(key)] },
           },
         }),
       );
     } catch (error) {
-      throw asAdapterError(error, `CreateInvalidation ${copyPath(key)}`);
+      throw asAdapterError(error, `CreateInvalidation ${publishedUrlPath(key)}`);
     }
   }
 

@@ -26,7 +26,7 @@ import { DynamoSessionIndex } from "../adapters/dynamo-index.js";
 import { ObjectChangedError, TransientError } from "../adapters/errors.js";
 import { S3ObjectSource, S3ObjectStore } from "../adapters/s3-objects.js";
 import { S3Publisher } from "../adapters/s3-publisher.js";
-import type { Config } from "./config.js";
+import { type Config, ConfigError } from "./config.js";
 import { INGEST_METRIC, VERDICT_DIMENSION } from "./metrics.js";
 
 /** What the ingest handler is made of. */
@@ -73,7 +73,7 @@ function faultKind(error: unknown): "transient" | "bug" {
 export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
   const { config, s3, logger, metrics } = deps;
   if (config.distributionId !== null && deps.cloudFront === undefined)
-    throw new ReplayPipelineError(
+    throw new ConfigError(
       "config.invalid",
       `PUBLISHED_DISTRIBUTION_ID ${config.distributionId} is set but no CloudFront client was given`,
     );

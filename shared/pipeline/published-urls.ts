@@ -8,7 +8,7 @@
  * The URL path of the published copy at `key` (`<tenant>/<session>/<file>`): each segment
  * percent-encoded as CloudFront expects non-ASCII and unsafe characters in a path.
  */
-export function copyPath(key: string): string {
+export function publishedUrlPath(key: string): string {
   return `/${key.split("/").map(encodeURIComponent).join("/")}`;
 }
 
