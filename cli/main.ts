@@ -121,6 +121,13 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string }
     },
     summary: "download a file's published Layer C copy",
   },
+  url: {
+    load: async () => {
+      const m = await import("./commands/url.js");
+      return { run: (argv) => m.urlCommand(argv), help: m.URL_HELP };
+    },
+    summary: "a signed CloudFront URL of a published copy, opening its tenant's copies only",
+  },
   start: {
     load: async () => {
       const m = await import("./commands/start.js");

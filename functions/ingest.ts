@@ -6,6 +6,7 @@
  */
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
+import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import pkg from "../package.json" with { type: "json" };
 import { config, dynamo, s3 } from "./lib/clients.js";
 import { makeIngestHandler } from "./lib/ingest.js";
@@ -16,6 +17,8 @@ export const handler = makeIngestHandler({
   config,
   s3,
   dynamo,
+  // Only behind a distribution (PUBLISHED_DISTRIBUTION_ID): a withdrawal then invalidates its path.
+  ...(config.distributionId === null ? {} : { cloudFront: new CloudFrontClient({ region: config.region }) }),
   logger: new Logger({ serviceName: "replay-pipeline-ingest" }),
   metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: INGEST_SERVICE }),
   toolVersion: pkg.version,

@@ -12,7 +12,7 @@ import { Audit } from "./constructs/audit.js";
 import { Ingest } from "./constructs/ingest.js";
 import { Publishing } from "./constructs/publishing.js";
 import { Storage } from "./constructs/storage.js";
-import type { PipelineSettings } from "./settings.js";
+import { hasDistribution, type PipelineSettings } from "./settings.js";
 
 /** What the stack is made from. */
 export interface PipelineStackProps extends StackProps {
@@ -39,9 +39,10 @@ export class PipelineStack extends Stack {
     this.storage = new Storage(this, "Storage", {
       noncurrentVersionDays: settings.noncurrentVersionDays,
       accessLogDays: settings.accessLogDays,
-      cloudFrontLogs: settings.cloudFront,
+      cloudFrontLogs: hasDistribution(settings),
     });
     const { storage } = this;
+    this.publishing = publishingOf(this, storage, settings);
     // What functions/lib/config.ts reads (AWS_REGION is the runtime's own).
     const environment = {
       INGEST_BUCKET: storage.ingestBucket.bucketName,
@@ -57,6 +58,7 @@ export class PipelineStack extends Stack {
       storage,
       environment,
       keyPrefix: settings.ingestPrefix,
+      distribution: this.publishing?.distribution ?? null,
       maxConcurrency: settings.ingestMaxConcurrency,
       reservedConcurrency: settings.reservedConcurrency,
       logRetention,
@@ -69,7 +71,6 @@ export class PipelineStack extends Stack {
       timeZone: settings.auditTimeZone,
       logRetention,
     });
-    this.publishing = settings.cloudFront ? new Publishing(this, "Publishing", storage) : null;
     this.alarms = new Alarms(this, "Alarms", {
       ingest: this.ingest,
       audit: this.audit,
@@ -90,7 +91,23 @@ export class PipelineStack extends Stack {
       new CfnOutput(this, "PublishedDomainName", {
         value: this.publishing.distribution.distributionDomainName,
       });
+    // What `replay-pipeline url --key-pair-id` takes (private publishing).
+    if (this.publishing?.signingKey)
+      new CfnOutput(this, "PublishedKeyPairId", { value: this.publishing.signingKey.publicKeyId });
   }
+}
+
+/** The distribution `settings.publishing` asks for: public, private with its key, or none. */
+function publishingOf(scope: Construct, storage: Storage, settings: PipelineSettings): Publishing | null {
+  if (settings.publishing === "public")
+    return new Publishing(scope, "Publishing", { storage, mode: "public" });
+  if (settings.publishing === "private" && settings.publishingPublicKey !== null)
+    return new Publishing(scope, "Publishing", {
+      storage,
+      mode: "private",
+      publicKeyPem: settings.publishingPublicKey,
+    });
+  return null;
 }
 
 /** CloudWatch Logs accepts only its own retention values: the nearest one not shorter than `days`. */

@@ -3,13 +3,31 @@
  * defaults documented in the README's configuration table. A malformed value fails synthesis with
  * its key and what was expected, before anything is deployed.
  */
+import { createPublicKey } from "node:crypto";
 import type { Node } from "constructs";
 import { z } from "zod";
 import { ConfigError } from "../functions/lib/config.js";
 import { DEFAULT_DAY_SHARDS } from "../functions/lib/table.js";
 
+/**
+ * Who may read the published Layer C copies over CloudFront (README: publishing): `private`, only
+ * holders of a URL signed with the key pair whose public key is `publishingPublicKey` (without a
+ * key, no distribution at all); `public`, anyone with a copy's address; `none`, no distribution.
+ */
+const PUBLISHING_MODES = ["private", "public", "none"] as const;
+
+/** True for PEM text of an RSA 2048 public key (SPKI), the kind a CloudFront key group trusts. */
+function isPublicKeyPem(text: string): boolean {
+  if (!text.startsWith("-----BEGIN PUBLIC KEY-----")) return false;
+  try {
+    const key = createPublicKey(text);
+    return key.asymmetricKeyType === "rsa" && key.asymmetricKeyDetails?.modulusLength === 2048;
+  } catch {
+    return false;
+  }
+}
+
 // `-c key=value` hands every value over as a string; cdk.json gives JSON types.
-const flag = z.union([z.boolean(), z.enum(["true", "false"]).transform((text) => text === "true")]);
 const whole = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const optionalText = z
   .string()
@@ -50,7 +68,14 @@ const schema = z.object({
     .transform((value) => (typeof value === "number" ? value : null)),
   verdictAlarmThreshold: whole(0, 1_000_000).default(10),
   oldestMessageAlarmMinutes: whole(1, 20_160).default(60),
-  cloudFront: flag.default(false),
+  publishing: z
+    .enum(PUBLISHING_MODES, {
+      error: `one of ${PUBLISHING_MODES.join(", ")} (private: signed URLs; public: anyone with the link)`,
+    })
+    .default("private"),
+  publishingPublicKey: optionalText.refine((text) => text === null || isPublicKeyPem(text), {
+    message: "a PEM public key (-----BEGIN PUBLIC KEY-----), RSA 2048 as CloudFront key groups take",
+  }),
 });
 
 /** The stack's settings (README: configuration). */
@@ -58,6 +83,11 @@ export type PipelineSettings = z.infer<typeof schema>;
 
 /** Context keys the stack reads; each one's default is in `schema`. */
 export const SETTING_KEYS = Object.keys(schema.shape) as (keyof PipelineSettings)[];
+
+/** Whether the stack has a CloudFront distribution: public, or private with a key to trust. */
+export function hasDistribution(settings: PipelineSettings): boolean {
+  return settings.publishing === "public" || settings.publishingPublicKey !== null;
+}
 
 /** The settings in `node`'s context; throws a `ConfigError` naming each bad key. */
 export function readSettings(node: Node): PipelineSettings {
@@ -72,6 +102,26 @@ export function readSettings(node: Node): PipelineSettings {
     throw new ConfigError("config.invalid", `CDK context: ${problems.join("; ")}`);
   }
   const settings = parsed.data;
+  if (node.tryGetContext("cloudFront") !== undefined)
+    throw new ConfigError(
+      "config.invalid",
+      "CDK context: cloudFront was replaced by publishing (private, public or none; README: publishing)",
+    );
+  // Private by default: with no key it makes no distribution; asked for by name, it needs its key.
+  if (
+    settings.publishing === "private" &&
+    settings.publishingPublicKey === null &&
+    raw.publishing !== undefined
+  )
+    throw new ConfigError(
+      "config.invalid",
+      "CDK context: publishing=private needs publishingPublicKey, the PEM public key of the key pair that signs URLs (the private key stays with whoever signs)",
+    );
+  if (settings.publishing !== "private" && settings.publishingPublicKey !== null)
+    throw new ConfigError(
+      "config.invalid",
+      `CDK context: publishingPublicKey is only for publishing=private, not ${settings.publishing}`,
+    );
   if (settings.reservedConcurrency !== null && settings.reservedConcurrency < settings.ingestMaxConcurrency)
     throw new ConfigError(
       "config.invalid",

@@ -37,6 +37,8 @@ const TRANSIENT_NAMES = new Set([
   "RequestTimeout",
   "RequestTimeoutException",
   "TimeoutError",
+  // CloudFront's limit on invalidations in progress at once: they finish within minutes.
+  "TooManyInvalidationsInProgress",
 ]);
 
 // Node's codes for a connection that dropped, timed out or could not be made.

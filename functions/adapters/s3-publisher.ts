@@ -2,11 +2,24 @@
  * Writes what the pipeline publishes (Layer C copies) and reports (verdict documents) to their
  * own buckets, never the ingest bucket, so an output can never trigger the pipeline again.
  */
+import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
+import { type CloudFrontClient, CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import type { Publisher } from "../../shared/pipeline/ports.js";
+import { publishedUrlPath } from "../../shared/pipeline/published-urls.js";
 import { asAdapterError } from "./errors.js";
+
+/**
+ * How long a reader (CloudFront's edge or a browser) may keep a published copy, in seconds: short,
+ * so that a withdrawn copy a cache still holds is gone within minutes even where no invalidation
+ * reaches (a browser's cache); the distribution's cache policy keeps it no longer either.
+ */
+export const PUBLISHED_MAX_AGE_SECONDS = 300;
+
+/** The `Cache-Control` every published copy is written with. */
+export const PUBLISHED_CACHE_CONTROL = `max-age=${PUBLISHED_MAX_AGE_SECONDS}`;
 
 /** Buckets and upload sizing of an `S3Publisher`. */
 export interface PublisherOptions {
@@ -18,6 +31,8 @@ export interface PublisherOptions {
   partSize?: number;
   /** Parts in flight at once (default 4); memory is about partSize × (queueSize + 1). */
   queueSize?: number;
+  /** The CloudFront distribution in front of the published bucket, whose cache a withdrawal clears. */
+  distribution?: { client: CloudFrontClient; id: string };
 }
 
 /** The `Publisher` port over S3. */
@@ -46,7 +61,12 @@ export class S3Publisher implements Publisher {
     const stream = Readable.from(watched());
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.options.publishedBucket, Key: key, Body: stream },
+      params: {
+        Bucket: this.options.publishedBucket,
+        Key: key,
+        Body: stream,
+        CacheControl: PUBLISHED_CACHE_CONTROL,
+      },
       partSize: this.options.partSize,
       queueSize: this.options.queueSize,
       leavePartsOnError: false,
@@ -65,12 +85,36 @@ export class S3Publisher implements Publisher {
     }
   }
 
-  /** Deletes a published copy; deleting one that is already gone succeeds (S3's own rule). */
+  /**
+   * Deletes a published copy (deleting one that is already gone succeeds, S3's own rule), then,
+   * behind CloudFront, invalidates exactly its path so no edge serves it for the rest of its max-age.
+   * The copy goes first: if the invalidation fails, the copy is already unreadable at the origin and
+   * the error is thrown (a `TransientError` for throttling, a 5xx or too many invalidations in
+   * progress), so the message is retried, the delete repeated harmlessly and the invalidation
+   * asked for again before the withdrawal is recorded.
+   */
   async withdrawCopy(key: string): Promise<void> {
     try {
       await this.client.send(new DeleteObjectCommand({ Bucket: this.options.publishedBucket, Key: key }));
     } catch (error) {
       throw asAdapterError(error, `DeleteObject ${key}`);
+    }
+    const { distribution } = this.options;
+    if (distribution === undefined) return;
+    try {
+      await distribution.client.send(
+        new CreateInvalidationCommand({
+          DistributionId: distribution.id,
+          InvalidationBatch: {
+            // One per withdrawal: the SDK's own retries of this request reuse it (CloudFront makes
+            // one invalidation of them), while a later withdrawal of the same path gets its own.
+            CallerReference: randomUUID(),
+            Paths: { Quantity: 1, Items: [publishedUrlPath(key)] },
+          },
+        }),
+      );
+    } catch (error) {
+      throw asAdapterError(error, `CreateInvalidation ${publishedUrlPath(key)}`);
     }
   }
 

@@ -27,6 +27,11 @@ const schema = z.object({
     }),
   // The audit reports a replay whose session has no receipt this long after it was processed.
   AUDIT_RECEIPT_AGE_HOURS: z.coerce.number().min(0).default(24),
+  // The CloudFront distribution in front of the published bucket (ingest only): withdrawals invalidate.
+  PUBLISHED_DISTRIBUTION_ID: z
+    .string()
+    .regex(/^[A-Z0-9]{1,64}$/, "must be a CloudFront distribution id")
+    .optional(),
   // Set only for local servers (s3rver, dynalite); the SDK reads the same variables.
   AWS_ENDPOINT_URL_S3: z.url().optional(),
   AWS_ENDPOINT_URL_DYNAMODB: z.url().optional(),
@@ -46,6 +51,8 @@ export interface Config {
   indexShards: number;
   /** Hours after which the audit reports a replay's receipt as missing (default 24). */
   receiptAgeHours: number;
+  /** The distribution whose cache a withdrawal invalidates; null: none in front of the bucket. */
+  distributionId: string | null;
   /** Key of `queryDay` cursors; null: each process makes its own. */
   cursorKey: Uint8Array | null;
   /** A local S3 server's endpoint, or null for AWS. */
@@ -73,6 +80,7 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     tableName: c.TABLE_NAME,
     indexShards: c.INDEX_SHARDS,
     cursorKey: c.CURSOR_KEY,
+    distributionId: c.PUBLISHED_DISTRIBUTION_ID ?? null,
     receiptAgeHours: c.AUDIT_RECEIPT_AGE_HOURS,
     s3Endpoint: c.AWS_ENDPOINT_URL_S3 ?? null,
     dynamoEndpoint: c.AWS_ENDPOINT_URL_DYNAMODB ?? null,

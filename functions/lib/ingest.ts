@@ -12,6 +12,7 @@ import { type Metrics, MetricUnit } from "@aws-lambda-powertools/metrics";
 import { logMetrics } from "@aws-lambda-powertools/metrics/middleware";
 import { JSONStringified } from "@aws-lambda-powertools/parser/helpers";
 import { S3Schema, SqsRecordSchema } from "@aws-lambda-powertools/parser/schemas";
+import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import middy from "@middy/core";
@@ -25,7 +26,7 @@ import { DynamoSessionIndex } from "../adapters/dynamo-index.js";
 import { ObjectChangedError, TransientError } from "../adapters/errors.js";
 import { S3ObjectSource, S3ObjectStore } from "../adapters/s3-objects.js";
 import { S3Publisher } from "../adapters/s3-publisher.js";
-import type { Config } from "./config.js";
+import { type Config, ConfigError } from "./config.js";
 import { INGEST_METRIC, VERDICT_DIMENSION } from "./metrics.js";
 
 /** What the ingest handler is made of. */
@@ -33,6 +34,8 @@ export interface IngestDependencies {
   config: Config;
   s3: S3Client;
   dynamo: DynamoDBDocumentClient;
+  /** CloudFront, when `config.distributionId` names a distribution whose cache withdrawals clear. */
+  cloudFront?: CloudFrontClient;
   logger: Logger;
   metrics: Metrics;
   /** Written into every verdict document. */
@@ -69,11 +72,19 @@ function faultKind(error: unknown): "transient" | "bug" {
 /** Builds the handler over `deps`: one port set, one batch processor, per container. */
 export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
   const { config, s3, logger, metrics } = deps;
+  if (config.distributionId !== null && deps.cloudFront === undefined)
+    throw new ConfigError(
+      "config.invalid",
+      `PUBLISHED_DISTRIBUTION_ID ${config.distributionId} is set but no CloudFront client was given`,
+    );
   const ports: Ports = {
     objects: new S3ObjectStore(s3, config.ingestBucket),
     publisher: new S3Publisher(s3, {
       publishedBucket: config.publishedBucket,
       reportsBucket: config.reportsBucket,
+      ...(config.distributionId !== null && deps.cloudFront !== undefined
+        ? { distribution: { client: deps.cloudFront, id: config.distributionId } }
+        : {}),
     }),
     index: new DynamoSessionIndex(deps.dynamo, {
       tableName: config.tableName,

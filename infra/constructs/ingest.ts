@@ -5,6 +5,7 @@
  * ingest bucket's policy also denies it every write, so no output can land where the pipeline listens.
  */
 import { type CfnResource, Duration, RemovalPolicy, Size, Stack, Validations } from "aws-cdk-lib";
+import type { IDistribution } from "aws-cdk-lib/aws-cloudfront";
 import { Effect, PolicyStatement, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { SqsEventSource } from "aws-cdk-lib/aws-lambda-event-sources";
 import type { NodejsFunction } from "aws-cdk-lib/aws-lambda-nodejs";
@@ -36,6 +37,8 @@ export interface IngestProps {
   environment: Record<string, string>;
   /** Only keys under this prefix notify (empty: every key). */
   keyPrefix: string;
+  /** The distribution in front of the published bucket, whose cache a withdrawal invalidates. */
+  distribution: IDistribution | null;
   maxConcurrency: number;
   reservedConcurrency: number | null;
   logRetention: RetentionDays;
@@ -100,6 +103,9 @@ export class Ingest extends Construct {
       reservedConcurrency: props.reservedConcurrency,
       environment: {
         ...props.environment,
+        ...(props.distribution === null
+          ? {}
+          : { PUBLISHED_DISTRIBUTION_ID: props.distribution.distributionId }),
         POWERTOOLS_SERVICE_NAME: INGEST_SERVICE,
         POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
         POWERTOOLS_LOG_LEVEL: "INFO",
@@ -124,6 +130,8 @@ export class Ingest extends Construct {
       ...tableAccess(storage, { write: true }),
     ])
       role.addToPrincipalPolicy(statement);
+    // cloudfront:CreateInvalidation on this distribution only (CDK's grant names its ARN).
+    props.distribution?.grantCreateInvalidation(role);
     acknowledgeObjectArns(role, [
       storage.ingestBucket,
       storage.publishedBucket,

@@ -19,6 +19,7 @@ describe("readConfig", () => {
       tableName: "index",
       indexShards: 8,
       cursorKey: null,
+      distributionId: null,
       receiptAgeHours: 24,
       s3Endpoint: null,
       dynamoEndpoint: null,
@@ -34,8 +35,10 @@ describe("readConfig", () => {
       AWS_ENDPOINT_URL_S3: "http://127.0.0.1:4568",
       AWS_ENDPOINT_URL_DYNAMODB: "http://127.0.0.1:4567",
       AUDIT_RECEIPT_AGE_HOURS: "6",
+      PUBLISHED_DISTRIBUTION_ID: "E2QWRUHAPOMQZL",
     });
     expect(config.indexShards).toBe(16);
+    expect(config.distributionId).toBe("E2QWRUHAPOMQZL");
     expect(config.receiptAgeHours).toBe(6);
     expect(Buffer.from(config.cursorKey ?? []).equals(key)).toBe(true);
     expect(config.s3Endpoint).toBe("http://127.0.0.1:4568");
@@ -54,6 +57,9 @@ describe("readConfig", () => {
     expect(() => readConfig({ ...env, AUDIT_RECEIPT_AGE_HOURS: "-1" })).toThrow(/AUDIT_RECEIPT_AGE_HOURS/);
     expect(() => readConfig({ ...env, CURSOR_KEY: "c2hvcnQ=" })).toThrow(/CURSOR_KEY must be 32 bytes/);
     expect(() => readConfig({ ...env, AWS_ENDPOINT_URL_S3: "localhost" })).toThrow(/AWS_ENDPOINT_URL_S3/);
+    expect(() =>
+      readConfig({ ...env, PUBLISHED_DISTRIBUTION_ID: "arn:aws:cloudfront::1:distribution/E2" }),
+    ).toThrow(/PUBLISHED_DISTRIBUTION_ID must be a CloudFront distribution id/);
   });
 });
 

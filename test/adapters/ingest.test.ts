@@ -2,6 +2,7 @@ import "aws-sdk-client-mock-vitest/extend";
 import { readFileSync } from "node:fs";
 import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
+import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
@@ -20,13 +21,14 @@ import { body, serviceError } from "../support/aws-fakes.js";
 
 const REPLAY = readFileSync(new URL("../../examples/fix-auth.REPLAY.jsonl", import.meta.url));
 // Through the real parser, so a setting added later gets its default here too.
-const config: Config = readConfig({
+const ENV = {
   AWS_REGION: "us-east-1",
   INGEST_BUCKET: "ingest",
   PUBLISHED_BUCKET: "published",
   REPORTS_BUCKET: "reports",
   TABLE_NAME: "index",
-});
+};
+const config: Config = readConfig(ENV);
 const s3Client = new S3Client({
   region: "us-east-1",
   credentials: { accessKeyId: "a", secretAccessKey: "b" },
@@ -177,6 +179,22 @@ describe("the ingest handler", () => {
     const out = await handler()(sqsEvent([created("acme/s1/a.jsonl", "old")]), lambdaContext());
     expect(out.batchItemFailures).toEqual([]);
     expect(db).toHaveReceivedCommandTimes(PutCommand, 0);
+  });
+
+  it("refuses a distribution to invalidate without a CloudFront client to do it", () => {
+    const fronted = readConfig({ ...ENV, PUBLISHED_DISTRIBUTION_ID: "E2QWRUHAPOMQZL" });
+    const make = (cloudFront?: CloudFrontClient) =>
+      makeIngestHandler({
+        config: fronted,
+        s3: s3Client,
+        dynamo: docClient,
+        ...(cloudFront === undefined ? {} : { cloudFront }),
+        logger: new Logger({ serviceName: "ingest-test" }),
+        metrics: new Metrics({ namespace: "Test", serviceName: "ingest" }),
+        toolVersion: "0.0.0-test",
+      });
+    expect(make).toThrow(/PUBLISHED_DISTRIBUTION_ID E2QWRUHAPOMQZL is set but no CloudFront client/);
+    expect(make(new CloudFrontClient({ region: "us-east-1" }))).toBeTypeOf("function");
   });
 
   it("refuses an event from another bucket", async () => {

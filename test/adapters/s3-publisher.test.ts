@@ -1,5 +1,10 @@
 import "aws-sdk-client-mock-vitest/extend";
 import {
+  CloudFrontClient,
+  CloudFrontServiceException,
+  CreateInvalidationCommand,
+} from "@aws-sdk/client-cloudfront";
+import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
@@ -13,13 +18,31 @@ import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { TransientError } from "../../functions/adapters/errors.js";
 import { S3ObjectSource } from "../../functions/adapters/s3-objects.js";
-import { S3Publisher } from "../../functions/adapters/s3-publisher.js";
+import { PUBLISHED_CACHE_CONTROL, S3Publisher } from "../../functions/adapters/s3-publisher.js";
 import { body, bytes, serviceError } from "../support/aws-fakes.js";
 
 const MiB = 1024 * 1024;
 const client = new S3Client({ region: "us-east-1" });
 const s3 = mockClient(client);
 const publisher = new S3Publisher(client, { publishedBucket: "published", reportsBucket: "reports" });
+const cfClient = new CloudFrontClient({ region: "us-east-1" });
+const cloudFront = mockClient(cfClient);
+/** A publisher behind distribution E2QWRUHAPOMQZL. */
+const fronted = new S3Publisher(client, {
+  publishedBucket: "published",
+  reportsBucket: "reports",
+  distribution: { client: cfClient, id: "E2QWRUHAPOMQZL" },
+});
+
+/** A CloudFront service error as the SDK raises it. */
+function cloudFrontError(name: string, status: number): CloudFrontServiceException {
+  return new CloudFrontServiceException({
+    name,
+    $fault: status >= 500 ? "server" : "client",
+    $metadata: { httpStatusCode: status },
+    message: `${name} (fake)`,
+  });
+}
 
 /** `total` bytes in 1 MiB chunks, then `failure` if given. */
 async function* copy(total: number, failure?: Error): AsyncGenerator<Uint8Array> {
@@ -29,6 +52,8 @@ async function* copy(total: number, failure?: Error): AsyncGenerator<Uint8Array>
 
 beforeEach(() => {
   s3.reset();
+  cloudFront.reset();
+  cloudFront.on(CreateInvalidationCommand).resolves({ Invalidation: undefined });
   s3.on(CreateMultipartUploadCommand).resolves({ UploadId: "up-1" });
   s3.on(UploadPartCommand).callsFake((input: { PartNumber?: number }) => ({
     ETag: `"part-${input.PartNumber}"`,
@@ -47,6 +72,20 @@ describe("S3Publisher.publishCopy", () => {
       Key: "t/s/REPLAY.layer-c.jsonl",
     });
     expect(s3).not.toHaveReceivedCommand(CreateMultipartUploadCommand);
+  });
+
+  it("writes every copy, single PUT or multipart, with a short Cache-Control", async () => {
+    expect(PUBLISHED_CACHE_CONTROL).toMatch(/^max-age=([1-9]\d{0,2})$/);
+    await publisher.publishCopy("t/s/small.layer-c.jsonl", copy(MiB));
+    await publisher.publishCopy("t/s/big.layer-c.jsonl", copy(12 * MiB));
+    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
+      Key: "t/s/small.layer-c.jsonl",
+      CacheControl: PUBLISHED_CACHE_CONTROL,
+    });
+    expect(s3).toHaveReceivedCommandWith(CreateMultipartUploadCommand, {
+      Key: "t/s/big.layer-c.jsonl",
+      CacheControl: PUBLISHED_CACHE_CONTROL,
+    });
   });
 
   it("writes a copy beyond 5 MiB in parts and completes the upload", async () => {
@@ -149,5 +188,93 @@ describe("S3Publisher.withdrawCopy and putDocument", () => {
     await expect(publisher.putDocument("results/a.json", "{}")).rejects.toMatchObject({
       name: "AccessDenied",
     });
+  });
+});
+
+describe("S3Publisher.withdrawCopy behind CloudFront", () => {
+  beforeEach(() => {
+    s3.on(DeleteObjectCommand).resolves({});
+  });
+
+  it("without a distribution, only deletes", async () => {
+    await publisher.withdrawCopy("t/s/REPLAY.layer-c.jsonl");
+    expect(s3).toHaveReceivedCommandOnce(DeleteObjectCommand);
+    expect(cloudFront).not.toHaveReceivedAnyCommand();
+  });
+
+  it("deletes the copy, then invalidates exactly its path, with a caller reference of its own", async () => {
+    const order: string[] = [];
+    s3.on(DeleteObjectCommand).callsFake(() => {
+      order.push("delete");
+      return {};
+    });
+    cloudFront.on(CreateInvalidationCommand).callsFake(() => {
+      order.push("invalidate");
+      return {};
+    });
+    await fronted.withdrawCopy("t/s/REPLAY.layer-c.jsonl");
+    await fronted.withdrawCopy("t/s/REPLAY.layer-c.jsonl");
+    expect(order).toEqual(["delete", "invalidate", "delete", "invalidate"]);
+    expect(cloudFront).toHaveReceivedCommandWith(CreateInvalidationCommand, {
+      DistributionId: "E2QWRUHAPOMQZL",
+      InvalidationBatch: {
+        CallerReference: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        Paths: { Quantity: 1, Items: ["/t/s/REPLAY.layer-c.jsonl"] },
+      },
+    });
+    // A second withdrawal of one path is a second invalidation: CloudFront would answer a reused
+    // reference with the first one and clear nothing.
+    const references = cloudFront
+      .commandCalls(CreateInvalidationCommand)
+      .map((call) => call.args[0].input.InvalidationBatch?.CallerReference);
+    expect(new Set(references).size).toBe(2);
+  });
+
+  it("names the path as CloudFront expects it: each segment percent-encoded, nothing wider", async () => {
+    await fronted.withdrawCopy("t/s/my run #2 ü*.layer-c.jsonl");
+    expect(cloudFront).toHaveReceivedCommandWith(CreateInvalidationCommand, {
+      InvalidationBatch: expect.objectContaining({
+        Paths: { Quantity: 1, Items: ["/t/s/my%20run%20%232%20%C3%BC*.layer-c.jsonl"] },
+      }),
+    });
+  });
+
+  it("does not invalidate when the delete fails (nothing was withdrawn yet)", async () => {
+    s3.on(DeleteObjectCommand).rejects(serviceError("InternalError", 500));
+    await expect(fronted.withdrawCopy("t/s/x.layer-c.jsonl")).rejects.toBeInstanceOf(TransientError);
+    expect(cloudFront).not.toHaveReceivedAnyCommand();
+  });
+
+  it("a throttled invalidation is transient (the message is retried) and the copy is already gone", async () => {
+    for (const [name, status] of [
+      ["Throttling", 400],
+      ["TooManyInvalidationsInProgress", 400],
+      ["ServiceUnavailable", 503],
+    ] as const) {
+      s3.resetHistory();
+      cloudFront.reset();
+      cloudFront.on(CreateInvalidationCommand).rejects(cloudFrontError(name, status));
+      const error = await fronted.withdrawCopy("t/s/x.layer-c.jsonl").catch((e: unknown) => e);
+      expect(error, name).toBeInstanceOf(TransientError);
+      expect((error as TransientError).kind).toBe("transient");
+      expect((error as Error).message).toContain("CreateInvalidation /t/s/x.layer-c.jsonl");
+      // Fail closed: the origin no longer has the copy, whatever the cache does meanwhile.
+      expect(s3).toHaveReceivedCommandOnce(DeleteObjectCommand);
+    }
+    // The retry deletes again (already gone: S3 succeeds) and invalidates.
+    s3.resetHistory();
+    cloudFront.reset();
+    cloudFront.on(CreateInvalidationCommand).resolves({});
+    await fronted.withdrawCopy("t/s/x.layer-c.jsonl");
+    expect(s3).toHaveReceivedCommandOnce(DeleteObjectCommand);
+    expect(cloudFront).toHaveReceivedCommandOnce(CreateInvalidationCommand);
+  });
+
+  it("an invalidation refused for good (access denied) throws the SDK's error, not a transient one", async () => {
+    cloudFront.on(CreateInvalidationCommand).rejects(cloudFrontError("AccessDenied", 403));
+    const error = await fronted.withdrawCopy("t/s/x.layer-c.jsonl").catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(TransientError);
+    expect(error).toMatchObject({ name: "AccessDenied" });
+    expect(s3).toHaveReceivedCommandOnce(DeleteObjectCommand);
   });
 });

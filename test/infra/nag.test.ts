@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { Stack, Validations } from "aws-cdk-lib";
 import { Queue } from "aws-cdk-lib/aws-sqs";
 import { AwsSolutionsChecks } from "cdk-nag";
@@ -28,13 +29,16 @@ function acknowledgements(scope: IConstruct): { path: string; id: string; reason
   );
 }
 
+const PEM = readFileSync(new URL("../fixtures/cloudfront/public-key.pem", import.meta.url), "utf8");
+
 describe("cdk-nag AwsSolutions", () => {
   for (const [name, context] of [
     ["the default stack", {}],
     [
-      "the stack with CloudFront, e-mail and reserved concurrency",
-      { cloudFront: true, alarmEmail: "ops@example.com", reservedConcurrency: 50 },
+      "the stack with public CloudFront, e-mail and reserved concurrency",
+      { publishing: "public", alarmEmail: "ops@example.com", reservedConcurrency: 50 },
     ],
+    ["the stack with private CloudFront (signed URLs)", { publishing: "private", publishingPublicKey: PEM }],
   ] as const)
     it(`finds nothing unacknowledged in ${name}`, () => {
       const { stack } = synthPipeline(context);
@@ -42,7 +46,7 @@ describe("cdk-nag AwsSolutions", () => {
     });
 
   it("acknowledges each finding by its id, with a reason", () => {
-    const { stack } = synthPipeline({ cloudFront: true });
+    const { stack } = synthPipeline({ publishing: "public" });
     const acks = acknowledgements(stack).filter((a) => a.id.startsWith("AwsSolutions-"));
     expect(acks.length).toBeGreaterThan(5);
     for (const ack of acks) {

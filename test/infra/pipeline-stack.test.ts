@@ -1,8 +1,10 @@
+import { readFileSync } from "node:fs";
 import { Token } from "aws-cdk-lib";
 import { Match } from "aws-cdk-lib/assertions";
 import { describe, expect, it } from "vitest";
 import { INGEST_SUFFIXES, isReceiptName } from "#shared/pipeline/keys.js";
 import { STACK_OUTPUTS } from "../../cli/remote.js";
+import { PUBLISHED_MAX_AGE_SECONDS } from "../../functions/adapters/s3-publisher.js";
 import { CONFIG_VARIABLES, readConfig } from "../../functions/lib/config.js";
 import {
   AUDIT_METRIC,
@@ -19,6 +21,7 @@ import {
   INGEST_TIMEOUT_SECONDS,
   VISIBILITY_FACTOR,
 } from "../../infra/sizing.js";
+import { statementsOf } from "../support/iam-statements.js";
 import { type CfnResource, logicalId, synthPipeline } from "../support/pipeline-stack.js";
 
 const pipeline = synthPipeline();
@@ -266,7 +269,13 @@ describe("ingest", () => {
 });
 
 describe("the functions' configuration", () => {
-  const local = new Set(["AWS_REGION", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_DYNAMODB"]);
+  // AWS's own and the local servers', and the distribution's (only with one: external publishing).
+  const local = new Set([
+    "AWS_REGION",
+    "AWS_ENDPOINT_URL_S3",
+    "AWS_ENDPOINT_URL_DYNAMODB",
+    "PUBLISHED_DISTRIBUTION_ID",
+  ]);
   const others = new Set([
     "NODE_OPTIONS",
     "POWERTOOLS_SERVICE_NAME",
@@ -454,39 +463,156 @@ describe("alarms", () => {
 });
 
 describe("external publishing", () => {
-  it("is off by default", () => {
-    template.resourceCountIs("AWS::CloudFront::Distribution", 0);
+  const PEM = readFileSync(new URL("../fixtures/cloudfront/public-key.pem", import.meta.url), "utf8");
+  const propsIn = (j: typeof json, id: string) => (j.Resources[id] as CfnResource).Properties ?? {};
+  const ingestEnvironment = (j: typeof json) =>
+    (
+      propsIn(j, logicalId(j, "AWS::Lambda::Function", "IngestFunction")).Environment as {
+        Variables: Record<string, unknown>;
+      }
+    ).Variables;
+
+  it("is private by default: with no public key, no distribution and nothing to invalidate", () => {
+    for (const j of [json, synthPipeline({ publishing: "none" }).json]) {
+      expect(Object.values(j.Resources).filter((r) => r.Type.startsWith("AWS::CloudFront::"))).toEqual([]);
+      expect(ingestEnvironment(j)).not.toHaveProperty("PUBLISHED_DISTRIBUTION_ID");
+      expect(JSON.stringify(j)).not.toContain("cloudfront:");
+    }
   });
 
-  it("puts CloudFront with origin access control before the published bucket only", () => {
-    const { template: t, json: j } = synthPipeline({ cloudFront: "true" });
-    const distribution = logicalId(j, "AWS::CloudFront::Distribution", "PublishingDistribution");
-    const oac = logicalId(j, "AWS::CloudFront::OriginAccessControl", "PublishingDistribution");
-    const published = logicalId(j, "AWS::S3::Bucket", "StoragePublished");
-    t.hasResourceProperties("AWS::CloudFront::Distribution", {
-      DistributionConfig: Match.objectLike({
-        Origins: [
-          Match.objectLike({
-            DomainName: { "Fn::GetAtt": [published, "RegionalDomainName"] },
-            OriginAccessControlId: { "Fn::GetAtt": [oac, "Id"] },
+  for (const [mode, context] of [
+    ["public", { publishing: "public" }],
+    ["private", { publishingPublicKey: PEM }],
+  ] as const)
+    describe(mode, () => {
+      const { template: t, json: j } = synthPipeline(context);
+      const distribution = logicalId(j, "AWS::CloudFront::Distribution", "PublishingDistribution");
+      const behavior = () =>
+        (propsIn(j, distribution).DistributionConfig as Record<string, unknown>)
+          .DefaultCacheBehavior as Record<string, unknown>;
+
+      it("puts CloudFront with origin access control before the published bucket only", () => {
+        const oac = logicalId(j, "AWS::CloudFront::OriginAccessControl", "PublishingDistribution");
+        const published = logicalId(j, "AWS::S3::Bucket", "StoragePublished");
+        t.hasResourceProperties("AWS::CloudFront::Distribution", {
+          DistributionConfig: Match.objectLike({
+            Origins: [
+              Match.objectLike({
+                DomainName: { "Fn::GetAtt": [published, "RegionalDomainName"] },
+                OriginAccessControlId: { "Fn::GetAtt": [oac, "Id"] },
+              }),
+            ],
+            DefaultCacheBehavior: Match.objectLike({
+              ViewerProtocolPolicy: "redirect-to-https",
+              AllowedMethods: ["GET", "HEAD"],
+            }),
+            // One behavior: no path escapes the default one's rules.
+            CacheBehaviors: Match.absent(),
           }),
-        ],
-        DefaultCacheBehavior: Match.objectLike({
-          ViewerProtocolPolicy: "redirect-to-https",
-          AllowedMethods: ["GET", "HEAD"],
-        }),
-      }),
+        });
+        t.resourceCountIs("AWS::CloudFront::CloudFrontOriginAccessIdentity", 0);
+        // Only the published bucket's policy lets CloudFront in, and only this distribution.
+        const cloudFrontGrants = Object.values(j.Resources)
+          .filter((r) => r.Type === "AWS::S3::BucketPolicy")
+          .filter((r) => JSON.stringify(r.Properties).includes("cloudfront.amazonaws.com"));
+        expect(cloudFrontGrants).toHaveLength(1);
+        expect(cloudFrontGrants[0]?.Properties?.Bucket).toEqual({ Ref: published });
+        expect(JSON.stringify(cloudFrontGrants[0]?.Properties)).toContain(distribution);
+        t.hasResourceProperties("AWS::S3::Bucket", {
+          BucketName: Match.absent(),
+          PublicAccessBlockConfiguration: {
+            BlockPublicAcls: true,
+            BlockPublicPolicy: true,
+            IgnorePublicAcls: true,
+            RestrictPublicBuckets: true,
+          },
+        });
+        t.hasOutput("PublishedDomainName", Match.anyValue());
+      });
+
+      it(`keeps a copy at most ${PUBLISHED_MAX_AGE_SECONDS} s and tells readers so (${mode}, max-age)`, () => {
+        const policy = logicalId(j, "AWS::CloudFront::CachePolicy", "PublishingCachePolicy");
+        expect(behavior().CachePolicyId).toEqual({ Ref: policy });
+        t.hasResourceProperties("AWS::CloudFront::CachePolicy", {
+          CachePolicyConfig: Match.objectLike({
+            MinTTL: 0,
+            DefaultTTL: PUBLISHED_MAX_AGE_SECONDS,
+            MaxTTL: PUBLISHED_MAX_AGE_SECONDS,
+            ParametersInCacheKeyAndForwardedToOrigin: Match.objectLike({
+              QueryStringsConfig: { QueryStringBehavior: "none" },
+              CookiesConfig: { CookieBehavior: "none" },
+            }),
+          }),
+        });
+        const headers = logicalId(j, "AWS::CloudFront::ResponseHeadersPolicy", "PublishingResponseHeaders");
+        expect(behavior().ResponseHeadersPolicyId).toEqual({ Ref: headers });
+        t.hasResourceProperties("AWS::CloudFront::ResponseHeadersPolicy", {
+          ResponseHeadersPolicyConfig: Match.objectLike({
+            CustomHeadersConfig: {
+              Items: [
+                {
+                  Header: "Cache-Control",
+                  Value: `${mode}, max-age=${PUBLISHED_MAX_AGE_SECONDS}`,
+                  Override: true,
+                },
+              ],
+            },
+            SecurityHeadersConfig: Match.objectLike({
+              ContentTypeOptions: { Override: true },
+              ReferrerPolicy: { ReferrerPolicy: "no-referrer", Override: true },
+            }),
+          }),
+        });
+      });
+
+      it("lets the ingest function invalidate this distribution, and nothing else of CloudFront", () => {
+        expect(ingestEnvironment(j).PUBLISHED_DISTRIBUTION_ID).toEqual({ Ref: distribution });
+        const grants = statementsOf(j).filter((st) => st.actions.some((a) => a.startsWith("cloudfront:")));
+        expect(grants).toHaveLength(1);
+        expect(grants[0]).toMatchObject({
+          kind: "identity",
+          effect: "Allow",
+          roles: [
+            (
+              propsIn(j, logicalId(j, "AWS::Lambda::Function", "IngestFunction")).Role as {
+                "Fn::GetAtt": string[];
+              }
+            )["Fn::GetAtt"][0],
+          ],
+          actions: ["cloudfront:CreateInvalidation"],
+        });
+        expect(grants[0]?.resources).toHaveLength(1);
+        const arn = JSON.stringify(grants[0]?.resources[0]);
+        expect(arn).toContain(":distribution/");
+        expect(arn).toContain(distribution);
+        // The audit function is never told of the distribution.
+        const audit = j.Resources[logicalId(j, "AWS::Lambda::Function", "AuditFunction")];
+        expect(JSON.stringify(audit)).not.toContain("PUBLISHED_DISTRIBUTION_ID");
+      });
+
+      if (mode === "public")
+        it("public: serves every request, signed or not (no trusted key group, no key)", () => {
+          expect(behavior()).not.toHaveProperty("TrustedKeyGroups");
+          t.resourceCountIs("AWS::CloudFront::PublicKey", 0);
+          t.resourceCountIs("AWS::CloudFront::KeyGroup", 0);
+          expect(j.Outputs).not.toHaveProperty("PublishedKeyPairId");
+        });
+      else
+        it("private: serves only URLs signed by the key group of the given public key", () => {
+          const key = logicalId(j, "AWS::CloudFront::PublicKey", "PublishingSigningKey");
+          const group = logicalId(j, "AWS::CloudFront::KeyGroup", "PublishingSigningKeys");
+          expect(behavior().TrustedKeyGroups).toEqual([{ Ref: group }]);
+          t.hasResourceProperties("AWS::CloudFront::KeyGroup", {
+            KeyGroupConfig: Match.objectLike({ Items: [{ Ref: key }] }),
+          });
+          t.hasResourceProperties("AWS::CloudFront::PublicKey", {
+            PublicKeyConfig: Match.objectLike({ EncodedKey: PEM.trim() }),
+          });
+          // The public key only: no private key material anywhere in the template.
+          expect(JSON.stringify(j)).not.toMatch(/PRIVATE KEY/);
+          t.hasOutput("PublishedKeyPairId", { Value: { Ref: key } });
+        });
     });
-    t.resourceCountIs("AWS::CloudFront::CloudFrontOriginAccessIdentity", 0);
-    // Only the published bucket's policy lets CloudFront in, and only this distribution.
-    const cloudFrontGrants = Object.values(j.Resources)
-      .filter((r) => r.Type === "AWS::S3::BucketPolicy")
-      .filter((r) => JSON.stringify(r.Properties).includes("cloudfront.amazonaws.com"));
-    expect(cloudFrontGrants).toHaveLength(1);
-    expect(cloudFrontGrants[0]?.Properties?.Bucket).toEqual({ Ref: published });
-    expect(JSON.stringify(cloudFrontGrants[0]?.Properties)).toContain(distribution);
-    t.hasOutput("PublishedDomainName", Match.anyValue());
-  });
 });
 
 describe("reserved concurrency", () => {

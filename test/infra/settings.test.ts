@@ -1,9 +1,12 @@
+import { generateKeyPairSync } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { App } from "aws-cdk-lib";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../functions/lib/config.js";
 import { retentionOf } from "../../infra/pipeline-stack.js";
 import { readSettings } from "../../infra/settings.js";
 
+const PEM = readFileSync(new URL("../fixtures/cloudfront/public-key.pem", import.meta.url), "utf8");
 const settingsOf = (context: Record<string, unknown>) => readSettings(new App({ context }).node);
 
 describe("CDK context settings", () => {
@@ -23,27 +26,66 @@ describe("CDK context settings", () => {
       reservedConcurrency: null,
       verdictAlarmThreshold: 10,
       oldestMessageAlarmMinutes: 60,
-      cloudFront: false,
+      publishing: "private",
+      publishingPublicKey: null,
     });
   });
 
   it("read `-c key=value` strings as cdk.json's types", () => {
     expect(
-      settingsOf({ cloudFront: "true", indexShards: "16", reservedConcurrency: "40", alarmEmail: "a@b.io" }),
-    ).toMatchObject({ cloudFront: true, indexShards: 16, reservedConcurrency: 40, alarmEmail: "a@b.io" });
-    expect(settingsOf({ cloudFront: false, reservedConcurrency: "" })).toMatchObject({
-      cloudFront: false,
+      settingsOf({
+        publishing: "public",
+        indexShards: "16",
+        reservedConcurrency: "40",
+        alarmEmail: "a@b.io",
+      }),
+    ).toMatchObject({ publishing: "public", indexShards: 16, reservedConcurrency: 40, alarmEmail: "a@b.io" });
+    expect(settingsOf({ publishing: "none", reservedConcurrency: "" })).toMatchObject({
+      publishing: "none",
       reservedConcurrency: null,
     });
   });
 
   it("name each bad key and what was expected", () => {
     const bad = () =>
-      settingsOf({ indexShards: "0", alarmEmail: "nobody", auditSchedule: "daily", cloudFront: "yes" });
+      settingsOf({ indexShards: "0", alarmEmail: "nobody", auditSchedule: "daily", publishing: "yes" });
     expect(bad).toThrow(ConfigError);
     expect(bad).toThrow(/indexShards: .*auditSchedule: .*EventBridge Scheduler expression/s);
     expect(bad).toThrow(/alarmEmail: an e-mail address/);
-    expect(bad).toThrow(/cloudFront/);
+    expect(bad).toThrow(/publishing: one of private, public, none/);
+  });
+
+  it("take a PEM RSA 2048 public key for private publishing, and nothing that is not one", () => {
+    expect(settingsOf({ publishing: "private", publishingPublicKey: PEM })).toMatchObject({
+      publishing: "private",
+      publishingPublicKey: PEM.trim(),
+    });
+    // The default is private too; the key alone turns the distribution on.
+    expect(settingsOf({ publishingPublicKey: PEM }).publishing).toBe("private");
+    const small = generateKeyPairSync("rsa", { modulusLength: 1024 }).publicKey.export({
+      type: "spki",
+      format: "pem",
+    });
+    const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    for (const wrong of [
+      "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA",
+      small,
+      privateKey.export({ type: "pkcs8", format: "pem" }),
+      PEM.replace("MIIB", "XXXX"),
+    ])
+      expect(() => settingsOf({ publishingPublicKey: wrong })).toThrow(
+        /publishingPublicKey: a PEM public key/,
+      );
+  });
+
+  it("refuse private publishing asked for without its key, a key for another mode, and the old cloudFront flag", () => {
+    expect(() => settingsOf({ publishing: "private" })).toThrow(
+      /publishing=private needs publishingPublicKey/,
+    );
+    expect(() => settingsOf({ publishing: "public", publishingPublicKey: PEM })).toThrow(
+      /publishingPublicKey is only for publishing=private, not public/,
+    );
+    expect(() => settingsOf({ cloudFront: "true" })).toThrow(/cloudFront was replaced by publishing/);
   });
 
   it("refuse a reserved concurrency below the queue's maximum concurrency", () => {

@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vites
 import { type LocalServer, S3RVER_CREDENTIALS, startS3rver } from "../../cli/local/servers.js";
 import { ObjectChangedError, TransientError } from "../../functions/adapters/errors.js";
 import { S3ObjectSource, S3ObjectStore } from "../../functions/adapters/s3-objects.js";
-import { S3Publisher } from "../../functions/adapters/s3-publisher.js";
+import { PUBLISHED_CACHE_CONTROL, S3Publisher } from "../../functions/adapters/s3-publisher.js";
 import { makeS3Client } from "../../functions/lib/aws-clients.js";
 import { bytes, collect, collectUntilError } from "../support/aws-fakes.js";
 import { startCuttingProxy } from "../support/cutting-proxy.js";
@@ -197,6 +197,8 @@ describe("S3Publisher against s3rver", () => {
     );
     const stored = Buffer.from(await (out.Body?.transformToByteArray() ?? new Uint8Array()));
     expect(stored.equals(Buffer.concat(parts))).toBe(true);
+    // The Cache-Control a reader (CloudFront, a browser) keeps it by, multipart or not.
+    expect(out.CacheControl).toBe(PUBLISHED_CACHE_CONTROL);
   });
 
   it("leaves nothing when the copy's body fails after parts went up", async () => {
@@ -216,6 +218,8 @@ describe("S3Publisher against s3rver", () => {
     const key = "acme/s-1/SMALL.layer-c.jsonl";
     await publisher.publishCopy(key, chunks(1000));
     expect(await exists("published", key)).toBe(true);
+    const head = await s3.send(new HeadObjectCommand({ Bucket: "published", Key: key }));
+    expect(head.CacheControl).toBe(PUBLISHED_CACHE_CONTROL);
     await publisher.withdrawCopy(key);
     expect(await exists("published", key)).toBe(false);
     await publisher.withdrawCopy(key);

@@ -329,6 +329,28 @@ describe("processObject: a port's failure surfaces, nothing half-written", () =>
     expect((await processObject(source, ports, OPTIONS)).outcome).toBe("written");
     expect(ports.publisher.copies.size).toBe(1);
   });
+  it("a withdrawal whose cache invalidation fails: the copy is gone at once, the retry records it", async () => {
+    const ports = memoryPorts();
+    const replay = await processObject(ports.objects.put("t/s/REPLAY.jsonl", FIX_AUTH), ports, OPTIONS);
+    const copyKey = replay.record.layer_c_key as string;
+    // The S3 publisher behind CloudFront deletes, then invalidates: here the invalidation fails once.
+    const withdraw = ports.publisher.withdrawCopy.bind(ports.publisher);
+    const throttled = Object.assign(new Error("TooManyInvalidationsInProgress"), { kind: "transient" });
+    let failures = 1;
+    ports.publisher.withdrawCopy = async (key) => {
+      await withdraw(key);
+      if (failures-- > 0) throw throttled;
+    };
+    const wrong = (await receiptFor(FIX_AUTH)).replace('"tool":"file_read"', '"tool":"file_write"');
+    const source = ports.objects.put("t/s/RECEIPT.json", wrong);
+    await expect(processObject(source, ports, OPTIONS)).rejects.toBe(throttled);
+    expect(ports.publisher.copies.has(copyKey)).toBe(false);
+    // The redelivered message withdraws again (deleting what is gone succeeds) and records it.
+    const retried = await processObject(source, ports, OPTIONS);
+    expect(retried.checks[0]).toMatchObject({ verdict: "failed", withdrawn: copyKey });
+    expect(ports.publisher.withdrawn).toEqual([copyKey, copyKey]);
+    expect((await ports.index.getFile("t", "s", "t/s/REPLAY.jsonl"))?.layer_c_key).toBeNull();
+  });
 });
 
 describe("processObject: a retry after the record resumes the receipt checks", () => {
