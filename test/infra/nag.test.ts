@@ -35,6 +35,13 @@ describe("cdk-nag AwsSolutions", () => {
       "the stack with CloudFront, e-mail and reserved concurrency",
       { cloudFront: true, alarmEmail: "ops@example.com", reservedConcurrency: 50 },
     ],
+    [
+      "the stack with tenants, GitHub OIDC trust and its own OIDC provider",
+      {
+        tenants: [{ name: "acme", githubRepositories: ["acme/app"] }, "globex"],
+        githubOidcProvider: "create",
+      },
+    ],
   ] as const)
     it(`finds nothing unacknowledged in ${name}`, () => {
       const { stack } = synthPipeline(context);
@@ -42,7 +49,7 @@ describe("cdk-nag AwsSolutions", () => {
     });
 
   it("acknowledges each finding by its id, with a reason", () => {
-    const { stack } = synthPipeline({ cloudFront: true });
+    const { stack } = synthPipeline({ cloudFront: true, tenants: "acme" });
     const acks = acknowledgements(stack).filter((a) => a.id.startsWith("AwsSolutions-"));
     expect(acks.length).toBeGreaterThan(5);
     for (const ack of acks) {
