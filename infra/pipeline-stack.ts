@@ -1,7 +1,8 @@
 /**
- * The pipeline's one stack: storage, ingest, the audit, optional external publishing and the
- * alarms, configured by CDK context (infra/settings.ts). It names no account or region and looks
- * nothing up, so it synthesizes offline and deploys to whichever account `cdk deploy` targets.
+ * The pipeline's one stack: storage, ingest, the audit, optional external publishing, the
+ * tenants' roles and the alarms, configured by CDK context (infra/settings.ts). It names no
+ * account or region and looks nothing up, so it synthesizes offline and deploys to whichever
+ * account `cdk deploy` targets.
  */
 import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -12,6 +13,7 @@ import { Audit } from "./constructs/audit.js";
 import { Ingest } from "./constructs/ingest.js";
 import { Publishing } from "./constructs/publishing.js";
 import { Storage } from "./constructs/storage.js";
+import { TenantAccess } from "./constructs/tenant-access.js";
 import { hasDistribution, type PipelineSettings } from "./settings.js";
 
 /** What the stack is made from. */
@@ -28,6 +30,7 @@ export class PipelineStack extends Stack {
   readonly audit: Audit;
   readonly alarms: Alarms;
   readonly publishing: Publishing | null;
+  readonly tenantAccess: TenantAccess;
 
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     super(scope, id, {
@@ -70,6 +73,11 @@ export class PipelineStack extends Stack {
       schedule: settings.auditSchedule,
       timeZone: settings.auditTimeZone,
       logRetention,
+    });
+    this.tenantAccess = new TenantAccess(this, "Tenants", {
+      storage,
+      tenants: settings.tenants,
+      githubOidcProvider: settings.githubOidcProvider,
     });
     this.alarms = new Alarms(this, "Alarms", {
       ingest: this.ingest,

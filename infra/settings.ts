@@ -35,6 +35,44 @@ const optionalText = z
   .optional()
   .transform((text) => (text === undefined || text === "" ? null : text));
 
+/**
+ * A tenant name the stack may make a role for: a key's tenant segment (shared/pipeline/keys.ts:
+ * `[A-Za-z0-9._-]`, 1-128, never `.` or `..`), so never `#`, the index keys' separator, and
+ * `T#<tenant>#*` matches no other tenant's partitions. Names starting `_` are the pipeline's own
+ * (`_rejected`, the operator-only area of keys with no readable tenant).
+ */
+const TENANT_NAME = /^(?!_)(?!\.\.?$)[A-Za-z0-9._-]{1,128}$/;
+/** A GitHub repository, `owner/name`, as the OIDC token's `sub` claim spells it. */
+const REPOSITORY = /^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/;
+
+const tenant = z
+  .union([
+    z.string().transform((name) => ({ name, githubRepositories: [] as string[] })),
+    z.object({
+      name: z.string(),
+      githubRepositories: z
+        .array(z.string().regex(REPOSITORY, "a GitHub repository, owner/name"))
+        .default([]),
+    }),
+  ])
+  .refine((t) => TENANT_NAME.test(t.name), {
+    message: "a tenant name: 1-128 of A-Z a-z 0-9 . _ - (not starting with _, not . or ..)",
+  });
+
+// `-c tenants=acme,globex` names tenants; `-c 'tenants=[{"name":"acme",...}]'` is cdk.json's form.
+const tenants = z.preprocess((value) => {
+  if (typeof value !== "string") return value;
+  const text = value.trim();
+  if (text.startsWith("[")) {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return value;
+    }
+  }
+  return text === "" ? [] : text.split(",").map((name) => name.trim());
+}, z.array(tenant));
+
 const schema = z.object({
   stackName: z
     .string()
@@ -76,6 +114,11 @@ const schema = z.object({
   publishingPublicKey: optionalText.refine((text) => text === null || isPublicKeyPem(text), {
     message: "a PEM public key (-----BEGIN PUBLIC KEY-----), RSA 2048 as CloudFront key groups take",
   }),
+  tenants: tenants.default([]).refine((list) => new Set(list.map((t) => t.name)).size === list.length, {
+    message: "each tenant named once",
+  }),
+  // An account holds one provider per issuer: the stack uses the account's own unless told to make it.
+  githubOidcProvider: z.enum(["existing", "create"]).default("existing"),
 });
 
 /** The stack's settings (README: configuration). */

@@ -19,7 +19,7 @@ import { makeDocumentClient, makeDynamoClient, makeS3Client } from "../../functi
 import { readConfig } from "../../functions/lib/config.js";
 import { type IngestHandler, makeIngestHandler } from "../../functions/lib/ingest.js";
 import { createTable } from "../../functions/lib/table.js";
-import { isIngestKey, parseObjectKey } from "../../shared/pipeline/keys.js";
+import { isIngestKey, parseObjectKey, rejectedPlace } from "../../shared/pipeline/keys.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
 import { scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { createdNotification, lambdaContext, sqsEvent, sqsRecord } from "./notifications.js";
@@ -101,7 +101,7 @@ export class LocalStack {
   private timer: NodeJS.Timeout | null = null;
   private idle: (() => void)[] = [];
   private closed = false;
-  /** The record a key's verdict lands in (rejected keys are filed under `_rejected`). */
+  /** The record a key's verdict lands in (rejected keys: see `rejectedPlace`). */
   readonly index: DynamoSessionIndex;
 
   private constructor(
@@ -215,9 +215,12 @@ export class LocalStack {
       const record = await this.index.getFile(parsed.key.tenant, parsed.key.session, key);
       if (record !== null) return record;
     }
-    // A rejected key (one holding a secret too) is filed under its digest and its scrubbed form.
+    // A rejected key (one holding a secret too) is filed under its digest and its scrubbed form,
+    // in its tenant's area or the operator-only one (`rejectedPlace`).
     const digest = createHash("sha256").update(key, "utf8").digest("hex");
-    return this.index.getFile("_rejected", digest.slice(0, 16), scrubbedKey(key));
+    const scrubbed = scrubbedKey(key);
+    const { tenant, session } = rejectedPlace(key, scrubbed, digest).key;
+    return this.index.getFile(tenant, session, scrubbed);
   }
 
   /** Stops taking work, waits for the calls in flight, and stops the servers. */

@@ -54,10 +54,12 @@ export function tableAccess(storage: Storage, options: { write: boolean }): Poli
 /**
  * Acknowledges cdk-nag's IAM5 finding of `role` on the objects of `buckets` (`<bucket ARN>/*`):
  * object ARNs are how S3 scopes object actions, and the actions themselves are listed one by one.
+ * `why`: the reason no narrower prefix exists (default: tenants name the keys).
  */
 export function acknowledgeObjectArns(
   role: IConstruct,
   buckets: (Bucket | readonly [Bucket, string])[],
+  why = "keys are written by tenants, so no narrower prefix exists",
 ): void {
   for (const entry of buckets) {
     const [bucket, prefix] = Array.isArray(entry)
@@ -66,7 +68,7 @@ export function acknowledgeObjectArns(
     const logicalId = Stack.of(bucket).getLogicalId(bucket.node.defaultChild as CfnBucket);
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/${prefix}*]`,
-      reason: `Object actions on the objects of one bucket (${bucket.node.path}${prefix === "" ? "" : `, under ${prefix}`}): keys are written by tenants, so no narrower prefix exists; every action is named, none is a wildcard.`,
+      reason: `Object actions on the objects of one bucket (${bucket.node.path}${prefix === "" ? "" : `, under ${prefix}`}): ${why}; every action is named, none is a wildcard.`,
     });
   }
 }

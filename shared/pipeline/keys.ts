@@ -113,6 +113,38 @@ export function attestationKey(verdictDocumentKey: string): string {
   return verdictDocumentKey.replace(/\.json$/, ".intoto.json");
 }
 
+/**
+ * The pseudo-tenant of keys with no readable tenant (and the session of a tenant's rejected keys):
+ * a leading `_` no configured tenant may have (infra/settings.ts), so it is operator-only.
+ */
+export const REJECTED = "_rejected";
+
+/** Where a rejected key is filed: its record's parts and its verdict document's key. */
+export interface RejectedPlace {
+  key: ObjectKey;
+  verdictKey: string;
+}
+
+/**
+ * Where the rejected `key` (`scrubbed`: as the scrubber passes it) is filed, under `digest` (its
+ * sha256, hex). A key whose first segment is a tenant name the scrubber leaves alone stays in
+ * that tenant's area, readable by the tenant's role: session `_rejected`, verdict
+ * `results/<tenant>/_rejected/<digest>.json`. Any other key goes to the operator-only area:
+ * tenant `_rejected`, verdict `results/_rejected/<digest>.json`.
+ */
+export function rejectedPlace(key: string, scrubbed: string, digest: string): RejectedPlace {
+  const tenant = key.slice(0, Math.max(0, key.indexOf("/")));
+  if (NAME.test(tenant) && tenant !== "." && tenant !== ".." && scrubbed.startsWith(`${tenant}/`))
+    return {
+      key: { tenant, session: REJECTED, file: digest },
+      verdictKey: `results/${tenant}/${REJECTED}/${digest}.json`,
+    };
+  return {
+    key: { tenant: REJECTED, session: digest.slice(0, 16), file: digest },
+    verdictKey: `results/${REJECTED}/${digest}.json`,
+  };
+}
+
 /** The verdict document's key in the reports store: `results/<ingest key>.json`. */
 export function verdictKey(ingestKey: string): string {
   return `results/${ingestKey}.json`;

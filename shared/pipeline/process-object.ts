@@ -22,6 +22,7 @@ import {
   layerCKey,
   type ObjectKey,
   parseObjectKey,
+  rejectedPlace,
   verdictKey,
 } from "./keys.js";
 import type { FileRecord, ObjectRef, ObjectSource, Ports, PutOutcome, ReceiptCheckRecord } from "./ports.js";
@@ -187,17 +188,17 @@ class Job {
   /** A key that breaks the rules: an `invalid` verdict under a key-safe name, nothing read. */
   async reject(problem: { code: string; message: string }): Promise<ProcessResult> {
     const digest = createHash("sha256").update(this.source.key, "utf8").digest("hex");
-    const key: ObjectKey = { tenant: "_rejected", session: digest.slice(0, 16), file: digest };
     // Filed under the scrubbed key, with the reason scrubbed (it may quote the key).
     const ref = { ...this.ref, key: this.scrubbedKey() };
+    const place = rejectedPlace(this.source.key, ref.key, digest);
     const error = { code: problem.code, message: this.scrub(problem.message) };
-    const record = this.record(key, {
+    const record = this.record(place.key, {
       ref,
       kind: "rejected",
       verdict: "invalid",
       errors_total: 1,
       first_error: { ...error, line: null },
-      verdict_key: `results/_rejected/${digest}.json`,
+      verdict_key: place.verdictKey,
     });
     const document = this.document({ object: ref, kind: "rejected", verdict: "invalid", error });
     return this.finish(record, document);

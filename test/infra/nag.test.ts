@@ -39,6 +39,13 @@ describe("cdk-nag AwsSolutions", () => {
       { publishing: "public", alarmEmail: "ops@example.com", reservedConcurrency: 50 },
     ],
     ["the stack with private CloudFront (signed URLs)", { publishing: "private", publishingPublicKey: PEM }],
+    [
+      "the stack with tenants, GitHub OIDC trust and its own OIDC provider",
+      {
+        tenants: [{ name: "acme", githubRepositories: ["acme/app"] }, "globex"],
+        githubOidcProvider: "create",
+      },
+    ],
   ] as const)
     it(`finds nothing unacknowledged in ${name}`, () => {
       const { stack } = synthPipeline(context);
@@ -46,7 +53,7 @@ describe("cdk-nag AwsSolutions", () => {
     });
 
   it("acknowledges each finding by its id, with a reason", () => {
-    const { stack } = synthPipeline({ publishing: "public" });
+    const { stack } = synthPipeline({ publishing: "public", tenants: "acme" });
     const acks = acknowledgements(stack).filter((a) => a.id.startsWith("AwsSolutions-"));
     expect(acks.length).toBeGreaterThan(5);
     for (const ack of acks) {

@@ -28,7 +28,33 @@ describe("CDK context settings", () => {
       oldestMessageAlarmMinutes: 60,
       publishing: "private",
       publishingPublicKey: null,
+      tenants: [],
+      githubOidcProvider: "existing",
     });
+  });
+
+  it("read tenants as cdk.json's list, a `-c` JSON list or a comma-separated `-c` list", () => {
+    const acme = { name: "acme", githubRepositories: ["acme/app"] };
+    const globex = { name: "globex", githubRepositories: [] };
+    expect(settingsOf({ tenants: [acme, "globex"] }).tenants).toEqual([acme, globex]);
+    expect(settingsOf({ tenants: JSON.stringify([acme, "globex"]) }).tenants).toEqual([acme, globex]);
+    expect(settingsOf({ tenants: "acme, globex" }).tenants).toEqual([
+      { ...acme, githubRepositories: [] },
+      globex,
+    ]);
+    expect(settingsOf({ tenants: "" }).tenants).toEqual([]);
+  });
+
+  it("refuse tenant names a key could not hold or the pipeline reserves, repeated names and bad repositories", () => {
+    // `#` would let `T#a#*` match another tenant's index keys; `_` names are the pipeline's own.
+    for (const name of ["a#b", "a/b", "_rejected", "..", ".", "", "x".repeat(129), "a b"])
+      expect(() => settingsOf({ tenants: [name] }), name).toThrow(/tenants\.0.*tenant name/);
+    expect(() => settingsOf({ tenants: "acme,acme" })).toThrow(/tenants: each tenant named once/);
+    for (const repo of ["acme", "acme/app/x", "acme/*", "repo:acme/app:*"])
+      expect(() => settingsOf({ tenants: [{ name: "acme", githubRepositories: [repo] }] }), repo).toThrow(
+        /GitHub repository/,
+      );
+    expect(() => settingsOf({ githubOidcProvider: "maybe" })).toThrow(/githubOidcProvider/);
   });
 
   it("read `-c key=value` strings as cdk.json's types", () => {

@@ -103,10 +103,18 @@ describe("the local stack: upload → verdict → Layer C → index", () => {
     await upload("acme/too/many/parts.jsonl", FIX_AUTH);
     await upload("acme/spaces/fix auth+1.REPLAY.jsonl", FIX_AUTH);
     await stack.settled();
-    expect(await stack.recordOf("acme/too/many/parts.jsonl")).toMatchObject({
+    // Its tenant segment is a name: filed in acme's area (where acme's role reads it), not `_rejected`.
+    const rejected = await stack.recordOf("acme/too/many/parts.jsonl");
+    expect(rejected).toMatchObject({
       kind: "rejected",
       verdict: "invalid",
+      tenant: "acme",
+      session: "_rejected",
     });
+    expect(rejected?.verdict_key).toMatch(/^results\/acme\/_rejected\/[0-9a-f]{64}\.json$/);
+    expect((await stack.index.listFiles("acme", "_rejected")).map((r) => r.ref.key)).toContain(
+      "acme/too/many/parts.jsonl",
+    );
     expect(await stack.recordOf("acme/spaces/fix auth+1.REPLAY.jsonl")).toMatchObject({ verdict: "passed" });
   });
 

@@ -307,7 +307,10 @@ describe("processObject: events as S3 and SQS deliver them", () => {
       OPTIONS,
     );
     expect(result.record).toMatchObject({ kind: "rejected", verdict: "invalid", first_error: { code } });
-    expect(result.record.verdict_key).toMatch(/^results\/_rejected\/[0-9a-f]{64}\.json$/);
+    // Its tenant segment is a name: filed in that tenant's area, where its role reads it.
+    const area = key.startsWith("t/") ? "t/_rejected" : "_rejected";
+    expect(result.record.verdict_key).toMatch(new RegExp(`^results/${area}/[0-9a-f]{64}\\.json$`));
+    expect(result.record.tenant).toBe(key.startsWith("t/") ? "t" : "_rejected");
     expect(ports.publisher.documents.has(result.record.verdict_key)).toBe(true);
     expect(ports.publisher.copies.size).toBe(0);
   });
@@ -554,11 +557,15 @@ describe("processObject: nothing stored holds a secret from the input", () => {
     const sources = [`t/s/${secret}.REPLAY.jsonl`, `${secret}/s/REPLAY.jsonl`, `t/${secret}+x/f.jsonl`].map(
       (key) => ports.objects.put(key, FIX_AUTH),
     );
+    const tenants: string[] = [];
     for (const source of sources) {
       const result = await processObject(source, ports, OPTIONS);
       expect(result.record).toMatchObject({ kind: "rejected", verdict: "invalid", layer_c_key: null });
       expect(result.record.ref.key).not.toContain(secret);
+      tenants.push(result.record.tenant);
     }
+    // A secret in the tenant segment: no readable tenant, so the operator-only area.
+    expect(tenants).toEqual(["t", "_rejected", "t"]);
     const first = [...ports.index.files.values()].map((r) => r.first_error?.code);
     expect(first).toEqual(["key.redacted", "key.redacted", "key.session"]);
     expect(ports.publisher.copies.size).toBe(0);
