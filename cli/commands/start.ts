@@ -141,7 +141,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     }
     if (values.once === true) return await once(stack, examples, timeout, { root, firstDay, deadLetters });
     await writeOut(
-      `waiting for uploads: replay-pipeline push FILE --local --tenant T --session S, or AWS_REQUEST_CHECKSUM_CALCULATION=when_required aws s3 cp FILE s3://${info.ingestBucket}/T/S/ --endpoint-url ${info.s3Endpoint}; Ctrl-C stops\n`,
+      `waiting for uploads: replay-pipeline push FILE --local --tenant T --session S, or aws s3 cp FILE s3://${info.ingestBucket}/T/S/ --endpoint-url ${info.s3Endpoint}; Ctrl-C stops\n`,
     );
     const stopped = new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);

@@ -47,7 +47,7 @@ export function isAwsChunked(headers: IncomingHttpHeaders): boolean {
 }
 
 /** What an `aws-chunked` request declares about its decoded body. */
-export interface ChunkedPlan {
+interface ChunkedPlan {
   /** `x-amz-decoded-content-length`, when sent. */
   decodedLength: number | undefined;
   /** Checksums sent as headers, by header name: base64 values. */

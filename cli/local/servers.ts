@@ -42,7 +42,7 @@ export interface LocalServer {
 }
 
 /** A running s3rver. */
-export interface LocalS3Server extends LocalServer {
+interface LocalS3Server extends LocalServer {
   /** Objects found torn in the data folder at start (a crash mid-upload), set aside in `torn/`. */
   torn: TornObject[];
 }
@@ -196,7 +196,7 @@ async function serveChunked(
     if (decoder.problem === undefined) throw error;
     // Read the rest of the body, so the client (still sending) gets the answer.
     req.unpipe(decoder);
-    if (!req.readableEnded)
+    if (!req.readableEnded && !req.destroyed)
       await new Promise((resolve) => req.resume().once("end", resolve).once("close", resolve));
     return refuse(res, decoder.problem);
   }

@@ -11,11 +11,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
+  UploadPartCommand,
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
@@ -365,6 +368,38 @@ describe("the local S3 front and the SDK's default (aws-chunked) uploads", () =>
       params: { Bucket: "ingest", Key: "t/s/upload.jsonl", Body: Readable.from([big]) },
     }).done();
     expect((await stored("t/s/upload.jsonl")).data.equals(big)).toBe(true);
+  });
+
+  it("a multipart upload whose parts are streams (each part aws-chunked)", async () => {
+    const client = plain();
+    onTestFinished(() => client.destroy());
+    const part1 = bytes(5 * MiB);
+    const part2 = Buffer.from("the last part\n");
+    const key = "t/s/parts.jsonl";
+    const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: "ingest", Key: key }));
+    const parts = [];
+    for (const [i, data] of [part1, part2].entries()) {
+      const out = await client.send(
+        new UploadPartCommand({
+          Bucket: "ingest",
+          Key: key,
+          UploadId,
+          PartNumber: i + 1,
+          Body: Readable.from([data.subarray(0, 1000), data.subarray(1000)]),
+          ContentLength: data.length,
+        }),
+      );
+      parts.push({ ETag: out.ETag, PartNumber: i + 1 });
+    }
+    await client.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: "ingest",
+        Key: key,
+        UploadId,
+        MultipartUpload: { Parts: parts },
+      }),
+    );
+    expect((await stored(key)).data.equals(Buffer.concat([part1, part2]))).toBe(true);
   });
 
   it("a wrong trailing checksum or a body cut short: a 400 with S3's code, and the old version kept", async () => {
