@@ -84,7 +84,7 @@ export async function startS3rver(
   });
   if (options.onEvent) server.on("event", options.onEvent);
   const address = await server.run();
-  guardKeys(server.httpServer, spool);
+  installFront(server.httpServer, spool);
   return {
     endpoint: `http://${host}:${address.port}`,
     torn,
@@ -155,7 +155,7 @@ export function localKeyProblem(rawPath: string): S3Problem | undefined {
 }
 
 /** Puts `localKeyProblem` in front of s3rver's requests, and decodes `aws-chunked` bodies for it. */
-function guardKeys(http: Server, spool: string): void {
+function installFront(http: Server, spool: string): void {
   const handlers = http.listeners("request") as ((req: IncomingMessage, res: ServerResponse) => void)[];
   const serve = (req: IncomingMessage, res: ServerResponse) => {
     for (const handler of handlers) handler.call(http, req, res);
@@ -188,6 +188,10 @@ async function serveChunked(
   const decoder = new AwsChunkedDecoder(planned.plan);
   const path = join(spool, randomUUID());
   req.once("error", (error) => decoder.destroy(error));
+  // A client gone mid-body: nothing to store, the spool file goes.
+  req.once("close", () => {
+    if (!req.readableEnded) decoder.destroy(new Error("the client closed the connection mid-body"));
+  });
   req.pipe(decoder);
   try {
     await pipeline(decoder, createWriteStream(path));
