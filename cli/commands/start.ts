@@ -11,6 +11,7 @@ import { intOption, parseCommandArgs } from "../args.js";
 import { LocalStackError, UsageError } from "../errors.js";
 import { outputError, toInputError, writeOut } from "../io.js";
 import { LocalStack, type StackOutcome } from "../local/stack.js";
+import type { TornObject } from "../local/torn-objects.js";
 
 /** Help text of `start`. */
 export const START_HELP = `Usage: replay-pipeline start [options]      (npm start -- [options])
@@ -72,6 +73,12 @@ export function liveRow(outcome: StackOutcome, now = new Date()): string {
   return `${time}  ${r.verdict.toUpperCase().padEnd(12)}  ${key}  (${what})${why}${where}\n`;
 }
 
+/** The line of an object found torn at start (a crash mid-upload) and set aside. */
+export function tornRow(torn: TornObject): string {
+  const where = torn.setAsideIn === null ? "" : `; set aside in ${torn.setAsideIn}`;
+  return `torn object s3://${torn.bucket}/${shownKey(torn.key)}: ${torn.reason}${where}\n`;
+}
+
 /** One scrubber for every key the console shows. */
 let consoleScrubber: Scrubber | undefined;
 function shownKey(key: string): string {
@@ -124,6 +131,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   await writeOut(
     `local stack: S3 ${info.s3Endpoint} (buckets ${info.ingestBucket}, ${info.publishedBucket}, ${info.reportsBucket}), DynamoDB ${info.dynamoEndpoint} (table ${info.tableName}); ${join(root, "stack.json")}\n`,
   );
+  for (const torn of stack.torn) await writeOut(tornRow(torn));
   try {
     await writeOut(`uploading ${examples.length} example(s) to s3://${info.ingestBucket}/examples/\n`);
     for (const { path, key } of examples) {
@@ -133,7 +141,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     }
     if (values.once === true) return await once(stack, examples, timeout, { root, firstDay, deadLetters });
     await writeOut(
-      `waiting for uploads: replay-pipeline push FILE --local --tenant T --session S, or AWS_REQUEST_CHECKSUM_CALCULATION=when_required aws s3 cp FILE s3://${info.ingestBucket}/T/S/ --endpoint-url ${info.s3Endpoint}; Ctrl-C stops\n`,
+      `waiting for uploads: replay-pipeline push FILE --local --tenant T --session S, or aws s3 cp FILE s3://${info.ingestBucket}/T/S/ --endpoint-url ${info.s3Endpoint}; Ctrl-C stops\n`,
     );
     const stopped = new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);

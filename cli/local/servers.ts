@@ -2,15 +2,20 @@
  * The local stand-ins for S3 (s3rver) and DynamoDB (dynalite), started in this process on
  * loopback: what `npm start` and the integration tests run the real SDK clients against.
  */
-import { createCipheriv } from "node:crypto";
+import { createCipheriv, randomUUID } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
-import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from "node:http";
 import { type AddressInfo, createServer, type Server as NetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import dynalite from "dynalite";
 import S3rver, { type S3rverEvent } from "s3rver";
 import { LocalStackError } from "../errors.js";
+import { AwsChunkedDecoder, chunkedPlan, isAwsChunked, type S3Problem } from "./aws-chunked.js";
+import { setAsideTorn, type TornObject } from "./torn-objects.js";
 
 /** The only credentials s3rver accepts. */
 export const S3RVER_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
@@ -36,6 +41,12 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
+/** A running s3rver. */
+interface LocalS3Server extends LocalServer {
+  /** Objects found torn in the data folder at start (a crash mid-upload), set aside in `torn/`. */
+  torn: TornObject[];
+}
+
 /**
  * Starts s3rver with `buckets` made. It lists truncated results with a DES-encrypted continuation
  * token, which OpenSSL 3 offers only with Node's `--openssl-legacy-provider`: refuse to start
@@ -47,15 +58,23 @@ export async function startS3rver(
     /** Called with s3rver's event for each object stored, copied or deleted (its own shape, keys not encoded). */
     onEvent?: (event: S3rverEvent) => void;
   } = {},
-): Promise<LocalServer> {
+): Promise<LocalS3Server> {
   assertLegacyProvider();
   const host = options.host ?? "127.0.0.1";
   // s3rver leaves a listen error unhandled (the process dies): find a taken port first.
   if (options.port) await listen(createServer(), host, options.port, "S3", "--s3-port").then(closeProbe);
   if (!options.dataDir) await sweepTemporaries();
   const temporary = options.dataDir ? null : await mkdtemp(join(tmpdir(), `s3rver-${process.pid}-`));
-  const directory = options.dataDir ? join(options.dataDir, "s3") : (temporary as string);
+  const base = options.dataDir ?? (temporary as string);
+  const directory = join(base, "s3");
   await mkdir(directory, { recursive: true });
+  // Uploads being decoded (a crash leaves ones never acknowledged): beside s3rver's folder, whose
+  // every subfolder is a bucket to it.
+  const spool = join(base, "spool");
+  await rm(spool, { recursive: true, force: true });
+  await mkdir(spool, { recursive: true });
+  // s3rver fails every listing on a torn object: set them aside before it serves.
+  const torn = await setAsideTorn(directory, join(base, "torn"));
   const server = new S3rver({
     address: host,
     port: options.port ?? 0,
@@ -65,9 +84,10 @@ export async function startS3rver(
   });
   if (options.onEvent) server.on("event", options.onEvent);
   const address = await server.run();
-  guardKeys(server.httpServer);
+  installFront(server.httpServer, spool);
   return {
     endpoint: `http://${host}:${address.port}`,
+    torn,
     async close() {
       server.httpServer.closeAllConnections();
       await server.close();
@@ -111,7 +131,7 @@ const MAX_SEGMENT_BYTES = 255;
  * outside its folder), and a segment over 255 bytes (s3rver fails on it, and the stack with it).
  * Undefined for a path it may serve.
  */
-export function localKeyProblem(rawPath: string): { code: string; message: string } | undefined {
+export function localKeyProblem(rawPath: string): S3Problem | undefined {
   const path = rawPath.split("?")[0] ?? "";
   for (const raw of path.split("/").slice(2)) {
     let segment: string;
@@ -134,40 +154,108 @@ export function localKeyProblem(rawPath: string): { code: string; message: strin
   return undefined;
 }
 
-/**
- * An `aws-chunked` upload (the SDK's default for a stream body: chunk framing and a trailing
- * checksum in the body): s3rver would store the framing as the object's bytes. Refused with a
- * clear error rather than stored corrupted.
- */
-export function chunkedProblem(
-  headers: IncomingMessage["headers"],
-): { code: string; message: string } | undefined {
-  const encoding = String(headers["content-encoding"] ?? "");
-  const sha = String(headers["x-amz-content-sha256"] ?? "");
-  if (!/aws-chunked/i.test(encoding) && !sha.startsWith("STREAMING-")) return undefined;
-  return {
-    code: "NotImplemented",
-    message:
-      "The local S3 does not take aws-chunked uploads (it would store the chunk framing): set the client's requestChecksumCalculation to WHEN_REQUIRED, or upload with replay-pipeline push.",
-  };
-}
-
-/** Puts `localKeyProblem` and `chunkedProblem` in front of s3rver's requests, answering as S3 answers an error. */
-function guardKeys(http: Server): void {
+/** Puts `localKeyProblem` in front of s3rver's requests, and decodes `aws-chunked` bodies for it. */
+function installFront(http: Server, spool: string): void {
   const handlers = http.listeners("request") as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
+    for (const handler of handlers) handler.call(http, req, res);
+  };
   http.removeAllListeners("request");
   http.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    const problem = localKeyProblem(req.url ?? "/") ?? chunkedProblem(req.headers);
-    if (problem === undefined) {
-      for (const handler of handlers) handler.call(http, req, res);
-      return;
-    }
-    // The body is not read: drop it with the connection.
-    res.writeHead(400, { "content-type": "application/xml", connection: "close" });
-    res.end(
-      `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${problem.code}</Code><Message>${problem.message}</Message></Error>\n`,
+    const problem = localKeyProblem(req.url ?? "/");
+    if (problem !== undefined) return refuse(res, problem);
+    if (!isAwsChunked(req.headers)) return serve(req, res);
+    serveChunked(req, res, serve, spool).catch((error: unknown) =>
+      refuse(res, { code: "InternalError", message: `The local S3 front failed: ${String(error)}` }, 500),
     );
   });
+}
+
+/**
+ * Serves an `aws-chunked` request: its body decoded into a spool file and checked (framing,
+ * decoded length, checksums) before s3rver sees any of it, since s3rver writes over the object
+ * as it reads (a body refused half-way would leave the old version torn); then handed to s3rver as
+ * a plain request of the decoded bytes. Memory stays bounded whatever the body's size.
+ */
+async function serveChunked(
+  req: IncomingMessage,
+  res: ServerResponse,
+  serve: (req: IncomingMessage, res: ServerResponse) => void,
+  spool: string,
+): Promise<void> {
+  const planned = chunkedPlan(req.headers);
+  if ("problem" in planned) return refuse(res, planned.problem);
+  const decoder = new AwsChunkedDecoder(planned.plan);
+  const path = join(spool, randomUUID());
+  req.once("error", (error) => decoder.destroy(error));
+  // A client gone mid-body: nothing to store, the spool file goes.
+  req.once("close", () => {
+    if (!req.readableEnded) decoder.destroy(new Error("the client closed the connection mid-body"));
+  });
+  req.pipe(decoder);
+  try {
+    await pipeline(decoder, createWriteStream(path));
+  } catch (error) {
+    await rm(path, { force: true });
+    if (decoder.problem === undefined) throw error;
+    // Read the rest of the body, so the client (still sending) gets the answer.
+    req.unpipe(decoder);
+    if (!req.readableEnded && !req.destroyed)
+      await new Promise((resolve) => req.resume().once("end", resolve).once("close", resolve));
+    return refuse(res, decoder.problem);
+  }
+  res.once("close", () => void rm(path, { force: true }).catch(() => undefined));
+  serve(decodedRequest(req, createReadStream(path), decoder.decodedLength), res);
+}
+
+/**
+ * The request s3rver is handed for a decoded `aws-chunked` one: the decoded bytes with their
+ * length, `aws-chunked` gone from the content encoding (S3 does not keep it either), and no
+ * streaming payload hash or trailer.
+ */
+function decodedRequest(req: IncomingMessage, body: Readable, length: number): IncomingMessage {
+  const headers: IncomingHttpHeaders = { ...req.headers };
+  const encoding = String(headers["content-encoding"] ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "" && name.toLowerCase() !== "aws-chunked");
+  if (encoding.length > 0) headers["content-encoding"] = encoding.join(",");
+  else delete headers["content-encoding"];
+  for (const name of ["transfer-encoding", "x-amz-decoded-content-length", "x-amz-trailer"])
+    delete headers[name];
+  headers["content-length"] = String(length);
+  headers["x-amz-content-sha256"] = "UNSIGNED-PAYLOAD";
+  const { method, url, httpVersion, httpVersionMajor, httpVersionMinor, socket } = req;
+  // What s3rver (Koa) reads of a request, over a stream of the decoded body.
+  return Object.assign(body, {
+    method,
+    url,
+    headers,
+    rawHeaders: [],
+    trailers: {},
+    rawTrailers: [],
+    httpVersion,
+    httpVersionMajor,
+    httpVersionMinor,
+    socket,
+    connection: socket,
+    complete: true,
+    aborted: false,
+  }) as unknown as IncomingMessage;
+}
+
+/** Answers `problem` as S3 answers an error. */
+function refuse(res: ServerResponse, problem: S3Problem, status = 400): void {
+  if (res.headersSent) return void res.destroy();
+  // A body not read is dropped with the connection.
+  res.writeHead(status, { "content-type": "application/xml", connection: "close" });
+  res.end(
+    `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${problem.code}</Code><Message>${escapeXml(problem.message)}</Message></Error>\n`,
+  );
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&]/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** Starts dynalite; tables are created at once (no CREATING state to wait out). */

@@ -24,6 +24,7 @@ import type { FileRecord } from "../../shared/pipeline/ports.js";
 import { scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { createdNotification, lambdaContext, sqsEvent, sqsRecord } from "./notifications.js";
 import { type LocalServer, S3RVER_CREDENTIALS, startDynalite, startS3rver } from "./servers.js";
+import type { TornObject } from "./torn-objects.js";
 
 /** Where the stack's parts are: what `.local/stack.json` holds and `--local` reads. */
 export interface StackInfo {
@@ -113,6 +114,8 @@ export class LocalStack {
     readonly dynamo: DynamoDBDocumentClient,
     private readonly handler: IngestHandler,
     private readonly servers: LocalServer[],
+    /** Objects found torn in the data folder at start (a crash mid-upload) and set aside: not served, not processed. */
+    readonly torn: TornObject[],
   ) {
     this.index = new DynamoSessionIndex(dynamo, { tableName: info.tableName });
   }
@@ -177,7 +180,7 @@ export class LocalStack {
         metrics: new Metrics({ namespace: "ReplayPipeline", serviceName: "ingest" }),
         toolVersion: "local",
       });
-      stack = new LocalStack(options, info, s3, dynamo, handler, [s3server, dynamoServer]);
+      stack = new LocalStack(options, info, s3, dynamo, handler, [s3server, dynamoServer], s3server.torn);
       await mkdir(options.root, { recursive: true });
       await writeFile(join(options.root, "stack.json"), `${JSON.stringify(info, null, 2)}\n`);
       for (const event of early) stack.accept(event);

@@ -27,7 +27,8 @@ export function makeS3Client(settings: ClientSettings): S3Client {
   if (settings.endpoint) {
     config.endpoint = settings.endpoint;
     config.forcePathStyle = true;
-    // s3rver stores an upload sent with the SDK's default streaming checksums corrupted, silently.
+    // Local S3 servers differ in what they make of the SDK's default streaming checksums (s3rver
+    // alone stores the aws-chunked framing; the local stack's front decodes it): only where required.
     config.requestChecksumCalculation = "WHEN_REQUIRED";
     config.responseChecksumValidation = "WHEN_REQUIRED";
   }

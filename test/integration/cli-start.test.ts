@@ -143,6 +143,27 @@ describe("npm start -- --once", () => {
   });
 });
 
+describe("npm start: a data folder a crash left torn", () => {
+  it("names the torn object and where it was set aside, and starts: exit 0", () => {
+    const dir = mkdtempSync(join(tmpdir(), "start-torn-"));
+    const folder = join(dir, "data", "s3", "ingest", "t", "s1");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, "x.REPLAY.jsonl._S3rver_object"),
+      readFileSync(join(EXAMPLES, "fix-auth.REPLAY.jsonl")),
+    );
+    writeFileSync(join(folder, "x.REPLAY.jsonl._S3rver_metadata.json"), "");
+    const examples = mkdtempSync(join(tmpdir(), "start-examples-"));
+    copyFileSync(join(EXAMPLES, "fix-auth.REPLAY.jsonl"), join(examples, "fix-auth.REPLAY.jsonl"));
+    const out = start(["--once", "--dir", dir, "--examples", examples, ...freePorts]);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toMatch(
+      /^torn object s3:\/\/ingest\/t\/s1\/x\.REPLAY\.jsonl: its metadata file is empty; set aside in .*torn.*\/ingest\/t\/s1$/m,
+    );
+    expect(verdicts(out.stdout)).toEqual({ "examples/fix-auth/fix-auth.REPLAY.jsonl": "PASSED" });
+  });
+});
+
 describe("npm start: a stack that cannot start", () => {
   async function taken(): Promise<{ server: Server; port: string }> {
     const server = createServer();

@@ -11,12 +11,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
+  UploadPartCommand,
 } from "@aws-sdk/client-s3";
+import { Upload } from "@aws-sdk/lib-storage";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { type LocalServer, S3RVER_CREDENTIALS, startS3rver } from "../../cli/local/servers.js";
 import { ObjectChangedError, TransientError } from "../../functions/adapters/errors.js";
@@ -308,19 +312,146 @@ describe("the local S3 front and the SDK's default (aws-chunked) uploads", () =>
       forcePathStyle: true,
     });
 
-  it("a stream body is refused with a clear error, never stored corrupted", async () => {
+  /** The bytes stored at `key` in the ingest bucket, and the content encoding kept with them. */
+  async function stored(key: string): Promise<{ data: Buffer; encoding: string | undefined }> {
+    const out = await s3.send(new GetObjectCommand({ Bucket: "ingest", Key: key }));
+    const data = Buffer.from(
+      await (out.Body as { transformToByteArray(): Promise<Uint8Array> }).transformToByteArray(),
+    );
+    return { data, encoding: out.ContentEncoding };
+  }
+
+  it("a stream body (aws-chunked, trailing CRC32) is stored byte for byte, without the aws-chunked encoding", async () => {
     const client = plain();
     onTestFinished(() => client.destroy());
-    const body = Readable.from([Buffer.from("hello "), Buffer.from("world\n")]);
-    await expect(
-      client.send(
-        new PutObjectCommand({ Bucket: "ingest", Key: "t/s/stream.jsonl", Body: body, ContentLength: 12 }),
-      ),
-    ).rejects.toMatchObject({
-      name: "NotImplemented",
-      message: expect.stringMatching(/aws-chunked.*WHEN_REQUIRED/),
+    const sent: Record<string, string>[] = [];
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        sent.push({ ...(args.request as { headers: Record<string, string> }).headers });
+        return next(args);
+      },
+      { step: "finalizeRequest", name: "record-headers" },
+    );
+    const parts = [Buffer.from("hello "), Buffer.from("world\n")];
+    await client.send(
+      new PutObjectCommand({
+        Bucket: "ingest",
+        Key: "t/s/stream.jsonl",
+        Body: Readable.from(parts),
+        ContentLength: 12,
+      }),
+    );
+    // What the SDK sent is what this front decodes.
+    expect(sent[0]).toMatchObject({
+      "content-encoding": "aws-chunked",
+      "x-amz-content-sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER",
+      "x-amz-trailer": "x-amz-checksum-crc32",
     });
-    expect(await exists("ingest", "t/s/stream.jsonl")).toBe(false);
+    expect(await stored("t/s/stream.jsonl")).toEqual({ data: Buffer.concat(parts), encoding: undefined });
+  });
+
+  it("a multi-MB stream in many chunks, and lib-storage's Upload (a stream of unknown length) with the defaults", async () => {
+    const client = plain();
+    onTestFinished(() => client.destroy());
+    const data = Buffer.concat([bytes(3 * MiB), Buffer.from("tail")]);
+    const pieces = Array.from({ length: Math.ceil(data.length / 65_536) }, (_, i) =>
+      data.subarray(i * 65_536, (i + 1) * 65_536),
+    );
+    await client.send(
+      new PutObjectCommand({
+        Bucket: "ingest",
+        Key: "t/s/big.jsonl",
+        Body: Readable.from(pieces),
+        ContentLength: data.length,
+      }),
+    );
+    expect((await stored("t/s/big.jsonl")).data.equals(data)).toBe(true);
+    const big = Buffer.concat([data, data]);
+    await new Upload({
+      client,
+      params: { Bucket: "ingest", Key: "t/s/upload.jsonl", Body: Readable.from([big]) },
+    }).done();
+    expect((await stored("t/s/upload.jsonl")).data.equals(big)).toBe(true);
+  });
+
+  it("a multipart upload whose parts are streams (each part aws-chunked)", async () => {
+    const client = plain();
+    onTestFinished(() => client.destroy());
+    const part1 = bytes(5 * MiB);
+    const part2 = Buffer.from("the last part\n");
+    const key = "t/s/parts.jsonl";
+    const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: "ingest", Key: key }));
+    const parts = [];
+    for (const [i, data] of [part1, part2].entries()) {
+      const out = await client.send(
+        new UploadPartCommand({
+          Bucket: "ingest",
+          Key: key,
+          UploadId,
+          PartNumber: i + 1,
+          Body: Readable.from([data.subarray(0, 1000), data.subarray(1000)]),
+          ContentLength: data.length,
+        }),
+      );
+      parts.push({ ETag: out.ETag, PartNumber: i + 1 });
+    }
+    await client.send(
+      new CompleteMultipartUploadCommand({
+        Bucket: "ingest",
+        Key: key,
+        UploadId,
+        MultipartUpload: { Parts: parts },
+      }),
+    );
+    expect((await stored(key)).data.equals(Buffer.concat([part1, part2]))).toBe(true);
+  });
+
+  it("a wrong trailing checksum or a body cut short: a 400 with S3's code, and the old version kept", async () => {
+    await put("t/s/kept.jsonl", Buffer.from("old\n"));
+    const { hostname, port } = new URL(server.endpoint);
+    const chunked = (body: string, extra: Record<string, string> = {}) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          {
+            hostname,
+            port,
+            path: "/ingest/t/s/kept.jsonl",
+            method: "PUT",
+            headers: {
+              "content-encoding": "aws-chunked",
+              "x-amz-content-sha256": "STREAMING-UNSIGNED-PAYLOAD-TRAILER",
+              "x-amz-decoded-content-length": "4",
+              "x-amz-trailer": "x-amz-checksum-crc32",
+              ...extra,
+            },
+          },
+          (res) => {
+            let text = "";
+            res.on("data", (c: Buffer) => {
+              text += c.toString("utf8");
+            });
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    const crcOfNew = "NApQyA=="; // CRC32 of "new\n"
+    const good = `4\r\nnew\n\r\n0\r\nx-amz-checksum-crc32:${crcOfNew}\r\n\r\n`;
+    for (const [body, code] of [
+      [good.replace(crcOfNew, "AAAAAA=="), "BadDigest"],
+      [good.slice(0, 6), "IncompleteBody"],
+      ["zz\r\n", "InvalidRequest"],
+    ] as const) {
+      const answer = await chunked(body);
+      expect(answer.status, code).toBe(400);
+      expect(answer.body, code).toContain(`<Code>${code}</Code>`);
+      expect((await stored("t/s/kept.jsonl")).data.toString(), code).toBe("old\n");
+    }
+    const unknown = await chunked(good, { "x-amz-trailer": "x-amz-checksum-md7" });
+    expect(unknown.body).toMatch(/<Code>InvalidRequest<\/Code>.*x-amz-checksum-md7/);
+    expect((await chunked(good)).status).toBe(200);
+    expect((await stored("t/s/kept.jsonl")).data.toString()).toBe("new\n");
   });
 
   it("a buffer body with the defaults (sent unframed) is stored byte for byte", async () => {
