@@ -24,7 +24,7 @@ import {
   MAX_RECEIVE_COUNT,
   VISIBILITY_FACTOR,
 } from "../sizing.js";
-import { acknowledgeObjectArns, readObjects, tableAccess, writeObjects } from "./access.js";
+import { acknowledgeObjectArns, readCursorKey, readObjects, tableAccess, writeObjects } from "./access.js";
 import { pipelineFunction } from "./pipeline-function.js";
 import type { Storage } from "./storage.js";
 
@@ -122,6 +122,7 @@ export class Ingest extends Construct {
       // Verdict documents and attestations only: `results/` (`verdictKey`), never the audits.
       writeObjects(storage.reportsBucket, { delete: false, prefix: "results/" }),
       ...tableAccess(storage, { write: true }),
+      readCursorKey(storage),
     ])
       role.addToPrincipalPolicy(statement);
     acknowledgeObjectArns(role, [
