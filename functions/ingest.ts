@@ -8,7 +8,8 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import pkg from "../package.json" with { type: "json" };
-import { config, dynamo, s3 } from "./lib/clients.js";
+import { KmsEnvelopeSigner } from "./adapters/kms-signer.js";
+import { config, dynamo, kms, s3 } from "./lib/clients.js";
 import { makeIngestHandler } from "./lib/ingest.js";
 import { INGEST_SERVICE, METRICS_NAMESPACE } from "./lib/metrics.js";
 
@@ -22,4 +23,8 @@ export const handler = makeIngestHandler({
   logger: new Logger({ serviceName: "replay-pipeline-ingest" }),
   metrics: new Metrics({ namespace: METRICS_NAMESPACE, serviceName: INGEST_SERVICE }),
   toolVersion: pkg.version,
+  signer:
+    kms === null || config.attestationKeyId === null
+      ? null
+      : new KmsEnvelopeSigner(kms, config.attestationKeyId),
 });

@@ -8,7 +8,9 @@ import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { STACK_OUTPUTS } from "../cli/remote.js";
+import { ConfigError } from "../functions/lib/config.js";
 import { Alarms } from "./constructs/alarms.js";
+import { AttestationKey } from "./constructs/attestation-key.js";
 import { Audit } from "./constructs/audit.js";
 import { Ingest } from "./constructs/ingest.js";
 import { Publishing } from "./constructs/publishing.js";
@@ -31,6 +33,7 @@ export class PipelineStack extends Stack {
   readonly alarms: Alarms;
   readonly publishing: Publishing | null;
   readonly tenantAccess: TenantAccess;
+  readonly attestationKey: AttestationKey;
 
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     super(scope, id, {
@@ -53,7 +56,8 @@ export class PipelineStack extends Stack {
       REPORTS_BUCKET: storage.reportsBucket.bucketName,
       TABLE_NAME: storage.table.tableName,
       INDEX_SHARDS: String(settings.indexShards),
-      CURSOR_KEY: storage.cursorKeyValue(),
+      // The secret's ARN, not its value: the functions read the key at cold start.
+      CURSOR_KEY_SECRET: storage.cursorKey.secretArn,
       AUDIT_RECEIPT_AGE_HOURS: String(settings.receiptAgeHours),
     };
     this.ingest = new Ingest(this, "Ingest", {
@@ -66,6 +70,10 @@ export class PipelineStack extends Stack {
       reservedConcurrency: settings.reservedConcurrency,
       logRetention,
     });
+    const ingestRole = this.ingest.function.role;
+    if (ingestRole === undefined) throw new ConfigError("config.invalid", "the ingest function has no role");
+    this.attestationKey = new AttestationKey(this, "Attestation", { signer: ingestRole });
+    this.ingest.function.addEnvironment("ATTESTATION_KEY_ID", this.attestationKey.key.keyArn);
     this.audit = new Audit(this, "Audit", {
       projectRoot,
       storage,
@@ -94,6 +102,9 @@ export class PipelineStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.tableName, { value: storage.table.tableName });
     new CfnOutput(this, "IngestQueueUrl", { value: this.ingest.queue.queueUrl });
     new CfnOutput(this, "AlarmTopicArn", { value: this.alarms.topic.topicArn });
+    // `aws kms get-public-key --key-id <AttestationKeyId>`: the key verify-attestation --key takes.
+    new CfnOutput(this, "AttestationKeyId", { value: this.attestationKey.key.keyId });
+    new CfnOutput(this, "AttestationKeyArn", { value: this.attestationKey.key.keyArn });
     new CfnOutput(this, "DashboardName", { value: this.alarms.dashboard.dashboardName });
     if (this.publishing !== null)
       new CfnOutput(this, "PublishedDomainName", {

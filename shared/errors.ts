@@ -65,6 +65,7 @@ export const ERROR_KINDS = {
   "attest.key": "config",
   "attest.malformed": "input",
   "attest.bad_signature": "input",
+  "attest.unsigned": "input",
   "attest.subject_mismatch": "input",
   // Layer C.
   "redact.not_object": "input",
@@ -112,6 +113,7 @@ export const ERROR_KINDS = {
   "index.day_query": "config",
   "index.cursor_invalid": "input",
   "config.invalid": "config",
+  "config.secret": "config",
   "config.shards": "config",
   "ingest.bucket": "config",
   "audit.period": "config",

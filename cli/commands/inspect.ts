@@ -42,7 +42,7 @@ Options:
                               SLSA verification_summary/v1 predicate (see README); with several
                               files (or PATH a folder) PATH/<file name>.intoto.json for each
   --sign-key KEY              sign it: a DSSE envelope, HMAC-SHA256 with KEY's bytes, or
-                              Ed25519 when KEY is a PEM private key
+                              Ed25519 / ECDSA P-256 when KEY is a private key (PEM or DER)
   --hmac-key-env VAR          ReplayKit signature key from environment variable VAR
   --hmac-key-file F           ReplayKit signature key from file F (raw bytes)
   --max-line-bytes N          longest JSON Lines line (default 67108864)

@@ -3,6 +3,7 @@
  * `--wait` the verdicts, for CI), `sessions`, `show`, `pull`. Every read names its tenant and reads
  * only that tenant's partitions: no command lists or reads across tenants.
  */
+import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
@@ -14,7 +15,7 @@ import { TransientError } from "../../shared/errors.js";
 import type { InspectReport } from "../../shared/formats/inspect.js";
 import type { Verdict } from "../../shared/formats/types.js";
 import type { VerdictDocument } from "../../shared/pipeline/job-types.js";
-import { attestationKey } from "../../shared/pipeline/keys.js";
+import { attestationKey, parseObjectKey, rejectedPlace } from "../../shared/pipeline/keys.js";
 import type { FileRecord, ReceiptCheckRecord } from "../../shared/pipeline/ports.js";
 import { scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { settlementOf } from "../../shared/pipeline/settlement.js";
@@ -157,6 +158,13 @@ export async function pushCommand(argv: string[]): Promise<number> {
   });
 }
 
+/** Where the record of `key` is when the pipeline rejects it; null for a key it takes. */
+function rejectedRecordPlace(key: string): { tenant: string; session: string } | null {
+  if (parseObjectKey(key).ok) return null;
+  const digest = createHash("sha256").update(key, "utf8").digest("hex");
+  return rejectedPlace(key, key, digest).key;
+}
+
 /**
  * Waits until each pushed file has its record (of the version pushed) and the session has settled
  * (`settlementOf`: every replay checked against every receipt); the pushed files' records then and
@@ -172,11 +180,20 @@ async function waitSettled(
 ): Promise<{ records: FileRecord[]; checks: ReceiptCheckRecord[] }> {
   const deadline = Date.now() + timeout;
   const keys = new Set(pushed.map((p) => p.key));
+  const isVersion = (r: FileRecord | null | undefined, etag: string): r is FileRecord =>
+    r !== null && r !== undefined && (r.ref.etag === etag || etag === "");
   for (let pause = 250; ; pause = Math.min(2000, pause * 2)) {
     const files = await t.index.listFiles(tenant, session);
-    const records = pushed.map(({ key, etag }) =>
-      files.find((r) => r.ref.key === key && (r.ref.etag === etag || etag === "")),
-    );
+    const records: (FileRecord | undefined)[] = [];
+    for (const { key, etag } of pushed) {
+      // A key the pipeline rejects (a name it refuses) is filed where `rejectedPlace` says.
+      const rejected = rejectedRecordPlace(key);
+      const record =
+        rejected === null
+          ? files.find((r) => r.ref.key === key && isVersion(r, etag))
+          : await t.index.getFile(rejected.tenant, rejected.session, key);
+      records.push(isVersion(record, etag) ? record : undefined);
+    }
     const missing = pushed.filter((_, k) => records[k] === undefined).map((p) => p.key);
     const settlement =
       missing.length === 0 ? settlementOf(files, await t.index.listChecks(tenant, session)) : null;

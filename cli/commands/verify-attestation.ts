@@ -3,6 +3,7 @@ import {
   attestationKey,
   type Envelope,
   parseStatement,
+  unverifiedStatement,
   VERDICT_EXTENSION,
   type VsaStatement,
   verifyEnvelope,
@@ -20,17 +21,21 @@ export const VERIFY_ATTESTATION_HELP = `Usage: replay-pipeline verify-attestatio
 Checks an attestation written by --attest (inspect, verify) or stored by the pipeline
 (results/<key>.intoto.json): an in-toto Statement v1 with the SLSA verification_summary/v1
 predicate, bare or in a DSSE envelope. With a signed one, --key is required and the signature
-must match (HMAC-SHA256: the same key bytes; Ed25519: the PEM public or private key). With
+must match, offline: the deployment's KMS key as its public key (PEM or DER, from
+aws kms get-public-key), an ECDSA P-256 or Ed25519 key (PEM or DER, public or private), or
+HMAC-SHA256 key bytes. An unsigned one (a bare statement, or an envelope with no signature, as
+the local stack writes) is reported as unsigned, and fails when --key asks for a signature. With
 --replay, the replay's sha256 (after gunzip, its replay_hash) must be the subject's digest.
 
 Options:
-  --key KEY      the key that signed it
+  --key KEY      the key that signed it (a public key file for the pipeline's KMS key)
   --replay FILE  the replay it must be about
   --json         one JSON object: signed, keyid, subject, verificationResult, verdict
   -h, --help     this help
 
-Exit 0 when it checks out and says PASSED; 1 when it says FAILED, or a signature, the subject
-digest or the statement does not check out; 2 on a usage or read error.`;
+Exit 0 when it checks out and says PASSED; 1 when it says FAILED, is unsigned but --key was
+given, or a signature, the subject digest or the statement does not check out; 2 on a usage or
+read error.`;
 
 const OPTIONS = {
   key: { type: "string" },
@@ -71,24 +76,24 @@ export async function verifyAttestationCommand(argv: string[]): Promise<number> 
     );
   }
   const envelope = value as Partial<Envelope>;
-  const signed = typeof envelope.payloadType === "string" && typeof envelope.payload === "string";
+  const enveloped = typeof envelope.payloadType === "string" && typeof envelope.payload === "string";
+  // An envelope with no signature (the local stack's) is as unsigned as a bare statement.
+  const signed = enveloped && (envelope.signatures ?? []).length > 0;
   let statement: VsaStatement;
   let keyid: string | null = null;
   try {
+    if (values.key !== undefined && !signed)
+      throw new AttestationError(
+        "attest.unsigned",
+        `the attestation is unsigned (${enveloped ? "its DSSE envelope has no signature" : "a bare statement"}), but --key asks for a signature`,
+      );
     if (signed) {
       if (values.key === undefined)
         throw new UsageError(`verify-attestation: ${file} is signed (a DSSE envelope); give --key`);
       const key = attestationKey(await readInput(values.key), "verify");
       statement = verifyEnvelope(envelope as Envelope, key);
       keyid = key.keyid;
-    } else {
-      if (values.key !== undefined)
-        throw new AttestationError(
-          "attest.bad_signature",
-          "the attestation is not signed, but --key asks for a signature",
-        );
-      statement = parseStatement(value);
-    }
+    } else statement = enveloped ? unverifiedStatement(envelope as Envelope) : parseStatement(value);
   } catch (error) {
     if (error instanceof AttestationError) error.locate({ file });
     throw error;

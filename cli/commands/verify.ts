@@ -40,7 +40,7 @@ Options:
   --attest PATH    write the verdict as an in-toto Statement (SLSA VSA v1), the receipt
                    as its input attestation; with several replays (or PATH a folder)
                    PATH/<file name>.intoto.json for each
-  --sign-key KEY   sign it in a DSSE envelope (HMAC-SHA256 key bytes, or Ed25519 PEM)
+  --sign-key KEY   sign it in a DSSE envelope (HMAC-SHA256 key bytes, or Ed25519 / P-256 key)
   --hmac-key-env VAR   ReplayKit signature key from environment variable VAR
   --hmac-key-file F    ReplayKit signature key from file F
   -q, --quiet      no progress line, no skip notices

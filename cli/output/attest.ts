@@ -80,7 +80,7 @@ export function attestTarget(
 
 /**
  * Writes the attestation of a verdict to `--attest FILE`: the Statement as JSON, or with
- * `--sign-key` a DSSE envelope (HMAC-SHA256 for raw key bytes, Ed25519 for a PEM private key).
+ * `--sign-key` a DSSE envelope (HMAC-SHA256 for raw key bytes, Ed25519 or ECDSA P-256 for a private key).
  */
 export async function writeAttestation(
   command: string,

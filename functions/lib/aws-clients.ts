@@ -4,6 +4,7 @@
  * local endpoint, so both run the same client settings.
  */
 import { DynamoDBClient, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
+import { KMSClient } from "@aws-sdk/client-kms";
 import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 
@@ -41,6 +42,11 @@ export function makeDynamoClient(settings: ClientSettings): DynamoDBClient {
   if (settings.credentials) config.credentials = settings.credentials;
   if (settings.endpoint) config.endpoint = settings.endpoint;
   return new DynamoDBClient(config);
+}
+
+/** A KMS client (the attestation signer; AWS only: the local stack has no KMS). */
+export function makeKmsClient(settings: ClientSettings): KMSClient {
+  return new KMSClient({ region: settings.region, requestHandler: REQUEST_HANDLER });
 }
 
 /** A document client (plain JavaScript values in and out) over `client`. */

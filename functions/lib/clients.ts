@@ -1,13 +1,20 @@
 /**
  * The configuration and SDK clients of a Lambda function, made once per cold start and shared by
- * every invocation of that container. Importing this module reads the environment: a bad setting
- * fails the cold start with its name.
+ * every invocation of that container. Importing this module reads the environment and, when the
+ * environment names its secret, the cursor key from Secrets Manager: a bad setting or a missing
+ * secret fails the cold start with its name.
  */
-import { makeDocumentClient, makeDynamoClient, makeS3Client } from "./aws-clients.js";
+import { readCursorKeySecret } from "../adapters/cursor-key-secret.js";
+import { makeDocumentClient, makeDynamoClient, makeKmsClient, makeS3Client } from "./aws-clients.js";
 import { type Config, readConfig } from "./config.js";
 
-/** This function's configuration. */
-export const config: Config = readConfig(process.env);
+const settings = readConfig(process.env);
+
+/** This function's configuration, its cursor key read from its secret when the environment names one. */
+export const config: Config =
+  settings.cursorKeySecret === null
+    ? settings
+    : { ...settings, cursorKey: await readCursorKeySecret(settings.cursorKeySecret) };
 
 /** The S3 client (ingest, published and reports buckets). */
 export const s3 = makeS3Client({ region: config.region, endpoint: config.s3Endpoint });
@@ -16,3 +23,6 @@ export const s3 = makeS3Client({ region: config.region, endpoint: config.s3Endpo
 export const dynamo = makeDocumentClient(
   makeDynamoClient({ region: config.region, endpoint: config.dynamoEndpoint }),
 );
+
+/** The KMS client that signs attestations, or null when no signing key is configured. */
+export const kms = config.attestationKeyId === null ? null : makeKmsClient({ region: config.region });

@@ -15,16 +15,22 @@ const schema = z.object({
   REPORTS_BUCKET: name,
   TABLE_NAME: name,
   INDEX_SHARDS: z.coerce.number().int().min(1).max(256).default(DEFAULT_DAY_SHARDS),
-  // 32 bytes, base64: lets every function of a deployment read the others' audit cursors.
+  // 32 bytes, base64: lets every function of a deployment read the others' audit cursors. Given
+  // literally only where there is no Secrets Manager (the local stack, tests).
   CURSOR_KEY: z
     .string()
     .optional()
     .transform((text, ctx) => {
       if (text === undefined) return null;
-      const key = Buffer.from(text, "base64");
-      if (key.length !== 32) ctx.addIssue({ code: "custom", message: "must be 32 bytes, base64" });
+      const key = decodeCursorKey(text);
+      if (key === null) ctx.addIssue({ code: "custom", message: "must be 32 bytes, base64" });
       return key;
     }),
+  // The deployed form: the ARN (or name) of the Secrets Manager secret holding CURSOR_KEY's text,
+  // read at cold start (functions/adapters/cursor-key-secret.ts); the key itself is in no variable.
+  CURSOR_KEY_SECRET: z.string().trim().min(1).optional(),
+  // The KMS asymmetric key (ECC_NIST_P256) that signs the pipeline's attestations; absent: unsigned.
+  ATTESTATION_KEY_ID: z.string().trim().min(1).optional(),
   // The audit reports a replay whose session has no receipt this long after it was processed.
   AUDIT_RECEIPT_AGE_HOURS: z.coerce.number().min(0).default(24),
   // The CloudFront distribution in front of the published bucket (ingest only): withdrawals invalidate.
@@ -53,8 +59,12 @@ export interface Config {
   receiptAgeHours: number;
   /** The distribution whose cache a withdrawal invalidates; null: none in front of the bucket. */
   distributionId: string | null;
-  /** Key of `queryDay` cursors; null: each process makes its own. */
+  /** Key of `queryDay` cursors; null: each process makes its own (or `cursorKeySecret` holds it). */
   cursorKey: Uint8Array | null;
+  /** The Secrets Manager secret holding the cursor key, read at cold start; null: none. */
+  cursorKeySecret: string | null;
+  /** The KMS key that signs attestations (its ARN); null: attestations are unsigned. */
+  attestationKeyId: string | null;
   /** A local S3 server's endpoint, or null for AWS. */
   s3Endpoint: string | null;
   /** A local DynamoDB server's endpoint, or null for AWS. */
@@ -72,6 +82,11 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     throw new ConfigError("config.invalid", `configuration: ${problems.join("; ")}`);
   }
   const c = parsed.data;
+  if (c.CURSOR_KEY !== null && c.CURSOR_KEY_SECRET !== undefined)
+    throw new ConfigError(
+      "config.invalid",
+      "configuration: CURSOR_KEY and CURSOR_KEY_SECRET are both set; give the key or its secret, not both",
+    );
   return {
     region: c.AWS_REGION,
     ingestBucket: c.INGEST_BUCKET,
@@ -81,8 +96,16 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     indexShards: c.INDEX_SHARDS,
     cursorKey: c.CURSOR_KEY,
     distributionId: c.PUBLISHED_DISTRIBUTION_ID ?? null,
+    cursorKeySecret: c.CURSOR_KEY_SECRET ?? null,
+    attestationKeyId: c.ATTESTATION_KEY_ID ?? null,
     receiptAgeHours: c.AUDIT_RECEIPT_AGE_HOURS,
     s3Endpoint: c.AWS_ENDPOINT_URL_S3 ?? null,
     dynamoEndpoint: c.AWS_ENDPOINT_URL_DYNAMODB ?? null,
   };
+}
+
+/** The cursor key in `text` (base64 of 32 bytes), or null when it is not that. */
+export function decodeCursorKey(text: string): Uint8Array | null {
+  const key = Buffer.from(text.trim(), "base64");
+  return key.length === 32 ? key : null;
 }

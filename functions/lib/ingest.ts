@@ -18,6 +18,7 @@ import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import middy from "@middy/core";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { z } from "zod";
+import type { EnvelopeSigner } from "../../shared/attest/index.js";
 import { ReplayPipelineError } from "../../shared/errors.js";
 import type { ObjectRef, Ports } from "../../shared/pipeline/ports.js";
 import { type ProcessResult, processObject, scrubbedKey } from "../../shared/pipeline/process-object.js";
@@ -40,6 +41,8 @@ export interface IngestDependencies {
   metrics: Metrics;
   /** Written into every verdict document. */
   toolVersion: string;
+  /** Signs the attestations (the KMS key); absent or null: stored unsigned (the local stack). */
+  signer?: EnvelopeSigner | null;
 }
 
 /** The ingest Lambda handler: an SQS batch in, the records to retry out. */
@@ -93,6 +96,7 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
     }),
     // Layer C copies wait in the function's /tmp (its ephemeral storage), not in its memory.
     spool: fileSpool(tmpdir()),
+    signer: deps.signer ?? null,
   };
   // Workers off: the bundle then needs no line-worker.js beside it, and a 1-vCPU Lambda gains nothing.
   const options = { toolVersion: deps.toolVersion, parallel: { workers: 0 } };

@@ -52,6 +52,17 @@ export function tableAccess(storage: Storage, options: { write: boolean }): Poli
 }
 
 /**
+ * Reading the cursor key's secret at cold start: `secretsmanager:GetSecretValue` on that one secret
+ * (not `grantRead`, which adds `DescribeSecret`, which the functions never call).
+ */
+export function readCursorKey(storage: Storage): PolicyStatement {
+  return new PolicyStatement({
+    actions: ["secretsmanager:GetSecretValue"],
+    resources: [storage.cursorKey.secretArn],
+  });
+}
+
+/**
  * Acknowledges cdk-nag's IAM5 finding of `role` on the objects of `buckets` (`<bucket ARN>/*`):
  * object ARNs are how S3 scopes object actions, and the actions themselves are listed one by one.
  * `why`: the reason no narrower prefix exists (default: tenants name the keys).

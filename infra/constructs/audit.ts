@@ -14,7 +14,14 @@ import { Construct } from "constructs";
 import { ConfigError } from "../../functions/lib/config.js";
 import { AUDIT_SERVICE, METRICS_NAMESPACE } from "../../functions/lib/metrics.js";
 import { AUDIT_MEMORY_MB, AUDIT_TIMEOUT_SECONDS } from "../sizing.js";
-import { acknowledgeObjectArns, listBucket, readObjects, tableAccess, writeObjects } from "./access.js";
+import {
+  acknowledgeObjectArns,
+  listBucket,
+  readCursorKey,
+  readObjects,
+  tableAccess,
+  writeObjects,
+} from "./access.js";
 import { pipelineFunction } from "./pipeline-function.js";
 import type { Storage } from "./storage.js";
 
@@ -60,6 +67,7 @@ export class Audit extends Construct {
       listBucket(storage.reportsBucket),
       // Its reports only: `audits/` (`auditKeyBase`), never a file's verdict document.
       writeObjects(storage.reportsBucket, { delete: false, prefix: "audits/" }),
+      readCursorKey(storage),
     ])
       role.addToPrincipalPolicy(statement);
     acknowledgeObjectArns(role, [storage.reportsBucket, [storage.reportsBucket, "audits/"]]);

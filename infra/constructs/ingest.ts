@@ -25,7 +25,7 @@ import {
   MAX_RECEIVE_COUNT,
   VISIBILITY_FACTOR,
 } from "../sizing.js";
-import { acknowledgeObjectArns, readObjects, tableAccess, writeObjects } from "./access.js";
+import { acknowledgeObjectArns, readCursorKey, readObjects, tableAccess, writeObjects } from "./access.js";
 import { pipelineFunction } from "./pipeline-function.js";
 import type { Storage } from "./storage.js";
 
@@ -128,6 +128,7 @@ export class Ingest extends Construct {
       // Verdict documents and attestations only: `results/` (`verdictKey`), never the audits.
       writeObjects(storage.reportsBucket, { delete: false, prefix: "results/" }),
       ...tableAccess(storage, { write: true }),
+      readCursorKey(storage),
     ])
       role.addToPrincipalPolicy(statement);
     // cloudfront:CreateInvalidation on this distribution only (CDK's grant names its ARN).

@@ -3,7 +3,7 @@
  * their server access logs go to, the session index table (DESIGN.md) and the key of the index's
  * paging cursors. Every bucket blocks public access, takes TLS only and is encrypted at rest.
  */
-import { Duration, RemovalPolicy, SecretValue, Validations } from "aws-cdk-lib";
+import { Duration, RemovalPolicy, Validations } from "aws-cdk-lib";
 import {
   AttributeType,
   Billing,
@@ -47,7 +47,7 @@ export class Storage extends Construct {
   readonly logBucket: Bucket;
   /** The session index. */
   readonly table: TableV2;
-  /** 32 random bytes (base64 text) that seal the index's paging cursors (`CURSOR_KEY`). */
+  /** 32 random bytes (base64 text) that seal the index's paging cursors, read at cold start (`CURSOR_KEY_SECRET`). */
   readonly cursorKey: Secret;
 
   constructor(scope: Construct, id: string, props: StorageProps) {
@@ -121,13 +121,8 @@ export class Storage extends Construct {
     Validations.of(this.cursorKey).acknowledge({
       id: "AwsSolutions-SMG4",
       reason:
-        "The functions receive the key at deployment (a CloudFormation dynamic reference); rotating it only invalidates paging cursors in flight, so it changes by redeploying, not by a rotation Lambda.",
+        "The functions read the key at cold start; changing it only invalidates paging cursors in flight, so it changes by updating the secret and redeploying (new containers), not by a rotation Lambda.",
     });
-  }
-
-  /** The cursor key as the functions' `CURSOR_KEY`: a dynamic reference the template never resolves. */
-  cursorKeyValue(): string {
-    return SecretValue.secretsManager(this.cursorKey.secretArn).unsafeUnwrap();
   }
 }
 

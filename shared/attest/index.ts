@@ -3,10 +3,13 @@ export {
   type AttestationKey,
   attestationKey,
   type Envelope,
+  type EnvelopeSigner,
+  envelopeStatement,
   IN_TOTO_PAYLOAD_TYPE,
   pae,
   parseStatement,
   signStatement,
+  unverifiedStatement,
   verifyEnvelope,
 } from "./dsse.js";
 export {

@@ -1,11 +1,14 @@
 /**
  * The pipeline's attestation of a replay's verdict: an in-toto Statement with the SLSA VSA
- * predicate (unsigned), stored beside the verdict document as `results/<key>.intoto.json`.
+ * predicate in a DSSE envelope, signed by the ports' signer (the deployment's KMS key) or, where
+ * there is none (the local stack), with `signatures: []`; stored beside the verdict document as
+ * `results/<key>.intoto.json`.
  */
-import { buildAttestation, keyIdOf, type VsaStatement } from "../attest/index.js";
+import { buildAttestation, envelopeStatement, keyIdOf, type VsaStatement } from "../attest/index.js";
 import type { Verdict } from "../formats/types.js";
 import type { ProcessOptions } from "./job-types.js";
-import type { FileRecord } from "./ports.js";
+import { attestationKey } from "./keys.js";
+import type { FileRecord, Ports } from "./ports.js";
 
 /** Verdicts from best to worst: a receipt check can only lower what a replay's own checks gave. */
 const RANK: Record<Verdict, number> = { passed: 0, unverifiable: 1, failed: 2, invalid: 3 };
@@ -14,7 +17,7 @@ const RANK: Record<Verdict, number> = { passed: 0, unverifiable: 1, failed: 2, i
  * The Statement of a replay's record (`record.replay_hash` set) with the receipt checks made of it
  * (`receiptVerdicts`): PASSED only when the replay passed and every receipt check passed too.
  */
-export function verdictAttestation(
+function verdictAttestation(
   record: FileRecord,
   receiptVerdicts: readonly Verdict[],
   timeVerified: string,
@@ -37,4 +40,20 @@ export function verdictAttestation(
       keyId: options.hmacKey === undefined ? null : keyIdOf(options.hmacKey),
     },
   });
+}
+
+/**
+ * Writes the attestation of `record` (a replay whose `replay_hash` is set), checked against
+ * `receiptVerdicts`, to `results/<key>.intoto.json`: signed when `ports.signer` is set.
+ */
+export async function storeAttestation(
+  ports: Pick<Ports, "publisher" | "signer">,
+  record: FileRecord,
+  receiptVerdicts: readonly Verdict[],
+  timeVerified: string,
+  options: Pick<ProcessOptions, "toolVersion" | "preset" | "hmacKey">,
+): Promise<void> {
+  const statement = verdictAttestation(record, receiptVerdicts, timeVerified, options);
+  const envelope = await envelopeStatement(statement, ports.signer ?? null);
+  await ports.publisher.putDocument(attestationKey(record.verdict_key), `${JSON.stringify(envelope)}\n`);
 }

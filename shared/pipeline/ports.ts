@@ -2,6 +2,7 @@
  * The ports `processObject` works over. A Lambda handler backs them with S3 and DynamoDB, the CLI
  * with files under a folder, tests with memory (`memory-ports.ts`); the job itself is the same.
  */
+import type { EnvelopeSigner } from "../attest/index.js";
 import type { CheckRow, CheckStatus, FormatId, SessionSummary, Verdict } from "../formats/types.js";
 import type { Spool } from "../spool/index.js";
 
@@ -142,4 +143,6 @@ export interface Ports {
   publisher: Publisher;
   index: SessionIndex;
   spool: Spool;
+  /** Signs the attestations (the deployment's KMS key); absent or null: they are stored unsigned. */
+  signer?: EnvelopeSigner | null;
 }

@@ -14,10 +14,9 @@ import { redactChecked } from "../redact/checked.js";
 import type { LayerCSummary } from "../redact/index.js";
 import { scrubReport } from "../redact/report.js";
 import { Scrubber } from "../redact/scrub.js";
-import { verdictAttestation } from "./attestation.js";
+import { storeAttestation } from "./attestation.js";
 import type { ProcessOptions, ProcessResult, VerdictDocument } from "./job-types.js";
 import {
-  attestationKey,
   isReceiptName,
   layerCKey,
   type ObjectKey,
@@ -132,18 +131,10 @@ class Job {
   /** Writes the document, then the record (the commit point: a retry after a failure redoes both). */
   private async finish(record: FileRecord, document: VerdictDocument): Promise<ProcessResult> {
     await this.ports.publisher.putDocument(record.verdict_key, `${JSON.stringify(document)}\n`);
-    if (record.kind === "replay" && record.replay_hash !== null)
-      await this.ports.publisher.putDocument(
-        attestationKey(record.verdict_key),
-        `${JSON.stringify(
-          verdictAttestation(
-            record,
-            document.receipt_checks.map((c) => c.verdict),
-            document.processed_at,
-            this.options,
-          ),
-        )}\n`,
-      );
+    if (record.kind === "replay" && record.replay_hash !== null) {
+      const verdicts = document.receipt_checks.map((c) => c.verdict);
+      await storeAttestation(this.ports, record, verdicts, document.processed_at, this.options);
+    }
     const outcome = await this.ports.index.putFile(record);
     return { outcome, record, document, checks: this.checks, verifications: this.verifications };
   }
@@ -550,11 +541,7 @@ class Job {
   private async reattest(key: ObjectKey, replay: ObjectRef, verdict: Verdict): Promise<void> {
     const recorded = await this.ports.index.getFile(key.tenant, key.session, replay.key);
     if (recorded === null || !isVersionOf(recorded.ref, replay) || recorded.replay_hash === null) return;
-    const statement = verdictAttestation(recorded, [verdict], this.now(), this.options);
-    await this.ports.publisher.putDocument(
-      attestationKey(recorded.verdict_key),
-      `${JSON.stringify(statement)}\n`,
-    );
+    await storeAttestation(this.ports, recorded, [verdict], this.now(), this.options);
   }
 
   /** Whether the index still records `replay`'s version (consistent read): not a newer upload's. */

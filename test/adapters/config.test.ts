@@ -1,3 +1,11 @@
+import "aws-sdk-client-mock-vitest/extend";
+import { clearCaches } from "@aws-lambda-powertools/parameters";
+import {
+  GetSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from "@aws-sdk/client-secrets-manager";
+import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { readConfig } from "../../functions/lib/config.js";
 
@@ -20,6 +28,8 @@ describe("readConfig", () => {
       indexShards: 8,
       cursorKey: null,
       distributionId: null,
+      cursorKeySecret: null,
+      attestationKeyId: null,
       receiptAgeHours: 24,
       s3Endpoint: null,
       dynamoEndpoint: null,
@@ -45,6 +55,22 @@ describe("readConfig", () => {
     expect(config.dynamoEndpoint).toBe("http://127.0.0.1:4567");
   });
 
+  it("names the cursor key's secret and the attestation key, never both a key and its secret", () => {
+    const config = readConfig({ ...env, CURSOR_KEY_SECRET: "arn:secret", ATTESTATION_KEY_ID: "arn:key" });
+    expect(config).toMatchObject({
+      cursorKey: null,
+      cursorKeySecret: "arn:secret",
+      attestationKeyId: "arn:key",
+    });
+    expect(() =>
+      readConfig({
+        ...env,
+        CURSOR_KEY: Buffer.alloc(32).toString("base64"),
+        CURSOR_KEY_SECRET: "arn:secret",
+      }),
+    ).toThrow(/CURSOR_KEY and CURSOR_KEY_SECRET are both set/);
+  });
+
   it("fails naming every missing setting", () => {
     const { TABLE_NAME: _, PUBLISHED_BUCKET: __, ...partial } = env;
     expect(() => readConfig(partial)).toThrow(/PUBLISHED_BUCKET is missing.*TABLE_NAME is missing/);
@@ -64,9 +90,12 @@ describe("readConfig", () => {
 });
 
 describe("clients", () => {
+  const secrets = mockClient(SecretsManagerClient);
   afterEach(() => {
     vi.unstubAllEnvs();
     vi.resetModules();
+    secrets.reset();
+    clearCaches();
   });
 
   it("are made once from the environment, at import", async () => {
@@ -83,5 +112,30 @@ describe("clients", () => {
     for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
     vi.stubEnv("REPORTS_BUCKET", undefined);
     await expect(import("../../functions/lib/clients.js")).rejects.toThrow(/REPORTS_BUCKET is missing/);
+  });
+
+  it("read the cursor key from its secret at cold start, once, and make no KMS client without a key", async () => {
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    vi.stubEnv("CURSOR_KEY_SECRET", "arn:aws:secretsmanager:eu-west-1:111122223333:secret:ck");
+    const key = Buffer.alloc(32, 9);
+    secrets.on(GetSecretValueCommand).resolves({ SecretString: key.toString("base64") });
+    const clients = await import("../../functions/lib/clients.js");
+    expect(Buffer.from(clients.config.cursorKey ?? []).equals(key)).toBe(true);
+    expect(secrets).toHaveReceivedCommandOnce(GetSecretValueCommand);
+    expect(secrets).toHaveReceivedCommandWith(GetSecretValueCommand, {
+      SecretId: "arn:aws:secretsmanager:eu-west-1:111122223333:secret:ck",
+    });
+    expect(clients.kms).toBeNull();
+  });
+
+  it("fail the import, naming the secret, when the cursor key's secret is missing", async () => {
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    vi.stubEnv("CURSOR_KEY_SECRET", "gone-secret");
+    secrets
+      .on(GetSecretValueCommand)
+      .rejects(new ResourceNotFoundException({ message: "not found", $metadata: {} }));
+    await expect(import("../../functions/lib/clients.js")).rejects.toThrow(
+      /the cursor key secret gone-secret \(CURSOR_KEY_SECRET\) does not exist/,
+    );
   });
 });

@@ -147,6 +147,20 @@ describe("least privilege", () => {
     }
   });
 
+  it("each function role may read the cursor key's secret, that one secret, GetSecretValue only", () => {
+    const secret = logicalId(json, "AWS::SecretsManager::Secret", "StorageCursorKey");
+    const holders = new Set<string>();
+    for (const s of statements) {
+      const secrets = s.actions.filter((a) => a.startsWith("secretsmanager:"));
+      if (secrets.length === 0) continue;
+      expect(s.effect).toBe("Allow");
+      expect(s.actions).toEqual(["secretsmanager:GetSecretValue"]);
+      expect(s.resources).toEqual([{ Ref: secret }]);
+      for (const role of s.roles) holders.add(role);
+    }
+    expect([...holders].sort()).toEqual([roles.ingest, roles.audit].sort());
+  });
+
   it("the schedule role may invoke the audit function and nothing else", () => {
     const scheduleRole = logicalId(json, "AWS::IAM::Role", "AuditScheduleRole");
     const auditFn = logicalId(json, "AWS::Lambda::Function", "AuditFunction");

@@ -269,11 +269,13 @@ describe("ingest", () => {
 });
 
 describe("the functions' configuration", () => {
-  // AWS's own and the local servers', and the distribution's (only with one: external publishing).
+  // AWS's own and the local servers', the literal cursor key (local only), and the distribution's
+  // (only with one: external publishing).
   const local = new Set([
     "AWS_REGION",
     "AWS_ENDPOINT_URL_S3",
     "AWS_ENDPOINT_URL_DYNAMODB",
+    "CURSOR_KEY",
     "PUBLISHED_DISTRIBUTION_ID",
   ]);
   const others = new Set([
@@ -282,27 +284,24 @@ describe("the functions' configuration", () => {
     "POWERTOOLS_METRICS_NAMESPACE",
     "POWERTOOLS_LOG_LEVEL",
   ]);
+  // Only the ingest function signs attestations.
+  const signing: Record<string, boolean> = { ingestFn: true, auditFn: false };
+  const variablesOf = (fn: "ingestFn" | "auditFn") =>
+    (props(ids[fn]).Environment as { Variables: Record<string, unknown> }).Variables;
 
   for (const fn of ["ingestFn", "auditFn"] as const)
     it(`sets every variable config.ts reads, and only those, for the ${fn}`, () => {
-      const variables = (props(ids[fn]).Environment as { Variables: Record<string, unknown> }).Variables;
-      const expected = CONFIG_VARIABLES.filter((name) => !local.has(name));
+      const variables = variablesOf(fn);
+      const expected = CONFIG_VARIABLES.filter(
+        (name) => !local.has(name) && (signing[fn] || name !== "ATTESTATION_KEY_ID"),
+      );
       expect(
         Object.keys(variables)
           .filter((name) => !others.has(name))
           .sort(),
       ).toEqual([...expected].sort());
-      // The cursor key is a dynamic reference to the generated secret, never a value in the template.
-      expect(variables.CURSOR_KEY).toEqual({
-        "Fn::Join": [
-          "",
-          [
-            "{{resolve:secretsmanager:",
-            { Ref: expect.stringMatching(/^StorageCursorKey/) },
-            ":SecretString:::}}",
-          ],
-        ],
-      });
+      // The cursor key's secret is named by its ARN (a Ref), never resolved into the template.
+      expect(variables.CURSOR_KEY_SECRET).toEqual({ Ref: expect.stringMatching(/^StorageCursorKey/) });
       // What CloudFormation resolves the references to, read as the function reads it at cold start.
       const resolved = Object.fromEntries(
         Object.entries(variables).map(([name, value]) => [
@@ -310,19 +309,72 @@ describe("the functions' configuration", () => {
           typeof value === "string" ? value : `resolved-${name}`,
         ]),
       );
-      const config = readConfig({
-        ...resolved,
-        AWS_REGION: "eu-west-1",
-        CURSOR_KEY: "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v",
+      const config = readConfig({ ...resolved, AWS_REGION: "eu-west-1" });
+      expect(config).toMatchObject({
+        indexShards: 8,
+        receiptAgeHours: 24,
+        tableName: "resolved-TABLE_NAME",
+        cursorKey: null,
+        cursorKeySecret: "resolved-CURSOR_KEY_SECRET",
+        attestationKeyId: signing[fn] ? "resolved-ATTESTATION_KEY_ID" : null,
       });
-      expect(config).toMatchObject({ indexShards: 8, receiptAgeHours: 24, tableName: "resolved-TABLE_NAME" });
-      expect(config.cursorKey?.length).toBe(32);
     });
+
+  it("holds the cursor key in no environment variable: no value, no dynamic reference", () => {
+    for (const fn of ["ingestFn", "auditFn"] as const) {
+      const text = JSON.stringify(variablesOf(fn));
+      expect(text).not.toContain("resolve:secretsmanager");
+      expect(variablesOf(fn)).not.toHaveProperty("CURSOR_KEY");
+    }
+    expect(JSON.stringify(json)).not.toContain("{{resolve:secretsmanager");
+  });
 
   it("generates a cursor key of 43 base64 digits, which config.ts reads as 32 bytes", () => {
     template.hasResourceProperties("AWS::SecretsManager::Secret", {
       GenerateSecretString: { PasswordLength: 43, ExcludePunctuation: true, IncludeSpace: false },
     });
+  });
+});
+
+describe("the attestation key", () => {
+  const [keyId, key] = resources("AWS::KMS::Key")[0] ?? [];
+  const ingestRole = (props(ids.ingestFn).Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
+  type KeyStatement = { Sid?: string; Effect: string; Principal: unknown; Action: string | string[] };
+  const statements = () =>
+    (key?.Properties?.KeyPolicy as { Statement?: KeyStatement[] } | undefined)?.Statement ?? [];
+
+  it("is one asymmetric ECC_NIST_P256 key for signing, kept when the stack goes", () => {
+    expect(resources("AWS::KMS::Key")).toHaveLength(1);
+    expect(key?.Properties).toMatchObject({ KeySpec: "ECC_NIST_P256", KeyUsage: "SIGN_VERIFY" });
+    expect(key).toMatchObject({ DeletionPolicy: "Retain" });
+  });
+
+  it("lets the ingest role kms:Sign (ECDSA_SHA_256 over a digest) and nothing else", () => {
+    const forRole = statements().filter((s) => JSON.stringify(s.Principal).includes(`"${ingestRole}"`));
+    expect(forRole).toEqual([
+      expect.objectContaining({
+        Effect: "Allow",
+        Action: "kms:Sign",
+        Condition: { StringEquals: { "kms:SigningAlgorithm": "ECDSA_SHA_256", "kms:MessageType": "DIGEST" } },
+      }),
+    ]);
+    // No other statement names a role of the stack: the rest is the account's own (IAM) statement.
+    const others = statements().filter((s) => s !== forRole[0]);
+    for (const s of others) expect(JSON.stringify(s.Principal)).not.toMatch(/"Fn::GetAtt"/);
+  });
+
+  it("gives no function role any KMS action in its own policies", () => {
+    const kmsActions = Object.values(json.Resources)
+      .filter((r) => r.Type === "AWS::IAM::Policy")
+      .flatMap((r) => JSON.stringify(r.Properties?.PolicyDocument).match(/"kms:[A-Za-z*]+"/g) ?? []);
+    expect(kmsActions).toEqual([]);
+  });
+
+  it("is the ingest function's ATTESTATION_KEY_ID, and an output (for aws kms get-public-key)", () => {
+    const variables = (props(ids.ingestFn).Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables.ATTESTATION_KEY_ID).toEqual({ "Fn::GetAtt": [keyId, "Arn"] });
+    template.hasOutput("AttestationKeyId", { Value: { Ref: keyId } });
+    template.hasOutput("AttestationKeyArn", { Value: { "Fn::GetAtt": [keyId, "Arn"] } });
   });
 });
 

@@ -104,7 +104,10 @@ describe("push --wait", () => {
     const receipt = join(dir, "fix-auth.RECEIPT.json");
     writeFileSync(
       receipt,
-      readFileSync(EX("fix-auth.RECEIPT.json"), "utf8").replace('"tool": "file_read"', '"tool": "file_write"'),
+      readFileSync(EX("fix-auth.RECEIPT.json"), "utf8").replace(
+        '"tool": "file_read"',
+        '"tool": "file_write"',
+      ),
     );
     const out = await cli("push", receipt, "--tenant", "alpha", "--session", "many", "--wait");
     expect(out.code, out.stderr).toBe(1);
@@ -113,6 +116,25 @@ describe("push --wait", () => {
     );
     expect(failed).toHaveLength(replays.length);
     expect(out.stdout).toMatch(/worst verdict: failed/);
+  });
+
+  it("a file the pipeline rejects by its name gets its recorded verdict: exit 1, not a timeout", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cli-remote-rejected-"));
+    const file = join(dir, "REPLAY\u200b.jsonl");
+    copyFileSync(EX("fix-auth.REPLAY.jsonl"), file);
+    const out = await cli(
+      "push",
+      file,
+      "--tenant",
+      "alpha",
+      "--session",
+      "names",
+      "--wait",
+      "--timeout",
+      "60",
+    );
+    expect(out.code, out.stderr).toBe(1);
+    expect(out.stdout).toMatch(/INVALID .*key\.invisible_character/);
   });
 
   it("refuses a file whose key holds a secret before uploading it (the pipeline would reject it)", async () => {
@@ -266,7 +288,10 @@ describe("push --wait output for CI", () => {
       dir,
     );
     expect(out.code, out.stderr).toBe(0);
-    const statement = JSON.parse(readFileSync(join(dir, "fix-auth.REPLAY.jsonl.intoto.json"), "utf8"));
+    // The local stack has no KMS key: a DSSE envelope with no signature, marked so.
+    const envelope = JSON.parse(readFileSync(join(dir, "fix-auth.REPLAY.jsonl.intoto.json"), "utf8"));
+    expect(envelope).toMatchObject({ payloadType: "application/vnd.in-toto+json", signatures: [] });
+    const statement = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8"));
     expect(statement).toMatchObject({
       predicateType: "https://slsa.dev/verification_summary/v1",
       subject: [{ name: "ci/j4/fix-auth.REPLAY.jsonl" }],

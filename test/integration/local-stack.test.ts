@@ -7,6 +7,7 @@ import { createReadStream } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -196,5 +197,54 @@ describe("local stack: uploads with the SDK's defaults", () => {
       );
       expect(await stack.recordOf(key), key).toMatchObject({ verdict: "passed" });
     }
+  });
+});
+
+describe("local stack: every input problem a recorded verdict, none retried or dead-lettered", () => {
+  it("a 1,022-byte key, a gzip bomb and a 1 MB receipt: each recorded once", async () => {
+    const root = await mkdtemp(join(tmpdir(), "local-stack-"));
+    onTestFinished(() => rm(root, { recursive: true, force: true }));
+    const outcomes: StackOutcome[] = [];
+    const stack = await started(root, outcomes);
+    onTestFinished(() => stack.close());
+    const s3 = makeS3Client({
+      region: stack.info.region,
+      endpoint: stack.info.s3Endpoint,
+      credentials: S3RVER_CREDENTIALS,
+    });
+    onTestFinished(() => s3.destroy());
+    const put = (Key: string, Body: Buffer | string) =>
+      s3.send(new PutObjectCommand({ Bucket: stack.info.ingestBucket, Key, Body }));
+    // Segments of at most 255 bytes (the front refuses longer ones), 1,022 bytes in all.
+    const longKey =
+      `acme/s/${"a".repeat(250)}/${"b".repeat(250)}/${"c".repeat(250)}/${"d".repeat(250)}/x.jsonl`.slice(
+        0,
+        1016,
+      );
+    const key1022 = `${longKey}.jsonl`;
+    expect(Buffer.byteLength(key1022)).toBe(1022);
+    await put(key1022, FIX_AUTH);
+    await put("acme/s/bomb.jsonl.gz", gzipSync(Buffer.alloc(96 * 1024 * 1024), { level: 9 }));
+    await put("acme/s/REPLAY.jsonl", FIX_AUTH);
+    const receipt = (
+      await readFile(join(PROJECT_ROOT, "examples", "fix-auth.RECEIPT.json"), "utf8")
+    ).replaceAll(/"tool": "[^"]*"/g, `"tool": "${"\u20ac".repeat(150_000)}"`);
+    expect(Buffer.byteLength(receipt)).toBeGreaterThan(900_000);
+    await stack.settled();
+    await put("acme/s/RECEIPT.json", receipt);
+    await stack.settled();
+    expect(await stack.recordOf(key1022)).toMatchObject({
+      kind: "rejected",
+      verdict: "invalid",
+      first_error: { code: "key.shape" },
+    });
+    expect(await stack.recordOf("acme/s/bomb.jsonl.gz")).toMatchObject({
+      verdict: "invalid",
+      first_error: { code: "gzip.ratio" },
+    });
+    expect(await stack.recordOf("acme/s/RECEIPT.json")).toMatchObject({ kind: "receipt" });
+    const checks = await stack.index.listChecks("acme", "s");
+    expect(checks.map((c) => [c.replay.key, c.verdict])).toEqual([["acme/s/REPLAY.jsonl", "failed"]]);
+    expect(outcomes.filter((o) => o.type !== "verdict")).toEqual([]);
   });
 });

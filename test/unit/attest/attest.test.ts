@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from "node:crypto";
+import { generateKeyPairSync, sign } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -7,12 +7,15 @@ import {
   attestationKey,
   buildAttestation,
   type Envelope,
+  type EnvelopeSigner,
+  envelopeStatement,
   IN_TOTO_PAYLOAD_TYPE,
   keyIdOf,
   POLICY_URI,
   pae,
   STATEMENT_TYPE,
   signStatement,
+  unverifiedStatement,
   VERDICT_EXTENSION,
   VERIFIER_ID,
   VSA_PREDICATE_TYPE,
@@ -119,10 +122,14 @@ describe("DSSE envelopes", () => {
   const edPublic = Buffer.from(publicKey.export({ type: "spki", format: "pem" }) as string);
   const hmac = Buffer.from("shared hmac secret");
   const statement = buildAttestation(INPUT);
+  const p256 = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
+  const ecPrivate = Buffer.from(p256.privateKey.export({ type: "pkcs8", format: "pem" }) as string);
+  const ecPublicDer = p256.publicKey.export({ type: "spki", format: "der" });
 
   it.each([
     ["HMAC-SHA256", hmac, hmac],
     ["Ed25519", edPrivate, edPublic],
+    ["ECDSA P-256 (public key as DER, as KMS hands it out)", ecPrivate, ecPublicDer],
   ])("%s: round trip, then tampering with the payload or the signature is caught", (_, signKey, checkKey) => {
     const envelope = signStatement(statement, attestationKey(signKey, "sign"));
     expect(envelope.payloadType).toBe(IN_TOTO_PAYLOAD_TYPE);
@@ -148,7 +155,7 @@ describe("DSSE envelopes", () => {
     ).toThrow(/expected application\/vnd.in-toto\+json/);
   });
 
-  it("another key is refused; a non-Ed25519 PEM key is refused with what was expected", () => {
+  it("another key is refused; an RSA or other-curve key is refused with what was expected", () => {
     const envelope = signStatement(statement, attestationKey(hmac, "sign"));
     expect(() => verifyEnvelope(envelope, attestationKey(Buffer.from("other"), "verify"))).toThrow(
       /no signature by key/,
@@ -158,14 +165,54 @@ describe("DSSE envelopes", () => {
       format: "pem",
     });
     expect(() => attestationKey(Buffer.from(rsa as string), "sign")).toThrow(
-      /the PEM key is rsa; expected an Ed25519 key/,
+      /the PEM key is rsa; expected an Ed25519 or ECDSA P-256 key/,
     );
-    expect(() => attestationKey(edPublic, "sign")).toThrow(/expected an Ed25519 private key/);
+    const p384 = generateKeyPairSync("ec", { namedCurve: "secp384r1" }).publicKey;
+    expect(() => attestationKey(p384.export({ type: "spki", format: "der" }), "verify")).toThrow(
+      /the DER key is ec \(secp384r1\); expected an Ed25519 or ECDSA P-256 key/,
+    );
+    expect(() => attestationKey(edPublic, "sign")).toThrow(/expected an Ed25519 or ECDSA P-256 private key/);
+    expect(() => attestationKey(ecPublicDer, "sign")).toThrow(/is a public key; expected .* private key/);
+  });
+
+  /** A signer as the KMS adapter is one, over a local P-256 key: DER ECDSA over SHA-256. */
+  const localSigner: EnvelopeSigner = {
+    keyid: "arn:aws:kms:eu-west-1:111122223333:key/test",
+    sign: async (message) => sign("sha256", message, { key: p256.privateKey, dsaEncoding: "der" }),
+  };
+
+  it("envelopeStatement: signed through a signer port, verified by its public key whatever the keyid", async () => {
+    const envelope = await envelopeStatement(statement, localSigner);
+    expect(envelope.signatures.map((s) => s.keyid)).toEqual([localSigner.keyid]);
+    expect(verifyEnvelope(envelope, attestationKey(ecPublicDer, "verify"))).toEqual(statement);
+    const other = generateKeyPairSync("ec", { namedCurve: "prime256v1" }).publicKey;
+    expect(() =>
+      verifyEnvelope(envelope, attestationKey(other.export({ type: "spki", format: "der" }), "verify")),
+    ).toThrow(/does not match the payload/);
+  });
+
+  it("envelopeStatement without a signer: signatures [], readable unverified, refused as unsigned by a key", async () => {
+    const envelope = await envelopeStatement(statement, null);
+    expect(envelope).toEqual({
+      payloadType: IN_TOTO_PAYLOAD_TYPE,
+      payload: Buffer.from(JSON.stringify(statement)).toString("base64"),
+      signatures: [],
+    });
+    expect(unverifiedStatement(envelope)).toEqual(statement);
+    const error = (() => {
+      try {
+        return verifyEnvelope(envelope, attestationKey(ecPublicDer, "verify"));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(error).toBeInstanceOf(AttestationError);
+    expect(error).toMatchObject({ code: "attest.unsigned" });
   });
 });
 
 describe("the pipeline stores the attestation beside each replay's verdict document", () => {
-  it("results/<key>.intoto.json: an unsigned VSA whose subject digest is the replay_hash", async () => {
+  it("results/<key>.intoto.json: an unsigned envelope (no signer) of a VSA whose subject digest is the replay_hash", async () => {
     const ports = memoryPorts();
     const bytes = readFileSync(join(PROJECT_ROOT, "examples", "fix-auth.REPLAY.jsonl"));
     const key = "acme/s-1/fix-auth.REPLAY.jsonl";
@@ -175,7 +222,9 @@ describe("the pipeline stores the attestation beside each replay's verdict docum
       now: () => new Date("2026-11-26T10:00:00Z"),
     });
     expect(result.record.verdict_key).toBe(`results/${key}.json`);
-    const stored = JSON.parse(ports.publisher.documents.get(`results/${key}.intoto.json`) as string);
+    const envelope = JSON.parse(ports.publisher.documents.get(`results/${key}.intoto.json`) as string);
+    expect(envelope).toMatchObject({ payloadType: IN_TOTO_PAYLOAD_TYPE, signatures: [] });
+    const stored = JSON.parse(Buffer.from(envelope.payload, "base64").toString("utf8"));
     expect(stored).toMatchObject({
       _type: STATEMENT_TYPE,
       predicateType: VSA_PREDICATE_TYPE,
@@ -209,17 +258,23 @@ describe("the pipeline stores the attestation beside each replay's verdict docum
 describe("attestationKey: a public key is never an HMAC secret", () => {
   const { publicKey, privateKey } = generateKeyPairSync("ed25519");
   it.each([
-    ["a DER public key", publicKey.export({ type: "spki", format: "der" })],
-    ["a DER private key", privateKey.export({ type: "pkcs8", format: "der" })],
-    [
-      "an OpenSSH public key",
-      Buffer.from(
-        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl me@host\n",
-      ),
-    ],
-  ])("refuses %s, which anyone holding it could sign with", (_name, bytes) => {
+    ["a DER public key", publicKey.export({ type: "spki", format: "der" }), ["verify"]],
+    ["a DER private key", privateKey.export({ type: "pkcs8", format: "der" }), ["sign", "verify"]],
+  ] as const)("reads %s as the Ed25519 key it is", (_name, bytes, uses) => {
+    for (const use of uses) expect(attestationKey(bytes, use).kind).toBe("ed25519");
+    // The same key whichever form it came in.
+    expect(attestationKey(bytes, "verify").keyid).toBe(
+      attestationKey(Buffer.from(publicKey.export({ type: "spki", format: "pem" }) as string), "verify")
+        .keyid,
+    );
+  });
+
+  it("refuses an OpenSSH public key, which anyone holding it could sign with", () => {
+    const ssh = Buffer.from(
+      "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl me@host\n",
+    );
     for (const use of ["sign", "verify"] as const)
-      expect(() => attestationKey(bytes, use)).toThrow(/not an HMAC secret/);
+      expect(() => attestationKey(ssh, use)).toThrow(/not an HMAC secret/);
   });
 
   it("still takes secret bytes as an HMAC key", () => {

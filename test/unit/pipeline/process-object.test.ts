@@ -412,7 +412,10 @@ describe("processObject: review mends (a retry, the attestation, the spool)", ()
   const attested = (ports: ReturnType<typeof memoryPorts>, key: string): string => {
     const text = ports.publisher.documents.get(`results/${key}.intoto.json`);
     if (text === undefined) throw new Error(`no attestation of ${key}`);
-    return (JSON.parse(text) as { predicate: { verificationResult: string } }).predicate.verificationResult;
+    // A DSSE envelope (unsigned here: memory ports have no signer) around the statement.
+    const { payload } = JSON.parse(text) as { payload: string };
+    const statement = JSON.parse(Buffer.from(payload, "base64").toString("utf8"));
+    return (statement as { predicate: { verificationResult: string } }).predicate.verificationResult;
   };
 
   it("a retry after the failed check was recorded still does not publish the replay", async () => {
