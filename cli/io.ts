@@ -3,6 +3,7 @@ import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { JsonInputError, ReplayPipelineError } from "#shared/errors.js";
 import { gunzipped } from "#shared/formats/index.js";
+import { DEFAULT_MAX_DOCUMENT_BYTES } from "#shared/limits.js";
 import { causedBy, InputFileError, OutputFileError, UsageError } from "./errors.js";
 import { withProgress } from "./progress.js";
 
@@ -55,9 +56,6 @@ async function* openPlainBytes(path: string, bytes: Buffer, maxBytes: number): A
     throw error;
   }
 }
-
-/** Default cap on a whole-document (non JSON Lines) input. */
-export const DEFAULT_MAX_DOCUMENT_BYTES = 256 * 1024 * 1024;
 
 /** Reads a whole file (or stdin) up to `maxBytes`, with a clear error for what the OS refuses. */
 export async function readInput(path: string, maxBytes = DEFAULT_MAX_DOCUMENT_BYTES): Promise<Buffer> {

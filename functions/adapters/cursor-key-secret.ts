@@ -5,9 +5,9 @@
  */
 import { ParameterNotFoundError } from "@aws-lambda-powertools/parameters";
 import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
-import { ReplayPipelineError } from "../../shared/errors.js";
+import { ReplayPipelineError, TransientError } from "../../shared/errors.js";
 import { decodeCursorKey } from "../lib/config.js";
-import { isTransientAwsError, TransientError } from "./errors.js";
+import { isTransientAwsError } from "./errors.js";
 
 // The key changes only by redeploying (new containers): keep it for a container's whole life.
 const CACHE_SECONDS = 24 * 3600;

@@ -1,14 +1,8 @@
 /**
- * What the AWS adapters throw. Kept small on purpose: once shared/errors.ts carries an error
- * `kind`, `TransientError` becomes that kind and this file shrinks to `isTransientAwsError`.
+ * What the AWS adapters throw beside the shared errors: an object replaced while read, a foreign
+ * cursor, and the rule that tells an SDK's transient fault (then a shared `TransientError`).
  */
-import { ReplayPipelineError } from "../../shared/errors.js";
-
-/** A fault that a later try may not meet (throttling, a 5xx, a dropped connection): retry the message. */
-export class TransientError extends ReplayPipelineError {
-  /** Always `transient`: the queue retries the message, then the dead-letter queue takes it. */
-  override readonly kind = "transient" as const;
-}
+import { ReplayPipelineError, TransientError } from "../../shared/errors.js";
 
 /**
  * The object at the key is no longer the version being read (its ETag changed between the event

@@ -6,7 +6,8 @@
 import { createHash } from "node:crypto";
 import { type KMSClient, SignCommand } from "@aws-sdk/client-kms";
 import type { EnvelopeSigner } from "../../shared/attest/index.js";
-import { asAdapterError, TransientError } from "./errors.js";
+import { TransientError } from "../../shared/errors.js";
+import { asAdapterError } from "./errors.js";
 
 /** Signs DSSE PAE bytes with `ECDSA_SHA_256` by the KMS key `keyId` (its ARN: the envelope's keyid). */
 export class KmsEnvelopeSigner implements EnvelopeSigner {

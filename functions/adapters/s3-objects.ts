@@ -4,9 +4,9 @@
  * are exactly the object's, once, in order.
  */
 import { GetObjectCommand, type GetObjectCommandOutput, type S3Client } from "@aws-sdk/client-s3";
-import { ReplayPipelineError } from "../../shared/errors.js";
+import { ReplayPipelineError, TransientError } from "../../shared/errors.js";
 import type { ObjectRef, ObjectSource, ObjectStore } from "../../shared/pipeline/ports.js";
-import { asAdapterError, ObjectChangedError, TransientError } from "./errors.js";
+import { asAdapterError, ObjectChangedError } from "./errors.js";
 
 /** How a read meets dropped connections. */
 export interface ReadOptions {

@@ -19,12 +19,12 @@ import middy from "@middy/core";
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import { z } from "zod";
 import type { EnvelopeSigner } from "../../shared/attest/index.js";
-import { ReplayPipelineError } from "../../shared/errors.js";
+import { kindOf, ReplayPipelineError } from "../../shared/errors.js";
 import type { ObjectRef, Ports } from "../../shared/pipeline/ports.js";
 import { type ProcessResult, processObject, scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { fileSpool } from "../../shared/spool/index.js";
 import { DynamoSessionIndex } from "../adapters/dynamo-index.js";
-import { ObjectChangedError, TransientError } from "../adapters/errors.js";
+import { ObjectChangedError } from "../adapters/errors.js";
 import { S3ObjectSource, S3ObjectStore } from "../adapters/s3-objects.js";
 import { S3Publisher } from "../adapters/s3-publisher.js";
 import { type Config, ConfigError } from "./config.js";
@@ -64,12 +64,6 @@ type IngestRecord = z.infer<typeof IngestRecordSchema>;
 /** An S3 event key as a key: S3 URL-encodes it, with `+` for a space. */
 export function decodeEventKey(key: string): string {
   return decodeURIComponent(key.replaceAll("+", " "));
-}
-
-/** `transient` for a fault a retry may mend (the adapters' `TransientError` or a shared `kind`). */
-function faultKind(error: unknown): "transient" | "bug" {
-  if (error instanceof TransientError) return "transient";
-  return (error as { kind?: unknown } | null)?.kind === "transient" ? "transient" : "bug";
 }
 
 /** Builds the handler over `deps`: one port set, one batch processor, per container. */
@@ -116,7 +110,7 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
       const shown = scrubbedKey(ref.key);
       // A newer version replaced the object mid-read: its own event will process it.
       if (error instanceof ObjectChangedError) return logger.info("superseded", { key: shown });
-      const kind = faultKind(error);
+      const kind = kindOf(error);
       metrics.addMetric(
         kind === "transient" ? INGEST_METRIC.transientFaults : INGEST_METRIC.faults,
         MetricUnit.Count,

@@ -16,7 +16,6 @@ export {
   canonicalDocument,
   canonicalInto,
   canonicalJsonLines,
-  DEFAULT_MAX_LINE_BYTES,
   decodeUtf8,
   isBlankBytes,
   type LineOptions,

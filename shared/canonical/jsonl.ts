@@ -1,4 +1,5 @@
 import { JsonInputError, ReplayPipelineError } from "../errors.js";
+import { DEFAULT_MAX_LINE_BYTES } from "../limits.js";
 import { ByteSink, canonicalizeBytes } from "./byte-canonical.js";
 import { DEFAULT_MAX_DEPTH, readJson } from "./json-reader.js";
 import { type CanonicalOptions, canonicalize, type Profile, rejectsLoneSurrogates } from "./profiles.js";
@@ -26,9 +27,6 @@ export interface LineOptions {
    */
   skipLongLines?: boolean;
 }
-
-/** Default longest line: far above any real event, low enough to bound memory per line. */
-export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Splits a byte stream into lines without holding more than one line (plus one chunk) in memory.

@@ -6,6 +6,7 @@ import type { Hash } from "node:crypto";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { ReplayPipelineError, StreamLimitError } from "../errors.js";
+import { DEFAULT_MAX_DECOMPRESSED_BYTES } from "../limits.js";
 
 const GZIP_MAGIC_0 = 0x1f;
 const GZIP_MAGIC_1 = 0x8b;
@@ -40,7 +41,7 @@ export function decompressed(
   counters: { bytes: number; compressedBytes: number; compressed: boolean },
   hash?: Hash,
 ): AsyncIterable<Uint8Array> {
-  const maxOut = options.maxDecompressedBytes ?? 4 * 1024 ** 3;
+  const maxOut = options.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
   const maxRatio = options.maxCompressionRatio ?? 200;
   async function* raw(): AsyncGenerator<Uint8Array> {
     for await (const chunk of source) {

@@ -12,6 +12,7 @@ import {
   splitTask,
 } from "../canonical/index.js";
 import { NotTextError, ReplayPipelineError, StreamLimitError } from "../errors.js";
+import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES } from "../limits.js";
 import { mapLines, type ParallelOptions } from "../parallel/index.js";
 import { decompressed, type GzipLimits } from "./gzip.js";
 import type { LayerCOrigin } from "./layer-c-record.js";
@@ -223,7 +224,7 @@ async function readContent(
     const documentParts: Buffer[] = [];
     let documentBytes = 0;
     let documentMode = false;
-    const maxDocument = options.maxDocumentBytes ?? 256 * 1024 * 1024;
+    const maxDocument = options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES;
 
     for (;;) {
       const next = await source.next();
@@ -251,7 +252,7 @@ async function readContent(
           column: null,
           path: "$",
           code: "jsonl.line_too_long",
-          message: `line is longer than ${options.maxLineBytes ?? 64 * 1024 * 1024} bytes; skipped`,
+          message: `line is longer than ${options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES} bytes; skipped`,
           expected: "a shorter line",
           found: "an over-long line",
         });

@@ -9,7 +9,7 @@ import {
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { CursorKeySecretError, readCursorKeySecret } from "../../functions/adapters/cursor-key-secret.js";
-import { TransientError } from "../../functions/adapters/errors.js";
+import { TransientError } from "../../shared/errors.js";
 
 const secrets = mockClient(SecretsManagerClient);
 const ARN = "arn:aws:secretsmanager:eu-west-1:111122223333:secret:StorageCursorKey-AbCdEf";

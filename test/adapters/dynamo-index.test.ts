@@ -14,7 +14,8 @@ import {
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
 import { DynamoSessionIndex, sequencerOrder, shardOf } from "../../functions/adapters/dynamo-index.js";
-import { InvalidCursorError, TransientError } from "../../functions/adapters/errors.js";
+import { InvalidCursorError } from "../../functions/adapters/errors.js";
+import { TransientError } from "../../shared/errors.js";
 import { checkRecord, fileRecord } from "../support/index-records.js";
 
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: "us-east-1" }));

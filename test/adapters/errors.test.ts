@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { asAdapterError, isTransientAwsError, TransientError } from "../../functions/adapters/errors.js";
+import { asAdapterError, isTransientAwsError } from "../../functions/adapters/errors.js";
+import { TransientError } from "../../shared/errors.js";
 import { connectionReset, serviceError } from "../support/aws-fakes.js";
 
 describe("isTransientAwsError", () => {

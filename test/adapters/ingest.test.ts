@@ -174,6 +174,17 @@ describe("the ingest handler", () => {
     expect(lines().find((l) => l.kind === "bug")).toBeDefined();
   });
 
+  it("classes a fault as kindOf does: a full disk (ENOSPC, the spool on /tmp) is transient, not a bug", async () => {
+    serve("acme/s1/a.jsonl");
+    const full = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    db.on(PutCommand).rejects(full);
+    const out = await handler()(sqsEvent([created("acme/s1/a.jsonl", "full")]), lambdaContext());
+    expect(out.batchItemFailures).toEqual([{ itemIdentifier: "full" }]);
+    expect(lines().find((l) => l.message === "failed: the message will be received again")).toMatchObject({
+      kind: "transient",
+    });
+  });
+
   it("acknowledges an object replaced since its event: the newer version's event processes it", async () => {
     serve("acme/s1/a.jsonl", "e2");
     const out = await handler()(sqsEvent([created("acme/s1/a.jsonl", "old")]), lambdaContext());

@@ -3,8 +3,9 @@ import type { Readable } from "node:stream";
 import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { ObjectChangedError, TransientError } from "../../functions/adapters/errors.js";
+import { ObjectChangedError } from "../../functions/adapters/errors.js";
 import { S3ObjectSource, S3ObjectStore } from "../../functions/adapters/s3-objects.js";
+import { TransientError } from "../../shared/errors.js";
 import type { ObjectRef } from "../../shared/pipeline/ports.js";
 import {
   body,

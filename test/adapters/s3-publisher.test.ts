@@ -16,9 +16,9 @@ import {
 } from "@aws-sdk/client-s3";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { TransientError } from "../../functions/adapters/errors.js";
 import { S3ObjectSource } from "../../functions/adapters/s3-objects.js";
 import { PUBLISHED_CACHE_CONTROL, S3Publisher } from "../../functions/adapters/s3-publisher.js";
+import { TransientError } from "../../shared/errors.js";
 import { body, bytes, serviceError } from "../support/aws-fakes.js";
 
 const MiB = 1024 * 1024;

@@ -23,10 +23,11 @@ import {
 import { Upload } from "@aws-sdk/lib-storage";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { type LocalServer, S3RVER_CREDENTIALS, startS3rver } from "../../cli/local/servers.js";
-import { ObjectChangedError, TransientError } from "../../functions/adapters/errors.js";
+import { ObjectChangedError } from "../../functions/adapters/errors.js";
 import { S3ObjectSource, S3ObjectStore } from "../../functions/adapters/s3-objects.js";
 import { PUBLISHED_CACHE_CONTROL, S3Publisher } from "../../functions/adapters/s3-publisher.js";
 import { makeS3Client } from "../../functions/lib/aws-clients.js";
+import { TransientError } from "../../shared/errors.js";
 import { bytes, collect, collectUntilError } from "../support/aws-fakes.js";
 import { startCuttingProxy } from "../support/cutting-proxy.js";
 

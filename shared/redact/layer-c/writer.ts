@@ -4,16 +4,10 @@
  * read of a file serves both.
  */
 import { tmpdir } from "node:os";
-import {
-  type ByteLine,
-  DEFAULT_MAX_LINE_BYTES,
-  decodeUtf8,
-  isBlankBytes,
-  type JsonValue,
-  readJson,
-} from "../../canonical/index.js";
+import { type ByteLine, decodeUtf8, isBlankBytes, type JsonValue, readJson } from "../../canonical/index.js";
 import { JsonInputError, RedactError, ReplayPipelineError } from "../../errors.js";
 import { detectFormat, type FormatId, type LayerCOrigin } from "../../formats/index.js";
+import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES } from "../../limits.js";
 import { fileSpool } from "../../spool/index.js";
 import type { Preset } from "../presets.js";
 import { document } from "./documents.js";
@@ -63,7 +57,7 @@ export class LayerCWriter {
     private readonly preset: Preset,
   ) {
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    this.maxDocumentBytes = options.maxDocumentBytes ?? 256 * 1024 * 1024;
+    this.maxDocumentBytes = options.maxDocumentBytes ?? DEFAULT_MAX_DOCUMENT_BYTES;
   }
 
   /** The JSON Lines format, once the first line said so and while nothing failed. */
