@@ -1,6 +1,6 @@
 /**
- * The project's import graph, as test/unit/structure.test.ts checks it: every relative import of
- * every .ts file, resolved to a file (type-only imports left out: they vanish at run time).
+ * The project's import graph, as test/unit/structure.test.ts checks it: every relative import and
+ * re-export of every .ts file, type-only ones included, resolved to a file.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -20,14 +20,13 @@ export function sourceFiles(dir: string): string[] {
   return out;
 }
 
-const IMPORT = /(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?["'](\.[^"']+)["']/g;
+const IMPORT = /(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?["'](\.[^"']+)["']/g;
 
-/** The files `file` imports at run time (relative imports only), absolute paths. */
+/** The files `file` imports or re-exports from, type-only included (relative imports only), absolute paths. */
 export function importsOf(file: string): string[] {
   const out: string[] = [];
   for (const m of readFileSync(file, "utf8").matchAll(IMPORT)) {
-    if (m[1] !== undefined) continue;
-    let target = resolve(dirname(file), m[2] as string).replace(/\.js$/, ".ts");
+    let target = resolve(dirname(file), m[1] as string).replace(/\.js$/, ".ts");
     if (!target.endsWith(".ts"))
       target = existsSync(`${target}.ts`) ? `${target}.ts` : join(target, "index.ts");
     out.push(target);
