@@ -169,14 +169,19 @@ describe("audit against dynalite and s3rver", () => {
       AWS_ENDPOINT_URL_DYNAMODB: dynalite.endpoint,
     };
     for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-    const log = vi.spyOn(console, "log").mockImplementation(() => {});
-    // Powertools writes its EMF lines to stdout through a console of its own.
+    // Powertools writes its log and EMF lines to stdout through a console of its own.
     const stdout = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
     try {
       const { handler } = await import("../../functions/audit.js");
       const { keys } = await handler({ since: DAY, until: DAY, tenant: "acme" });
       expect(keys).toEqual([`audits/acme/${DAY}.json`, `audits/acme/${DAY}.md`, `audits/acme/${DAY}.html`]);
-      const line = JSON.parse(String(log.mock.calls[0]?.[0])) as Record<string, unknown>;
+      const lines = stdout.mock.calls.flatMap(([chunk]) =>
+        String(chunk)
+          .split("\n")
+          .filter((text) => text.startsWith("{"))
+          .map((text) => JSON.parse(text) as Record<string, unknown>),
+      );
+      const line = lines.find((l) => l.message === "audit written") ?? {};
       expect(line).toMatchObject({
         level: "INFO",
         message: "audit written",
@@ -204,7 +209,6 @@ describe("audit against dynalite and s3rver", () => {
       );
     } finally {
       stdout.mockRestore();
-      log.mockRestore();
       vi.unstubAllEnvs();
     }
   });
