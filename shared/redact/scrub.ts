@@ -19,6 +19,7 @@
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { remembered } from "../memo.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE, scanCredentialPairName } from "./detect/context.js";
+import { isMaskChar, isMasked } from "./detect/randomness.js";
 import { encodedForms, KnownSecrets, recurrences } from "./detect/recurrence.js";
 import {
   GENERATED_NAME_MIN,
@@ -285,10 +286,18 @@ export class Scrubber {
     const before = out.length;
     runPattern(text, rules, out);
     if (!canSkipSecretlint(text)) this.secretlint.scan(text, out);
-    // `ghp_xxxx…`, `AIzaaaaa…`: documentation's placeholders, whichever rule matched them.
+    // `ghp_xxxx…`, `AIzaaaaa…`: documentation's placeholders, whichever rule matched them; judged
+    // with a mask right after (`xoxp-…-…-####`), where a rule's alphabet stops short of it.
     for (let i = out.length - 1; i >= before; i--) {
       const f = out[i];
-      if (f?.kind === "secret" && isPlaceholderToken(text.slice(f.start, f.end))) out.splice(i, 1);
+      if (f?.kind !== "secret") continue;
+      const end = maskEnd(text, f.end);
+      if (
+        isPlaceholderToken(text.slice(f.start, f.end)) ||
+        (end > f.end && isMasked(text.slice(f.start, end)))
+      ) {
+        out.splice(i, 1);
+      }
     }
     // secretlint reports whole URLs for credentials; ours keeps scheme/user/host: prefer ours when present.
     const own = out.slice(before).filter((f) => DB_LIKE.has(f.rule));
@@ -368,6 +377,18 @@ export class Scrubber {
     this.byPath[path] = (this.byPath[path] ?? 0) + 1;
     this.total++;
   }
+}
+
+/**
+ * The end of a mask that starts at `at` (`at` itself when none does): one mask character
+ * (`#`, `*`, `•`) repeated, which a rule's alphabet stops short of.
+ */
+function maskEnd(text: string, at: number): number {
+  const c = text[at];
+  if (!isMaskChar(c)) return at;
+  let end = at + 1;
+  while (end < text.length && text[end] === c) end++;
+  return end;
 }
 
 /** Longest string whose findings are remembered, and how many are (then the memory starts over). */
