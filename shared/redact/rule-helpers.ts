@@ -190,11 +190,15 @@ export function isPlaceholderToken(s: string): boolean {
     for (let i = s.indexOf(filler); i !== -1; i = s.indexOf(filler, i + 1)) n++;
     if (n * 2 >= s.length) return true;
   }
-  return EXAMPLE_END.test(s) || saysPlaceholder(s) || isMasked(s) || PUBLIC_GCP_API_KEYS.has(s);
+  return endsInExample(s) || saysPlaceholder(s) || isMasked(s) || PUBLIC_GCP_API_KEYS.has(s);
 }
 export const FILLER = "axX1*#";
 /** AWS's documentation keys end in `EXAMPLE`; a base64 one keeps its `=` padding after it. */
-const EXAMPLE_END = /EXAMPLE=*$/;
+function endsInExample(s: string): boolean {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 61) end--;
+  return s.endsWith("EXAMPLE", end);
+}
 
 const PLACEHOLDER_PHRASE = /(?<![A-Za-z0-9])YOUR_|_HERE(?![A-Za-z0-9])/i;
 /** A word as people write it: one case, or capitalized (`YOUR`, `here`, `Key`, `sha256`, `XXXX`). */

@@ -234,6 +234,18 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   return value.length >= 4 || /[^A-Za-z]/.test(value);
 }
 
+/**
+ * An access id (`accessId`, `report_access_id`) holding a UUID names a record, where a key
+ * (`KEY=<uuid>`, Heroku's API keys) holds a credential.
+ */
+function isRecordId(text: string, v: Value, name: string): boolean {
+  return (
+    v.end - v.start === 36 &&
+    UUID.test(text.slice(v.start, v.end)) &&
+    /^(?:access)?id$/.test(nameWords(name).at(-1) ?? "")
+  );
+}
+
 /** Finds credential words; the name around each is then read whole. */
 const CREDENTIAL_WORD =
   /pass|pwd|pw\b|secret|token|key|auth|credential|creds?\b|bearer|cookie|dsn|webhook|pat\b|jwt|otp|sas\b|hmac|session|signature|sig\b|licen[cs]e|pin\b|private|salt|login|access[_.-]?id/gi;
@@ -266,11 +278,7 @@ export function scanCredentialAssignments(text: string, out: Finding[], rule: st
     // A flag or a URL query names what it takes: `--key x`, `?sig=x` are as good as `api_key`.
     const inQuery = text[start - 1] === "?" || text[start - 1] === "&";
     const judged = strength === "weak" && (isFlag || inQuery) ? "qualified" : strength;
-    // An access id (`accessId`, `report_access_id`) holding a UUID names a record, where a key
-    // (`KEY=<uuid>`, Heroku's) holds a credential.
-    if (UUID.test(text.slice(v.start, v.end)) && /^(?:access)?id$/.test(nameWords(name).at(-1) ?? ""))
-      continue;
-    if (!isCredentialValue(text, v, judged, followedByCall)) continue;
+    if (!isCredentialValue(text, v, judged, followedByCall) || isRecordId(text, v, name)) continue;
     out.push({ start: v.start, end: v.end, rule, kind: "secret" });
     // Rescan the value: `token => client_secret='…'` holds a second assignment.
     CREDENTIAL_WORD.lastIndex = v.start;

@@ -135,6 +135,9 @@ const MASK_CHARS = new Set(["#", "*", "•", "●", "?"]);
 /** Shortest mask: eight in a row, where a password holds one or two such symbols. */
 const MASK_MIN = 8;
 
+/** A mask of {@link MASK_MIN} or more (its characters are {@link MASK_CHARS}). */
+const MASK_RUN = /([#*•●?])\1{7}/;
+
 /** Is `c` a mask character? */
 export function isMaskChar(c: string | undefined): boolean {
   return c !== undefined && MASK_CHARS.has(c);
@@ -150,6 +153,8 @@ export function isMaskChar(c: string | undefined): boolean {
  * `isPlaceholderToken`'s fillers.
  */
 export function isMasked(s: string): boolean {
+  // Most findings hold no mask: one native scan says so.
+  if (!MASK_RUN.test(s)) return false;
   let masked = false;
   let part = 0;
   for (let i = 0; i <= s.length; ) {
