@@ -9,9 +9,10 @@
  *    findings are mapped back onto the escaped text; every base64/base64url run of 20+ characters that
  *    decodes (at any of the 4 alignments) to mostly printable text is scanned, and the WHOLE run is
  *    redacted if a secret is inside. One level of decoding only (no base64-in-percent-encoding).
- * 4. secret findings that are placeholders (`isPlaceholderToken`: `ghp_xxxx…`) are dropped, whichever rule
- *    made them; overlapping secret findings are merged (never partially kept); privacy findings that touch a
- *    secret are dropped (the secret replacement covers them).
+ * 4. secret findings that are placeholders (`isPlaceholderToken`: `ghp_xxxx…`), or masked where a rule's
+ *    match stops (`xoxp-<ids>-####…`, `isMasked`), are dropped, whichever rule made them; overlapping
+ *    secret findings are merged (never partially kept); privacy findings that touch a secret are dropped
+ *    (the secret replacement covers them).
  *
  * `policy.keepOnlyStructural` (paranoid) is NOT applied here: which members are structural is decided by
  * the per-format transform (`layer-c.ts`), which then scrubs the values it keeps with this class.
