@@ -2,6 +2,7 @@
  * The building blocks of our own pattern rules (`rules.ts` `PATTERN_RULES`): placeholders, the
  * assignment and keyword forms of gitleaks' catalogue, the vendor-family rule maker and scanners.
  */
+import { isMasked } from "./detect/randomness.js";
 import type { Finding, PatternRule } from "./rule-types.js";
 
 export const PLACEHOLDER =
@@ -178,8 +179,9 @@ export function entropy(s: string): number {
 /**
  * True for a token-shaped text that is a placeholder, not a credential: a filler character (`a x X 1 * #`)
  * makes up at least half of it (`ghp_xxxx…`, `AIzaaaa…`, `glc_1111…`), it ends in `EXAMPLE` (AWS's
- * documentation keys), it says `YOUR_…`/`…_HERE` in words (`saysPlaceholder`), or it is a key
- * Google publishes. A generated credential never is.
+ * documentation keys, base64 padding aside), it says `YOUR_…`/`…_HERE` in words (`saysPlaceholder`), a
+ * mask stands where its secret was (`isMasked`: `xoxp-…-####…`), or it is a key Google publishes. A
+ * generated credential never is.
  */
 export function isPlaceholderToken(s: string): boolean {
   if (s.length < 8) return false;
@@ -188,9 +190,15 @@ export function isPlaceholderToken(s: string): boolean {
     for (let i = s.indexOf(filler); i !== -1; i = s.indexOf(filler, i + 1)) n++;
     if (n * 2 >= s.length) return true;
   }
-  return s.endsWith("EXAMPLE") || saysPlaceholder(s) || PUBLIC_GCP_API_KEYS.has(s);
+  return endsInExample(s) || saysPlaceholder(s) || isMasked(s) || PUBLIC_GCP_API_KEYS.has(s);
 }
 export const FILLER = "axX1*#";
+/** AWS's documentation keys end in `EXAMPLE`; a base64 one keeps its `=` padding after it. */
+function endsInExample(s: string): boolean {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 61) end--;
+  return s.endsWith("EXAMPLE", end);
+}
 
 const PLACEHOLDER_PHRASE = /(?<![A-Za-z0-9])YOUR_|_HERE(?![A-Za-z0-9])/i;
 /** A word as people write it: one case, or capitalized (`YOUR`, `here`, `Key`, `sha256`, `XXXX`). */

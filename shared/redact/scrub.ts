@@ -9,9 +9,10 @@
  *    findings are mapped back onto the escaped text; every base64/base64url run of 20+ characters that
  *    decodes (at any of the 4 alignments) to mostly printable text is scanned, and the WHOLE run is
  *    redacted if a secret is inside. One level of decoding only (no base64-in-percent-encoding).
- * 4. secret findings that are placeholders (`isPlaceholderToken`: `ghp_xxxx…`) are dropped, whichever rule
- *    made them; overlapping secret findings are merged (never partially kept); privacy findings that touch a
- *    secret are dropped (the secret replacement covers them).
+ * 4. secret findings that are placeholders (`isPlaceholderToken`: `ghp_xxxx…`), or masked where a rule's
+ *    match stops (`xoxp-<ids>-####…`, `isMasked`), are dropped, whichever rule made them; overlapping
+ *    secret findings are merged (never partially kept); privacy findings that touch a secret are dropped
+ *    (the secret replacement covers them).
  *
  * `policy.keepOnlyStructural` (paranoid) is NOT applied here: which members are structural is decided by
  * the per-format transform (`layer-c.ts`), which then scrubs the values it keeps with this class.
@@ -19,6 +20,7 @@
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { remembered } from "../memo.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE, scanCredentialPairName } from "./detect/context.js";
+import { isMaskChar, isMasked } from "./detect/randomness.js";
 import { encodedForms, KnownSecrets, recurrences } from "./detect/recurrence.js";
 import {
   GENERATED_NAME_MIN,
@@ -285,10 +287,18 @@ export class Scrubber {
     const before = out.length;
     runPattern(text, rules, out);
     if (!canSkipSecretlint(text)) this.secretlint.scan(text, out);
-    // `ghp_xxxx…`, `AIzaaaaa…`: documentation's placeholders, whichever rule matched them.
+    // `ghp_xxxx…`, `AIzaaaaa…`: documentation's placeholders, whichever rule matched them; judged
+    // with a mask right after (`xoxp-…-…-####`), where a rule's alphabet stops short of it.
     for (let i = out.length - 1; i >= before; i--) {
       const f = out[i];
-      if (f?.kind === "secret" && isPlaceholderToken(text.slice(f.start, f.end))) out.splice(i, 1);
+      if (f?.kind !== "secret") continue;
+      const end = maskEnd(text, f.end);
+      if (
+        isPlaceholderToken(text.slice(f.start, f.end)) ||
+        (end > f.end && isMasked(text.slice(f.start, end)))
+      ) {
+        out.splice(i, 1);
+      }
     }
     // secretlint reports whole URLs for credentials; ours keeps scheme/user/host: prefer ours when present.
     const own = out.slice(before).filter((f) => DB_LIKE.has(f.rule));
@@ -368,6 +378,18 @@ export class Scrubber {
     this.byPath[path] = (this.byPath[path] ?? 0) + 1;
     this.total++;
   }
+}
+
+/**
+ * The end of a mask that starts at `at` (`at` itself when none does): one mask character
+ * (`#`, `*`, `•`) repeated, which a rule's alphabet stops short of.
+ */
+function maskEnd(text: string, at: number): number {
+  const c = text[at];
+  if (!isMaskChar(c)) return at;
+  let end = at + 1;
+  while (end < text.length && text[end] === c) end++;
+  return end;
 }
 
 /** Longest string whose findings are remembered, and how many are (then the memory starts over). */

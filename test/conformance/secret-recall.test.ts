@@ -182,15 +182,17 @@ async function alteredFps(samples: readonly Sample[]): Promise<Sample[]> {
 }
 
 /** Share of clean fp texts the scrubber may change (see the test). */
-const FP_ALTERED_MAX = 0.16;
+const FP_ALTERED_MAX = 0.14;
 
 describe("false positives on gitleaks' samples (private_repo)", () => {
   /**
-   * Issue 20 asks for at most 10%; the generic layers bring it to 15.3% (53 of 347), from 8.6% (30)
-   * before them. The texts they change are tokens of the right shape that gitleaks declines for a
+   * Issue 20 asks for at most 10%; the generic layers brought it to 15.0% (52 of 347), from 8.6% (30)
+   * before them, and reading masks, documentation keys, command substitutions and access ids to 13.8%
+   * (48). Most texts still changed are tokens of the right shape that gitleaks declines for a
    * vendor-specific reason (a length one short, a prefix in the wrong case, inside a longer blob):
-   * the next vendor's key looks exactly like them. docs/secret-recall.md lists them. Held here so
-   * it cannot grow unseen.
+   * the next vendor's key looks exactly like them. Others are hand-typed (`dapi1234567890…`), as are
+   * some of gitleaks' true positives (`12345678-ABCD-ABCD-ABCD-1234567890AB`), so no rule tells
+   * them apart. docs/secret-recall.md lists them. Held here so it cannot grow unseen.
    */
   it(`at most ${Math.round(100 * FP_ALTERED_MAX)}% of fp texts are altered`, async () => {
     expect(CONTRADICTORY.length).toBe(25);

@@ -185,6 +185,16 @@ const LOWER_IDENTIFIER = /^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)+$/;
  */
 const FILLED = /(.)\1{7}/;
 
+/**
+ * A shell assignment of a backquoted command (``KEY=`cat key.txt` ``, ``SECRET=`vault read -field=v
+ * x` ``, the older spelling of `$(…)`): the value is the command's output. Only `=` right before
+ * the backquote and words in it: a backquoted token has no blank (`` token = `ghp_…` ``), and prose
+ * quotes a passphrase after a blank (`` password: `correct horse battery` ``).
+ */
+function isCommand(text: string, v: Value): boolean {
+  return text[v.start - 1] === "`" && text[v.start - 2] === "=" && /\S\s+\S/.test(text.slice(v.start, v.end));
+}
+
 /** Is the value `text[v.start, v.end)` given to a name of `strength` a credential? */
 function isCredentialValue(text: string, v: Value, strength: Strength, followedByCall: boolean): boolean {
   const value = text.slice(v.start, v.end);
@@ -193,6 +203,7 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   if (!v.quoted && (CODE.test(value) || followedByCall)) return false;
   if (/^\d+$/.test(value)) return strength === "strong" && value.length >= 4 && value.length <= 64;
   if (/^[\d.:/-]+$/.test(value)) return false;
+  if (isCommand(text, v)) return false;
   const generated = looksGenerated(text, v.start, v.end, 8);
   if (generated) return !ORDERED_RUN.test(value);
   if (ORDERED_RUN.test(value) || /\d+\.\d+\.\d+/.test(value) || PATH.test(value)) return false;
@@ -221,6 +232,18 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   // A strong name: anything that is not a word of prose (`password: required` is caught above).
   if (!v.quoted && COMMON_WORD.test(value) && value.length < 6) return false;
   return value.length >= 4 || /[^A-Za-z]/.test(value);
+}
+
+/**
+ * An access id (`accessId`, `report_access_id`) holding a UUID names a record, where a key
+ * (`KEY=<uuid>`, Heroku's API keys) holds a credential.
+ */
+function isRecordId(text: string, v: Value, name: string): boolean {
+  return (
+    v.end - v.start === 36 &&
+    UUID.test(text.slice(v.start, v.end)) &&
+    /^(?:access)?id$/.test(nameWords(name).at(-1) ?? "")
+  );
 }
 
 /** Finds credential words; the name around each is then read whole. */
@@ -255,7 +278,7 @@ export function scanCredentialAssignments(text: string, out: Finding[], rule: st
     // A flag or a URL query names what it takes: `--key x`, `?sig=x` are as good as `api_key`.
     const inQuery = text[start - 1] === "?" || text[start - 1] === "&";
     const judged = strength === "weak" && (isFlag || inQuery) ? "qualified" : strength;
-    if (!isCredentialValue(text, v, judged, followedByCall)) continue;
+    if (!isCredentialValue(text, v, judged, followedByCall) || isRecordId(text, v, name)) continue;
     out.push({ start: v.start, end: v.end, rule, kind: "secret" });
     // Rescan the value: `token => client_secret='…'` holds a second assignment.
     CREDENTIAL_WORD.lastIndex = v.start;

@@ -129,3 +129,47 @@ export const ORDERED_RUN = /abcdefghij|ABCDEFGHIJ|0123456789/;
 
 /** A UUID (8-4-4-4-12 hex): generated, and an id wherever it stands alone. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Characters that masking tools and documentation print where a secret was (`####`, `****`, `••••`). */
+const MASK_CHARS = new Set(["#", "*", "•", "●", "?"]);
+/** Shortest mask: eight in a row, where a password holds one or two such symbols. */
+const MASK_MIN = 8;
+
+/** A mask of {@link MASK_MIN} or more (its characters are {@link MASK_CHARS}). */
+const MASK_RUN = /([#*•●?])\1{7}/;
+
+/** Is `c` a mask character? */
+export function isMaskChar(c: string | undefined): boolean {
+  return c !== undefined && MASK_CHARS.has(c);
+}
+
+/**
+ * Is the value `s` masked: a run of one mask character of 8 or more stands where the secret
+ * was, and nothing beside the masks looks generated (`xoxp-5723…-5738…-####################`:
+ * the ids of a Slack token, its secret masked)? A real token next to a mask
+ * (`sk_live_<random>********`) keeps its generated part and stays a credential. Letters and
+ * digits are no mask here, however often repeated: test keys are written so
+ * (`AGE-SECRET-KEY-1QQQQ…`, `xoxa-2-511111111-…`), and a placeholder of them is judged by
+ * `isPlaceholderToken`'s fillers.
+ */
+export function isMasked(s: string): boolean {
+  // Most findings hold no mask: one native scan says so.
+  if (!MASK_RUN.test(s)) return false;
+  let masked = false;
+  let part = 0;
+  for (let i = 0; i <= s.length; ) {
+    if (i < s.length && !isMaskChar(s[i])) {
+      i++;
+      continue;
+    }
+    let end = i + 1;
+    while (end < s.length && s[end] === s[i]) end++;
+    if (i === s.length || end - i >= MASK_MIN) {
+      if (i - part >= 16 && looksGenerated(s, part, i, 16)) return false;
+      if (i < s.length) masked = true;
+      part = end;
+    }
+    i = end;
+  }
+  return masked;
+}

@@ -1,0 +1,116 @@
+/**
+ * The context layer's references: a backquoted command assigned in shell (the value is its output) and a
+ * UUID under an access id (a record's name). Each is generated from a fixed seed with, right beside it,
+ * the credentials of the same names that must still be caught.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { Scrubber } from "#shared/redact/scrub.js";
+
+const SEED = 20_261_128;
+const RUNS = 100;
+const sample = <T>(arb: fc.Arbitrary<T>): T[] => fc.sample(fc.noBias(arb), { seed: SEED, numRuns: RUNS });
+
+const chars = (alphabet: string, min: number, max = min): fc.Arbitrary<string> =>
+  fc.array(fc.constantFrom(...alphabet), { minLength: min, maxLength: max }).map((a) => a.join(""));
+const BASE62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const token = fc.tuple(chars(BASE62, 20, 40), chars("0123456789", 2)).map(([b, d]) => `Kq${d}${b}x`);
+const uuid = fc.uuid({ version: [1, 4, 7] });
+
+const scrub = (text: string): string => new Scrubber().scrub(text, "$.error.message");
+
+const credName = fc.constantFrom(
+  "SUMO_ACCESS_KEY",
+  "DB_PASSWORD",
+  "GITHUB_TOKEN",
+  "api_key",
+  "ClientSecret",
+  "zorvix_auth_token",
+);
+const command = fc
+  .tuple(
+    fc.constantFrom(
+      "cat",
+      "etcdctl get",
+      "vault read -field=value",
+      "pass show",
+      "aws ssm get-parameter --name",
+      "op read",
+    ),
+    fc.constantFrom(
+      "/run/secrets/db",
+      "secret/app/token",
+      "~/.config/key.txt",
+      "prod/api",
+      "op://vault/item/field",
+    ),
+  )
+  .map(([c, arg]) => `${c} ${arg}`);
+const prefix = fc.constantFrom("", "export ", "-e ", "docker run -e ", "env ");
+
+describe("a shell assignment of a backquoted command", () => {
+  it("is the command's output, not a value: kept", () => {
+    for (const [p, name, cmd] of sample(fc.tuple(prefix, credName, command))) {
+      const text = `${p}${name}=\`${cmd}\``;
+      expect(scrub(text), text).toBe(text);
+    }
+  });
+
+  it("a backquoted token (no blank) is still a credential", () => {
+    for (const [p, name, t] of sample(fc.tuple(prefix, credName, token))) {
+      expect(scrub(`${p}${name}=\`${t}\``)).not.toContain(t);
+    }
+  });
+
+  it("a backquoted passphrase after a blank is still a credential", () => {
+    const phrase = fc
+      .array(fc.constantFrom("correct", "horse", "battery", "staple", "purple", "tiger"), {
+        minLength: 2,
+        maxLength: 4,
+      })
+      .map((w) => w.join(" "));
+    for (const [name, ph, form] of sample(
+      fc.tuple(credName, phrase, fc.constantFrom(" = ", ": ", ":", " := ")),
+    )) {
+      const out = scrub(`${name}${form}\`${ph}\``);
+      expect(out, `${name}${form}\`${ph}\``).not.toContain(ph);
+    }
+  });
+});
+
+describe("a UUID under an access id names a record", () => {
+  const idName = fc.constantFrom("report_access_id", "accessId", "ACCESS_ID", "share-access-id", "AccessID");
+  const form = fc.constantFrom(
+    (n: string, v: string) => `${n}: ${v}`,
+    (n: string, v: string) => `${n}=${v}`,
+    (n: string, v: string) => `"${n}": "${v}"`,
+  );
+
+  it("is kept", () => {
+    for (const [n, v, f] of sample(fc.tuple(idName, uuid, form))) {
+      const text = f(n, v);
+      expect(scrub(text), text).toBe(text);
+    }
+  });
+
+  it("a UUID under a key is still a credential (Heroku's API keys are UUIDs)", () => {
+    const keyName = fc.constantFrom(
+      "api_key",
+      "KEY",
+      "access_key",
+      "HEROKU_API_KEY",
+      "licenseKey",
+      "auth_token",
+    );
+    for (const [n, v, f] of sample(fc.tuple(keyName, uuid, form))) {
+      expect(scrub(f(n, v)), f(n, v)).not.toContain(v);
+    }
+  });
+
+  it("a generated access id that is no UUID is still half of a credential pair", () => {
+    const accessId = chars(BASE62, 14).map((b) => `su${b.slice(2, 8)}7Q${b.slice(8)}`);
+    for (const [n, v, f] of sample(fc.tuple(idName, accessId, form))) {
+      expect(scrub(f(n, v)), f(n, v)).not.toContain(v);
+    }
+  });
+});
