@@ -38,17 +38,29 @@ const run = promisify(execFile);
 const REGION = "us-east-1";
 /** Settings of AWS services the local stack does not have: dropped from the template's environment. */
 const NOT_LOCAL = ["CURSOR_KEY_SECRET", "ATTESTATION_KEY_ID", "PUBLISHED_DISTRIBUTION_ID"];
+/** Packages the bundles use: none may be found from a task root (the bundle must carry them). */
+const BUNDLED = ["@aws-sdk/client-s3", "@aws-lambda-powertools/logger", "zod"];
 /**
  * What the Lambda runtime does with a bundle, in a child process: `import()` of `index.mjs` from
  * the task root, then `handler` called once per event (a cold start, then warm calls), each result
- * written as JSON. It exits itself: the SDK's keep-alive sockets would hold it open, as Lambda
- * would freeze it.
+ * written as JSON. First it lists which of BUNDLED the bundle's own `require` could find (it must
+ * find none). It exits itself: the SDK's keep-alive sockets would hold it open, as Lambda would
+ * freeze it.
  */
 const RUNTIME = `
 import { readFile, writeFile } from "node:fs/promises";
 import { randomUUID } from "node:crypto";
-const [taskRoot, eventsPath, resultsPath] = process.argv.slice(1);
-const { handler } = await import(new URL("index.mjs", "file://" + taskRoot + "/").href);
+import { createRequire } from "node:module";
+const [taskRoot, eventsPath, resultsPath, probes] = process.argv.slice(1);
+const bundle = new URL("index.mjs", "file://" + taskRoot + "/");
+const resolvable = JSON.parse(probes).filter((name) => {
+  try {
+    return createRequire(bundle).resolve(name) !== "";
+  } catch {
+    return false;
+  }
+});
+const { handler } = await import(bundle.href);
 const results = [];
 for (const event of JSON.parse(await readFile(eventsPath, "utf8"))) {
   const deadline = Date.now() + 60000;
@@ -65,7 +77,7 @@ for (const event of JSON.parse(await readFile(eventsPath, "utf8"))) {
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
   }));
 }
-await writeFile(resultsPath, JSON.stringify(results));
+await writeFile(resultsPath, JSON.stringify({ resolvable, results }));
 process.exit(0);
 `;
 
@@ -93,7 +105,10 @@ let ingest: ShippedFunction;
 let audit: ShippedFunction;
 let invocations = 0;
 
-/** Runs `fn`'s bundle on `events` in a child process; the handler's results, in order. */
+/**
+ * Runs `fn`'s bundle on `events` in a child process; the handler's results, in order. Fails when
+ * the child could resolve a package the bundle should carry.
+ */
 async function invoke(fn: ShippedFunction, events: unknown[]): Promise<unknown[]> {
   const n = ++invocations;
   const eventsPath = join(work, `events-${n}.json`);
@@ -102,7 +117,7 @@ async function invoke(fn: ShippedFunction, events: unknown[]): Promise<unknown[]
   try {
     await run(
       process.execPath,
-      ["--input-type=module", "-e", RUNTIME, fn.taskRoot, eventsPath, resultsPath],
+      ["--input-type=module", "-e", RUNTIME, fn.taskRoot, eventsPath, resultsPath, JSON.stringify(BUNDLED)],
       {
         cwd: fn.taskRoot,
         // Only what Lambda gives a function: nothing of this process's environment (NODE_PATH,
@@ -125,7 +140,12 @@ async function invoke(fn: ShippedFunction, events: unknown[]): Promise<unknown[]
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
     throw new Error(`${fn.logicalId}'s bundle failed: ${stderr ?? ""}\n${stdout ?? ""}`, { cause: error });
   }
-  return JSON.parse(await readFile(resultsPath, "utf8")) as unknown[];
+  const { resolvable, results } = JSON.parse(await readFile(resultsPath, "utf8")) as {
+    resolvable: string[];
+    results: unknown[];
+  };
+  expect(resolvable, `packages ${fn.logicalId}'s task root can resolve`).toEqual([]);
+  return results;
 }
 
 /** `fn`'s asset folder in `outdir`, by the template's S3 key and the assets manifest. */
