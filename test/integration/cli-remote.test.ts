@@ -6,6 +6,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalStack } from "../../cli/local/stack.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
@@ -135,6 +136,47 @@ describe("push --wait", () => {
     );
     expect(out.code, out.stderr).toBe(1);
     expect(out.stdout).toMatch(/INVALID .*key\.invisible_character/);
+  });
+
+  it("a gzip bomb and a 1 MB receipt each get their recorded verdict: exit 1, not a timeout", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cli-remote-hostile-"));
+    const bomb = join(dir, "bomb.REPLAY.jsonl.gz");
+    writeFileSync(bomb, gzipSync(Buffer.alloc(96 * 1024 * 1024), { level: 9 }));
+    const bombed = await cli(
+      "push",
+      bomb,
+      "--tenant",
+      "alpha",
+      "--session",
+      "bomb",
+      "--wait",
+      "--timeout",
+      "120",
+    );
+    expect(bombed.code, bombed.stderr).toBe(1);
+    expect(bombed.stdout).toMatch(/INVALID .*gzip\.ratio/);
+    const receipt = join(dir, "fix-auth.RECEIPT.json");
+    writeFileSync(
+      receipt,
+      readFileSync(EX("fix-auth.RECEIPT.json"), "utf8").replaceAll(
+        /"tool": "[^"]*"/g,
+        `"tool": "${"\u20ac".repeat(150_000)}"`,
+      ),
+    );
+    const huge = await cli(
+      "push",
+      EX("fix-auth.REPLAY.jsonl"),
+      receipt,
+      "--tenant",
+      "alpha",
+      "--session",
+      "huge",
+      "--wait",
+      "--timeout",
+      "120",
+    );
+    expect(huge.code, huge.stderr).toBe(1);
+    expect(huge.stdout).toMatch(/receipt check alpha\/huge\/fix-auth\.REPLAY\.jsonl .*: FAILED/);
   });
 
   it("refuses a file whose key holds a secret before uploading it (the pipeline would reject it)", async () => {
