@@ -1,6 +1,6 @@
 /**
  * The stack's settings, read from CDK context (`cdk.json` or `cdk deploy -c key=value`) with the
- * defaults documented in the README's configuration table. A malformed value fails synthesis with
+ * defaults documented in the configuration table of docs/deploy.md. A malformed value fails synthesis with
  * its key and what was expected, before anything is deployed.
  */
 import { createPublicKey } from "node:crypto";
@@ -10,7 +10,7 @@ import { ConfigError } from "../functions/lib/config.js";
 import { DEFAULT_DAY_SHARDS } from "../functions/lib/table.js";
 
 /**
- * Who may read the published Layer C copies over CloudFront (README: publishing): `private`, only
+ * Who may read the published Layer C copies over CloudFront (docs/pipeline.md: Publishing): `private`, only
  * holders of a URL signed with the key pair whose public key is `publishingPublicKey` (without a
  * key, no distribution at all); `public`, anyone with a copy's address; `none`, no distribution.
  */
@@ -121,7 +121,7 @@ const schema = z.object({
   githubOidcProvider: z.enum(["existing", "create"]).default("existing"),
 });
 
-/** The stack's settings (README: configuration). */
+/** The stack's settings (docs/deploy.md: Configuration). */
 export type PipelineSettings = z.infer<typeof schema>;
 
 /** Context keys the stack reads; each one's default is in `schema`. */
@@ -148,7 +148,7 @@ export function readSettings(node: Node): PipelineSettings {
   if (node.tryGetContext("cloudFront") !== undefined)
     throw new ConfigError(
       "config.invalid",
-      "CDK context: cloudFront was replaced by publishing (private, public or none; README: publishing)",
+      "CDK context: cloudFront was replaced by publishing (private, public or none; docs/pipeline.md: Publishing)",
     );
   // Private by default: with no key it makes no distribution; asked for by name, it needs its key.
   if (

@@ -1,9 +1,9 @@
 /**
- * The ingest function's size, from the benchmark (README "Benchmark", bench/results.md), not guessed.
+ * The ingest function's size, from the benchmark (docs/performance.md, bench/results.md), not guessed.
  *
  * The function runs with worker threads off (functions/lib/ingest.ts), so one core does the work and
  * the one-thread `process` rows apply (the whole job in one read: inspect, Layer C, documents,
- * index; bench/results.md and README "Benchmark", AMD EPYC, Node 20): 84-96 MB/s on the 500 MB
+ * index; bench/results.md and docs/performance.md, AMD EPYC, Node 20): 84-96 MB/s on the 500 MB
  * file, 90.8 MB/s on a 2 GB file, and 32-40 MB/s on the slowest shape measured, a file with a tool
  * call per 1.1 KB. Sized on the slow shape:
  *

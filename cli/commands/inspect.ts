@@ -39,7 +39,7 @@ Options:
                               json (= --json), github (workflow annotations and a job summary
                               in $GITHUB_STEP_SUMMARY), junit (JUnit XML, one test case per row)
   --attest PATH               write the verdict to PATH as an in-toto Statement v1 with the
-                              SLSA verification_summary/v1 predicate (see README); with several
+                              SLSA verification_summary/v1 predicate (see docs/cli.md); with several
                               files (or PATH a folder) PATH/<file name>.intoto.json for each
   --sign-key KEY              sign it: a DSSE envelope, HMAC-SHA256 with KEY's bytes, or
                               Ed25519 / ECDSA P-256 when KEY is a private key (PEM or DER)

@@ -62,7 +62,7 @@ export function textOptions() {
 }
 
 /**
- * Exit codes, one table for every command (README): 0 passed or done; 1 the input is bad (a
+ * Exit codes, one table for every command (docs/cli.md): 0 passed or done; 1 the input is bad (a
  * failed or invalid verdict, or content a command cannot read as what it expects: malformed JSON,
  * a binary file, a limit passed); 2 the command could not do its job (usage, a missing or
  * unreadable file, an output that cannot be written, configuration, a timeout); 3 unverifiable.

@@ -1,5 +1,5 @@
 /**
- * External publishing (context `publishing`, README: publishing): a CloudFront distribution in
+ * External publishing (context `publishing`, docs/pipeline.md: Publishing): a CloudFront distribution in
  * front of the published bucket through origin access control, so readers get Layer C copies over
  * HTTPS and nothing else: the bucket stays private and only this distribution may read it.
  *

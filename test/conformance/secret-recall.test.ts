@@ -264,7 +264,7 @@ describe("the recall check can fail", () => {
   });
 });
 
-/** Writes the per-vendor table of the README's "Secret recall" section to `.local/secret-recall.md`. */
+/** Writes the per-vendor table of docs/secret-recall.md to `.local/secret-recall.md`. */
 async function writeReport(
   altered: readonly Sample[],
   alteredContradictory: readonly Sample[],

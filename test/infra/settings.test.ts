@@ -10,7 +10,7 @@ const PEM = readFileSync(new URL("../fixtures/cloudfront/public-key.pem", import
 const settingsOf = (context: Record<string, unknown>) => readSettings(new App({ context }).node);
 
 describe("CDK context settings", () => {
-  it("default to the README's configuration table", () => {
+  it("default to the configuration table of docs/deploy.md", () => {
     expect(settingsOf({})).toEqual({
       stackName: "ReplayPipeline",
       ingestPrefix: "",

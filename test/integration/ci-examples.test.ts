@@ -1,5 +1,5 @@
 /**
- * The CI snippets of examples/ci/ (and their copies in the README) run as written against the
+ * The CI snippets of examples/ci/ (and their copies in docs/pipeline.md) run as written against the
  * local stack: their `push … --wait` command through a shell, with `--local-dir` standing in for
  * `--stack` and the CI system's run id filled in; the job's exit is the worst verdict.
  */
@@ -73,8 +73,8 @@ describe.each(SNIPPETS)("examples/ci/$file", ({ file, runId }) => {
     return runId.startsWith("$CI") ? text : swap(text, runId, id);
   }
 
-  it("is shown in the README as written", () => {
-    const readme = readFileSync(join(PROJECT_ROOT, "README.md"), "utf8");
+  it("is shown in docs/pipeline.md as written", () => {
+    const readme = readFileSync(join(PROJECT_ROOT, "docs", "pipeline.md"), "utf8");
     const at = readme.indexOf(`\`examples/ci/${file}\``);
     expect(at).toBeGreaterThan(0);
     let from = at;

@@ -1,7 +1,7 @@
 /**
  * The CI templates in examples/ci run as written: the inspect-only variants' scripts run here on
  * example replays (with `npx replay-pipeline` pointed at this build), the push variants use only
- * options push has, and the README's CI section quotes them.
+ * options push has, and docs/pipeline.md's CI section quotes them.
  */
 import { spawnSync } from "node:child_process";
 import {
@@ -84,8 +84,8 @@ describe("examples/ci", () => {
     );
   });
 
-  it("the push templates use options push has, and the README quotes them", () => {
-    const readme = readFileSync(join(PROJECT_ROOT, "README.md"), "utf8");
+  it("the push templates use options push has, and docs/pipeline.md quotes them", () => {
+    const readme = readFileSync(join(PROJECT_ROOT, "docs", "pipeline.md"), "utf8");
     const gh = (yamlOf("github-actions.yml").jobs.verify.steps as { run?: string }[])
       .map((s) => s.run ?? "")
       .join("\n");
