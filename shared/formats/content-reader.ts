@@ -211,18 +211,12 @@ export class ContentReader {
   /** `detecting`: the first readable line decides the format. */
   private async detect(line: number, bytes: Buffer, value: JsonValue): Promise<Step> {
     const format = detectFormat(value);
-    if (format === null) {
-      this.findings.error({
+    if (format === null)
+      return this.unknown(
         line,
-        column: 1,
-        path: "$",
-        code: "format.unknown",
-        message: `not a replay format this tool reads: ${shape(value)}`,
-        expected: "a REPLAY.jsonl event, a Braintrust span, a ReplayBundle or a ReplayKit artifact",
-        found: shape(value),
-      });
-      return NOT_READ;
-    }
+        value,
+        "a REPLAY.jsonl event, a Braintrust span, a ReplayBundle or a ReplayKit artifact",
+      );
     const reader = readerFor(format);
     if (reader.kind === "document") return this.oneLineDocument(reader, value);
     const consumer = reader.begin(this.findings, this.options);
@@ -296,18 +290,7 @@ export class ContentReader {
       return NOT_READ;
     }
     const format = detectFormat(value);
-    if (format === null) {
-      findings.error({
-        line: 1,
-        column: 1,
-        path: "$",
-        code: "format.unknown",
-        message: `not a replay format this tool reads: ${shape(value)}`,
-        expected: "a ReplayBundle or a ReplayKit artifact",
-        found: shape(value),
-      });
-      return NOT_READ;
-    }
+    if (format === null) return this.unknown(1, value, "a ReplayBundle or a ReplayKit artifact");
     const reader = readerFor(format);
     if (reader.kind !== "document") {
       findings.error({
@@ -331,6 +314,20 @@ export class ContentReader {
       if (at !== null) Object.assign(error, at);
     }
     return { format, session };
+  }
+
+  /** A value of no format this tool reads, at `line`: the read is over. */
+  private unknown(line: number, value: JsonValue, expected: string): ContentRead {
+    this.findings.error({
+      line,
+      column: 1,
+      path: "$",
+      code: "format.unknown",
+      message: `not a replay format this tool reads: ${shape(value)}`,
+      expected,
+      found: shape(value),
+    });
+    return NOT_READ;
   }
 
   /** One line to the consumer; its errors get the column of the member they name. */
