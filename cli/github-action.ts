@@ -45,7 +45,7 @@ function readInputs(): Inputs {
   const format = formatOption(COMMAND, { format: getInput("format") || "github" });
   if (format === "junit")
     throw new UsageError(
-      `${COMMAND}: format junit: give the junit input a path instead (the log keeps github)`,
+      `${COMMAND}: format is the log's (github, text or json); the JUnit file has its own input, junit`,
     );
   let wait = true;
   if (getInput("wait") !== "") {
@@ -91,7 +91,14 @@ async function matchFiles(patterns: string[]): Promise<string[]> {
 function targetValues(inputs: Inputs): { "local-dir"?: string; stack?: string; region?: string } {
   const region = inputs.region === "" ? {} : { region: inputs.region };
   if (inputs.localDir !== "") return { "local-dir": inputs.localDir, ...region };
+  const names = [inputs.ingestBucket, inputs.reportsBucket, inputs.table];
+  if (inputs.stack !== "" && names.some((n) => n !== ""))
+    throw new UsageError(`${COMMAND}: give stack, or ingest-bucket, reports-bucket and table; not both`);
   if (inputs.stack !== "") return { stack: inputs.stack, ...region };
+  if (names.some((n) => n === ""))
+    throw new UsageError(
+      `${COMMAND}: where is the pipeline? give stack, or all of ingest-bucket, reports-bucket and table`,
+    );
   // connect() reads the names from the environment, as the CLI's users give them.
   process.env.INGEST_BUCKET = inputs.ingestBucket;
   process.env.REPORTS_BUCKET = inputs.reportsBucket;

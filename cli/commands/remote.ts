@@ -144,7 +144,7 @@ export async function pushCommand(argv: string[]): Promise<number> {
 }
 
 /** What `push` was asked: the files, where to, whether to wait, where to save attestations. */
-export interface PushRequest {
+interface PushRequest {
   tenant: string;
   session: string;
   paths: readonly string[];
@@ -159,7 +159,7 @@ export interface PushRequest {
 }
 
 /** What `push` found: with `wait`, the files' records and views and the worst verdict; else `verdict` null. */
-export interface PushOutcome {
+interface PushOutcome {
   title: string;
   verdict: Verdict | null;
   records: FileRecord[];

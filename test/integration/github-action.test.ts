@@ -220,4 +220,22 @@ describe("the action's entry, run as the runner runs it", () => {
     expect(junit.suites[0]?.cases[0]?.child).toBe("error");
     expect(existsSync(join(step.workspace, "attestations"))).toBe(false);
   });
+
+  it("names what is missing when neither a stack nor all of the buckets and table are given", async () => {
+    const step = await runStep(
+      { "replays/fix-auth.REPLAY.jsonl": "fix-auth.REPLAY.jsonl" },
+      {
+        ...DEFAULTS,
+        files: "replays/*.jsonl",
+        tenant: "action",
+        session: "run-4",
+        "local-dir": "",
+        "ingest-bucket": "ingest",
+        "reports-bucket": "reports",
+      },
+    );
+    expect(step.code).toBe(2);
+    expect(step.outputs).toEqual({ "exit-code": "2" });
+    expect(step.stdout).toMatch(/^::error .*give stack, or all of ingest-bucket, reports-bucket and table/m);
+  });
 });

@@ -10,7 +10,7 @@ import { parse } from "yaml";
 import { PROJECT_ROOT } from "./corpus.js";
 
 /** The template's hidden job. */
-export interface GitlabJob {
+interface GitlabJob {
   image: string;
   id_tokens: Record<string, { aud: string }>;
   variables: Record<string, string>;

@@ -2,7 +2,7 @@
 import { spawnSync } from "node:child_process";
 
 /** One `<testsuite>` of a JUnit document, with its test cases and each one's first child element. */
-export interface JunitSuite {
+interface JunitSuite {
   name: string;
   tests: number;
   failures: number;
