@@ -52,10 +52,17 @@ export const STACK_OUTPUTS = {
   tableName: "TableName",
 } as const;
 
-/** The pipeline named by `values`. */
+/**
+ * The pipeline named by `values`. Of the names taken from a stack's outputs or the environment,
+ * only those in `needs` must be there (a command that never reads a bucket need not be given it);
+ * one not needed and not given is "".
+ */
 export async function connect(
   command: string,
   values: { local?: boolean; "local-dir"?: string; stack?: string; region?: string },
+  needs: readonly (keyof typeof STACK_OUTPUTS)[] = Object.keys(
+    STACK_OUTPUTS,
+  ) as (keyof typeof STACK_OUTPUTS)[],
 ): Promise<Target> {
   const region = values.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (values.local === true || values["local-dir"] !== undefined) {
@@ -103,7 +110,9 @@ export async function connect(
       tableName: process.env.TABLE_NAME,
     };
   }
-  const missing = Object.entries(names).filter(([, v]) => !v);
+  const missing = Object.entries(names).filter(
+    ([k, v]) => !v && needs.includes(k as keyof typeof STACK_OUTPUTS),
+  );
   if (missing.length > 0)
     throw new UsageError(
       `${command}: missing ${missing.map(([k]) => (values.stack ? STACK_OUTPUTS[k as keyof typeof STACK_OUTPUTS] : k)).join(", ")}; give --local, --stack NAME, or the environment variables`,
@@ -111,7 +120,8 @@ export async function connect(
   const settings = region === undefined ? { region: "" } : { region };
   const s3 = makeS3Client(settings);
   const dynamo = makeDocumentClient(makeDynamoClient(settings));
-  return target(s3, dynamo, names as Record<keyof typeof STACK_OUTPUTS, string>);
+  const given = Object.fromEntries(Object.entries(names).map(([k, v]) => [k, v ?? ""]));
+  return target(s3, dynamo, given as Record<keyof typeof STACK_OUTPUTS, string>);
 }
 
 function target(

@@ -11,6 +11,8 @@ const entryPoints = {
   "line-worker": "./shared/worker-tasks.ts",
   // The CDK app (npm run synth, cdk.json): it bundles the Lambda handlers itself, from functions/.
   infra: "./infra/app.ts",
+  // The GitHub Action's entry (action.yml runs it after `npm ci` in the action's checkout).
+  action: "./cli/github-action.ts",
   // The zod schemas of the --json outputs, for scripts/schemas.mjs.
   schemas: "./cli/output/schemas.ts",
 };

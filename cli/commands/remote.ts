@@ -22,7 +22,16 @@ import { settlementOf } from "../../shared/pipeline/settlement.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { outputError, toInputError, writeOut } from "../io.js";
-import { emitVerdicts, FORMAT_OPTIONS, formatOption, isQuiet, jsonLine, pushView } from "../output/index.js";
+import {
+  emitVerdicts,
+  FORMAT_OPTIONS,
+  type Format,
+  formatOption,
+  isQuiet,
+  jsonLine,
+  pushView,
+  type VerdictView,
+} from "../output/index.js";
 import { checkName, connect, TARGET_HELP, TARGET_OPTIONS, type Target } from "../remote.js";
 import { exitCodeOf } from "./inspect.js";
 
@@ -78,8 +87,9 @@ async function withTarget<T>(
   command: string,
   values: Parameters<typeof connect>[1],
   run: (t: Target) => Promise<T>,
+  needs?: Parameters<typeof connect>[2],
 ) {
-  const t = await connect(command, values);
+  const t = await connect(command, values, needs);
   try {
     return await run(t);
   } finally {
@@ -101,60 +111,139 @@ export async function pushCommand(argv: string[]): Promise<number> {
   if (values.help === true) return help(PUSH_HELP);
   const tenant = checkName("push", "tenant", values.tenant);
   const session = checkName("push", "session", values.session);
-  if (positionals.length === 0) throw new UsageError("push: expected at least one file");
   const timeout = (intOption("push", "timeout", values.timeout) ?? 300) * 1000;
   const format = formatOption("push", values);
   if (values.attest !== undefined && values.wait !== true)
     throw new UsageError(
       "push: --attest DIR saves the pipeline's attestations of the verdicts; give --wait too",
     );
-  for (const [n, path] of positionals.entries()) {
+  await checkPushFiles(tenant, session, positionals);
+  return withTarget(
+    "push",
+    values,
+    async (t) => {
+      const outcome = await pushFiles(t, {
+        tenant,
+        session,
+        paths: positionals,
+        wait: values.wait === true,
+        timeout,
+        attest: values.attest,
+        // Annotations and test cases need the rows, which only the verdict documents hold.
+        withReports: format === "github" || format === "junit",
+        onUploaded: async (key) => {
+          if (format === "text" && !isQuiet()) await writeOut(`pushed s3://${t.ingestBucket}/${key}\n`);
+        },
+      });
+      if (outcome.verdict === null) return 0;
+      await emitPush(format, { ...outcome, verdict: outcome.verdict });
+      return exitCodeOf(outcome.verdict);
+    },
+    PUSH_NEEDS,
+  );
+}
+
+/** What `push` was asked: the files, where to, whether to wait, where to save attestations. */
+interface PushRequest {
+  tenant: string;
+  session: string;
+  paths: readonly string[];
+  wait: boolean;
+  /** Milliseconds to wait for the verdicts. */
+  timeout: number;
+  /** The folder for the attestations (needs `wait`). */
+  attest?: string | undefined;
+  /** Fetch each replay's verdict document so the views hold its rows and located errors. */
+  withReports: boolean;
+  onUploaded?: (key: string) => Promise<void>;
+}
+
+/** What `push` found: with `wait`, the files' records and views and the worst verdict; else `verdict` null. */
+interface PushOutcome {
+  title: string;
+  verdict: Verdict | null;
+  records: FileRecord[];
+  checks: ReceiptCheckRecord[];
+  views: VerdictView[];
+  /** The attestation files written, in the order of the files. */
+  attestations: string[];
+}
+
+/** The names of the pipeline `push` needs (not the published bucket, which it never reads). */
+export const PUSH_NEEDS = ["ingestBucket", "reportsBucket", "tableName"] as const;
+
+/**
+ * Checks the files before anything is uploaded: each exists, no two share a name (they would be
+ * one key, the second overwriting the first), and no key holds text the pipeline would redact
+ * (it would reject the key, and `--wait` wait for it in vain).
+ */
+export async function checkPushFiles(tenant: string, session: string, paths: readonly string[]) {
+  if (paths.length === 0) throw new UsageError("push: expected at least one file");
+  const names = new Map<string, number>();
+  for (const [n, path] of paths.entries()) {
     await stat(path).catch((error: unknown) => Promise.reject(toInputError(path, error)));
-    // The pipeline would reject the key (key.redacted) and --wait would wait for it in vain.
     const key = `${tenant}/${session}/${basename(path)}`;
     if (scrubbedKey(key) !== key)
       throw new UsageError(
         `push: the key of file ${n + 1} holds text the scrubber redacts (a secret or personal data); rename the file or choose other names`,
       );
+    const first = names.get(basename(path));
+    if (first !== undefined)
+      throw new UsageError(
+        `push: files ${first + 1} and ${n + 1} are both named '${basename(path)}' and would be one key; push them in two sessions`,
+      );
+    names.set(basename(path), n);
   }
-  return withTarget("push", values, async (t) => {
-    const pushed: { key: string; etag: string; path: string }[] = [];
-    for (const path of positionals) {
-      const key = `${tenant}/${session}/${basename(path)}`;
-      const upload = new Upload({
-        client: t.s3,
-        params: { Bucket: t.ingestBucket, Key: key, Body: createReadStream(path) },
-      });
-      const out = await upload.done();
-      pushed.push({ key, etag: (out.ETag ?? "").replaceAll('"', ""), path });
-      if (format === "text" && !isQuiet()) await writeOut(`pushed s3://${t.ingestBucket}/${key}\n`);
-    }
-    if (values.wait !== true) return 0;
-    const { records, checks } = await waitSettled(t, tenant, session, pushed, timeout);
-    let verdict: Verdict = "passed";
-    for (const r of records) verdict = worst(verdict, r.verdict);
-    for (const c of checks) verdict = worst(verdict, c.verdict);
-    if (values.attest !== undefined) await saveAttestations(t, values.attest, records, pushed);
-    // Annotations and test cases need the rows, which only the verdict documents hold.
-    const reports =
-      format === "github" || format === "junit"
-        ? await Promise.all(records.map((r) => verdictReport(t, r)))
-        : records.map(() => null);
-    await emitVerdicts(format, {
-      title: `replay-pipeline push ${tenant}/${session}`,
-      views: records.map((r, i) => pushView(pushed[i]?.path ?? r.ref.key, r, checks, reports[i] ?? null)),
-      json: records,
-      text: () =>
-        [
-          ...records.map((r) => `${describeRecord(r)}\n`),
-          ...checks.map(
-            (c) =>
-              `  receipt check ${c.replay.key} against ${c.receipt.key}: ${c.verdict.toUpperCase()}${c.withdrawn === null ? "" : `, copy ${c.withdrawn} withdrawn`}\n`,
-          ),
-          `worst verdict: ${verdict}\n`,
-        ].join(""),
+}
+
+/**
+ * Uploads each file as `tenant/session/<file name>`; with `wait`, waits for the verdicts, saves
+ * the attestations and builds each file's view (its diagnostics named by the path as given).
+ */
+export async function pushFiles(t: Target, request: PushRequest): Promise<PushOutcome> {
+  const { tenant, session } = request;
+  const title = `replay-pipeline push ${tenant}/${session}`;
+  const pushed: { key: string; etag: string; path: string }[] = [];
+  for (const path of request.paths) {
+    const key = `${tenant}/${session}/${basename(path)}`;
+    const upload = new Upload({
+      client: t.s3,
+      params: { Bucket: t.ingestBucket, Key: key, Body: createReadStream(path) },
     });
-    return exitCodeOf(verdict);
+    const out = await upload.done();
+    pushed.push({ key, etag: (out.ETag ?? "").replaceAll('"', ""), path });
+    await request.onUploaded?.(key);
+  }
+  if (!request.wait) return { title, verdict: null, records: [], checks: [], views: [], attestations: [] };
+  const { records, checks } = await waitSettled(t, tenant, session, pushed, request.timeout);
+  let verdict: Verdict = "passed";
+  for (const r of records) verdict = worst(verdict, r.verdict);
+  for (const c of checks) verdict = worst(verdict, c.verdict);
+  const attestations =
+    request.attest === undefined ? [] : await saveAttestations(t, request.attest, records, pushed);
+  const reports = request.withReports
+    ? await Promise.all(records.map((r) => verdictReport(t, r)))
+    : records.map(() => null);
+  const views = records.map((r, i) => pushView(pushed[i]?.path ?? r.ref.key, r, checks, reports[i] ?? null));
+  return { title, verdict, records, checks, views, attestations };
+}
+
+/** Writes the outcome of `push --wait` in `format` (github: annotations and the job summary). */
+export async function emitPush(format: Format, outcome: PushOutcome & { verdict: Verdict }): Promise<void> {
+  const { records, checks, verdict } = outcome;
+  await emitVerdicts(format, {
+    title: outcome.title,
+    views: outcome.views,
+    json: records,
+    text: () =>
+      [
+        ...records.map((r) => `${describeRecord(r)}\n`),
+        ...checks.map(
+          (c) =>
+            `  receipt check ${c.replay.key} against ${c.receipt.key}: ${c.verdict.toUpperCase()}${c.withdrawn === null ? "" : `, copy ${c.withdrawn} withdrawn`}\n`,
+        ),
+        `worst verdict: ${verdict}\n`,
+      ].join(""),
   });
 }
 
@@ -233,7 +322,8 @@ async function saveAttestations(
   dir: string,
   records: FileRecord[],
   pushed: { key: string; path: string }[],
-): Promise<void> {
+): Promise<string[]> {
+  const saved: string[] = [];
   await mkdir(dir, { recursive: true }).catch((error: unknown) => Promise.reject(outputError(dir, error)));
   for (const [i, record] of records.entries()) {
     if (record.kind !== "replay") continue;
@@ -243,7 +333,9 @@ async function saveAttestations(
     await writeFile(target, (await out.Body?.transformToString("utf8")) ?? "").catch((error: unknown) =>
       Promise.reject(outputError(target, error)),
     );
+    saved.push(target);
   }
+  return saved;
 }
 
 function describeRecord(r: FileRecord): string {

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../support/corpus.js";
+import { parseJunit } from "../../support/junit-xml.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
 const EX = (name: string) => join(PROJECT_ROOT, "examples", name);
@@ -264,45 +265,16 @@ describe("--format github", () => {
   });
 });
 
-/** Parses XML strictly (expat): throws on anything not well-formed. */
-function parseXml(xml: string): {
-  suites: {
-    name: string;
-    tests: number;
-    failures: number;
-    skipped: number;
-    cases: { name: string; child: string | null; message: string | null }[];
-  }[];
-} {
-  const script = `
-import json, sys, xml.dom.minidom as m
-doc = m.parseString(sys.stdin.buffer.read())
-out = []
-for s in doc.getElementsByTagName("testsuite"):
-    cases = []
-    for c in s.getElementsByTagName("testcase"):
-        kids = [k for k in c.childNodes if k.nodeType == k.ELEMENT_NODE]
-        cases.append({"name": c.getAttribute("name"), "child": kids[0].tagName if kids else None,
-                      "message": kids[0].getAttribute("message") if kids else None})
-    out.append({"name": s.getAttribute("name"), "tests": int(s.getAttribute("tests")),
-                "failures": int(s.getAttribute("failures")), "skipped": int(s.getAttribute("skipped")), "cases": cases})
-print(json.dumps({"suites": out}))
-`;
-  const result = spawnSync("python3", ["-c", script], { input: xml });
-  if (result.status !== 0) throw new Error(`not well-formed XML: ${result.stderr.toString()}`);
-  return JSON.parse(result.stdout.toString());
-}
-
 describe("--format junit", () => {
   it("one test case per check row: failed → failure, unverifiable → skipped; counts match", () => {
     const out = run(["inspect", TAMPERED, "--format", "junit"]);
     expect(out.code).toBe(1);
-    const [suite] = parseXml(out.stdout).suites;
+    const [suite] = parseJunit(out.stdout).suites;
     expect(suite).toMatchObject({ tests: 5, failures: 1, skipped: 0 });
     expect(suite?.cases.filter((c) => c.child === "failure").map((c) => c.name)).toEqual([
       "params_hash line 3 ToolCall tc_001 params",
     ]);
-    const verify = parseXml(run(["verify", FIX, "--format", "junit"]).stdout).suites[0];
+    const verify = parseJunit(run(["verify", FIX, "--format", "junit"]).stdout).suites[0];
     expect(verify?.cases.find((c) => c.name.startsWith("receipt"))).toMatchObject({ child: "skipped" });
     expect(verify?.skipped).toBe(1);
   });
@@ -313,7 +285,7 @@ describe("--format junit", () => {
       `${readFileSync(FIX, "utf8").split("\n")[0]}\n{"type":"<&'\\"\u0001>"\n`,
     );
     const out = run(["inspect", nasty, "--format", "junit"]);
-    const [suite] = parseXml(out.stdout).suites;
+    const [suite] = parseJunit(out.stdout).suites;
     expect(suite?.name).toBe(`inspect ${nasty}`);
     expect(suite?.cases.find((c) => c.name === "structure")?.child).toBe("failure");
   });
@@ -322,7 +294,7 @@ describe("--format junit", () => {
     const out = run(["inspect", join(dir, "gone.jsonl"), "--format", "junit"]);
     expect(out.code).toBe(2);
     expect(out.stdout).toContain('<error message="no such file" type="io.not_found"/>');
-    expect(parseXml(out.stdout).suites).toHaveLength(1);
+    expect(parseJunit(out.stdout).suites).toHaveLength(1);
   });
 });
 
