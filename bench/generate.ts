@@ -113,7 +113,7 @@ function realHash(v: Value): string {
 }
 
 /** JSON text of `v`, members in insertion order (deliberately not sorted). */
-export function toJson(v: Value): string {
+function toJson(v: Value): string {
   if (typeof v === "string") return JSON.stringify(v);
   if (v === null) return "null";
   if (typeof v === "boolean") return v ? "true" : "false";

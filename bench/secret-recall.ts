@@ -81,7 +81,7 @@ const hash = (v: JsonValue): string => canonicalHash(v, "openagents");
 const num = (n: number): JsonNumber => new JsonNumber(String(n));
 
 /** The events of a REPLAY.jsonl (replay-v1) holding `plantings` one per event, after a header; one session per sample. */
-export function replayEvents(plantings: readonly Planting[]): JsonObject[] {
+function replayEvents(plantings: readonly Planting[]): JsonObject[] {
   const events: JsonObject[] = [
     {
       type: "ReplayHeader",
@@ -287,7 +287,7 @@ export const LFO_FLOOR = 0.9;
  * Families whose samples carry no generic signal, with why: each is held at the recall measured
  * (`genericText`), so it cannot slip further unseen, instead of at the floor.
  */
-export const NO_GENERIC_SIGNAL: Readonly<Record<string, { genericText: number; why: string }>> = {
+const NO_GENERIC_SIGNAL: Readonly<Record<string, { genericText: number; why: string }>> = {
   anthropic: {
     genericText: 2,
     why: "two of its four samples are typed placeholders (`sk-ant-api03-abc123xyz-456def789ghij-klmnopqrstuvwx-…AA`): an alphabet in order, not a generated body, and no name beside them",

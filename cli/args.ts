@@ -7,7 +7,7 @@ import { configureProgress } from "./progress.js";
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
 /** The flags every command takes (`--version` is answered by `main` before the command runs). */
-export const COMMON_OPTIONS = {
+const COMMON_OPTIONS = {
   help: { type: "boolean", short: "h" },
   quiet: { type: "boolean", short: "q" },
   version: { type: "boolean", short: "V" },

@@ -5,7 +5,7 @@
 import { statSync } from "node:fs";
 
 /** Files at least this large get a progress line. */
-export const PROGRESS_MIN_BYTES = 64 * 1024 * 1024;
+const PROGRESS_MIN_BYTES = 64 * 1024 * 1024;
 /** Least time between two updates of the line, ms. */
 const EVERY_MS = 250;
 
@@ -27,7 +27,7 @@ function clock(seconds: number): string {
 }
 
 /** The progress line of `done` of `size` bytes after `ms`. */
-export function progressLine(path: string, done: number, size: number, ms: number): string {
+function progressLine(path: string, done: number, size: number, ms: number): string {
   const rate = ms > 0 ? done / 1e6 / (ms / 1000) : 0;
   const left = rate > 0 ? (size - done) / 1e6 / rate : Number.NaN;
   const pct = size > 0 ? Math.min(100, Math.floor((done / size) * 100)) : 100;

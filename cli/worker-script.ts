@@ -11,7 +11,7 @@ import type { ParallelOptions } from "#shared/parallel/index.js";
  * cli/ unbundled) the one the build left in dist/. When neither exists, the path beside the bundle,
  * so that asking for workers fails naming it.
  */
-export const LINE_WORKER_SCRIPT: URL = ((): URL => {
+const LINE_WORKER_SCRIPT: URL = ((): URL => {
   const beside = new URL("./line-worker.js", import.meta.url);
   const built = new URL("../dist/line-worker.js", import.meta.url);
   return existsSync(fileURLToPath(beside)) || !existsSync(fileURLToPath(built)) ? beside : built;

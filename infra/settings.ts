@@ -125,7 +125,7 @@ const schema = z.object({
 export type PipelineSettings = z.infer<typeof schema>;
 
 /** Context keys the stack reads; each one's default is in `schema`. */
-export const SETTING_KEYS = Object.keys(schema.shape) as (keyof PipelineSettings)[];
+const SETTING_KEYS = Object.keys(schema.shape) as (keyof PipelineSettings)[];
 
 /** Whether the stack has a CloudFront distribution: public, or private with a key to trust. */
 export function hasDistribution(settings: PipelineSettings): boolean {

@@ -9,7 +9,7 @@ export interface SourceLocation {
 }
 
 /** Formats a location as `file: line L, column C, at $.path`, leaving out what is unknown. */
-export function formatLocation(loc: SourceLocation): string {
+function formatLocation(loc: SourceLocation): string {
   const parts: string[] = [];
   if (loc.line !== undefined) parts.push(`line ${loc.line}`);
   if (loc.column !== undefined) parts.push(`column ${loc.column}`);

@@ -26,7 +26,7 @@ const ACCOUNT = "000000000000";
  * A key as S3 writes it into a notification: form-URL-encoded per segment (`+` for a space, `%2B`
  * for a plus), slashes kept.
  */
-export function encodeEventKey(key: string): string {
+function encodeEventKey(key: string): string {
   return key
     .split("/")
     .map((segment) =>

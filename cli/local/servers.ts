@@ -131,7 +131,7 @@ const MAX_SEGMENT_BYTES = 255;
  * outside its folder), and a segment over 255 bytes (s3rver fails on it, and the stack with it).
  * Undefined for a path it may serve.
  */
-export function localKeyProblem(rawPath: string): S3Problem | undefined {
+function localKeyProblem(rawPath: string): S3Problem | undefined {
   const path = rawPath.split("?")[0] ?? "";
   for (const raw of path.split("/").slice(2)) {
     let segment: string;

@@ -79,7 +79,7 @@ interface Message {
 
 const REGION = "us-east-1";
 /** Names of the stack's buckets and table. */
-export const STACK_NAMES = {
+const STACK_NAMES = {
   ingestBucket: "ingest",
   publishedBucket: "published",
   reportsBucket: "reports",

@@ -22,7 +22,7 @@ export const ATTEST_OPTIONS = {
 } as const;
 
 /** The `resourceUri` of a file given on the command line (`-` is standard input). */
-export function resourceUriOf(file: string): string {
+function resourceUriOf(file: string): string {
   return file === "-" ? "urn:replay-pipeline:stdin" : pathToFileURL(resolve(file)).href;
 }
 

@@ -1,7 +1,7 @@
 /** ANSI colour for terminal output: only on a terminal, never with NO_COLOR (no-color.org). */
 
 /** The styles the renderers use. */
-export type Style = "red" | "yellow" | "green" | "cyan" | "bold" | "dim";
+type Style = "red" | "yellow" | "green" | "cyan" | "bold" | "dim";
 
 const SGR: Record<Style, [number, number]> = {
   red: [31, 39],
@@ -23,7 +23,7 @@ export const plain: Paint = (_style, text) => text;
  * empty (no-color.org: "when present and not an empty string"). `hasColors()` also honours
  * FORCE_COLOR and TERM=dumb; a pipe or a file never gets colour.
  */
-export function wantsColour(
+function wantsColour(
   stream: { isTTY?: boolean; hasColors?: () => boolean },
   env: NodeJS.ProcessEnv = process.env,
 ): boolean {

@@ -8,7 +8,7 @@ import type { CheckRow, Finding, InspectReport } from "#shared/formats/index.js"
 import { type Paint, plain } from "./colour.js";
 
 /** How bad a diagnostic is: errors and failed rows; unverifiable rows; notices. */
-export type Severity = "error" | "warning" | "note";
+type Severity = "error" | "warning" | "note";
 
 /** One located problem. */
 export interface Diagnostic {
@@ -26,7 +26,7 @@ export interface Diagnostic {
  * Codes whose limit an option raises: the message names the option, so the person who hit the
  * limit on a real file knows what to type.
  */
-export const LIMIT_HINTS: Readonly<Record<string, string>> = {
+const LIMIT_HINTS: Readonly<Record<string, string>> = {
   "jsonl.line_too_long": "--max-line-bytes N raises the limit",
   "document.too_large": "--max-document-bytes N raises the limit",
   "io.too_large": "--max-document-bytes N raises the limit",
@@ -42,7 +42,7 @@ export function withHint(code: string, message: string): string {
 }
 
 /** The line a check row's subject names (`line 12 ToolCall …`), if any. */
-export function lineOfSubject(subject: string): number | null {
+function lineOfSubject(subject: string): number | null {
   const match = /^line (\d+)\b/.exec(subject);
   return match === null ? null : Number(match[1]);
 }

@@ -13,7 +13,7 @@ import { xmlEscape } from "./junit.js";
 import { isQuiet } from "./settings.js";
 
 /** The output formats. */
-export const FORMATS = ["text", "json", "github", "junit"] as const;
+const FORMATS = ["text", "json", "github", "junit"] as const;
 
 /** One of `FORMATS`. */
 export type Format = (typeof FORMATS)[number];
@@ -42,7 +42,7 @@ export function formatOption(command: string, values: { json?: boolean; format?:
 export const SCHEMA_VERSION = 1;
 
 /** `value` with the tool's version and the schema version first: what every `--json` object carries. */
-export function envelope<T extends object>(value: T): { tool_version: string; schema_version: number } & T {
+function envelope<T extends object>(value: T): { tool_version: string; schema_version: number } & T {
   return { tool_version: toolVersion(), schema_version: SCHEMA_VERSION, ...value };
 }
 
@@ -52,7 +52,7 @@ export function jsonLine(value: object): string {
 }
 
 /** The painter of standard output (colour only on a terminal, never with NO_COLOR). */
-export function stdoutPaint() {
+function stdoutPaint() {
   return painterFor(process.stdout);
 }
 

@@ -15,7 +15,7 @@ export function escapeData(s: string): string {
 }
 
 /** Escapes a workflow command's property value. */
-export function escapeProperty(s: string): string {
+function escapeProperty(s: string): string {
   return escapeData(s).replaceAll(":", "%3A").replaceAll(",", "%2C");
 }
 
@@ -57,7 +57,7 @@ function cell(s: string): string {
 const ICON = { passed: "✅", failed: "❌", invalid: "❌", unverifiable: "⚠️" } as const;
 
 /** The job summary: one row per verdict, then the first problems of each file that has some. */
-export function renderSummary(views: VerdictView[], title: string): string {
+function renderSummary(views: VerdictView[], title: string): string {
   const out = [
     `### ${cell(title)}`,
     "",

@@ -125,7 +125,7 @@ export const verifyReport = z.strictObject({
 });
 
 /** One row of `scan --json`. */
-export const scanRow = z.strictObject({
+const scanRow = z.strictObject({
   file: z.string(),
   format: z.string().nullable(),
   verdict,
@@ -242,7 +242,7 @@ export const verdictDocument = z.strictObject({
 });
 
 /** The error object a command writes with `--json` when it cannot give its output. */
-export const errorOutput = z.strictObject({
+const errorOutput = z.strictObject({
   ...envelope,
   error: z.strictObject({
     code: z.string(),

@@ -184,7 +184,7 @@ export async function putReportDocument(
 }
 
 /** The UTC days from `since` to `until`, both included. */
-export function daysBetween(since: string, until: string): string[] {
+function daysBetween(since: string, until: string): string[] {
   const days: string[] = [];
   for (let t = Date.parse(`${since}T00:00:00Z`); t <= Date.parse(`${until}T00:00:00Z`); t += 86_400_000)
     days.push(new Date(t).toISOString().slice(0, 10));

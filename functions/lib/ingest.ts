@@ -56,7 +56,7 @@ const S3Record = S3Schema.shape.Records.element.extend({
 /** The message S3 sends once when a notification is configured: nothing to process. */
 const TestEvent = z.object({ Service: z.string(), Event: z.literal("s3:TestEvent") });
 /** One SQS record whose body is an S3 notification (or S3's test event). */
-export const IngestRecordSchema = SqsRecordSchema.extend({
+const IngestRecordSchema = SqsRecordSchema.extend({
   body: JSONStringified(z.union([z.object({ Records: z.array(S3Record) }), TestEvent])),
 });
 type IngestRecord = z.infer<typeof IngestRecordSchema>;

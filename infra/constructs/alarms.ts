@@ -62,7 +62,7 @@ function pipelineMetric(
 }
 
 /** Files of one verdict, per `period`. */
-export function verdictMetric(verdict: Verdict, period: Duration): Metric {
+function verdictMetric(verdict: Verdict, period: Duration): Metric {
   return pipelineMetric(INGEST_SERVICE, INGEST_METRIC.files, period, { [VERDICT_DIMENSION]: verdict });
 }
 

@@ -135,7 +135,7 @@ const abortIncompleteUploads: LifecycleRule = {
  * The CDK table of `tableDefinition` (functions/lib/table.ts), so the stack, the adapter and the
  * local stack share one definition: key schema, attribute types, billing and the day index.
  */
-export function tablePropsOf(): TablePropsV2 {
+function tablePropsOf(): TablePropsV2 {
   // The physical name is left to CloudFormation: the functions read it from TABLE_NAME.
   const definition = tableDefinition("unnamed");
   const types = new Map(

@@ -27,7 +27,7 @@ import { acknowledgeObjectArns, writeObjects } from "./access.js";
 import type { Storage } from "./storage.js";
 
 /** The issuer of GitHub Actions' OIDC tokens (the provider's URL without `https://`). */
-export const GITHUB_OIDC_ISSUER = "token.actions.githubusercontent.com";
+const GITHUB_OIDC_ISSUER = "token.actions.githubusercontent.com";
 
 /** What `TenantAccess` is configured with. */
 export interface TenantAccessProps {

@@ -1,6 +1,5 @@
 /** Verdicts as in-toto / SLSA VSA attestations, unsigned or in signed DSSE envelopes. */
 export {
-  type AttestationKey,
   attestationKey,
   type Envelope,
   type EnvelopeSigner,
@@ -15,14 +14,11 @@ export {
 export {
   type AttestationInput,
   buildAttestation,
-  type DigestSet,
   keyIdOf,
   POLICY_URI,
   STATEMENT_TYPE,
   VERDICT_EXTENSION,
-  VERIFIED_LEVEL,
   VERIFIER_ID,
-  type VerificationSummary,
   VSA_PREDICATE_TYPE,
   type VsaStatement,
 } from "./statement.js";

@@ -27,13 +27,13 @@ export const VERDICT_EXTENSION = "urn:replay-pipeline:verdict:v1";
  * The level a PASSED verdict claims: the project's own track (SLSA levels are about builds, which
  * this tool does not check, so it claims none of them).
  */
-export const VERIFIED_LEVEL = "REPLAY_PIPELINE_VERDICT_PASSED";
+const VERIFIED_LEVEL = "REPLAY_PIPELINE_VERDICT_PASSED";
 
 /** A set of digests, algorithm → lower-case hex. */
-export type DigestSet = Record<string, string>;
+type DigestSet = Record<string, string>;
 
 /** An in-toto ResourceDescriptor (the members this tool fills in). */
-export interface ResourceDescriptor {
+interface ResourceDescriptor {
   uri?: string;
   name?: string;
   digest?: DigestSet;
@@ -41,7 +41,7 @@ export interface ResourceDescriptor {
 }
 
 /** The VSA v1 predicate, with this tool's extension member. */
-export interface VerificationSummary {
+interface VerificationSummary {
   verifier: { id: string; version: Record<string, string> };
   timeVerified: string;
   resourceUri: string;

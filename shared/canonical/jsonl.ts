@@ -134,7 +134,7 @@ function codePointsIn(bytes: Uint8Array, from: number, to: number): number {
 }
 
 /** Byte offset of the first invalid UTF-8 sequence (error path only). */
-export function firstInvalidUtf8(bytes: Uint8Array): number {
+function firstInvalidUtf8(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i] as number;
@@ -177,12 +177,7 @@ export interface CanonicalInputOptions extends LineOptions, CanonicalOptions {
  * Appends the canonical form of one JSON text to `out`. Takes the byte fast path for `jcs` and
  * `openagents`; the lossless reader handles `replaykit` and reports every error with its position.
  */
-export function canonicalInto(
-  bytes: Buffer,
-  profile: Profile,
-  out: ByteSink,
-  options: CanonicalOptions = {},
-): void {
+function canonicalInto(bytes: Buffer, profile: Profile, out: ByteSink, options: CanonicalOptions = {}): void {
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   if (profile !== "replaykit" && canonicalizeBytes(bytes, profile, out, maxDepth)) return;
   const value = readJson(decodeUtf8(bytes), {

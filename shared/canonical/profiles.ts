@@ -216,7 +216,7 @@ function replaykit(v: JsonValue, key: string, strip: boolean, depthLeft: number)
 }
 
 /** JSON path (`$.a[2].b`) of the first node identical to `subject`, searched without recursion. */
-export function pathTo(root: JsonValue, subject: unknown): string {
+function pathTo(root: JsonValue, subject: unknown): string {
   const stack: [JsonValue, string][] = [[root, "$"]];
   while (stack.length > 0) {
     const [node, path] = stack.pop() as [JsonValue, string];

@@ -87,7 +87,7 @@ export function splitLine(
 }
 
 /** The event object of a split line: members in canonical order, lazy containers as `{}` or `[]`. */
-export function readView(view: SplitView, lazy: ReadonlySet<string>): JsonObject {
+function readView(view: SplitView, lazy: ReadonlySet<string>): JsonObject {
   const value: JsonObject = {};
   const { keys, starts, ends } = view.members;
   const buf = view.buf;

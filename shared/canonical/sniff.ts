@@ -1,7 +1,7 @@
 import { NotTextError } from "../errors.js";
 
 /** How many leading bytes the text check looks at (git's binary heuristic looks at 8000). */
-export const SNIFF_BYTES = 8000;
+const SNIFF_BYTES = 8000;
 
 /** Leading bytes of formats people point the tool at by mistake, with what to call them. */
 const MAGIC: readonly { bytes: readonly number[]; what: string }[] = [
@@ -80,7 +80,7 @@ function isUtf8(bytes: Uint8Array): boolean {
 }
 
 /** The one error for a file that is not UTF-8 text, naming what it is and what was expected. */
-export function notTextError(found: NotText, file?: string): NotTextError {
+function notTextError(found: NotText, file?: string): NotTextError {
   const expected =
     found.code === "json.bom"
       ? "UTF-8 without a byte order mark (JSON text must not start with one, RFC 8259 §8.1)"

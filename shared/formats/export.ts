@@ -57,7 +57,7 @@ export interface ExportResult {
 }
 
 /** ADR-0003's REPLAY.jsonl version string. */
-export const EXPORT_VERSION = "1.0.0";
+const EXPORT_VERSION = "1.0.0";
 
 const num = (n: number): JsonNumber => new JsonNumber(String(n));
 

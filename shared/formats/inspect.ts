@@ -138,7 +138,7 @@ export async function inspect(
  * not be evaluated or there is no row at all (well-formed, but nothing was recomputed: a CI job
  * must be able to tell that from a real pass), else `passed`.
  */
-export function verdictOf(findings: Findings, format: FormatId | null): Verdict {
+function verdictOf(findings: Findings, format: FormatId | null): Verdict {
   if (format === null || findings.errorCount > 0) return "invalid";
   if (findings.checkCounts.failed > 0) return "failed";
   if (findings.checkCounts.unverifiable > 0 || totalRows(findings) === 0) return "unverifiable";

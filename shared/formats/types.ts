@@ -60,7 +60,7 @@ export function findingOf(error: ReplayPipelineError): Finding {
 export type Verdict = "passed" | "failed" | "unverifiable" | "invalid";
 
 /** How many errors and notices are listed; the rest are counted. */
-export const MAX_LISTED = 100;
+const MAX_LISTED = 100;
 
 /** How many check rows of each status are listed; the rest are counted. */
 export const MAX_ROWS = 1000;

@@ -162,7 +162,7 @@ export function describe(value: unknown): string {
 }
 
 /** JSON path of zod issue path segments under `base` (`$` by default). */
-export function jsonPath(segments: readonly PropertyKey[], base = "$"): string {
+function jsonPath(segments: readonly PropertyKey[], base = "$"): string {
   let out = base;
   for (const s of segments) out += typeof s === "number" ? `[${s}]` : memberPath(String(s));
   return out;

@@ -1,5 +1,5 @@
 /** Worker threads for large JSON Lines files: the pool (`mapLines`) and its worker side. Knows no domain module. */
 export { WorkerPoolError } from "../errors.js";
-export { defaultWorkers, type MappedLine, mapLines, type ParallelOptions, poolStats } from "./line-pool.js";
-export type { LineTask, LineTaskModule, TaskTuning, WorkerInit } from "./task.js";
+export { defaultWorkers, mapLines, type ParallelOptions, poolStats } from "./line-pool.js";
+export type { LineTask, LineTaskModule } from "./task.js";
 export { serveLineTasks } from "./worker.js";

@@ -25,7 +25,7 @@ export interface LineTask {
 }
 
 /** How workers are sized and fed for a task: its own measurements decide. */
-export interface TaskTuning {
+interface TaskTuning {
   /** A worker's young generation, in MB: small keeps its memory near its live data. */
   youngGenerationMb: number;
   /** Batches kept on each worker at once. */

@@ -19,7 +19,7 @@ export interface KeyProblem {
 
 const NAME = /^[A-Za-z0-9._-]{1,128}$/;
 /** Longest file name, in UTF-8 bytes (most file systems' limit). */
-export const MAX_FILE_NAME_BYTES = 255;
+const MAX_FILE_NAME_BYTES = 255;
 // C0 and C1 control characters and DEL: never in a name a person meant.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;

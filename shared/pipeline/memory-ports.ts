@@ -156,9 +156,7 @@ export class MemorySessionIndex implements SessionIndex {
 }
 
 /** The identity of a receipt check: one replay version against one receipt version. */
-export function checkId(
-  record: Pick<ReceiptCheckRecord, "tenant" | "session" | "replay" | "receipt">,
-): string {
+function checkId(record: Pick<ReceiptCheckRecord, "tenant" | "session" | "replay" | "receipt">): string {
   const version = (ref: ObjectRef) => `${ref.key}@${ref.versionId ?? ref.etag ?? ""}`;
   return JSON.stringify([record.tenant, record.session, version(record.replay), version(record.receipt)]);
 }

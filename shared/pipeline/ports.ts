@@ -6,7 +6,7 @@ import type { EnvelopeSigner } from "../attest/index.js";
 import type { CheckRow, CheckStatus, FormatId, SessionSummary, Verdict } from "../formats/types.js";
 import type { Spool } from "../spool/index.js";
 
-export type { Spool, SpoolFile } from "../spool/index.js";
+export type { Spool } from "../spool/index.js";
 
 /** Which object a record or an event is about: its key and the version of its bytes. */
 export interface ObjectRef {
@@ -48,7 +48,7 @@ export interface Publisher {
 }
 
 /** What a processed object became. */
-export type FileKind = "replay" | "receipt" | "rejected";
+type FileKind = "replay" | "receipt" | "rejected";
 
 /** One processed object, as the index keeps it: tenant-partitioned, keyed by object key. */
 export interface FileRecord {

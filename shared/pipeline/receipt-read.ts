@@ -15,7 +15,7 @@ import { parseReceiptJson, type ReceiptCheck } from "../receipt/index.js";
 import type { ObjectRef } from "./ports.js";
 
 /** Largest receipt read, bytes. */
-export const MAX_RECEIPT_BYTES = 64 * 1024 * 1024;
+const MAX_RECEIPT_BYTES = 64 * 1024 * 1024;
 
 /** A receipt read and its check of one replay begun, before the replay is read. */
 export interface PendingCheck {

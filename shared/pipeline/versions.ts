@@ -2,7 +2,7 @@
 import type { ObjectRef, PutOutcome } from "./ports.js";
 
 /** Compares two sequencers as S3 does: the shorter padded with zeros on the left, then as text. */
-export function compareSequencers(a: string, b: string): number {
+function compareSequencers(a: string, b: string): number {
   const width = Math.max(a.length, b.length);
   const x = a.toUpperCase().padStart(width, "0");
   const y = b.toUpperCase().padStart(width, "0");

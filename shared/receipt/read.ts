@@ -16,7 +16,7 @@ import { describe, type Findings, validate, zHash, zInteger, zNumber } from "../
  * the coding loop's `SessionReceipt`, and a bare ADR-0003 receipt that carries only a
  * `replay_hash` (any of the first two may carry one too).
  */
-export type ReceiptShape = "openagents.receipt.v1" | "session-receipt" | "adr0003";
+type ReceiptShape = "openagents.receipt.v1" | "session-receipt" | "adr0003";
 
 /** The `schema` id of the spec receipt. */
 export const RECEIPT_SCHEMA_V1 = "openagents.receipt.v1";
@@ -39,7 +39,7 @@ export interface ReceiptToolCall {
 }
 
 /** One verification command as a receipt records it. */
-export interface ReceiptVerification {
+interface ReceiptVerification {
   command: string;
   exit_code: number | null;
 }
@@ -164,7 +164,7 @@ const ADR0003 = z.looseObject({
 const SESSION_RECEIPT_KEYS = ["started_at", "completed_at", "final_confidence"] as const;
 
 /** A side effect as a string: `effect_type:path` for SessionReceipt objects. */
-export function sideEffectString(effect: unknown): string {
+function sideEffectString(effect: unknown): string {
   if (typeof effect === "string") return effect;
   if (typeof effect === "object" && effect !== null && !Array.isArray(effect)) {
     const e = effect as { effect_type?: unknown; path?: unknown };

@@ -169,7 +169,7 @@ function verifyTrajectory(expected: string, report: InspectReport, findings: Fin
  * `verification.command`/`verification.exit_code` matched by command text; and an unverifiable
  * `signature` row when the receipt is signed (no receipt signing scheme is specified).
  */
-export function verifyReceipt(
+function verifyReceipt(
   receipt: Receipt,
   inspected: Inspected,
   findings: Findings,

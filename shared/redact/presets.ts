@@ -13,7 +13,7 @@ export const PRESETS = ["open_source", "private_repo", "paranoid"] as const;
 export type Preset = (typeof PRESETS)[number];
 
 /** The default preset when none is given (ADR-0016.R1). */
-export const DEFAULT_PRESET: Preset = "private_repo";
+const DEFAULT_PRESET: Preset = "private_repo";
 
 /** What a preset redacts on top of secrets. */
 export interface PresetPolicy {
@@ -57,11 +57,6 @@ const POLICIES: Readonly<Record<Preset, PresetPolicy>> = {
     keepOnlyStructural: true,
   },
 };
-
-/** True when `value` names a preset. */
-export function isPreset(value: unknown): value is Preset {
-  return typeof value === "string" && (PRESETS as readonly string[]).includes(value);
-}
 
 /** The policy of preset `p` (a fresh copy; `private_repo` when `p` is undefined). */
 export function presetPolicy(p: Preset = DEFAULT_PRESET): PresetPolicy {

@@ -5,16 +5,16 @@
 import { isMasked } from "./detect/randomness.js";
 import type { Finding, PatternRule } from "./rule-types.js";
 
-export const PLACEHOLDER =
+const PLACEHOLDER =
   /^(?:\[REDACTED[^\]]*\]?.*|\*+|x{3,}|\.{3}|…|null|none|nil|true|false|undefined|string|str|number|int|bool|boolean|any|unknown|optional\[str\]|foo|bar|baz|new|example|password|passwd|secret|token|<[^>]*>|\$\{[^}]*\}|%\([^)]*\)s|\{\{[^}]*\}\}|%[A-Za-z_]\w*%)$/i;
 /**
  * `$DB_PASSWORD`, `config.password`, `process.env.API_KEY`, `getToken()`, `ACCESS_TOKEN`, `$(cat …)`, `<tag …`,
  * `{expr}`: code, markup or a constant's name, not a value.
  */
-export const CODE_REFERENCE =
+const CODE_REFERENCE =
   /^(?:\$[A-Z_][A-Z0-9_]*|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+(?:\(\))?|[A-Z]+(?:_[A-Z]+)+|\$(?:\(.*)?|<[\w:-]+(?:[\s/>].*)?|\{.*)$/;
 /** Elided or already redacted (`ops_eyJ…`, `abc...`, `…[Redacted]`), or code holding an assignment (`a = b`). */
-export const NOT_A_VALUE = /\.\.$|…$|\[redacted|\s=(?:\s|$)/i;
+const NOT_A_VALUE = /\.\.$|…$|\[redacted|\s=(?:\s|$)/i;
 
 /** True for values that are placeholders, type names or code references rather than secrets. */
 export function isPlaceholder(value: string): boolean {
@@ -65,23 +65,23 @@ export function scanEmails(text: string, out: Finding[], rule: PatternRule): voi
   }
 }
 
-export const BT = "`";
+const BT = "`";
 /**
  * Between a name (and its closing quote) and its value, on one line: `=`, `:`, `=>`, `:=`, `::=`, `:::=`,
  * `?=`, `.=`, `+=`, `||` (a default), and typed declarations (`token string = …` in Go, `token: str = …` in
  * Python). Typed forms come first: a match `accept` rejects is not retried with another alternative.
  */
-export const ASSIGN = String.raw`[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes)[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString)[ \t]*=|:{1,3}=|[?.+]=|=>|=|:|\|\|)(?:[ \t]*=)?[ \t]*`;
+const ASSIGN = String.raw`[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes)[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString)[ \t]*=|:{1,3}=|[?.+]=|=>|=|:|\|\|)(?:[ \t]*=)?[ \t]*`;
 /**
  * An assigned value, as six capture groups: "…", '…', `…`, \"…\" (escaped JSON), a template (`${…}`,
  * `{{…}}`: never a secret), a bare word.
  */
-export const VALUE = String.raw`(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})'|${BT}([^${BT}\r\n]{1,1024})${BT}|\\"([^"\\\r\n]{1,1024})\\"|(\$\{[^}\r\n]{0,200}\}|\{\{[^}\r\n]{0,200}\}\})|([^\s"'${BT}&;,<>(){}[\]]{1,1024}))`;
+const VALUE = String.raw`(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})'|${BT}([^${BT}\r\n]{1,1024})${BT}|\\"([^"\\\r\n]{1,1024})\\"|(\$\{[^}\r\n]{0,200}\}|\{\{[^}\r\n]{0,200}\}\})|([^\s"'${BT}&;,<>(){}[\]]{1,1024}))`;
 /** After a quoted name: `, "…"` (`setProperty("X_TOKEN", "…")`, `getenv("TOKEN", "…")`) or `value="…"`. */
-export const QUOTED_PAIR = String.raw`["'](?:\s*,\s*|\s+value\s*=\s*)(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})')`;
+const QUOTED_PAIR = String.raw`["'](?:\s*,\s*|\s+value\s*=\s*)(?:"([^"\r\n]{1,1024})"|'([^'\r\n]{1,1024})')`;
 
 /** Names ending in a secret word that hold no secret: public tokens, CSRF tokens (`authenticity_token`), `io.jsonwebtoken`. */
-export const NOT_A_SECRET_NAME = /public[_.-]?token|csrf|authenticity[_.-]?token|jsonwebtoken/i;
+const NOT_A_SECRET_NAME = /public[_.-]?token|csrf|authenticity[_.-]?token|jsonwebtoken/i;
 
 /** The identifier (`[\w.-]` run) around index `at` of `text`. */
 export function identifierAt(text: string, at: number): string {
@@ -110,10 +110,10 @@ export const KEYWORD_SECRET = new RegExp(
 );
 export const KEYWORD_VALUES = [2, 3, 4, 5, 7, 8, 9] as const;
 /** Identifiers the keyword rule leaves alone: the key words of non-secrets (gitleaks' allow-list). */
-export const NOT_A_CREDENTIAL_NAME =
+const NOT_A_CREDENTIAL_NAME =
   /(?:access(?:ibility|or)|access[_.-]?id|random[_.-]?access|api[_.-]?(?:id|name|version|url|uri|endpoint|base|host)|author|authentication-results|x-ms-exchange-organization-auth|(?:bucket|cache|foreign|hot|idempotency|idx|natural|partition|primary|pub(?:lic)?|schema|sequence|sort)[_.-]?key|key[_.-]?(?:alias|board|code|count|frame|id|length|mesh|name|pair|press(?:ed)?|ring|selector|signature|size|stone|storetype|type|word|up|down|left|right|file|path)|key[_.-]?(?:vault|hash)|key(?:store|tab)|issuerkeyhash|keying|monkey|turkey|(?:secret|token|credentials?)[_.-]?(?:length|name|size|type|count|file|path|url|uri|endpoint)|csrf|public[_.-]?token|credentials?[_.-]?id|withcredentials)/i;
 
-export const KEYWORD_AT_START = new RegExp(`^${CREDENTIAL_KEYWORD}`, "i");
+const KEYWORD_AT_START = new RegExp(`^${CREDENTIAL_KEYWORD}`, "i");
 
 /**
  * Is `name` (found at `at` in `text`, starting with a keyword) a credential's name? The keyword must start a
@@ -139,8 +139,8 @@ export function isCredentialName(text: string, at: number, name: string): boolea
     !NOT_A_SECRET_NAME.test(identifier)
   );
 }
-export const GENERIC_KEYWORD = /^(?:access|auth|api|credential|creds|key|passw(?:or)?d|secret|token|login)$/i;
-export const BARE_GENERIC_WORD = /^(?:access|auth|api|key|login)$/i;
+const GENERIC_KEYWORD = /^(?:access|auth|api|credential|creds|key|passw(?:or)?d|secret|token|login)$/i;
+const BARE_GENERIC_WORD = /^(?:access|auth|api|key|login)$/i;
 
 /** The first of `groups` that matched. */
 export function firstGroup(m: RegExpExecArray, groups: readonly number[]): string | undefined {
@@ -165,10 +165,10 @@ export function isCredentialShaped(value: string): boolean {
 }
 
 /** A value spelling the alphabet is a character set or an example (gitleaks' stop word). */
-export const ALPHABET = /abcdefghijklmnopqrstuvwxyz/i;
+const ALPHABET = /abcdefghijklmnopqrstuvwxyz/i;
 
 /** Shannon entropy of `s`, in bits per character. */
-export function entropy(s: string): number {
+function entropy(s: string): number {
   const counts = new Map<string, number>();
   for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
   let bits = 0;
@@ -192,7 +192,7 @@ export function isPlaceholderToken(s: string): boolean {
   }
   return endsInExample(s) || saysPlaceholder(s) || isMasked(s) || PUBLIC_GCP_API_KEYS.has(s);
 }
-export const FILLER = "axX1*#";
+const FILLER = "axX1*#";
 /** AWS's documentation keys end in `EXAMPLE`; a base64 one keeps its `=` padding after it. */
 function endsInExample(s: string): boolean {
   let end = s.length;
@@ -272,7 +272,7 @@ export const PUBLIC_GCP_API_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 export const KIND_SECRET = /kind:[ \t]*["']?secret\b/i;
-export const DOCUMENT_BREAK = /^---[ \t]*\r?$/gm;
+const DOCUMENT_BREAK = /^---[ \t]*\r?$/gm;
 
 /**
  * Finds the values under each `data:` / `stringData:` line of a Kubernetes Secret manifest (a YAML document

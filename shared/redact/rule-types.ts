@@ -29,7 +29,7 @@ export type Layer = "vendor" | "context" | "shape" | "structure";
 export const LAYERS: readonly Layer[] = ["vendor", "context", "shape", "structure"];
 
 /** Which preset switch enables a privacy rule. */
-export type PolicySwitch = "redactEmails" | "redactIps" | "homePaths";
+type PolicySwitch = "redactEmails" | "redactIps" | "homePaths";
 
 /** One of our own detection rules. */
 export interface PatternRule {

@@ -483,11 +483,10 @@ export function isSecretMemberName(name: string): boolean {
   return SECRET_NAME.test(name) || SECRET_CAMEL_KEY.test(name);
 }
 
-export { isPlaceholder, isPlaceholderToken } from "./rule-helpers.js";
-export { type Finding, LAYERS, type Layer, type PatternRule, type PolicySwitch } from "./rule-types.js";
+export { isPlaceholderToken } from "./rule-helpers.js";
+export { type Finding, LAYERS, type Layer, type PatternRule } from "./rule-types.js";
 export {
   canSkipSecretlint,
-  SECRETLINT_PRESET_ID,
   SecretlintScanner,
   secretlintRuleName,
 } from "./secretlint-scanner.js";

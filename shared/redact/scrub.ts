@@ -438,7 +438,7 @@ function labelRank(rule: string): number {
  * before secretlint's); privacy findings overlapping a secret are dropped, overlapping privacy findings keep
  * the first. Returns findings sorted by start, non-overlapping.
  */
-export function resolve(findings: readonly Finding[]): Finding[] {
+function resolve(findings: readonly Finding[]): Finding[] {
   const byStart = (a: Finding, b: Finding) =>
     a.start - b.start || b.end - a.end || labelRank(a.rule) - labelRank(b.rule);
   const secrets = findings.filter((f) => f.kind === "secret").sort(byStart);

@@ -1,10 +1,7 @@
 /**
  * secretlint's `preset-recommend` rules, driven synchronously over one string at a time.
  */
-import {
-  creator as recommendPreset,
-  rules as recommendRules,
-} from "@secretlint/secretlint-rule-preset-recommend";
+import { rules as recommendRules } from "@secretlint/secretlint-rule-preset-recommend";
 import type { Finding } from "./rule-types.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -14,9 +11,6 @@ type RuleCreator = (typeof recommendRules)[number];
 type RuleContext = Parameters<RuleCreator["create"]>[0];
 type RuleHandler = ReturnType<RuleCreator["create"]>;
 type FileSource = Parameters<NonNullable<RuleHandler["file"]>>[0];
-
-/** The secretlint preset and version this engine was written against (`package.json` pins it exactly). */
-export const SECRETLINT_PRESET_ID = recommendPreset.meta.id;
 
 /**
  * Rules of the preset we never run: `filter-comments` would let a `secretlint-disable` comment INSIDE the

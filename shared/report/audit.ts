@@ -51,7 +51,7 @@ export interface Distribution {
 }
 
 /** A session the report's rows point to (`#<anchor>`), with its files. */
-export interface SessionEntry {
+interface SessionEntry {
   anchor: string;
   tenant: string;
   session: string;

@@ -4,11 +4,7 @@ export {
   type AuditReport,
   buildAuditReport,
   type DayVerdicts,
-  type Distribution,
   distribution,
-  reportScope,
-  type SessionEntry,
-  VERDICTS,
   zeroVerdicts,
 } from "./audit.js";
 export { renderAuditHtml } from "./html.js";

@@ -76,7 +76,7 @@ export interface PairedToolCall {
 }
 
 /** The id of the n-th (1-based) tool call; stable across runs so exports are byte-identical. */
-export function toolCallId(n: number): string {
+function toolCallId(n: number): string {
   return `tc_${String(n).padStart(3, "0")}`;
 }
 
@@ -263,7 +263,7 @@ export function toolResultOk(data: JsonValue): boolean {
 }
 
 /** Normalized session status, as the summary spells it. */
-export type BundleStatus = "success" | "failed" | "cancelled" | "timeout" | "unknown";
+type BundleStatus = "success" | "failed" | "cancelled" | "timeout" | "unknown";
 
 /** How the run ended, with the event it was read from and any error text. */
 export interface BundleOutcome {

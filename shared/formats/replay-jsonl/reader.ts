@@ -11,7 +11,6 @@ import { type LayerCOrigin, layerCOriginOf } from "../layer-c-record.js";
 import {
   emptySummary,
   type Findings,
-  type FormatId,
   fillResult,
   type LineConsumer,
   type LineFormat,
@@ -560,6 +559,3 @@ export const replayV1Format = dialectFormat(V1);
 export const replayDsrsFormat = dialectFormat(DSRS);
 /** The ADR-0003 variant. */
 export const replayAdr0003Format = dialectFormat(ADR0003);
-
-/** Format ids of the REPLAY.jsonl family. */
-export const REPLAY_FORMAT_IDS: readonly FormatId[] = ["replay-v1", "replay-dsrs", "replay-adr0003"];

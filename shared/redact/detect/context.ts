@@ -177,6 +177,9 @@ const CODE = /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+$|^[A-Za-z_$][\w
 /** A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`. */
 const PATH = /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$/;
 const COMMON_WORD = /^[a-z]+$/;
+/** A name as code writes one: `api-key`, `GITHUB_TOKEN`, `db.password`, `secretKey`, `ApiToken`. */
+const IDENTIFIER =
+  /^(?:[A-Za-z]+(?:[._-][A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+){2,}|[a-z]+|[A-Z]+)$/;
 /** A dotted, snake or kebab name in lower case (`jetbrains.mps.v8_elimination`, `cmp2-qat-12`). */
 const LOWER_IDENTIFIER = /^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)+$/;
 /**
@@ -208,8 +211,10 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   if (generated) return !ORDERED_RUN.test(value);
   if (ORDERED_RUN.test(value) || /\d+\.\d+\.\d+/.test(value) || PATH.test(value)) return false;
   // A bare value that names a credential (`secretKey: api-key`, `name: github_token`) refers to
-  // one; quoted, it is the password (`password = "rootpasswd"`).
-  if (!v.quoted && nameWords(value).some((w) => wordStrength(w) !== undefined)) return false;
+  // one; quoted, it is the password (`password = "rootpasswd"`). Only a name written as one:
+  // words of letters, joined by `_ - .` or in camel case; `PINAyAAA9` holds `pin` by chance.
+  if (!v.quoted && IDENTIFIER.test(value) && nameWords(value).some((w) => wordStrength(w) !== undefined))
+    return false;
   // A weak name (`key`, `session`) needs a value that looks generated; a qualified one
   // (`heroku_key`) one that looks like a credential: a UUID, letters and digits mixed.
   // Letters and digits with a capital or a symbol (`Summer2021#`, `Orange84`): a password, where
@@ -255,7 +260,7 @@ const CREDENTIAL_WORD =
  * is read as the name around it, and the value after that name (if any) is judged by how
  * strongly the name names a credential.
  */
-export function scanCredentialAssignments(text: string, out: Finding[], rule: string): void {
+function scanCredentialAssignments(text: string, out: Finding[], rule: string): void {
   CREDENTIAL_WORD.lastIndex = 0;
   let doneUntil = -1;
   for (let m = CREDENTIAL_WORD.exec(text); m !== null; m = CREDENTIAL_WORD.exec(text)) {
@@ -296,7 +301,7 @@ const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512
  * of a callee naming a credential, login or connection; a lone argument when the callee names
  * a password, secret or token (`setPassword("p")`).
  */
-export function scanCredentialArguments(text: string, out: Finding[], rule: string): void {
+function scanCredentialArguments(text: string, out: Finding[], rule: string): void {
   for (let open = text.indexOf("("); open !== -1; open = text.indexOf("(", open + 1)) {
     // The callee: the name before `(` (blanks allowed between).
     let end = open;
@@ -332,7 +337,7 @@ export function scanCredentialArguments(text: string, out: Finding[], rule: stri
 const USER_FLAG = /(?:^|\s)(?:-u|-U|--user(?:name)?|-l)(?:[\s=]|(?=[A-Za-z]))/;
 const P_FLAG = /(?:^|\s)-(?:p|P|-pass(?:word)?|pw)(?:[ \t=]+|(?=[^\s-]))("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg;
 
-export function scanPasswordFlags(text: string, out: Finding[], rule: string): void {
+function scanPasswordFlags(text: string, out: Finding[], rule: string): void {
   if (!USER_FLAG.test(text)) return;
   P_FLAG.lastIndex = 0;
   for (let m = P_FLAG.exec(text); m !== null; m = P_FLAG.exec(text)) {

@@ -20,7 +20,7 @@ function classOf(c: number): number {
 }
 
 /** What {@link bodyStats} counts over the letters and digits of a range. */
-export interface BodyStats {
+interface BodyStats {
   /** Letters and digits. */
   length: number;
   lower: number;
@@ -58,7 +58,7 @@ function mayBeGenerated(text: string, from: number, to: number, minLength: numbe
 }
 
 /** Counts the letters and digits of `text[from, to)`. */
-export function bodyStats(text: string, from = 0, to = text.length): BodyStats {
+function bodyStats(text: string, from = 0, to = text.length): BodyStats {
   const seen = counts();
   let length = 0;
   let lower = 0;

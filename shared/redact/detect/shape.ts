@@ -304,7 +304,7 @@ export function scanGeneratedRuns(
 }
 
 /** Fewest letters and digits of a generated run in free text. */
-export const GENERATED_RUN_MIN = 16;
+const GENERATED_RUN_MIN = 16;
 /** Fewest in a member name, where a written name is an identifier and a token stands out sooner. */
 export const GENERATED_NAME_MIN = 10;
 

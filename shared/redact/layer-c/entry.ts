@@ -62,7 +62,7 @@ export function redactFile(source: AsyncIterable<Uint8Array>, options: LayerCOpt
  * Documents (`.rpk`, ReplayBundle) are written as one canonical line (`.rpk`: replaykit profile).
  * Bad input throws its typed error (`redactChecked` refuses with it); see `redactFile`.
  */
-export function redactOrThrow(source: AsyncIterable<Uint8Array>, options: LayerCOptions): LayerCRedaction {
+function redactOrThrow(source: AsyncIterable<Uint8Array>, options: LayerCOptions): LayerCRedaction {
   const preset = options.preset ?? "private_repo";
   let result: LayerCSummary | undefined;
   const done = (summary: LayerCSummary): void => {
@@ -132,6 +132,6 @@ async function feed(
 }
 
 /** A line the redactor reads: not blank, not over the length limit. */
-export function isContentLine(line: ByteLine): boolean {
+function isContentLine(line: ByteLine): boolean {
   return line.tooLong !== true && !isBlankBytes(line.bytes);
 }

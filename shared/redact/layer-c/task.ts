@@ -41,7 +41,7 @@ function lineTask(init: RedactTaskInit): LineTask {
 }
 
 /** A batch of redacted lines between threads: the texts in one buffer, cut again into views on arrival. */
-export interface RedactedWire {
+interface RedactedWire {
   texts: Uint8Array;
   ends: Int32Array;
   /** Per line: 0, 1 for a carrier, 2 for a line whose redaction failed (null). */
@@ -49,7 +49,7 @@ export interface RedactedWire {
 }
 
 /** `lines` as one `RedactedWire`. */
-export function redactedToWire(lines: readonly ((RedactedLine & { text: Buffer }) | null)[]): RedactedWire {
+function redactedToWire(lines: readonly ((RedactedLine & { text: Buffer }) | null)[]): RedactedWire {
   const ends = new Int32Array(lines.length);
   const flags = new Uint8Array(lines.length);
   let at = 0;
@@ -66,7 +66,7 @@ export function redactedToWire(lines: readonly ((RedactedLine & { text: Buffer }
 }
 
 /** The lines of a `RedactedWire`. */
-export function redactedFromWire(wire: RedactedWire): (RedactedLine | null)[] {
+function redactedFromWire(wire: RedactedWire): (RedactedLine | null)[] {
   const { texts, ends, flags } = wire;
   const all = Buffer.from(texts.buffer, texts.byteOffset, texts.byteLength);
   const lines: (RedactedLine | null)[] = [];

@@ -76,7 +76,7 @@ export function secretForms(secret: string): string[] {
 // Secret bodies
 
 /** A secret body: what kind it is (reported per kind) and its text. */
-export interface Body {
+interface Body {
   kind: string;
   entropy: "high" | "low";
   value: string;
@@ -177,9 +177,7 @@ const bodyOf = (table: Record<string, fc.Arbitrary<string>>, entropy: Body["entr
   );
 
 /** Any body, high or low entropy. */
-export const anyBody: fc.Arbitrary<Body> = fc.oneof(bodyOf(HIGH_BODIES, "high"), bodyOf(LOW_BODIES, "low"));
-/** High-entropy bodies only. */
-export const highBody: fc.Arbitrary<Body> = bodyOf(HIGH_BODIES, "high");
+const anyBody: fc.Arbitrary<Body> = fc.oneof(bodyOf(HIGH_BODIES, "high"), bodyOf(LOW_BODIES, "low"));
 
 // ---------------------------------------------------------------------------------------------------------
 // Invented vendors and credential words
@@ -227,13 +225,13 @@ const REAL_WORDS =
   /key|pass|secret|token|auth|api|access|login|cred|sumo|okta|snyk|lob|lin|sonar|git|aws|gcp/i;
 
 /** An invented vendor name: 2-3 random syllables (`zorvix`, `quinmutal`). */
-export const vendorName: fc.Arbitrary<string> = fc
+const vendorName: fc.Arbitrary<string> = fc
   .array(fc.constantFrom(...SYLLABLES), { minLength: 2, maxLength: 3 })
   .map((s) => s.join(""))
   .filter((v) => !REAL_WORDS.test(v));
 
 /** Credential words, each as its words (`private key` → `["private", "key"]`). */
-export const CRED_WORDS: readonly (readonly string[])[] = [
+const CRED_WORDS: readonly (readonly string[])[] = [
   ["key"],
   ["token"],
   ["secret"],
@@ -519,7 +517,7 @@ const kebabFlag = fc
   .tuple(vendorName, credWord, fc.boolean())
   .map(([v, c, withVendor]) => ident(withVendor ? [v, ...c] : [...c], "kebab"));
 
-export const CLI_SHAPES: readonly Shape[] = [
+const CLI_SHAPES: readonly Shape[] = [
   shape(
     "cli",
     "flag `--token=s`",
@@ -608,7 +606,7 @@ export const CLI_SHAPES: readonly Shape[] = [
 // ---------------------------------------------------------------------------------------------------------
 // Family "call": credentials passed as call arguments
 
-export const CALL_SHAPES: readonly Shape[] = [
+const CALL_SHAPES: readonly Shape[] = [
   shape(
     "call",
     'call `new NetworkCredential("user", "s")`',
@@ -634,7 +632,7 @@ export const CALL_SHAPES: readonly Shape[] = [
 // ---------------------------------------------------------------------------------------------------------
 // Family "url": URLs, connection strings, query strings (the secret percent-encoded where a URL needs it)
 
-export const URL_SHAPES: readonly Shape[] = [
+const URL_SHAPES: readonly Shape[] = [
   shape(
     "url",
     "userinfo `https://user:s@host/x`",
@@ -719,7 +717,7 @@ const jenkinsSecret = fc
     }),
   );
 
-export const CONFIG_SHAPES: readonly Shape[] = [
+const CONFIG_SHAPES: readonly Shape[] = [
   shape(
     "config",
     ".netrc `machine h login u password s`",
@@ -821,7 +819,7 @@ function prefixShape(name: string, prefix: fc.Arbitrary<string>): Shape {
   );
 }
 
-export const PREFIX_SHAPES: readonly Shape[] = [
+const PREFIX_SHAPES: readonly Shape[] = [
   prefixShape(
     "prefix `abcd_…`",
     chars(LOWER, 2, 5).map((p) => `${p}_`),
@@ -873,7 +871,7 @@ const hexOf = (min: number, max: number) =>
   fc.tuple(chars(HEX, min, max), fc.boolean()).map(([h, up]) => (up ? h.toUpperCase() : h));
 const realm = fc.constantFrom("CORP.LOCAL", "AD.EXAMPLE.COM", "LAB.INTERNAL");
 
-export const HASH_SHAPES: readonly Shape[] = [
+const HASH_SHAPES: readonly Shape[] = [
   hashShape(
     "md5crypt `$1$salt$hash`",
     fc
@@ -951,7 +949,7 @@ function blockShape(name: string, label: string, headers: fc.Arbitrary<string[]>
   );
 }
 
-export const BLOCK_SHAPES: readonly Shape[] = [
+const BLOCK_SHAPES: readonly Shape[] = [
   blockShape(
     "rsa `BEGIN RSA PRIVATE KEY`",
     "RSA PRIVATE KEY",
@@ -992,7 +990,7 @@ const jwt = fc
     return { jwt: `${h}.${p}.${s}`, tail: `${p}.${s}` };
   });
 
-export const JWT_SHAPES: readonly Shape[] = [
+const JWT_SHAPES: readonly Shape[] = [
   rawShape(
     "jwt",
     "jwt bare / cookie / query",
@@ -1014,7 +1012,7 @@ export const JWT_SHAPES: readonly Shape[] = [
 // ---------------------------------------------------------------------------------------------------------
 // Family "repeated": one secret several times in a text, raw then percent-encoded or base64
 
-export const REPEATED_SHAPES: readonly Shape[] = [
+const REPEATED_SHAPES: readonly Shape[] = [
   shape(
     "repeated",
     "repeat `token = 'S' | 'S'`",

@@ -282,7 +282,7 @@ const words = (max: number): fc.Arbitrary<string> =>
   fc.array(word, { maxLength: max }).map((w) => w.join(" "));
 
 /** Free text; with probability `p`, a secret marker between separators somewhere in it. */
-export const text = (where: Where, p = 0.35, maxWords = 8): fc.Arbitrary<string> =>
+const text = (where: Where, p = 0.35, maxWords = 8): fc.Arbitrary<string> =>
   fc.oneof(
     { weight: Math.round((1 - p) * 100), arbitrary: words(maxWords) },
     {
@@ -294,7 +294,7 @@ export const text = (where: Where, p = 0.35, maxWords = 8): fc.Arbitrary<string>
   );
 
 /** Text that always holds a marker. */
-export const secretText = (where: Where): fc.Arbitrary<string> => text(where, 1);
+const secretText = (where: Where): fc.Arbitrary<string> => text(where, 1);
 
 /** Non-empty free text (fields the schemas require non-empty). */
 export const nonEmptyText = (where: Where, p = 0.35): fc.Arbitrary<string> =>
@@ -331,11 +331,11 @@ const key = (where: Where): fc.Arbitrary<string> =>
     { weight: 1, arbitrary: marker("key").map((m) => `k ${m} ${where}`) },
   );
 
-export const int = (min: number, max: number): fc.Arbitrary<JsonNumber> =>
+const int = (min: number, max: number): fc.Arbitrary<JsonNumber> =>
   fc.integer({ min, max }).map((n) => new JsonNumber(String(n)));
 
 /** A random JSON body (tool params, outputs, metadata) with markers in strings, keys and nested arrays. */
-export const body = (where: Where, depth = 3): fc.Arbitrary<JsonValue> => {
+const body = (where: Where, depth = 3): fc.Arbitrary<JsonValue> => {
   const tie = fc.letrec<{ value: JsonValue; obj: JsonObject; arr: JsonValue[] }>((rec) => ({
     value: fc.oneof(
       { depthSize: "small", withCrossShrink: true },
@@ -355,7 +355,7 @@ export const body = (where: Where, depth = 3): fc.Arbitrary<JsonValue> => {
 };
 
 /** A body that is an object (schemas that want one). */
-export const objectBody = (where: Where): fc.Arbitrary<JsonObject> =>
+const objectBody = (where: Where): fc.Arbitrary<JsonObject> =>
   fc.tuple(body(where), text(where, 0.5)).map(([b, t]) => ({ ...(b as JsonObject), note: t }) as JsonObject);
 
 /** Options of the session generators. */
@@ -395,7 +395,7 @@ const STRUCTURAL_LOOKING = [
 ];
 
 /** Unknown fields added to a known event (names sometimes a marker, see `GenOptions`). */
-export const unknownFields = (maxFields = 2, opts: GenOptions = {}): fc.Arbitrary<JsonObject> => {
+const unknownFields = (maxFields = 2, opts: GenOptions = {}): fc.Arbitrary<JsonObject> => {
   const plainName = fc.stringMatching(/^x_[a-z]{2,10}$/).filter((k) => !isStructuralKey(k));
   const plain = fc.tuple(plainName, fc.oneof(text("unknown-field", 0.6), body("unknown-field")));
   const secretName = fc.tuple(
@@ -411,11 +411,11 @@ export const unknownFields = (maxFields = 2, opts: GenOptions = {}): fc.Arbitrar
     .map((e) => Object.fromEntries(e) as JsonObject);
 };
 
-export const isoTime = fc
+const isoTime = fc
   .integer({ min: 1_600_000_000_000, max: 1_900_000_000_000 })
   .map((ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z"));
 
-export const idArb = (prefix: string): fc.Arbitrary<string> =>
+const idArb = (prefix: string): fc.Arbitrary<string> =>
   fc.stringMatching(/^[a-z0-9]{6,12}$/).map((s) => `${prefix}_${s}`);
 
 // ---------------------------------------------------------------------------------------------------------
@@ -519,7 +519,7 @@ function withHash(e: JsonObject, from: string, to: string): JsonObject {
 }
 
 /** REPLAY.jsonl v1 (`type`/`ts`, `step_id`). */
-export const replayV1 = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): fc.Arbitrary<Session> =>
+const replayV1 = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): fc.Arbitrary<Session> =>
   fc
     .record({
       plants,
@@ -654,7 +654,7 @@ export const replayV1 = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): f
     );
 
 /** REPLAY.jsonl, dsrs dialect (`event`/`t`, calls paired by `id`). */
-export const replayDsrs = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): fc.Arbitrary<Session> =>
+const replayDsrs = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): fc.Arbitrary<Session> =>
   fc
     .record({
       plants,
@@ -785,7 +785,7 @@ export const replayDsrs = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}):
     );
 
 /** REPLAY.jsonl, ADR-0003 variant (no timestamps on events, calls paired by `id`). */
-export const replayAdr0003 = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): fc.Arbitrary<Session> =>
+const replayAdr0003 = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): fc.Arbitrary<Session> =>
   fc
     .record({
       plants,
@@ -877,7 +877,7 @@ const messages = (where: Where): fc.Arbitrary<JsonValue> =>
     .map((m) => [...m.map(([role, content]) => ({ role, content })), { role: "user", content: "continue" }]);
 
 /** Braintrust span trace: a root, turns (`task`, "Turn …"), and `llm`/`tool` children. */
-export const braintrust = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): fc.Arbitrary<Session> =>
+const braintrust = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): fc.Arbitrary<Session> =>
   fc
     .record({
       plants,
@@ -986,7 +986,7 @@ function documentBytes(doc: JsonObject, pretty: boolean): string {
 }
 
 /** ReplayKit `.rpk`: real step hashes (replaykit profile, volatile keys stripped) and checksum. */
-export const replaykit = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): fc.Arbitrary<Session> =>
+const replaykit = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): fc.Arbitrary<Session> =>
   fc
     .record({
       plants,
@@ -1083,7 +1083,7 @@ export const replaykit = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): 
     });
 
 /** OpenAgents ReplayBundle: timeline of phase/tool/assistant entries (and unknown ones). */
-export const replayBundle = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): fc.Arbitrary<Session> =>
+const replayBundle = (plants: fc.Arbitrary<Plants>, opts: GenOptions = {}): fc.Arbitrary<Session> =>
   fc
     .record({
       plants,

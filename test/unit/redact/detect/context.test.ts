@@ -114,3 +114,29 @@ describe("a UUID under an access id names a record", () => {
     }
   });
 });
+
+describe("a bare value that names a credential", () => {
+  // Random passwords of letters and digits, each holding a credential word (`pin`, `key`, `pw`, …)
+  // by chance, as a generator happened to write `PINAyAAA9`.
+  const word = fc.constantFrom("PIN", "Key", "pw", "Auth", "SIG", "otp");
+  const chance = fc
+    .tuple(word, chars(BASE62, 2, 6), chars("0123456789", 1, 2), chars(BASE62, 0, 3))
+    .map(([w, a, d, b]) => `${w}${a}${d}${b}`)
+    .filter((v) => /\d/.test(v));
+  const named = fc.constantFrom(
+    "api-key",
+    "github_token",
+    "secretKey",
+    "DB_PASSWORD",
+    "ApiToken",
+    "db.password",
+  );
+
+  it("written as a name (words of letters, joined or in camel case) refers to one: kept", () => {
+    for (const value of sample(named)) expect(scrub(`password=${value} `)).toBe(`password=${value} `);
+  });
+
+  it("holding a credential word by chance among digits is the password: redacted", () => {
+    for (const value of sample(chance)) expect(scrub(`password=${value} `), value).not.toContain(value);
+  });
+});

@@ -51,11 +51,6 @@ export function parseLines(text: string): JsonObject[] {
     .map((l) => readJson(decodeUtf8(Buffer.from(l))) as JsonObject);
 }
 
-/** An async byte source of a buffer. */
-export async function* bytesOf(buffer: Buffer): AsyncGenerator<Uint8Array> {
-  yield buffer;
-}
-
 /** `sha256:` followed by 64 times `c`. */
 export const fakeHash = (c: string): string => `sha256:${c.repeat(64)}`;
 
