@@ -1,9 +1,8 @@
 /** Lossless JSON reading, the three producers' canonical forms, and SHA-256 tags. */
 export {
+  ByteCanonicalizer,
   ByteSink,
   canonicalizeBytes,
-  canonicalizeValueAt,
-  checkValueAt,
   type TopLevelMembers,
 } from "./byte-canonical.js";
 export { cutsOfSplit, type RawCuts, rawContainers } from "./byte-scan.js";
@@ -36,20 +35,13 @@ export {
   hashOf,
   inputOrder,
   type MemberHashes,
+  nameBytes,
   readSplit,
   readView,
   type SplitLine,
-  type SplitView,
+  SplitView,
   splitInto,
   splitLine,
   valueAt,
 } from "./shallow.js";
 export { assertText, type NotText, notTextError, SNIFF_BYTES, sniffText } from "./sniff.js";
-export {
-  nameBytes,
-  type SplitTaskInit,
-  type SplitTexts,
-  SplitWire,
-  splitsFromWire,
-  splitTask,
-} from "./split-task.js";

@@ -9,11 +9,10 @@ import {
   readByteLines,
   readJson,
   type SplitLine,
-  splitTask,
 } from "../canonical/index.js";
 import { NotTextError, ReplayPipelineError, StreamLimitError } from "../errors.js";
 import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES } from "../limits.js";
-import { mapLines, type ParallelOptions } from "../parallel/index.js";
+import { mapLines, type ParallelOptions, splitTask } from "../parallel/index.js";
 import { decompressed, type GzipLimits } from "./gzip.js";
 import type { LayerCOrigin } from "./layer-c-record.js";
 import { locatePath } from "./locate.js";
