@@ -31,10 +31,23 @@ export const GENERATOR_VERSION = 2;
 export const DEFAULT_SEED = 0x5eed_2026;
 
 /**
- * The kinds of generated file: tool calls of a few KB, small ones (about 1.1 KB a pair), or tool
- * calls whose kept text and params are dense in secrets (about 4 KB a pair).
+ * The kinds of generated file: tool calls of a few KB, small ones (about 1.1 KB a pair), tool
+ * calls whose kept text and params are dense in secrets (about 4 KB a pair), file contents and
+ * diffs heavy in escapes (`\n`, `\t`, `\"`, `\\`), text mostly non-ASCII (CJK, emoji, accents),
+ * small tool calls with nested params (each call at most 1 KB), or outputs of about 100 KB.
  */
-export type DatasetShape = "default" | "dense" | "secrets-dense";
+export const DATASET_SHAPES = [
+  "default",
+  "dense",
+  "secrets-dense",
+  "escape-heavy",
+  "non-ascii",
+  "small-calls",
+  "large-outputs",
+] as const;
+
+/** One of `DATASET_SHAPES`. */
+export type DatasetShape = (typeof DATASET_SHAPES)[number];
 
 /** What `<file>.meta.json` records next to a generated file. */
 export interface DatasetMeta {
@@ -141,6 +154,11 @@ const UNICODE_WORDS =
   list(`café|naïve|résumé|Zürich|São Paulo|Ångström|façade|jalapeño|Ærøskøbing|Kraków|测试通过|
   文件已保存|構成を読み込みました|エラーが発生しました|한국어 지원|进度|日本語|✅|❌|⚠️|🚀|🔥|👍🏽|🧪|📦|👩‍💻|🇫🇷|
   Ω≈ç√∫|∑ x² ≤ π|«quoted»|“smart”`);
+const NON_ASCII_WORDS =
+  list(`数据库连接失败|正在编译模块|请稍候|ファイルを開けません|テストが完了しました|設定ファイル|
+  빌드 성공|경고: 사용되지 않는 변수|Ошибка компиляции|файл не найден|Συνάρτηση|δοκιμή|خطأ في الاتصال|ملف|
+  mañana|über|déjà vu|Straße|crème brûlée|Øresund|Łódź|Ελληνικά|🎉|🐛|✨|🔧|💥|🤖|🙈|🧵|📝|⏱️|👨‍👩‍👧‍👦|🏳️‍🌈`);
+const LANGS = list("zh-CN|ja-JP|ko-KR|ru-RU|el-GR|ar-EG|fr-FR|de-DE|pl-PL");
 const DIRS = list("src|lib|shared|cli|test|packages/core|apps/openagents.com|crates/runtime|docs");
 const FILES = list(
   "index.ts|main.rs|handler.py|README.md|package.json|Cargo.toml|schema.json|app.tsx|lib.rs",
@@ -402,6 +420,162 @@ export class ReplayGenerator {
       );
     }
     return events;
+  }
+
+  /**
+   * A ToolCall/ToolResult pair whose params and output carry file contents and diffs heavy in
+   * escapes: source lines with quotes, backslashes and tabs, many lines to a string (the
+   * `escape-heavy` shape, about 8 KB a pair).
+   */
+  nextEscapeEvents(): string[] {
+    const r = this.rng;
+    const ok = r.chance(0.9);
+    return this.pair(
+      (tool): { [key: string]: Value } =>
+        tool === "apply_patch" || tool === "search"
+          ? { patch: this.escapedDiff(), working_directory: "C:\\work\\repo", strip: num(1) }
+          : {
+              file_path: `C:\\work\\repo\\${r.pick(DIRS).replaceAll("/", "\\")}\\${r.pick(FILES)}`,
+              content: this.lines(r.int(20, 80), () => this.escapedLine()),
+              mode: num(420),
+            },
+      () => ({
+        exit_code: num(ok ? 0 : 1),
+        stdout: this.lines(r.int(30, 90), () => this.escapedLine()),
+        stderr: ok ? "" : this.lines(r.int(1, 6), () => this.escapedLine()),
+        diff: r.chance(0.5) ? this.escapedDiff() : "",
+      }),
+      ok,
+    );
+  }
+
+  /** A pair whose text is mostly non-ASCII: CJK, emoji, accented words (the `non-ascii` shape). */
+  nextNonAsciiEvents(): string[] {
+    const r = this.rng;
+    const ok = r.chance(0.9);
+    return this.pair(
+      () => ({
+        query: this.foreignSentence(r.int(4, 12)),
+        path: `/workspace/${r.pick(NON_ASCII_WORDS)}/${r.pick(FILES)}`,
+        body: {
+          text: this.lines(r.int(3, 12), () => this.foreignSentence(r.int(6, 20))),
+          lang: r.pick(LANGS),
+        },
+        labels: [r.pick(NON_ASCII_WORDS), r.pick(UNICODE_WORDS)],
+      }),
+      () => ({
+        exit_code: num(ok ? 0 : 1),
+        stdout: this.lines(r.int(20, 60), () => this.foreignSentence(r.int(6, 24))),
+        stderr: ok ? "" : this.foreignSentence(r.int(4, 12)),
+        [r.pick(ODD_KEYS)]: r.pick(NON_ASCII_WORDS),
+      }),
+      ok,
+    );
+  }
+
+  /**
+   * A pair of small tool calls (each line at most about 1 KB) with nested params, some non-ASCII
+   * text and escapes (the `small-calls` shape): the per-call costs dominate.
+   */
+  nextSmallCallEvents(): string[] {
+    const r = this.rng;
+    const ok = r.chance(0.9);
+    return this.pair(
+      () => ({
+        target: {
+          path: this.path(),
+          range: { start: num(r.int(1, 400)), end: num(r.int(401, 900)) },
+          mode: r.pick(["read", "write", "stat"]),
+        },
+        options: {
+          retry: { max: num(r.int(0, 5)), backoff: { ms: num(250), factor: num(r.pick(["2.0", "1.5"])) } },
+          labels: [r.pick(WORDS), r.pick(UNICODE_WORDS)],
+          dry_run: r.chance(0.2),
+        },
+        note: r.chance(0.5) ? this.escapedLine().slice(0, 80) : this.foreignSentence(r.int(2, 5)),
+      }),
+      () => ({
+        exit_code: num(ok ? 0 : 1),
+        stdout: this.lines(r.int(1, 3), () => (r.chance(0.5) ? this.escapedLine() : this.foreignSentence(4))),
+        meta: { bytes: num(r.int(0, 99_999)), cached: r.chance(0.3), score: num(r.pick(["1.0", "0.25"])) },
+      }),
+      ok,
+    );
+  }
+
+  /** A pair whose output holds a string of about 100 KB (a file read whole, a long log). */
+  nextLargeOutputEvents(): string[] {
+    const r = this.rng;
+    const ok = r.chance(0.95);
+    return this.pair(
+      () => ({ path: this.path(), encoding: "utf-8", max_bytes: num(1_048_576) }),
+      () => {
+        const line = r.chance(0.5) ? () => this.log(1) : () => this.code(1);
+        let text = "";
+        while (text.length < 100_000)
+          text += `${line()}
+`;
+        return { exit_code: num(ok ? 0 : 1), stdout: text, stderr: "", truncated: false };
+      },
+      ok,
+    );
+  }
+
+  /** The next ToolCall/ToolResult pair from the params and output given. */
+  private pair(
+    params: (tool: Tool) => { [key: string]: Value },
+    output: () => { [key: string]: Value },
+    ok: boolean,
+  ): string[] {
+    const r = this.rng;
+    const { stepId, call } = this.toolCall(params);
+    const latency = r.int(3, 30_000);
+    this.totalLatency += latency;
+    const out = output();
+    return [
+      call,
+      toJson({
+        type: "ToolResult",
+        ts: this.tick(latency),
+        session_id: this.sessionId,
+        step_id: stepId,
+        ok,
+        output: out,
+        output_hash: realHash(out),
+        latency_ms: num(latency),
+        side_effects: [r.pick(SIDE_EFFECTS)],
+      }),
+    ];
+  }
+
+  /** A source line dense in what JSON escapes: quotes, backslashes, tabs. */
+  private escapedLine(): string {
+    const r = this.rng;
+    const kind = r.int(0, 5);
+    const indent = "\t".repeat(r.int(0, 3));
+    if (kind === 0) return `${indent}const p = "C:\\Users\\dev\\${r.pick(WORDS)}\\${r.pick(FILES)}";`;
+    if (kind === 1) return `${indent}printf("%s\\n\\t\\"%d\\"", "${r.pick(WORDS)}", ${r.int(0, 999)});`;
+    if (kind === 2) return `${indent}re = /^"(?:[^"\\\\]|\\\\.)*"$/; // "${this.sentence(r.int(2, 6))}"`;
+    if (kind === 3) return `${indent}s = '{"key": "${r.pick(WORDS)}", "q": "\\"${r.pick(WORDS)}\\""}'`;
+    if (kind === 4) return `${indent}echo "${this.sentence(r.int(3, 8))}"\t>> "$OUT"\t# \\o/`;
+    return `${indent}${this.sentence(r.int(3, 10))}`;
+  }
+
+  /** A unified diff of escape-heavy lines. */
+  private escapedDiff(): string {
+    const r = this.rng;
+    const file = `${r.pick(DIRS)}/${r.pick(FILES)}`;
+    const hunk = this.lines(r.int(8, 40), () => `${r.pick([" ", "+", "-"])}${this.escapedLine()}`);
+    return `--- "a/${file}"\n+++ "b/${file}"\n@@ -${r.int(1, 300)},${r.int(3, 20)} +${r.int(1, 300)},${r.int(3, 20)} @@\n${hunk}\n`;
+  }
+
+  /** Words mostly outside ASCII (CJK, Hangul, Cyrillic, Greek, Arabic, emoji, accents). */
+  private foreignSentence(words: number): string {
+    const r = this.rng;
+    const out: string[] = [];
+    for (let i = 0; i < words; i++)
+      out.push(r.chance(0.9) ? r.pick(r.chance(0.5) ? NON_ASCII_WORDS : UNICODE_WORDS) : r.pick(WORDS));
+    return out.join(r.chance(0.3) ? "" : " ");
   }
 
   /** The closing SessionEnd; with `secrets`, its summary carries a long mixed text dense in secrets. */
@@ -872,6 +1046,45 @@ function readMeta(path: string): DatasetMeta | undefined {
   }
 }
 
+/** The events of one generated shape, a call at a time. */
+const NEXT_EVENTS: Record<DatasetShape, (gen: ReplayGenerator) => string[]> = {
+  default: (gen) => gen.nextEvents(),
+  dense: (gen) => gen.nextSmallEvents(),
+  "secrets-dense": (gen) => gen.nextSecretEvents(),
+  "escape-heavy": (gen) => gen.nextEscapeEvents(),
+  "non-ascii": (gen) => gen.nextNonAsciiEvents(),
+  "small-calls": (gen) => gen.nextSmallCallEvents(),
+  "large-outputs": (gen) => gen.nextLargeOutputEvents(),
+};
+
+/**
+ * The lines (without their newline) of a generated replay of at least `targetBytes`: it ends at
+ * the first event past the target, plus SessionEnd. The same shape, seed and size always give
+ * the same lines.
+ */
+export function* replayLines(
+  targetBytes: number,
+  options: { seed?: number; shape?: DatasetShape } = {},
+): Generator<string> {
+  const shape = options.shape ?? "default";
+  const gen = new ReplayGenerator(options.seed ?? DEFAULT_SEED);
+  const next = NEXT_EVENTS[shape];
+  let bytes = 0;
+  for (const line of [gen.header(), gen.sessionStart()]) {
+    bytes += Buffer.byteLength(line) + 1;
+    yield line;
+  }
+  // Leave room for SessionEnd (under 300 bytes; the secrets-dense one runs longer) so the file
+  // lands just past the target.
+  while (bytes + 300 < targetBytes) {
+    for (const line of next(gen)) {
+      bytes += Buffer.byteLength(line) + 1;
+      yield line;
+    }
+  }
+  yield gen.sessionEnd({ secrets: shape === "secrets-dense" });
+}
+
 /**
  * Ensures `path` holds a generated replay of at least `targetBytes` (it ends at the first event
  * past the target, plus SessionEnd). Reuses the file when its meta matches the version, seed,
@@ -904,7 +1117,6 @@ export async function ensureReplayFile(
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.tmp`;
   const out = createWriteStream(tmp);
-  const gen = new ReplayGenerator(seed);
   let bytes = 0;
   let lines = 0;
   let chunk = "";
@@ -925,20 +1137,7 @@ export async function ensureReplayFile(
     }
   };
 
-  await push(gen.header());
-  await push(gen.sessionStart());
-  // Leave room for SessionEnd (under 300 bytes; the secrets-dense one runs longer) so the file
-  // lands just past the target.
-  const next =
-    shape === "dense"
-      ? () => gen.nextSmallEvents()
-      : shape === "secrets-dense"
-        ? () => gen.nextSecretEvents()
-        : () => gen.nextEvents();
-  while (bytes + 300 < targetBytes) {
-    for (const line of next()) await push(line);
-  }
-  await push(gen.sessionEnd({ secrets: shape === "secrets-dense" }));
+  for (const line of replayLines(targetBytes, { seed, shape })) await push(line);
   out.end(chunk);
   await finished(out);
   renameSync(tmp, path);

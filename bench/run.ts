@@ -33,7 +33,13 @@ import { redactChecked, redactFile } from "#shared/redact/index.js";
 import { folderPorts } from "../cli/adapters/files.js";
 import { parallelOptions } from "../cli/worker-script.js";
 import { lastLineOf } from "./child.js";
-import { type DatasetMeta, type DatasetShape, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
+import {
+  DATASET_SHAPES,
+  type DatasetMeta,
+  type DatasetShape,
+  ensureReplayFile,
+  GENERATOR_VERSION,
+} from "./generate.js";
 import { receiptSettleReport } from "./receipt-settle.js";
 import { leaveFamilyOut, leaveFamilyOutMarkdown, parseSamples, truePositives } from "./secret-recall.js";
 
@@ -171,6 +177,22 @@ function pythonUnavailable(): string | undefined {
 /** What the label of a row on the `secrets-dense` file adds. */
 const SECRETS_DENSE_LABEL = ", kept text and params dense in secrets";
 
+/** What the label of a row adds for the file it reads. */
+const SHAPE_LABELS: Record<DatasetShape, string> = {
+  default: "",
+  dense: ", a tool call per 1.1 KB",
+  "secrets-dense": SECRETS_DENSE_LABEL,
+  "escape-heavy": ", file contents and diffs heavy in escapes",
+  "non-ascii": ", text mostly non-ASCII (CJK, emoji, accents)",
+  "small-calls": ", tool calls of at most 1 KB with nested params",
+  "large-outputs": ", outputs of about 100 KB",
+};
+
+/** A row name's part for its file: none for the default one. */
+function shapeSuffix(shape: DatasetShape): string {
+  return shape === "default" ? "" : `-${shape}`;
+}
+
 /** The rows, in table order. */
 export const MEASUREMENTS: Measurement[] = [
   { kind: "node", name: "jcs", label: "replay-pipeline `jcs` + SHA-256", run: profileRun("jcs") },
@@ -226,26 +248,29 @@ export const MEASUREMENTS: Measurement[] = [
     const threads = workers === 0 ? "one thread" : `${workers} worker thread${workers > 1 ? "s" : ""} + main`;
     const suffix = parallel ? "" : "-1t";
     return [
-      {
-        kind: "node",
-        name: `inspect${suffix}`,
-        label: `replay-pipeline \`inspect\` (validate, rehash every hash, summary), ${threads}`,
-        scale: 5,
-        run: async (file) => {
-          const counter = { bytes: 0 };
-          const { report } = await inspect(readChunks(file, counter), {
-            file,
-            keepToolCalls: false,
-            parallel: parallelOptions(workers),
-          });
-          // A benchmark of a path that rejects its input would measure the wrong thing.
-          if (report.verdict !== "passed")
-            throw new Error(
-              `${file}: inspect verdict ${report.verdict}: ${JSON.stringify(report.errors.slice(0, 3))}`,
-            );
-          return { bytes: counter.bytes, digest: report.replay_hash };
-        },
-      },
+      ...DATASET_SHAPES.map(
+        (shape): NodeMeasurement => ({
+          kind: "node",
+          name: `inspect${shapeSuffix(shape)}${suffix}`,
+          label: `replay-pipeline \`inspect\` (validate, rehash every hash, summary)${SHAPE_LABELS[shape]}, ${threads}`,
+          scale: shape === "default" ? 5 : 1,
+          shape,
+          run: async (file) => {
+            const counter = { bytes: 0 };
+            const { report } = await inspect(readChunks(file, counter), {
+              file,
+              keepToolCalls: false,
+              parallel: parallelOptions(workers),
+            });
+            // A benchmark of a path that rejects its input would measure the wrong thing.
+            if (report.verdict !== "passed")
+              throw new Error(
+                `${file}: inspect verdict ${report.verdict}: ${JSON.stringify(report.errors.slice(0, 3))}`,
+              );
+            return { bytes: counter.bytes, digest: report.replay_hash };
+          },
+        }),
+      ),
       ...(["default", "secrets-dense"] as const).map(
         (shape): NodeMeasurement => ({
           kind: "node",
@@ -295,12 +320,12 @@ export const MEASUREMENTS: Measurement[] = [
           return { bytes: counter.bytes, digest: hash.digest() };
         },
       },
-      ...(["default", "dense", "secrets-dense"] as const).map(
+      ...DATASET_SHAPES.map(
         (shape): NodeMeasurement => ({
           kind: "node",
-          name: `process${shape === "default" ? "" : `-${shape}`}${suffix}`,
-          label: `replay-pipeline \`process\` (the whole per-file job, one read, files in and out)${shape === "dense" ? ", a tool call per 1.1 KB" : shape === "secrets-dense" ? SECRETS_DENSE_LABEL : ""}, ${threads}`,
-          scale: shape === "secrets-dense" ? 1 : 5,
+          name: `process${shapeSuffix(shape)}${suffix}`,
+          label: `replay-pipeline \`process\` (the whole per-file job, one read, files in and out)${SHAPE_LABELS[shape]}, ${threads}`,
+          scale: shape === "default" || shape === "dense" ? 5 : 1,
           shape,
           run: (file) => processRun(file, workers),
         }),

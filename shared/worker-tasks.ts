@@ -3,8 +3,7 @@
  * thread, by name. The pool (shared/parallel/) knows none of them; the CLI and the benchmark hand
  * it this script's path.
  */
-import { splitTask } from "./canonical/index.js";
-import { serveLineTasks } from "./parallel/index.js";
+import { serveLineTasks, splitTask } from "./parallel/index.js";
 // The task modules themselves, not redact/index.js: a worker loads only what its tasks need.
 import { inspectRedactTask } from "./redact/layer-c/fused.js";
 import { redactTask } from "./redact/layer-c/task.js";

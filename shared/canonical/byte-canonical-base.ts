@@ -251,3 +251,65 @@ export interface TopLevelMembers {
   sourceStarts?: number[];
   sourceEnds?: number[];
 }
+
+/** The profiles the byte path serves (`replaykit` needs the lossless reader). */
+export type ByteProfile = "jcs" | "openagents";
+
+/** Deepest nesting accepted unless a caller says otherwise. */
+export const DEFAULT_DEPTH = 512;
+
+/** How deep a value may nest (default 512). */
+export interface DepthOption {
+  maxDepth?: number | undefined;
+}
+
+/** Options of a whole-document run. */
+export interface DocumentOptions extends DepthOption {
+  /** Where the top-level object's member values land (see `TopLevelMembers`). */
+  members?: TopLevelMembers | null;
+}
+
+/**
+ * What one run does: canonicalize a whole `document`, one `value` at `start` that more text may
+ * follow, or only `check` such a value (accept and reject exactly as canonicalizing, write nothing).
+ */
+export interface Job extends DocumentOptions {
+  kind: "document" | "value" | "check";
+  profile: ByteProfile;
+  start?: number;
+}
+
+/** `a`, doubled in length. */
+export function grow(a: Int32Array): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(a.length * 2);
+  next.set(a);
+  return next;
+}
+
+/**
+ * True for `\u00XX` (lowercase hex) naming a control character that JSON.stringify writes that
+ * way, i.e. not one of \b \t \n \f \r.
+ */
+export function isCanonicalControlEscape(src: Buffer, at: number): boolean {
+  if (src[at + 2] !== 48 || src[at + 3] !== 48) return false;
+  const hi = src[at + 4];
+  const lo = src[at + 5] as number;
+  if (hi !== 48 && hi !== 49) return false;
+  const low = lo >= 48 && lo <= 57 ? lo - 48 : lo >= 97 && lo <= 102 ? lo - 87 : -1;
+  if (low < 0) return false;
+  const cp = (hi === 49 ? 16 : 0) + low;
+  return cp !== 8 && cp !== 9 && cp !== 10 && cp !== 12 && cp !== 13;
+}
+
+export function hex4(src: Buffer, at: number): number {
+  let v = 0;
+  for (let k = 0; k < 4; k++) {
+    const c = src[at + k];
+    if (c === undefined) return -1;
+    if (c >= 48 && c <= 57) v = v * 16 + c - 48;
+    else if (c >= 97 && c <= 102) v = v * 16 + c - 87;
+    else if (c >= 65 && c <= 70) v = v * 16 + c - 55;
+    else return -1;
+  }
+  return v;
+}

@@ -1,6 +1,20 @@
 import { isUtf8 } from "node:buffer";
-import type { TopLevelMembers } from "./byte-canonical-base.js";
-import { ByteCanonicalBase, type ByteSink, copy, EMPTY, EMPTY_VIEW } from "./byte-canonical-base.js";
+import {
+  ByteCanonicalBase,
+  type ByteProfile,
+  type ByteSink,
+  copy,
+  DEFAULT_DEPTH,
+  type DepthOption,
+  type DocumentOptions,
+  EMPTY,
+  EMPTY_VIEW,
+  grow,
+  hex4,
+  isCanonicalControlEscape,
+  type Job,
+  type TopLevelMembers,
+} from "./byte-canonical-base.js";
 import { compareCodePoints } from "./numbers.js";
 
 export { ByteSink, type TopLevelMembers } from "./byte-canonical-base.js";
@@ -17,24 +31,22 @@ export { ByteSink, type TopLevelMembers } from "./byte-canonical-base.js";
  * byte-identical on well-formed input.
  */
 
+/** `string`'s slot for a string that is a value, not a member name. */
+const NOT_A_KEY = -1;
+
 const ESCAPED = 1; // the key's canonical text holds a backslash: byte order may differ from code-point order
 const HIGH = 2; // the key holds U+E000 or above: UTF-16 order (jcs) may differ from byte order
 
-function grow(a: Int32Array): Int32Array<ArrayBuffer> {
-  const next = new Int32Array(a.length * 2);
-  next.set(a);
-  return next;
-}
-
 /**
- * The scanner's state lives in fields, so no closure is made per call and the hot loops stay
- * fast. Output is lazy: input bytes that are already canonical (most of them) are not copied one
+ * The byte canonicalizer of one reader: whoever reads lines makes one and keeps it for the read,
+ * so its working arrays are allocated once, not per line, and no two readers share one. The
+ * scanner's state lives in fields, so no closure is made per call and the hot loops stay fast. Output is lazy: input bytes that are already canonical (most of them) are not copied one
  * by one but left as a pending span `[from, i)` of the input, copied in one native call when
  * something different must be written (whitespace dropped, a number reformatted, an escape
  * rewritten) or when an object's members must be reordered. The logical output position is
  * therefore `o + (i - from)`.
  */
-class ByteCanonicalizer extends ByteCanonicalBase {
+export class ByteCanonicalizer extends ByteCanonicalBase {
   // Open containers: 1 for an object, 0 for an array; and where each object's members begin.
   private kinds = new Int32Array(64);
   private bases = new Int32Array(64);
@@ -59,20 +71,15 @@ class ByteCanonicalizer extends ByteCanonicalBase {
   private names: string[] = new Array<string>(256).fill("");
 
   /**
-   * Canonicalizes `src` (from `start`) into `sink`; returns the offset where reading stopped, or
-   * -1. In `prefix` mode the value may be followed by more text (the offset is past the value
-   * and any whitespace after it); otherwise it must be all of `src`.
+   * Canonicalizes `src` into `sink` as `job` says; returns the offset where reading stopped, or
+   * -1. For a `value` (or `check`) job the value may be followed by more text (the offset is past
+   * the value and any whitespace after it); for a `document` it must be all of `src`.
    */
-  run(
-    src: Buffer,
-    profile: "jcs" | "openagents",
-    sink: ByteSink,
-    maxDepth: number,
-    members: TopLevelMembers | null,
-    start = 0,
-    prefix = false,
-    check = false,
-  ): number {
+  private run(src: Buffer, sink: ByteSink, job: Job): number {
+    const members = job.members ?? null;
+    const prefix = job.kind !== "document";
+    const check = job.kind === "check";
+    const start = job.start ?? 0;
     this.members = members;
     this.check = check;
     if (members !== null) {
@@ -93,21 +100,70 @@ class ByteCanonicalizer extends ByteCanonicalBase {
     sink.reserve(src.length - start + 64);
     this.buf = sink.buf;
     this.o = sink.len;
-    this.jcs = profile === "jcs";
+    this.jcs = job.profile === "jcs";
     this.depth = 0;
     this.m = 0;
     // A prefix's bytes are checked once its end is known.
-    const ok = this.document(maxDepth) && (!prefix || isUtf8(src.subarray(start, this.i)));
+    const ok =
+      this.document(job.maxDepth ?? DEFAULT_DEPTH) && (!prefix || isUtf8(src.subarray(start, this.i)));
     if (ok && !check) {
       this.flush();
       sink.len = this.o;
     }
     const end = this.i;
-    // Drop references so a large input is not kept alive by this shared instance.
+    // Drop references so a large input is not kept alive by a canonicalizer its owner keeps.
     this.src = EMPTY;
     this.buf = EMPTY;
     this.view = EMPTY_VIEW;
     return ok ? end : -1;
+  }
+
+  /**
+   * Appends the canonical form of the JSON text `src` to `out` and returns true, or returns false
+   * (leaving `out.len` unchanged) when the input needs the lossless reader's attention. With
+   * `members`, records where the top-level object's member values are, and leaves that object's
+   * members in input order (each value canonical): for callers that hash member values.
+   */
+  canonicalize(src: Buffer, profile: ByteProfile, out: ByteSink, options: DocumentOptions = {}): boolean {
+    return (
+      this.run(src, out, {
+        kind: "document",
+        profile,
+        maxDepth: options.maxDepth,
+        members: options.members,
+      }) >= 0
+    );
+  }
+
+  /**
+   * Appends the canonical form of the one JSON value that starts at `src[start]` (more text may
+   * follow it) to `out` and returns the offset just past the value and any whitespace after it; or
+   * returns -1 (leaving `out.len` unchanged) when the value needs the lossless reader's attention.
+   * For callers that cut a large member out of a line while canonicalizing it in the same pass.
+   */
+  valueAt(
+    src: Buffer,
+    start: number,
+    profile: ByteProfile,
+    out: ByteSink,
+    options: DepthOption = {},
+  ): number {
+    return this.run(src, out, { kind: "value", profile, start, maxDepth: options.maxDepth });
+  }
+
+  /**
+   * `valueAt` without the output: the same offset or -1 for the same input, and `scratch.len`
+   * unchanged (its buffer serves as working space). For callers that must know a value reads but
+   * not its canonical bytes, such as a removed member whose hash the line carries.
+   */
+  checkValueAt(
+    src: Buffer,
+    start: number,
+    profile: ByteProfile,
+    scratch: ByteSink,
+    options: DepthOption = {},
+  ): number {
+    return this.run(src, scratch, { kind: "check", profile, start, maxDepth: options.maxDepth });
   }
 
   private document(maxDepth: number): boolean {
@@ -117,7 +173,7 @@ class ByteCanonicalizer extends ByteCanonicalBase {
       // A value starts at i.
       const c = src[this.i];
       if (c === 34) {
-        if (!this.string(-1)) return false;
+        if (!this.string(NOT_A_KEY)) return false;
       } else if (c === 123 || c === 91) {
         if (this.depth >= maxDepth) return false;
         this.i++;
@@ -520,78 +576,14 @@ class ByteCanonicalizer extends ByteCanonicalBase {
 }
 
 /**
- * True for `\u00XX` (lowercase hex) naming a control character that JSON.stringify writes that
- * way, i.e. not one of \b \t \n \f \r.
- */
-function isCanonicalControlEscape(src: Buffer, at: number): boolean {
-  if (src[at + 2] !== 48 || src[at + 3] !== 48) return false;
-  const hi = src[at + 4];
-  const lo = src[at + 5] as number;
-  if (hi !== 48 && hi !== 49) return false;
-  const low = lo >= 48 && lo <= 57 ? lo - 48 : lo >= 97 && lo <= 102 ? lo - 87 : -1;
-  if (low < 0) return false;
-  const cp = (hi === 49 ? 16 : 0) + low;
-  return cp !== 8 && cp !== 9 && cp !== 10 && cp !== 12 && cp !== 13;
-}
-
-function hex4(src: Buffer, at: number): number {
-  let v = 0;
-  for (let k = 0; k < 4; k++) {
-    const c = src[at + k];
-    if (c === undefined) return -1;
-    if (c >= 48 && c <= 57) v = v * 16 + c - 48;
-    else if (c >= 97 && c <= 102) v = v * 16 + c - 87;
-    else if (c >= 65 && c <= 70) v = v * 16 + c - 55;
-    else return -1;
-  }
-  return v;
-}
-
-const shared = new ByteCanonicalizer();
-
-/**
- * Appends the canonical form of the JSON text `src` to `out` and returns true, or returns false
- * (leaving `out.len` unchanged) when the input needs the lossless reader's attention. With
- * `members`, records where the top-level object's member values are, and leaves that object's
- * members in input order (each value canonical): for callers that hash member values.
+ * `new ByteCanonicalizer().canonicalize(…)`, for a caller with one text to canonicalize; a caller
+ * with many (a line reader) keeps its own `ByteCanonicalizer`.
  */
 export function canonicalizeBytes(
   src: Buffer,
-  profile: "jcs" | "openagents",
+  profile: ByteProfile,
   out: ByteSink,
-  maxDepth = 512,
-  members: TopLevelMembers | null = null,
+  options: DocumentOptions = {},
 ): boolean {
-  return shared.run(src, profile, out, maxDepth, members) >= 0;
-}
-
-/**
- * Appends the canonical form of the one JSON value that starts at `src[start]` (more text may
- * follow it) to `out` and returns the offset just past the value and any whitespace after it; or
- * returns -1 (leaving `out.len` unchanged) when the value needs the lossless reader's attention.
- * For callers that cut a large member out of a line while canonicalizing it in the same pass.
- */
-export function canonicalizeValueAt(
-  src: Buffer,
-  start: number,
-  profile: "jcs" | "openagents",
-  out: ByteSink,
-  maxDepth = 512,
-): number {
-  return shared.run(src, profile, out, maxDepth, null, start, true);
-}
-
-/**
- * `canonicalizeValueAt` without the output: the same offset or -1 for the same input, and
- * `scratch.len` unchanged (its buffer serves as working space). For callers that must know a
- * value reads but not its canonical bytes, such as a removed member whose hash the line carries.
- */
-export function checkValueAt(
-  src: Buffer,
-  start: number,
-  profile: "jcs" | "openagents",
-  scratch: ByteSink,
-  maxDepth = 512,
-): number {
-  return shared.run(src, profile, scratch, maxDepth, null, start, true, true);
+  return new ByteCanonicalizer().canonicalize(src, profile, out, options);
 }

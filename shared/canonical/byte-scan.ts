@@ -3,7 +3,22 @@
  * numbers end, and which top-level members to cut out (`rawContainers`). Layer C's fast read uses
  * it to leave its raw members unread.
  */
-import { type ByteSink, canonicalizeValueAt, checkValueAt } from "./byte-canonical.js";
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  CR,
+  LF,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  SPACE,
+  startsNumber,
+  TAB,
+} from "../bytes.js";
+import type { ByteCanonicalizer, ByteSink } from "./byte-canonical.js";
 import { DEFAULT_MAX_DEPTH } from "./json-reader.js";
 import { inputOrder, type SplitView } from "./shallow.js";
 
@@ -31,31 +46,33 @@ export interface RawCuts {
  * (`"params_hash"`): when the line holds that, the value is only checked, not canonicalized.
  * Everything else is only delimited (strings by their unescaped quotes, containers by their
  * brackets): on a malformed line the result means nothing, and the caller must then read the line
- * losslessly. False when the line does not even scan as an object.
+ * losslessly. False when the line does not even scan as an object. `canonicalizer` is the
+ * caller's, kept from line to line.
  */
 export function rawContainers(
   b: Buffer,
   cuts: RawCuts,
   sink: ByteSink,
   cut: ReadonlyMap<string, Buffer>,
+  canonicalizer: ByteCanonicalizer,
 ): boolean {
   let i = skipSpace(b, 0);
-  if (b[i] !== 0x7b) return false;
+  if (b[i] !== OPEN_BRACE) return false;
   i = skipSpace(b, i + 1);
-  if (b[i] === 0x7d) return true;
+  if (b[i] === CLOSE_BRACE) return true;
   for (;;) {
-    if (b[i] !== 0x22) return false;
+    if (b[i] !== QUOTE) return false;
     const keyStart = i;
     i = stringEnd(b, i);
     if (i < 0) return false;
     const keyEnd = i;
     i = skipSpace(b, i);
-    if (b[i] !== 0x3a) return false;
+    if (b[i] !== COLON) return false;
     i = skipSpace(b, i + 1);
     cuts.names++;
     const start = i;
     const open = b[i];
-    const key = open === 0x7b || open === 0x5b ? memberName(b, keyStart, keyEnd) : "";
+    const key = open === OPEN_BRACE || open === OPEN_BRACKET ? memberName(b, keyStart, keyEnd) : "";
     const hashName = cut.get(key);
     if (hashName !== undefined) {
       // A second one is a duplicate name, which the lossless reader reports (and searching the
@@ -64,11 +81,11 @@ export function rawContainers(
       // The value sits one level down in the line: it may nest one level less. Its canonical bytes
       // are only needed for a hash the line lacks; most lines carry `<key>_hash`, usually last.
       if (b.lastIndexOf(hashName) >= 0) {
-        i = checkValueAt(b, start, "openagents", sink, DEFAULT_MAX_DEPTH - 1);
+        i = canonicalizer.checkValueAt(b, start, "openagents", sink, { maxDepth: DEFAULT_MAX_DEPTH - 1 });
         cuts.canonical.push(-1, -1);
       } else {
         const from = sink.len;
-        i = canonicalizeValueAt(b, start, "openagents", sink, DEFAULT_MAX_DEPTH - 1);
+        i = canonicalizer.valueAt(b, start, "openagents", sink, { maxDepth: DEFAULT_MAX_DEPTH - 1 });
         cuts.canonical.push(from, sink.len);
       }
       if (i < 0) return false;
@@ -80,8 +97,8 @@ export function rawContainers(
       if (i < 0) return false;
     }
     i = skipSpace(b, i);
-    if (b[i] === 0x7d) return true;
-    if (b[i] !== 0x2c) return false;
+    if (b[i] === CLOSE_BRACE) return true;
+    if (b[i] !== COMMA) return false;
     i = skipSpace(b, i + 1);
   }
 }
@@ -101,14 +118,14 @@ export function cutsOfSplit(
   const { keys, starts, ends, sourceStarts, sourceEnds } = view.members;
   const n = keys.length;
   // The view lists members in canonical order; the cuts go in input order.
-  const order = inputOrder(view.members);
+  const order = inputOrder(view);
   cuts.names += n;
   for (let o = 0; o < n; o++) {
     const k = order[o] as number;
     const start = sourceStarts[k] as number;
     const open = b[start];
     const key = keys[k] as string;
-    if ((open === 0x7b || open === 0x5b) && cut.has(key)) {
+    if ((open === OPEN_BRACE || open === OPEN_BRACKET) && cut.has(key)) {
       cuts.keys.push(key);
       cuts.starts.push(start);
       cuts.ends.push(sourceEnds[k] as number);
@@ -133,7 +150,7 @@ function memberName(b: Buffer, start: number, end: number): string {
 function skipSpace(b: Buffer, i: number): number {
   for (;;) {
     const c = b[i];
-    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return i;
+    if (c !== SPACE && c !== TAB && c !== LF && c !== CR) return i;
     i++;
   }
 }
@@ -142,10 +159,10 @@ function skipSpace(b: Buffer, i: number): number {
 function stringEnd(b: Buffer, i: number): number {
   let from = i + 1;
   for (;;) {
-    const q = b.indexOf(0x22, from);
+    const q = b.indexOf(QUOTE, from);
     if (q < 0) return -1;
     let k = q - 1;
-    while (b[k] === 0x5c) k--;
+    while (b[k] === BACKSLASH) k--;
     // An even run of backslashes escapes itself, not the quote.
     if ((q - 1 - k) % 2 === 0) return q + 1;
     from = q + 1;
@@ -161,22 +178,22 @@ function stringEnd(b: Buffer, i: number): number {
 function valueEnd(b: Buffer, i: number, cuts: RawCuts): number {
   const n = b.length;
   const first = b[i];
-  if (first === 0x22) return stringEnd(b, i);
-  if (first !== 0x7b && first !== 0x5b) return scalarEnd(b, i, cuts);
+  if (first === QUOTE) return stringEnd(b, i);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return scalarEnd(b, i, cuts);
   let depth = 0;
   while (i < n) {
     const c = b[i] as number;
-    if (c === 0x22) {
+    if (c === QUOTE) {
       i = stringEnd(b, i);
       if (i < 0) return -1;
-      if (b[skipSpace(b, i)] === 0x3a) cuts.names++;
+      if (b[skipSpace(b, i)] === COLON) cuts.names++;
       continue;
     }
-    if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) {
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--;
       if (depth === 0) return i + 1;
-    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+    } else if (startsNumber(c)) {
       i = scalarEnd(b, i, cuts);
       continue;
     }
@@ -191,10 +208,19 @@ function scalarEnd(b: Buffer, i: number, cuts: RawCuts): number {
   const start = i;
   while (i < n) {
     const c = b[i];
-    if (c === 0x2c || c === 0x7d || c === 0x5d || c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) break;
+    if (
+      c === COMMA ||
+      c === CLOSE_BRACE ||
+      c === CLOSE_BRACKET ||
+      c === SPACE ||
+      c === TAB ||
+      c === LF ||
+      c === CR
+    )
+      break;
     i++;
   }
   const c = b[start] as number;
-  if (c === 0x2d || (c >= 0x30 && c <= 0x39)) cuts.numbers.push(start, i);
+  if (startsNumber(c)) cuts.numbers.push(start, i);
   return i;
 }

@@ -1,9 +1,8 @@
 /** Lossless JSON reading, the three producers' canonical forms, and SHA-256 tags. */
 export {
+  ByteCanonicalizer,
   ByteSink,
   canonicalizeBytes,
-  canonicalizeValueAt,
-  checkValueAt,
   type TopLevelMembers,
 } from "./byte-canonical.js";
 export { cutsOfSplit, type RawCuts, rawContainers } from "./byte-scan.js";
@@ -30,19 +29,12 @@ export {
   hashOf,
   inputOrder,
   type MemberHashes,
+  nameBytes,
   readSplit,
   type SplitLine,
-  type SplitView,
+  SplitView,
   splitInto,
   splitLine,
   valueAt,
 } from "./shallow.js";
 export { assertText, sniffText } from "./sniff.js";
-export {
-  nameBytes,
-  type SplitTaskInit,
-  type SplitTexts,
-  SplitWire,
-  splitsFromWire,
-  splitTask,
-} from "./split-task.js";

@@ -1,6 +1,6 @@
 import { JsonInputError, ReplayPipelineError } from "../errors.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../limits.js";
-import { ByteSink, canonicalizeBytes } from "./byte-canonical.js";
+import { ByteCanonicalizer, ByteSink } from "./byte-canonical.js";
 import { DEFAULT_MAX_DEPTH, readJson } from "./json-reader.js";
 import { type CanonicalOptions, canonicalize, type Profile, rejectsLoneSurrogates } from "./profiles.js";
 import { assertText } from "./sniff.js";
@@ -175,11 +175,18 @@ export interface CanonicalInputOptions extends LineOptions, CanonicalOptions {
 
 /**
  * Appends the canonical form of one JSON text to `out`. Takes the byte fast path for `jcs` and
- * `openagents`; the lossless reader handles `replaykit` and reports every error with its position.
+ * `openagents` (with `canonicalizer`, which a caller of many texts keeps); the lossless reader
+ * handles `replaykit` and reports every error with its position.
  */
-function canonicalInto(bytes: Buffer, profile: Profile, out: ByteSink, options: CanonicalOptions = {}): void {
+function canonicalInto(
+  bytes: Buffer,
+  profile: Profile,
+  out: ByteSink,
+  options: CanonicalOptions = {},
+  canonicalizer: ByteCanonicalizer = new ByteCanonicalizer(),
+): void {
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  if (profile !== "replaykit" && canonicalizeBytes(bytes, profile, out, maxDepth)) return;
+  if (profile !== "replaykit" && canonicalizer.canonicalize(bytes, profile, out, { maxDepth })) return;
   const value = readJson(decodeUtf8(bytes), {
     maxDepth,
     rejectLoneSurrogates: rejectsLoneSurrogates(profile),
@@ -218,6 +225,7 @@ export async function* canonicalJsonLines(
   options: CanonicalInputOptions = {},
 ): AsyncGenerator<Buffer> {
   let out = new ByteSink(BATCH_BYTES + (BATCH_BYTES >> 2));
+  const canonicalizer = new ByteCanonicalizer();
   const lines = readByteLines(source, options);
   for (;;) {
     let next: IteratorResult<ByteLine>;
@@ -230,7 +238,7 @@ export async function* canonicalJsonLines(
     const { line, bytes } = next.value;
     if (isBlankBytes(bytes)) continue;
     try {
-      canonicalInto(bytes, profile, out, options);
+      canonicalInto(bytes, profile, out, options, canonicalizer);
     } catch (error) {
       // A line's document knows only its own line 1: shift to the file's line.
       throw error instanceof ReplayPipelineError

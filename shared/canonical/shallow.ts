@@ -1,4 +1,6 @@
-import { ByteSink, canonicalizeBytes, type TopLevelMembers } from "./byte-canonical.js";
+import { LOWER_F, LOWER_N, LOWER_T, OPEN_BRACE, OPEN_BRACKET, QUOTE, startsNumber } from "../bytes.js";
+import { remembered } from "../memo.js";
+import { ByteCanonicalizer, ByteSink, type TopLevelMembers } from "./byte-canonical.js";
 import { sha256Tag } from "./hash.js";
 import { DEFAULT_MAX_DEPTH, readJson } from "./json-reader.js";
 import { JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-value.js";
@@ -10,7 +12,7 @@ import { JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-v
  * members (large tool inputs and outputs) are hashed from those bytes. `readView` turns that into
  * the event object, lazy objects and arrays as empty placeholders of their JSON type, and
  * `readSplit` into the object Layer C reads. On worker threads the split goes to the reading
- * thread as wire text instead (`./split-task.ts`).
+ * thread as wire text instead (`../parallel/split-task.ts`).
  */
 
 /** One line as `splitLine` read it, for a reader. */
@@ -30,36 +32,41 @@ export function hashOf(hashes: MemberHashes | undefined, name: string): string |
 }
 
 /**
- * Where `splitLine` left the line it split, for a second reader of the same line (Layer C cuts
- * members out of it rather than scan it again): the canonicalizer's output buffer, holding each
- * top-level member's canonical value at `members.starts`/`ends`, and where each value is in the
- * line (`members.sourceStarts`/`sourceEnds`). Valid until the next `splitLine` call.
+ * A line reader's split of its latest line, and the working space that makes it (owned by the
+ * reader, one per read, never shared): the canonicalizer's output buffer, holding each top-level
+ * member's canonical value at `members.starts`/`ends`, and where each value is in the line
+ * (`members.sourceStarts`/`sourceEnds`), for a second reader of the same line (Layer C cuts
+ * members out of it rather than scan it again). Each `splitInto` with this view replaces them.
  */
-export interface SplitView {
-  buf: Buffer;
-  members: Required<TopLevelMembers>;
+export class SplitView {
+  /** The canonical bytes of the latest split (a view of `sink`'s buffer). */
+  buf: Buffer = Buffer.alloc(0);
+  readonly members: Required<TopLevelMembers> = {
+    keys: [],
+    starts: [],
+    ends: [],
+    sourceStarts: [],
+    sourceEnds: [],
+  };
   /** The split's lazy members' hashes (`SplitLine.hashes`). */
-  hashes: MemberHashes;
+  hashes: MemberHashes = {};
+  /** `inputOrder`'s answer, reused from line to line. */
+  order = new Int32Array(64);
+  readonly sink = new ByteSink(1 << 16);
+  readonly canonicalizer = new ByteCanonicalizer();
 }
-
-const sink = new ByteSink(1 << 16);
-const members: Required<TopLevelMembers> = {
-  keys: [],
-  starts: [],
-  ends: [],
-  sourceStarts: [],
-  sourceEnds: [],
-};
 
 /**
  * The byte half: canonicalizes the line and hashes its lazy members into `view`; false when the
  * line needs the lossless reader.
  */
 export function splitInto(bytes: Buffer, lazy: ReadonlySet<string>, view: SplitView): boolean {
+  const { sink, members } = view;
   sink.clear();
-  if (!canonicalizeBytes(bytes, "openagents", sink, DEFAULT_MAX_DEPTH, members)) return false;
+  if (!view.canonicalizer.canonicalize(bytes, "openagents", sink, { maxDepth: DEFAULT_MAX_DEPTH, members }))
+    return false;
   const buf = sink.buf;
-  if (buf[0] !== 0x7b) return false;
+  if (buf[0] !== OPEN_BRACE) return false;
   const hashes: Record<string, string> = {};
   const { keys, starts, ends } = members;
   for (let k = 0; k < keys.length; k++) {
@@ -68,7 +75,6 @@ export function splitInto(bytes: Buffer, lazy: ReadonlySet<string>, view: SplitV
       setMember(hashes, key, sha256Tag(buf.subarray(starts[k] as number, ends[k] as number)));
   }
   view.buf = buf;
-  view.members = members;
   view.hashes = hashes;
   return true;
 }
@@ -80,7 +86,7 @@ export function splitInto(bytes: Buffer, lazy: ReadonlySet<string>, view: SplitV
 export function splitLine(
   bytes: Buffer,
   lazy: ReadonlySet<string>,
-  view: SplitView = {} as SplitView,
+  view: SplitView = new SplitView(),
 ): SplitLine | undefined {
   if (!splitInto(bytes, lazy, view)) return undefined;
   return { value: readView(view, lazy), hashes: view.hashes };
@@ -95,43 +101,44 @@ function readView(view: SplitView, lazy: ReadonlySet<string>): JsonObject {
     const key = keys[k] as string;
     const start = starts[k] as number;
     const open = buf[start];
-    const empty = (open === 0x7b || open === 0x5b) && lazy.has(key);
-    setMember(value, key, empty ? (open === 0x7b ? {} : []) : valueAt(buf, start, ends[k] as number));
+    const empty = (open === OPEN_BRACE || open === OPEN_BRACKET) && lazy.has(key);
+    setMember(value, key, empty ? (open === OPEN_BRACE ? {} : []) : valueAt(buf, start, ends[k] as number));
   }
   return value;
 }
+
+/** A member's name as JSON, and the colon after it: the same few names come on every line. */
+export const nameBytes = remembered((key: string): Buffer => Buffer.from(`${JSON.stringify(key)}:`));
 
 /** The canonical value at `buf[start, end)`. */
 export function valueAt(buf: Buffer, start: number, end: number): JsonValue {
   const text = buf.toString("utf8", start, end);
   // A string without escapes is its text between the quotes.
-  return buf[start] === 0x22 && !text.includes("\\") ? text.slice(1, -1) : readCanonical(text);
+  return buf[start] === QUOTE && !text.includes("\\") ? text.slice(1, -1) : readCanonical(text);
 }
 
 /** One canonical value, read without the full reader where its first character says what it is. */
 function readCanonical(text: string): JsonValue {
   const first = text.charCodeAt(0);
   // Canonical text is valid JSON: a string's JSON.parse is exact, a number keeps its text.
-  if (first === 0x22) return JSON.parse(text) as string;
-  if (first === 0x2d || (first >= 0x30 && first <= 0x39)) return new JsonNumber(text);
-  if (first === 0x74) return true;
-  if (first === 0x66) return false;
-  if (first === 0x6e) return null;
+  if (first === QUOTE) return JSON.parse(text) as string;
+  if (startsNumber(first)) return new JsonNumber(text);
+  if (first === LOWER_T) return true;
+  if (first === LOWER_F) return false;
+  if (first === LOWER_N) return null;
   return readJson(text);
 }
 
-/** `inputOrder`'s answer, reused. */
-let order = new Int32Array(64);
-
 /**
- * The slots of a split's members (listed in canonical order) in the line's own order, in an array
- * that is reused: valid until the next call. An insertion sort: a line has a few members, often
- * in order already.
+ * The slots of `view`'s members (listed in canonical order) in the line's own order, in the
+ * view's `order` array: the view's next split replaces it. An insertion sort: a line has a few
+ * members, often in order already.
  */
-export function inputOrder(members: Pick<Required<TopLevelMembers>, "keys" | "sourceStarts">): Int32Array {
-  const { sourceStarts } = members;
-  const n = members.keys.length;
-  if (order.length < n) order = new Int32Array(2 * n);
+export function inputOrder(view: SplitView): Int32Array {
+  const { sourceStarts } = view.members;
+  const n = view.members.keys.length;
+  if (view.order.length < n) view.order = new Int32Array(2 * n);
+  const order = view.order;
   for (let k = 0; k < n; k++) {
     const at = sourceStarts[k] as number;
     let x = k - 1;
@@ -156,7 +163,7 @@ export function readSplit(view: SplitView, cut: ReadonlySet<string>): JsonObject
   const { keys, starts, ends } = view.members;
   const buf = view.buf;
   const n = keys.length;
-  const order = inputOrder(view.members);
+  const order = inputOrder(view);
   const value: JsonObject = {};
   for (let o = 0; o < n; o++) {
     const k = order[o] as number;
@@ -164,12 +171,12 @@ export function readSplit(view: SplitView, cut: ReadonlySet<string>): JsonObject
     const start = starts[k] as number;
     const end = ends[k] as number;
     const open = buf[start];
-    if (open === 0x7b || open === 0x5b) {
+    if (open === OPEN_BRACE || open === OPEN_BRACKET) {
       if (cut.has(key)) {
-        setMember(value, key, open === 0x7b ? {} : []);
+        setMember(value, key, open === OPEN_BRACE ? {} : []);
         continue;
       }
-      if (open === 0x7b || holds(buf, 0x7b, start, end)) return undefined;
+      if (open === OPEN_BRACE || holds(buf, OPEN_BRACE, start, end)) return undefined;
     }
     setMember(value, key, valueAt(buf, start, end));
   }

@@ -23,11 +23,10 @@ import {
   readByteLines,
   readJson,
   type SplitLine,
-  splitTask,
 } from "../canonical/index.js";
 import { ReplayPipelineError, StreamLimitError } from "../errors.js";
 import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES } from "../limits.js";
-import { mapLines, type ParallelOptions } from "../parallel/index.js";
+import { mapLines, type ParallelOptions, splitTask } from "../parallel/index.js";
 import { locatePath } from "./locate.js";
 import { detectFormat, readerFor } from "./registry.js";
 import {

@@ -2,7 +2,7 @@
  * The call ids of one REPLAY.jsonl file, kept compact: what tells a duplicate call, a duplicate
  * result and a result without a call apart, in a few dozen bytes per call whatever the ids are.
  *
- * An id is kept as a 128-bit digest: SipHash-2-4-128 (`./sip-hash.ts`), a keyed pseudorandom
+ * An id is kept as a 128-bit digest: SipHash-2-4-128 (`../../hash/sip-hash.ts`), a keyed pseudorandom
  * function, of the id's UTF-16 code units (injective for any JS string, lone surrogates included)
  * under a random per-file key. Nobody can compute a digest without the key, so nobody can craft
  * two ids that collide; ids that collide by chance do so with probability below n²/2¹²⁹ for n
@@ -14,7 +14,7 @@
  * table of entry numbers (linear probing, at most half full) finds them.
  */
 import { randomBytes } from "node:crypto";
-import { sipHash128Units } from "./sip-hash.js";
+import { SipHash128 } from "../../hash/index.js";
 
 /** Entries per chunk. */
 const CHUNK = 1 << 14;
@@ -34,7 +34,7 @@ interface Chunk {
 
 /** The digests of call ids seen so far, each with its latest call's line and whether it is open. */
 export class CallIds {
-  private readonly key = new Uint32Array(Uint8Array.from(randomBytes(16)).buffer);
+  private readonly sip = new SipHash128(new Uint32Array(Uint8Array.from(randomBytes(16)).buffer));
   private readonly chunks: Chunk[] = [];
   /** Entry number + 1 per slot; 0 is empty. */
   private slots = new Int32Array(1 << 10);
@@ -107,7 +107,7 @@ export class CallIds {
   /** The entry of `id`; a new (closed, line 0) one when `add`, else -1 when there is none. */
   private find(id: string, add: boolean): number {
     const d = this.digest;
-    sipHash128Units(this.key, id, d);
+    this.sip.ofUnits(id, d);
     const mask = this.slots.length - 1;
     for (let slot = (d[0] as number) & mask; ; slot = (slot + 1) & mask) {
       const held = this.slots[slot] as number;

@@ -3,18 +3,10 @@
  * splits a line for `inspect` and redacts it from the same work (the raw members Layer C cuts out
  * are the members `inspect` canonicalizes and hashes), and `tapOf`, the writer as `inspect`'s tap.
  */
-import {
-  ByteSink,
-  type SplitTexts,
-  type SplitView,
-  SplitWire,
-  splitInto,
-  splitLine,
-  splitsFromWire,
-} from "../../canonical/index.js";
+import { ByteSink, SplitView, splitInto, splitLine } from "../../canonical/index.js";
 import { RedactError } from "../../errors.js";
 import type { LineTap, TappedLine } from "../../formats/index.js";
-import type { LineTaskModule } from "../../parallel/index.js";
+import { type LineTaskModule, type SplitTexts, SplitWire, splitsFromWire } from "../../parallel/index.js";
 import { LineRedactor, type RedactedLine } from "./lines.js";
 import type { LayerCCounts } from "./summary.js";
 import type { RedactTaskInit } from "./task.js";
@@ -58,7 +50,7 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
       init.preset,
       init.key === undefined ? { file: init.file } : { file: init.file, key: init.key },
     );
-    const view = {} as SplitView;
+    const view = new SplitView();
     // On a worker (`wireLine`): the lines since the last `toWire` in their wire form (`FusedWire`).
     const splits = lazy === undefined ? undefined : new SplitWire(lazy);
     const texts = new ByteSink(1 << 16);

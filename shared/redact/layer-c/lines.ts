@@ -3,9 +3,9 @@
  * members unread (`readLazily`), and the summary written into the carrier line (`withSummary`).
  */
 import {
+  ByteCanonicalizer,
   ByteSink,
   canonicalize,
-  canonicalizeValueAt,
   cutsOfSplit,
   DEFAULT_MAX_DEPTH,
   decodeUtf8,
@@ -30,7 +30,7 @@ import type { Preset } from "../presets.js";
 import { Scrubber, type ScrubOptions } from "../scrub.js";
 import { Context } from "./context.js";
 import { RAW_KEYS } from "./policy.js";
-import { NOT_WRITTEN, redactSplitEvent, WRITTEN_HEADER } from "./split-event.js";
+import { NOT_WRITTEN, SplitEventWriter, WRITTEN_HEADER } from "./split-event.js";
 import { type LayerCCounts, type LayerCSummary, summaryValue } from "./summary.js";
 import { isRootShaped, redactEvent, redactReplayEvent } from "./transform.js";
 
@@ -93,6 +93,10 @@ export class LineRedactor {
   private readonly fastRead: boolean;
   /** Output buffer of the byte canonicalizer, for the raw values of the fast read. */
   private readonly sink = new ByteSink(1 << 16);
+  /** The byte canonicalizer of this redactor's lines (its working arrays kept from line to line). */
+  private readonly canonicalizer = new ByteCanonicalizer();
+  /** Writes the REPLAY lines taken from their split. */
+  private readonly splitEvents = new SplitEventWriter();
   /** Where `line` writes its line before copying it out. */
   private readonly scratch = new ByteSink(1 << 12);
   private events = 0;
@@ -131,7 +135,7 @@ export class LineRedactor {
 
   /**
    * `line`, written into `out` (after what it holds) rather than returned; returns the carrier
-   * flag. A REPLAY line just split is redacted from the split's bytes (`redactSplitEvent`) when
+   * flag. A REPLAY line just split is redacted from the split's bytes (`SplitEventWriter`) when
    * that path takes it; any other line through the event object.
    */
   lineInto(bytes: Buffer, line: number, split: SplitView | undefined, out: ByteSink): boolean {
@@ -156,7 +160,7 @@ export class LineRedactor {
 
   private writeLine(bytes: Buffer, line: number, split: SplitView | undefined, out: ByteSink): boolean {
     if (split !== undefined && this.replay !== undefined && this.fastRead) {
-      const written = redactSplitEvent(split, this.ctx, this.replay, out);
+      const written = this.splitEvents.redact(split, this.ctx, this.replay, out);
       if (written !== NOT_WRITTEN) {
         this.events++;
         return written === WRITTEN_HEADER;
@@ -210,7 +214,7 @@ export class LineRedactor {
       }
       let fast: ReturnType<typeof readLazily>;
       try {
-        fast = readLazily(bytes, this.sink, split);
+        fast = readLazily(bytes, this.sink, this.canonicalizer, split);
       } catch {
         // Whatever the fast read trips on, the lossless reader decides (and words the error).
         fast = undefined;
@@ -277,6 +281,7 @@ function cutHashes(value: JsonObject, split: SplitView): ReadonlyMap<string, str
 function readLazily(
   bytes: Buffer,
   sink: ByteSink,
+  canonicalizer: ByteCanonicalizer,
   split?: SplitView,
 ): { value: JsonObject; hashes: ReadonlyMap<string, string> } | undefined {
   const cuts: RawCuts = { keys: [], starts: [], ends: [], canonical: [], names: 0, numbers: [] };
@@ -285,7 +290,7 @@ function readLazily(
   // them to `sink`.
   const ok =
     split === undefined
-      ? rawContainers(bytes, cuts, sink, RAW_CUTS)
+      ? rawContainers(bytes, cuts, sink, RAW_CUTS, canonicalizer)
       : cutsOfSplit(bytes, split, cuts, RAW_CUTS);
   if (!ok || cuts.keys.length === 0) return undefined;
   const canonical = split === undefined ? sink : { buf: split.buf };
@@ -317,7 +322,8 @@ function readLazily(
     if (from < 0) {
       // Only checked: the `<key>_hash` found in the line was not a member beside it.
       const at = sink.len;
-      if (canonicalizeValueAt(bytes, start, "openagents", sink, DEFAULT_MAX_DEPTH - 1) < 0) return undefined;
+      if (canonicalizer.valueAt(bytes, start, "openagents", sink, { maxDepth: DEFAULT_MAX_DEPTH - 1 }) < 0)
+        return undefined;
       hashes.set(key, sha256Tag(sink.buf.subarray(at, sink.len)));
     } else hashes.set(key, sha256Tag(canonical.buf.subarray(from, cuts.canonical[2 * c + 1] as number)));
   }

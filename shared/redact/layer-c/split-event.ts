@@ -4,6 +4,19 @@
  * line's own member order, but a member kept unchanged is written as the canonical bytes the split
  * already holds. The common event thus costs neither an event object nor a second serialization.
  */
+
+import {
+  CLOSE_BRACE,
+  COMMA,
+  DIGIT_0,
+  DIGIT_9,
+  LF,
+  LOWER_A,
+  LOWER_F,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from "../../bytes.js";
 import {
   type ByteSink,
   canonicalize,
@@ -21,34 +34,12 @@ import type { Context } from "./context.js";
 import { child, isHashKey, isVerbatimKey, RAW_KEYS } from "./policy.js";
 import { type ObjectRules, redactMember } from "./transform.js";
 
-/** `redactSplitEvent`'s answers: not written (the caller takes the object path), written, written and a ReplayHeader. */
+/** `SplitEventWriter.redact`'s answers: not written (the caller takes the object path), written, written and a ReplayHeader. */
 export const NOT_WRITTEN = 0;
 /** See `NOT_WRITTEN`. */
 export const WRITTEN = 1;
 /** See `NOT_WRITTEN`. */
 export const WRITTEN_HEADER = 2;
-
-/**
- * Per-line scratch (one thread runs one line at a time): what is kept of each member under its
- * own name (by slot: the member's slot when its bytes are written as they are, else the canonical
- * text kept); and whether anything is kept under another name (a scrubbed name, an added hash),
- * in which case `sequence` lists every name and value kept, in the order the object path sets
- * them.
- */
-let slots: (number | string | undefined)[] = [];
-let renamed = false;
-const sequence: (number | string)[] = [];
-let member = 0;
-let memberValue: JsonValue = null;
-let memberKey = "";
-
-/** Keeps a member for the copy (see `slots`). */
-function keep(name: string, value: JsonValue, verbatim: boolean): void {
-  const kept = verbatim || sameValue(value, memberValue) ? member : canonicalize(value, "openagents");
-  sequence.push(name, kept);
-  if (name === memberKey) slots[member] = kept;
-  else renamed = true;
-}
 
 /** True when `kept` is `value` as read, or an array of its very elements. */
 function sameValue(kept: JsonValue, value: JsonValue): boolean {
@@ -59,105 +50,129 @@ function sameValue(kept: JsonValue, value: JsonValue): boolean {
 }
 
 /**
- * Writes the Layer C line of the REPLAY event `view` holds (canonical, with its final `\n`) into
- * `out`, counting into `ctx` what `redactReplayEvent` would count for it. `NOT_WRITTEN`, with
- * nothing written or counted, for a line this path does not take: `paranoid` (whose structural
- * walk reads nested values), or a member that is an object or an array holding containers but not
- * a raw one (the split has those in canonical order, not the line's).
+ * Writes Layer C lines of REPLAY events from their splits. One per line reader (its fields are the
+ * working state of the line being written, reused from line to line): what is kept of each
+ * member under its own name (by slot: the member's slot when its bytes are written as they are,
+ * else the canonical text kept); and whether anything is kept under another name (a scrubbed
+ * name, an added hash), in which case `sequence` lists every name and value kept, in the order the
+ * object path sets them.
  */
-export function redactSplitEvent(
-  view: SplitView,
-  ctx: Context,
-  fields: ReplayEventFields,
-  out: ByteSink,
-): number {
-  if (ctx.paranoid) return NOT_WRITTEN;
-  const { keys, starts, ends } = view.members;
-  const buf = view.buf;
-  const n = keys.length;
-  if (slots.length < n) slots = new Array<number | string | undefined>(2 * n);
-  let type: JsonValue | undefined;
-  for (let k = 0; k < n; k++) {
-    const key = keys[k] as string;
-    if (RAW_KEYS.has(key)) continue;
-    const start = starts[k] as number;
-    const end = ends[k] as number;
-    const open = buf[start];
-    if (open === 0x7b) return NOT_WRITTEN;
-    if (open === 0x5b && holdsBracket(buf, start + 1, end)) return NOT_WRITTEN;
-    if (key === fields.typeKey) type = valueAt(buf, start, end);
-  }
-  const known = typeof type === "string" ? fields.byType.get(type) : undefined;
-  const rules: ObjectRules = known ?? { allow: ctx.allow };
-  // The line's member order: it decides the counts' key order, and which of two names that scrub
-  // alike is written.
-  const order = inputOrder(view.members);
-  slots.fill(undefined, 0, n);
-  sequence.length = 0;
-  renamed = false;
-  for (let o = 0; o < n; o++) {
-    const k = order[o] as number;
-    const key = keys[k] as string;
-    if (RAW_KEYS.has(key)) {
-      ctx.drop(child("$", key), "layer_c.raw_removed");
-      if (keys.includes(`${key}_hash`)) continue;
-      const hash =
-        hashOf(view.hashes, key) ?? sha256Tag(buf.subarray(starts[k] as number, ends[k] as number));
-      sequence.push(ctx.hashAdded(key, "$"), `"${hash}"`);
-      renamed = true;
-      continue;
-    }
-    const start = starts[k] as number;
-    const end = ends[k] as number;
-    // `redactMember`'s first rule, read on the bytes: a known verbatim member holding one scalar
-    // (a hash under a hash name) is kept as it is, with nothing counted.
-    if (
-      rules.known?.has(key) === true &&
-      isVerbatimKey(key) &&
-      verbatimScalar(buf, start, end, isHashKey(key))
-    ) {
-      sequence.push(key, k);
-      slots[k] = k;
-      continue;
-    }
-    member = k;
-    memberKey = key;
-    memberValue = valueAt(buf, start, end);
-    redactMember(key, memberValue, "$", ctx, rules, keep);
-  }
-  write(view, out);
-  return type === "ReplayHeader" ? WRITTEN_HEADER : WRITTEN;
-}
+export class SplitEventWriter {
+  private slots: (number | string | undefined)[] = [];
+  private renamed = false;
+  private readonly sequence: (number | string)[] = [];
+  /** The member `redactMember` is deciding on: its slot, value and name. */
+  private member = 0;
+  private memberValue: JsonValue = null;
+  private memberKey = "";
 
-/** The kept members, in code-point order of their names, as a canonical object line. */
-function write(view: SplitView, out: ByteSink): void {
-  out.reserve(1);
-  out.buf[out.len++] = 0x7b;
-  const { keys } = view.members;
-  let first = true;
-  if (!renamed) {
-    // Kept under their own names only: the split's member order is the copy's.
-    for (let k = 0; k < keys.length; k++) {
-      const value = slots[k];
-      if (value === undefined) continue;
-      if (!first) out.buf[out.len++] = 0x2c;
-      first = false;
-      writeMember(view, out, keys[k] as string, value);
+  /** Keeps a member for the copy (see `slots`); `redactMember`'s callback, made once. */
+  private readonly keep = (name: string, value: JsonValue, verbatim: boolean): void => {
+    const kept =
+      verbatim || sameValue(value, this.memberValue) ? this.member : canonicalize(value, "openagents");
+    this.sequence.push(name, kept);
+    if (name === this.memberKey) this.slots[this.member] = kept;
+    else this.renamed = true;
+  };
+
+  /**
+   * Writes the Layer C line of the REPLAY event `view` holds (canonical, with its final `\n`) into
+   * `out`, counting into `ctx` what `redactReplayEvent` would count for it. `NOT_WRITTEN`, with
+   * nothing written or counted, for a line this path does not take: `paranoid` (whose structural
+   * walk reads nested values), or a member that is an object or an array holding containers but not
+   * a raw one (the split has those in canonical order, not the line's).
+   */
+  redact(view: SplitView, ctx: Context, fields: ReplayEventFields, out: ByteSink): number {
+    if (ctx.paranoid) return NOT_WRITTEN;
+    const { keys, starts, ends } = view.members;
+    const buf = view.buf;
+    const n = keys.length;
+    if (this.slots.length < n) this.slots = new Array<number | string | undefined>(2 * n);
+    const { slots, sequence } = this;
+    let type: JsonValue | undefined;
+    for (let k = 0; k < n; k++) {
+      const key = keys[k] as string;
+      if (RAW_KEYS.has(key)) continue;
+      const start = starts[k] as number;
+      const end = ends[k] as number;
+      const open = buf[start];
+      if (open === OPEN_BRACE) return NOT_WRITTEN;
+      if (open === OPEN_BRACKET && holdsBracket(buf, start + 1, end)) return NOT_WRITTEN;
+      if (key === fields.typeKey) type = valueAt(buf, start, end);
     }
-  } else {
-    // As the object path sets them: a later member kept under a name replaces an earlier one.
-    const kept = new Map<string, number | string>();
-    for (let i = 0; i < sequence.length; i += 2)
-      kept.set(sequence[i] as string, sequence[i + 1] as number | string);
-    for (const name of [...kept.keys()].sort(compareCodePoints)) {
-      if (!first) out.buf[out.len++] = 0x2c;
-      first = false;
-      writeMember(view, out, name, kept.get(name) as number | string);
+    const known = typeof type === "string" ? fields.byType.get(type) : undefined;
+    const rules: ObjectRules = known ?? { allow: ctx.allow };
+    // The line's member order: it decides the counts' key order, and which of two names that scrub
+    // alike is written.
+    const order = inputOrder(view);
+    slots.fill(undefined, 0, n);
+    sequence.length = 0;
+    this.renamed = false;
+    for (let o = 0; o < n; o++) {
+      const k = order[o] as number;
+      const key = keys[k] as string;
+      if (RAW_KEYS.has(key)) {
+        ctx.drop(child("$", key), "layer_c.raw_removed");
+        if (keys.includes(`${key}_hash`)) continue;
+        const hash =
+          hashOf(view.hashes, key) ?? sha256Tag(buf.subarray(starts[k] as number, ends[k] as number));
+        sequence.push(ctx.hashAdded(key, "$"), `"${hash}"`);
+        this.renamed = true;
+        continue;
+      }
+      const start = starts[k] as number;
+      const end = ends[k] as number;
+      // `redactMember`'s first rule, read on the bytes: a known verbatim member holding one scalar
+      // (a hash under a hash name) is kept as it is, with nothing counted.
+      if (
+        rules.known?.has(key) === true &&
+        isVerbatimKey(key) &&
+        verbatimScalar(buf, start, end, isHashKey(key))
+      ) {
+        sequence.push(key, k);
+        slots[k] = k;
+        continue;
+      }
+      this.member = k;
+      this.memberKey = key;
+      this.memberValue = valueAt(buf, start, end);
+      redactMember(key, this.memberValue, "$", ctx, rules, this.keep);
     }
+    this.write(view, out);
+    return type === "ReplayHeader" ? WRITTEN_HEADER : WRITTEN;
   }
-  out.reserve(2);
-  out.buf[out.len++] = 0x7d;
-  out.buf[out.len++] = 0x0a;
+
+  /** The kept members, in code-point order of their names, as a canonical object line. */
+  private write(view: SplitView, out: ByteSink): void {
+    const { slots, sequence } = this;
+    out.reserve(1);
+    out.buf[out.len++] = OPEN_BRACE;
+    const { keys } = view.members;
+    let first = true;
+    if (!this.renamed) {
+      // Kept under their own names only: the split's member order is the copy's.
+      for (let k = 0; k < keys.length; k++) {
+        const value = slots[k];
+        if (value === undefined) continue;
+        if (!first) out.buf[out.len++] = COMMA;
+        first = false;
+        writeMember(view, out, keys[k] as string, value);
+      }
+    } else {
+      // As the object path sets them: a later member kept under a name replaces an earlier one.
+      const kept = new Map<string, number | string>();
+      for (let i = 0; i < sequence.length; i += 2)
+        kept.set(sequence[i] as string, sequence[i + 1] as number | string);
+      for (const name of [...kept.keys()].sort(compareCodePoints)) {
+        if (!first) out.buf[out.len++] = COMMA;
+        first = false;
+        writeMember(view, out, name, kept.get(name) as number | string);
+      }
+    }
+    out.reserve(2);
+    out.buf[out.len++] = CLOSE_BRACE;
+    out.buf[out.len++] = LF;
+  }
 }
 
 /** `"name":` and the value: a member's canonical bytes by its slot, or a canonical text. */
@@ -174,7 +189,7 @@ function writeMember(view: SplitView, out: ByteSink, name: string, value: number
 function holdsBracket(buf: Buffer, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = buf[i];
-    if (c === 0x7b || c === 0x5b) return true;
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) return true;
   }
   return false;
 }
@@ -190,8 +205,8 @@ const HMAC_PREFIX = Buffer.from("hmac-sha256:");
  */
 function verbatimScalar(buf: Buffer, start: number, end: number, hash: boolean): boolean {
   const open = buf[start] as number;
-  if (open === 0x7b || open === 0x5b) return false;
-  if (open !== 0x22 || !hash) return true;
+  if (open === OPEN_BRACE || open === OPEN_BRACKET) return false;
+  if (open !== QUOTE || !hash) return true;
   // `(sha256:|hmac-sha256:)?` and 64 lowercase hex digits, between the quotes.
   let i = start + 1;
   const last = end - 1;
@@ -200,7 +215,7 @@ function verbatimScalar(buf: Buffer, start: number, end: number, hash: boolean):
   if (last - i !== 64) return false;
   for (; i < last; i++) {
     const c = buf[i] as number;
-    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66))) return false;
+    if (!((c >= DIGIT_0 && c <= DIGIT_9) || (c >= LOWER_A && c <= LOWER_F))) return false;
   }
   return true;
 }

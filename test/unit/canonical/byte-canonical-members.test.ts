@@ -1,11 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  ByteCanonicalizer,
   ByteSink,
   canonicalize,
   canonicalizeBytes,
-  canonicalizeValueAt,
-  checkValueAt,
   readJson,
   type TopLevelMembers,
 } from "#shared/canonical/index.js";
@@ -19,7 +18,7 @@ describe("canonicalizeBytes with top-level member spans", () => {
           const text = JSON.stringify(object);
           const sink = new ByteSink(8);
           const members: TopLevelMembers = { keys: [], starts: [], ends: [] };
-          expect(canonicalizeBytes(Buffer.from(text), "openagents", sink, 512, members)).toBe(true);
+          expect(canonicalizeBytes(Buffer.from(text), "openagents", sink, { members })).toBe(true);
           const value = readJson(text) as Record<string, ReturnType<typeof readJson>>;
           const keys = Object.keys(value).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
           expect(members.keys).toEqual(keys);
@@ -35,9 +34,9 @@ describe("canonicalizeBytes with top-level member spans", () => {
 
   it("leaves members empty for a non-object document and reports duplicates by failing", () => {
     const members: TopLevelMembers = { keys: ["stale"], starts: [1], ends: [2] };
-    expect(canonicalizeBytes(Buffer.from("[1,2]"), "openagents", new ByteSink(4), 512, members)).toBe(true);
+    expect(canonicalizeBytes(Buffer.from("[1,2]"), "openagents", new ByteSink(4), { members })).toBe(true);
     expect(members.keys).toEqual([]);
-    expect(canonicalizeBytes(Buffer.from('{"a":1,"a":2}'), "openagents", new ByteSink(4), 512, members)).toBe(
+    expect(canonicalizeBytes(Buffer.from('{"a":1,"a":2}'), "openagents", new ByteSink(4), { members })).toBe(
       false,
     );
   });
@@ -55,7 +54,7 @@ describe("canonicalizeValueAt", () => {
         const src = Buffer.concat([prefix, Buffer.from(`${before}${text}${after}${rest}`)]);
         const sink = new ByteSink(4);
         sink.len = 2;
-        const end = canonicalizeValueAt(src, prefix.length, "openagents", sink);
+        const end = new ByteCanonicalizer().valueAt(src, prefix.length, "openagents", sink);
         expect(end).toBe(prefix.length + Buffer.byteLength(`${before}${text}${after}`));
         expect(sink.buf.subarray(2, sink.len).toString("utf8")).toBe(
           canonicalize(readJson(text), "openagents"),
@@ -70,15 +69,15 @@ describe("canonicalizeValueAt", () => {
       const sink = new ByteSink(4);
       sink.len = 1;
       const src = Buffer.concat([Buffer.from("x"), Buffer.from(bad, "latin1"), Buffer.from(",1")]);
-      expect(canonicalizeValueAt(src, 1, "openagents", sink), bad).toBe(-1);
+      expect(new ByteCanonicalizer().valueAt(src, 1, "openagents", sink), bad).toBe(-1);
       expect(sink.len).toBe(1);
     }
   });
 
   it("gives up past the depth limit", () => {
     const deep = Buffer.from(`${"[".repeat(5)}${"]".repeat(5)},`);
-    expect(canonicalizeValueAt(deep, 0, "openagents", new ByteSink(4), 4)).toBe(-1);
-    expect(canonicalizeValueAt(deep, 0, "openagents", new ByteSink(4), 5)).toBe(10);
+    expect(new ByteCanonicalizer().valueAt(deep, 0, "openagents", new ByteSink(4), { maxDepth: 4 })).toBe(-1);
+    expect(new ByteCanonicalizer().valueAt(deep, 0, "openagents", new ByteSink(4), { maxDepth: 5 })).toBe(10);
   });
 });
 
@@ -124,11 +123,11 @@ describe("checkValueAt", () => {
     fc.assert(
       fc.property(texts, fc.constantFrom("", ",1]", "}"), (value, rest) => {
         const src = Buffer.concat([Buffer.from("["), value, Buffer.from(rest)]);
-        const canonical = canonicalizeValueAt(src, 1, "openagents", new ByteSink(4));
+        const canonical = new ByteCanonicalizer().valueAt(src, 1, "openagents", new ByteSink(4));
         const scratch = new ByteSink(4);
         scratch.len = 3;
         scratch.buf.write("abc");
-        expect(checkValueAt(src, 1, "openagents", scratch)).toBe(canonical);
+        expect(new ByteCanonicalizer().checkValueAt(src, 1, "openagents", scratch)).toBe(canonical);
         expect(scratch.len).toBe(3);
         expect(scratch.buf.toString("utf8", 0, 3)).toBe("abc");
       }),
@@ -138,7 +137,11 @@ describe("checkValueAt", () => {
 
   it("gives up past the depth limit as canonicalizeValueAt does", () => {
     const deep = Buffer.from(`${"[".repeat(5)}${"]".repeat(5)},`);
-    expect(checkValueAt(deep, 0, "openagents", new ByteSink(4), 4)).toBe(-1);
-    expect(checkValueAt(deep, 0, "openagents", new ByteSink(4), 5)).toBe(10);
+    expect(
+      new ByteCanonicalizer().checkValueAt(deep, 0, "openagents", new ByteSink(4), { maxDepth: 4 }),
+    ).toBe(-1);
+    expect(
+      new ByteCanonicalizer().checkValueAt(deep, 0, "openagents", new ByteSink(4), { maxDepth: 5 }),
+    ).toBe(10);
   });
 });

@@ -80,7 +80,7 @@ describe("canonicalizeBytes shortcuts", () => {
     const lines = ['{"abcdX":1,"Ã©":2}', '{"abcdY":1,"é":2,"Ã":3}', '{"abcdX":1,"\\u00e9":2}', '{"abcdY":1}'];
     for (const line of lines) {
       sink.len = 0;
-      expect(canonicalizeBytes(Buffer.from(line), "openagents", sink, 512, members)).toBe(true);
+      expect(canonicalizeBytes(Buffer.from(line), "openagents", sink, { members })).toBe(true);
       const keys = Object.keys(JSON.parse(line)).sort((a, b) =>
         Buffer.compare(Buffer.from(a), Buffer.from(b)),
       );
@@ -94,7 +94,7 @@ describe("canonicalizeBytes shortcuts", () => {
         for (const name of [`Ã©${x}${y}`, `é${x}${y}`]) {
           sink.len = 0;
           const line = Buffer.from(JSON.stringify({ [name]: 1 }));
-          expect(canonicalizeBytes(line, "openagents", sink, 512, members)).toBe(true);
+          expect(canonicalizeBytes(line, "openagents", sink, { members })).toBe(true);
           expect(members.keys).toEqual([name]);
         }
       }

@@ -6,13 +6,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
+  ByteCanonicalizer,
   ByteSink,
   canonicalizeBytes,
-  canonicalizeValueAt,
   cutsOfSplit,
   type RawCuts,
   rawContainers,
-  type SplitView,
+  SplitView,
   splitLine,
   type TopLevelMembers,
 } from "#shared/canonical/index.js";
@@ -45,11 +45,11 @@ describe("cutsOfSplit", () => {
     fc.assert(
       fc.property(line, (text) => {
         const bytes = Buffer.from(text);
-        const view = {} as SplitView;
+        const view = new SplitView();
         if (splitLine(bytes, new Set(["params"]), view) === undefined) return;
         const scanned = emptyCuts();
         const sink = new ByteSink(16);
-        expect(rawContainers(bytes, scanned, sink, CUT)).toBe(true);
+        expect(rawContainers(bytes, scanned, sink, CUT, new ByteCanonicalizer())).toBe(true);
         const taken = emptyCuts();
         expect(cutsOfSplit(bytes, view, taken, CUT)).toBe(true);
         const { canonical: _a, ...scannedRest } = scanned;
@@ -57,9 +57,9 @@ describe("cutsOfSplit", () => {
         expect(takenRest).toEqual(scannedRest);
         taken.keys.forEach((_, c) => {
           const alone = new ByteSink(16);
-          expect(canonicalizeValueAt(bytes, taken.starts[c] as number, "openagents", alone)).toBeGreaterThan(
-            0,
-          );
+          expect(
+            new ByteCanonicalizer().valueAt(bytes, taken.starts[c] as number, "openagents", alone),
+          ).toBeGreaterThan(0);
           const from = taken.canonical[2 * c] as number;
           const to = taken.canonical[2 * c + 1] as number;
           expect(view.buf.subarray(from, to).toString()).toBe(alone.view().toString());
@@ -80,7 +80,7 @@ describe("canonicalizeBytes source spans", () => {
       sourceStarts: [],
       sourceEnds: [],
     };
-    expect(canonicalizeBytes(Buffer.from(text), "openagents", new ByteSink(8), 512, members)).toBe(true);
+    expect(canonicalizeBytes(Buffer.from(text), "openagents", new ByteSink(8), { members })).toBe(true);
     expect(members.keys).toEqual(["a", "b", "c"]);
     const spans = members.keys.map((_, k) => text.slice(members.sourceStarts[k], members.sourceEnds[k]));
     expect(spans).toEqual(['"x" ', "[1, 2] ", '{"z":1,"y":2} ']);

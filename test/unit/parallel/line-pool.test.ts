@@ -1,16 +1,16 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { type ByteLine, JsonNumber, readByteLines, type SplitLine } from "#shared/canonical/index.js";
+import { inspect } from "#shared/formats/index.js";
 import {
-  type ByteLine,
-  JsonNumber,
-  readByteLines,
-  type SplitLine,
+  mapLines,
+  type ParallelOptions,
+  poolStats,
   type SplitTaskInit,
   splitTask,
-} from "#shared/canonical/index.js";
-import { inspect } from "#shared/formats/index.js";
-import { mapLines, type ParallelOptions, poolStats, WorkerPoolError } from "#shared/parallel/index.js";
+  WorkerPoolError,
+} from "#shared/parallel/index.js";
 import { ReplayGenerator } from "../../../bench/generate.js";
 import { corpusBytes, corpusList, PROJECT_ROOT } from "../../support/corpus.js";
 import { LINE_WORKER } from "../../support/worker.js";

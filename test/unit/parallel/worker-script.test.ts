@@ -5,9 +5,15 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type ByteLine, readByteLines, splitTask } from "#shared/canonical/index.js";
+import { type ByteLine, readByteLines } from "#shared/canonical/index.js";
 import { kindOf } from "#shared/errors.js";
-import { mapLines, type ParallelOptions, poolStats, WorkerPoolError } from "#shared/parallel/index.js";
+import {
+  mapLines,
+  type ParallelOptions,
+  poolStats,
+  splitTask,
+  WorkerPoolError,
+} from "#shared/parallel/index.js";
 import { PROJECT_ROOT } from "../../support/corpus.js";
 import { LINE_WORKER } from "../../support/worker.js";
 

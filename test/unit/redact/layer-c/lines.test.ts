@@ -22,7 +22,7 @@ import {
   type JsonObject,
   type JsonValue,
   readJson,
-  type SplitView,
+  SplitView,
   splitInto,
 } from "#shared/canonical/index.js";
 import type { LayerCOrigin } from "#shared/formats/index.js";
@@ -144,7 +144,7 @@ function compareReads(
   const lossless = make(false);
   // The fused task's read: the line split first (`splitInto`), Layer C reading the split's members.
   const split = make(true);
-  const view = {} as SplitView;
+  const view = new SplitView();
   const outcomes: Outcome[] = [];
   lines.forEach((bytes, i) => {
     const a = outcome(fast, bytes, i + 1);

@@ -1,18 +1,18 @@
 /**
- * `redactSplitEvent`, Layer C straight from a split REPLAY line: it takes the common events (tool
+ * `SplitEventWriter`, Layer C straight from a split REPLAY line: it takes the common events (tool
  * calls and results, plain headers, ends) and writes what the lossless object path writes for them; it
  * declines, writing and counting nothing, what it leaves to that path (`paranoid`, a member that
  * is an object but not a raw one). The equality over random sessions in random styles is held by
  * lines.test.ts; this file holds that the path is taken at all.
  */
 import { describe, expect, it } from "vitest";
-import { ByteSink, type SplitView, splitInto } from "#shared/canonical/index.js";
+import { ByteSink, SplitView, splitInto } from "#shared/canonical/index.js";
 import { REPLAY_EVENT_FIELDS } from "#shared/formats/layer-c-fields.js";
 import { LineRedactor, type Preset, Scrubber } from "#shared/redact/index.js";
 import { Context } from "#shared/redact/layer-c/context.js";
 import {
   NOT_WRITTEN,
-  redactSplitEvent,
+  SplitEventWriter,
   WRITTEN,
   WRITTEN_HEADER,
 } from "#shared/redact/layer-c/split-event.js";
@@ -30,16 +30,16 @@ function session(pairs: number): string[] {
   return lines;
 }
 
-/** Each line through `redactSplitEvent` (its answer and text) and through the lossless path. */
+/** Each line through `SplitEventWriter` (its answer and text) and through the lossless path. */
 function both(lines: readonly string[], preset: Preset) {
   const ctx = new Context(preset, new Scrubber({ preset }));
   const lossless = new LineRedactor("replay-v1", preset, { file: "f", fastRead: false });
-  const view = {} as SplitView;
+  const view = new SplitView();
   return lines.map((text, k) => {
     const bytes = Buffer.from(text);
     expect(splitInto(bytes, LAZY, view)).toBe(true);
     const out = new ByteSink(16);
-    const answer = redactSplitEvent(view, ctx, FIELDS, out);
+    const answer = new SplitEventWriter().redact(view, ctx, FIELDS, out);
     return {
       answer,
       text: out.view().toString("utf8"),
@@ -49,7 +49,7 @@ function both(lines: readonly string[], preset: Preset) {
   });
 }
 
-describe("redactSplitEvent", () => {
+describe("SplitEventWriter", () => {
   it("writes the lossless path's line for every tool call and result, and SessionEnd", () => {
     const results = both(session(50), "private_repo");
     // The generated header and SessionStart hold objects (generator, repo, model): declined.

@@ -3,12 +3,31 @@
  * task, so large files are split on worker threads, and the wire form its lines cross threads in.
  */
 
-import { remembered } from "../memo.js";
-import type { LineTaskModule } from "../parallel/index.js";
-import { ByteSink } from "./byte-canonical.js";
-import { readJson } from "./json-reader.js";
-import { JsonNumber, type JsonObject, setMember } from "./json-value.js";
-import { type MemberHashes, type SplitLine, type SplitView, splitInto, splitLine } from "./shallow.js";
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  DIGIT_0,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  startsNumber,
+} from "../bytes.js";
+import {
+  ByteSink,
+  JsonNumber,
+  type JsonObject,
+  type MemberHashes,
+  nameBytes,
+  readJson,
+  type SplitLine,
+  SplitView,
+  setMember,
+  splitInto,
+  splitLine,
+} from "../canonical/index.js";
+import type { LineTaskModule } from "./task.js";
 
 /** What the split task is built from: the members `splitLine` leaves lazy (hashed, not read). */
 export interface SplitTaskInit {
@@ -28,7 +47,7 @@ export const splitTask: LineTaskModule<SplitTaskInit> = {
   tuning: { youngGenerationMb: 4, batchesInFlight: 2 },
   create(init) {
     const lazy = new Set(init.lazy);
-    const view = {} as SplitView;
+    const view = new SplitView();
     const wire = new SplitWire(lazy);
     return {
       line: (bytes) => splitLine(bytes, lazy, view) ?? null,
@@ -39,10 +58,6 @@ export const splitTask: LineTaskModule<SplitTaskInit> = {
     };
   },
 };
-
-const OPEN = 0x5b;
-const COMMA = 0x2c;
-const QUOTE = 0x22;
 
 /**
  * Lines per JSON text of a batch's wire form: the receiving thread reads one text at a time as it
@@ -75,9 +90,9 @@ export class SplitWire {
   /** Appends one line: `view` just split (`splitInto`), or null for a declined line. */
   add(view: SplitView | null): undefined {
     if (this.count === LINES_PER_TEXT) this.close();
-    this.bytes(this.count++ === 0 ? OPEN : COMMA, -1);
+    this.byte(this.count++ === 0 ? OPEN_BRACKET : COMMA);
     if (view === null) {
-      this.bytes(0x30, -1);
+      this.byte(DIGIT_0);
       return undefined;
     }
     const { buf, members, hashes } = view;
@@ -86,7 +101,7 @@ export class SplitWire {
     const out = this.out;
     // The object, lazy containers emptied; the members are in canonical order in the view, though
     // not in its buffer.
-    this.bytes(OPEN, 0x7b);
+    this.pair(OPEN_BRACKET, OPEN_BRACE);
     let numbers = 0;
     let texts: Record<string, string> | undefined;
     for (let k = 0; k < n; k++) {
@@ -94,55 +109,55 @@ export class SplitWire {
       const start = starts[k] as number;
       const open = buf[start] as number;
       const name = nameBytes(key);
-      if (k > 0) this.bytes(COMMA, -1);
+      if (k > 0) this.byte(COMMA);
       out.append(name, 0, name.length);
-      if ((open === 0x7b || open === 0x5b) && this.lazy.has(key)) {
+      if ((open === OPEN_BRACE || open === OPEN_BRACKET) && this.lazy.has(key)) {
         // `{}` or `[]`: each closing bracket is its opening one plus 2.
-        this.bytes(open, open + 2);
+        this.pair(open, open + 2);
         continue;
       }
       const end = ends[k] as number;
       out.append(buf, start, end);
-      if (open === 0x2d || (open >= 0x30 && open <= 0x39)) numbers++;
-      else if ((open === 0x7b || open === 0x5b) && holdsNumber(buf, start, end)) {
+      if (startsNumber(open)) numbers++;
+      else if ((open === OPEN_BRACE || open === OPEN_BRACKET) && holdsNumber(buf, start, end)) {
         texts ??= {};
         setMember(texts, key, buf.toString("utf8", start, end));
       }
     }
     // `}`, the hashes, then the numbers and texts when there are any.
-    this.bytes(0x7d, COMMA);
-    this.bytes(0x7b, -1);
+    this.pair(CLOSE_BRACE, COMMA);
+    this.byte(OPEN_BRACE);
     let first = true;
     for (const key in hashes) {
-      if (!first) this.bytes(COMMA, -1);
+      if (!first) this.byte(COMMA);
       first = false;
       const name = nameBytes(key);
       out.append(name, 0, name.length);
-      this.bytes(QUOTE, -1);
+      this.byte(QUOTE);
       this.out.appendText(hashes[key] as string);
-      this.bytes(QUOTE, -1);
+      this.byte(QUOTE);
     }
-    this.bytes(0x7d, -1);
+    this.byte(CLOSE_BRACE);
     if (numbers > 0 || texts !== undefined) {
-      this.bytes(COMMA, 0x7b);
+      this.pair(COMMA, OPEN_BRACE);
       first = true;
       for (let k = 0; k < n; k++) {
         const start = starts[k] as number;
         const open = buf[start] as number;
-        if (open !== 0x2d && (open < 0x30 || open > 0x39)) continue;
-        if (!first) this.bytes(COMMA, -1);
+        if (!startsNumber(open)) continue;
+        if (!first) this.byte(COMMA);
         first = false;
         const name = nameBytes(keys[k] as string);
         out.append(name, 0, name.length);
         // A number's canonical text needs no escape.
-        this.bytes(QUOTE, -1);
+        this.byte(QUOTE);
         out.append(buf, start, ends[k] as number);
-        this.bytes(QUOTE, -1);
+        this.byte(QUOTE);
       }
-      this.bytes(0x7d, -1);
+      this.byte(CLOSE_BRACE);
     }
     if (texts !== undefined) this.out.appendText(`,${JSON.stringify(texts)}`);
-    this.bytes(0x5d, -1);
+    this.byte(CLOSE_BRACKET);
     return undefined;
   }
 
@@ -159,7 +174,7 @@ export class SplitWire {
 
   /** Ends the current text, noting where it ends in the batch's string. */
   private close(): void {
-    this.bytes(0x5d, -1);
+    this.byte(CLOSE_BRACKET);
     const { out } = this;
     const end = (this.ends[this.ends.length - 1] ?? 0) + out.utf16Length(this.closed, out.len);
     this.ends.push(end);
@@ -167,16 +182,19 @@ export class SplitWire {
     this.count = 0;
   }
 
-  /** Writes byte `a`, then `b` unless it is negative. */
-  private bytes(a: number, b: number): void {
+  /** Writes one byte. */
+  private byte(a: number): void {
+    this.out.reserve(1);
+    this.out.buf[this.out.len++] = a;
+  }
+
+  /** Writes two bytes. */
+  private pair(a: number, b: number): void {
     this.out.reserve(2);
     this.out.buf[this.out.len++] = a;
-    if (b >= 0) this.out.buf[this.out.len++] = b;
+    this.out.buf[this.out.len++] = b;
   }
 }
-
-/** A member's name as JSON, and the colon after it: the same few names come on every line. */
-export const nameBytes = remembered((key: string): Buffer => Buffer.from(`${JSON.stringify(key)}:`));
 
 /** True when canonical JSON `buf[start, end)` holds a number (a byte of one outside any string). */
 function holdsNumber(buf: Buffer, start: number, end: number): boolean {
@@ -184,10 +202,10 @@ function holdsNumber(buf: Buffer, start: number, end: number): boolean {
   for (let i = start; i < end; i++) {
     const c = buf[i] as number;
     if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) return true;
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) inString = true;
+    else if (startsNumber(c)) return true;
   }
   return false;
 }

@@ -5,9 +5,9 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { sipHash128, sipHash128Units } from "#shared/formats/replay-jsonl/sip-hash.js";
+import { SipHash128 } from "#shared/hash/sip-hash.js";
 
-/** The key 00 01 .. 0f, as the little-endian words `sipHash128` takes. */
+/** The key 00 01 .. 0f, as the little-endian words `SipHash128` takes. */
 const KEY = new Uint32Array(Uint8Array.from({ length: 16 }, (_, i) => i).buffer);
 
 /** vectors_sip128[n], the hash of the n bytes 00..(n-1). */
@@ -36,12 +36,11 @@ const VECTORS: Record<number, string> = {
 const hex = (out: Uint32Array): string =>
   Buffer.from(out.buffer, out.byteOffset, out.byteLength).toString("hex");
 
-describe("sipHash128", () => {
+describe("SipHash128", () => {
   for (const [n, expected] of Object.entries(VECTORS)) {
     it(`gives the reference hash of ${n} bytes`, () => {
       const out = new Uint32Array(4);
-      sipHash128(
-        KEY,
+      new SipHash128(KEY).ofBytes(
         Uint8Array.from({ length: Number(n) }, (_, i) => i),
         out,
       );
@@ -58,8 +57,9 @@ describe("sipHash128", () => {
           const key = Uint32Array.from(words);
           const a = new Uint32Array(4);
           const b = new Uint32Array(4);
-          sipHash128Units(key, text, a);
-          sipHash128(key, Buffer.from(text, "utf16le"), b);
+          const sip = new SipHash128(key);
+          sip.ofUnits(text, a);
+          sip.ofBytes(Buffer.from(text, "utf16le"), b);
           expect(hex(a)).toBe(hex(b));
         },
       ),

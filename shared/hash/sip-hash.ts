@@ -8,14 +8,8 @@
  * chance collisions the call-id table cannot afford (see `./call-ids.ts`).
  */
 
-/**
- * The state v0..v3 as high and low 32-bit halves (v0h, v0l, v1h, …), in a typed array: plain
- * variables holding 32-bit values past 2³¹ would be boxed as heap numbers on every write.
- */
-const S = new Int32Array(8);
-
-/** `rounds` SipRounds on `S`. */
-function rounds(rounds: number): void {
+/** `rounds` SipRounds on the state `S` (see `SipHash128`). */
+function rounds(S: Int32Array, rounds: number): void {
   let v0h = S[0] as number;
   let v0l = S[1] as number;
   let v1h = S[2] as number;
@@ -75,7 +69,7 @@ function rounds(rounds: number): void {
 }
 
 /** Starts a hash under `key` (four little-endian 32-bit words: k0 low, k0 high, k1 low, k1 high). */
-function begin(key: Uint32Array): void {
+function begin(S: Int32Array, key: Uint32Array): void {
   const k0l = key[0] as number;
   const k0h = key[1] as number;
   const k1l = key[2] as number;
@@ -92,29 +86,29 @@ function begin(key: Uint32Array): void {
 }
 
 /** Compresses one 64-bit message word (high and low halves). */
-function word(h: number, l: number): void {
+function word(S: Int32Array, h: number, l: number): void {
   S[6] = (S[6] as number) ^ h;
   S[7] = (S[7] as number) ^ l;
-  rounds(2);
+  rounds(S, 2);
   S[0] = (S[0] as number) ^ h;
   S[1] = (S[1] as number) ^ l;
 }
 
 /** Finalizes into `out` (four little-endian 32-bit words: the output's bytes in order). */
-function end(out: Uint32Array): void {
+function end(S: Int32Array, out: Uint32Array): void {
   S[5] = (S[5] as number) ^ 0xee;
-  rounds(4);
+  rounds(S, 4);
   out[0] = (S[1] as number) ^ (S[3] as number) ^ (S[5] as number) ^ (S[7] as number);
   out[1] = (S[0] as number) ^ (S[2] as number) ^ (S[4] as number) ^ (S[6] as number);
   S[3] = (S[3] as number) ^ 0xdd;
-  rounds(4);
+  rounds(S, 4);
   out[2] = (S[1] as number) ^ (S[3] as number) ^ (S[5] as number) ^ (S[7] as number);
   out[3] = (S[0] as number) ^ (S[2] as number) ^ (S[4] as number) ^ (S[6] as number);
 }
 
-/** SipHash-2-4-128 of `bytes` under `key`, into `out` (see `end`). */
-export function sipHash128(key: Uint32Array, bytes: Uint8Array, out: Uint32Array): void {
-  begin(key);
+/** SipHash-2-4-128 of `bytes` under `key`, into `out` (see `end`), with the state `S`. */
+function hashBytes(S: Int32Array, key: Uint32Array, bytes: Uint8Array, out: Uint32Array): void {
+  begin(S, key);
   const n = bytes.length;
   const full = n - (n % 8);
   for (let i = 0; i < full; i += 8) {
@@ -130,7 +124,7 @@ export function sipHash128(key: Uint32Array, bytes: Uint8Array, out: Uint32Array
         ((bytes[i + 6] as number) << 16) |
         ((bytes[i + 7] as number) << 24)) >>>
       0;
-    word(h, l);
+    word(S, h, l);
   }
   // The last word: the remaining bytes, and the length's low byte in the top byte.
   let l = 0;
@@ -140,22 +134,22 @@ export function sipHash128(key: Uint32Array, bytes: Uint8Array, out: Uint32Array
     if (shift < 32) l |= (bytes[i] as number) << shift;
     else h |= (bytes[i] as number) << (shift - 32);
   }
-  word(h >>> 0, l >>> 0);
-  end(out);
+  word(S, h >>> 0, l >>> 0);
+  end(S, out);
 }
 
 /**
- * SipHash-2-4-128 under `key` of the UTF-16 code units of `text` as little-endian bytes (what
+ * SipHash-2-4-128 under `key`, with the state `S`, of the UTF-16 code units of `text` as little-endian bytes (what
  * `Buffer.from(text, "utf16le")` holds, lone surrogates included), into `out`, without the bytes.
  */
-export function sipHash128Units(key: Uint32Array, text: string, out: Uint32Array): void {
-  begin(key);
+function hashUnits(S: Int32Array, key: Uint32Array, text: string, out: Uint32Array): void {
+  begin(S, key);
   const units = text.length;
   const full = units - (units % 4);
   for (let i = 0; i < full; i += 4) {
     const l = (text.charCodeAt(i) | (text.charCodeAt(i + 1) << 16)) >>> 0;
     const h = (text.charCodeAt(i + 2) | (text.charCodeAt(i + 3) << 16)) >>> 0;
-    word(h, l);
+    word(S, h, l);
   }
   let l = 0;
   let h = ((2 * units) & 0xff) << 24;
@@ -163,6 +157,32 @@ export function sipHash128Units(key: Uint32Array, text: string, out: Uint32Array
   if (rest > 0) l = text.charCodeAt(full);
   if (rest > 1) l |= text.charCodeAt(full + 1) << 16;
   if (rest > 2) h |= text.charCodeAt(full + 2);
-  word(h >>> 0, l >>> 0);
-  end(out);
+  word(S, h >>> 0, l >>> 0);
+  end(S, out);
+}
+
+/**
+ * SipHash-2-4-128 under one key (four little-endian 32-bit words: k0 low, k0 high, k1 low, k1
+ * high), its output into four little-endian 32-bit words (the output's bytes in order). The
+ * state v0..v3 is kept as high and low 32-bit halves (v0h, v0l, v1h, …) in a typed array the
+ * hasher owns: plain variables holding 32-bit values past 2³¹ would be boxed as heap numbers on
+ * every write.
+ */
+export class SipHash128 {
+  private readonly state = new Int32Array(8);
+
+  constructor(private readonly key: Uint32Array) {}
+
+  /** The hash of `bytes`, into `out`. */
+  ofBytes(bytes: Uint8Array, out: Uint32Array): void {
+    hashBytes(this.state, this.key, bytes, out);
+  }
+
+  /**
+   * The hash of the UTF-16 code units of `text` as little-endian bytes (what
+   * `Buffer.from(text, "utf16le")` holds, lone surrogates included), into `out`, without the bytes.
+   */
+  ofUnits(text: string, out: Uint32Array): void {
+    hashUnits(this.state, this.key, text, out);
+  }
 }

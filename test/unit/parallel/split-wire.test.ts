@@ -15,12 +15,11 @@ import {
   type JsonValue,
   readJson,
   type SplitLine,
-  type SplitView,
-  SplitWire,
+  SplitView,
   splitInto,
   splitLine,
-  splitsFromWire,
 } from "#shared/canonical/index.js";
+import { SplitWire, splitsFromWire } from "#shared/parallel/index.js";
 
 const LAZY: ReadonlySet<string> = new Set(["params", "output"]);
 
@@ -52,7 +51,7 @@ const EDGES = [
 /** The wire's lines for `lines`, each split on this thread into one `SplitWire`. */
 function throughWire(lines: readonly string[]): (SplitLine | null)[] {
   const wire = new SplitWire(LAZY);
-  const view = {} as SplitView;
+  const view = new SplitView();
   for (const text of lines) wire.add(splitInto(Buffer.from(text), LAZY, view) ? view : null);
   const texts = wire.take();
   expect(texts.ends.length).toBe(Math.ceil(lines.length / 64));
@@ -89,7 +88,7 @@ describe("SplitWire", () => {
   it("starts afresh after take", () => {
     const wire = new SplitWire(LAZY);
     expect(wire.take()).toEqual({ text: "", ends: [] });
-    const view = {} as SplitView;
+    const view = new SplitView();
     wire.add(splitInto(Buffer.from('{"n":1}'), LAZY, view) ? view : null);
     expect([...splitsFromWire(wire.take())]).toEqual([{ value: { n: new JsonNumber("1") }, hashes: {} }]);
     expect(wire.take()).toEqual({ text: "", ends: [] });
