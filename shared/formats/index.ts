@@ -59,6 +59,7 @@ export {
   type LineConsumer,
   type LineFormat,
   type LineTap,
+  MAX_FAILED_KEPT,
   MAX_ROWS,
   type RuntimeEventRecord,
   type Session,
