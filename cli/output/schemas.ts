@@ -56,6 +56,7 @@ const layerCOrigin = z.strictObject({
   verdict,
   checks_total: totals,
   errors_total: z.number().int(),
+  failed_checks: z.array(checkRow).optional(),
 });
 
 const turn = z.strictObject({
