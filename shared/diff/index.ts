@@ -1,0 +1,4 @@
+/** Comparing two sessions of any formats, Layer C copies included: alignment, comparison, output. */
+export { diffSessions } from "./compare.js";
+export { diffHtml, diffText } from "./render.js";
+export type { SessionDiff } from "./types.js";
