@@ -4,7 +4,16 @@ import { parseReceiptJson, verifyReplay } from "#shared/receipt/index.js";
 import { scrubReport } from "#shared/redact/index.js";
 import { readSessionView, type SessionView, viewerPage } from "#shared/view/index.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
-import { HMAC_KEY_OPTIONS, openStream, outputError, outputTarget, readInput, readHmacKey, toInputError, writeOut } from "../io.js";
+import {
+  HMAC_KEY_OPTIONS,
+  openStream,
+  outputError,
+  outputTarget,
+  readHmacKey,
+  readInput,
+  toInputError,
+  writeOut,
+} from "../io.js";
 import { parallelOptions } from "../worker-script.js";
 
 /** Help text of `view`. */
@@ -90,7 +99,12 @@ export async function localView(
     const findings = new Findings();
     const value = parseReceiptJson(await readInput(receipt), receipt, findings);
     const report = verifyReplay(result.inspected, value, findings, { receiptUnreadable: value === null });
-    view.receipt = { file: receipt, verdict: report.verdict, checks: report.checks, checks_total: report.checks_total };
+    view.receipt = {
+      file: receipt,
+      verdict: report.verdict,
+      checks: report.checks,
+      checks_total: report.checks_total,
+    };
   }
   return scrubReport(view);
 }

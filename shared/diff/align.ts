@@ -32,7 +32,11 @@ export function align(a: readonly string[], b: readonly string[], options: Align
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail])
+  while (
+    tail < a.length - head &&
+    tail < b.length - head &&
+    a[a.length - 1 - tail] === b[b.length - 1 - tail]
+  )
     tail++;
   const pairs: Pair[] = [];
   for (let i = 0; i < head; i++) pairs.push([i, i]);

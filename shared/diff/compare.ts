@@ -3,6 +3,7 @@
  * the rest by kind, name and params hash with a minimal-edit alignment (not by position); what
  * differs is what the hashes say, so two Layer C copies compare through the hashes they keep.
  */
+import type { Verdict } from "../formats/index.js";
 import type { SessionView, ViewStep } from "../view/index.js";
 import { type AlignOptions, align } from "./align.js";
 import type { ChangedStep, DiffEntry, DiffSide, FieldChange, SessionDiff, StepRef } from "./types.js";
@@ -32,7 +33,8 @@ function fieldsOf(step: ViewStep): Map<string, string | null> {
 function keyOf(step: ViewStep, shared: ReadonlySet<string>): string {
   if (step.id !== null && shared.has(step.id)) return `id\u0000${step.id}`;
   const fields = fieldsOf(step);
-  const params = fields.get("params") ?? fields.get("step") ?? fields.get("payload") ?? fields.get("text") ?? "";
+  const params =
+    fields.get("params") ?? fields.get("step") ?? fields.get("payload") ?? fields.get("text") ?? "";
   return `k\u0000${step.kind}\u0000${step.name}\u0000${params}`;
 }
 
@@ -68,6 +70,15 @@ function changesOf(a: ViewStep, b: ViewStep): FieldChange[] {
 
 function isHash(field: string): boolean {
   return field !== "kind" && field !== "name" && field !== "status";
+}
+
+/**
+ * A verdict that says the content does not hold together. Only this side of a verdict makes two
+ * sessions differ: `passed` against `unverifiable` is a difference of formats (a ReplayBundle
+ * carries no hash to check), not of what ran.
+ */
+function bad(verdict: Verdict): boolean {
+  return verdict === "failed" || verdict === "invalid";
 }
 
 function sideOf(view: SessionView): DiffSide {
@@ -112,7 +123,7 @@ export function diffSessions(a: SessionView, b: SessionView, options: AlignOptio
   return {
     a: sa,
     b: sb,
-    equal: !stepsDiffer && !header.some((h) => h.field === "verdict"),
+    equal: !stepsDiffer && bad(sa.verdict) === bad(sb.verdict),
     alignment: { shared_ids: shared.size, exact: alignment.exact },
     header,
     first_divergence: entries.find((e) => e.op !== "equal") ?? null,
@@ -130,7 +141,12 @@ export function diffSessions(a: SessionView, b: SessionView, options: AlignOptio
  * and name (the same tool called with other params) become one changed entry; an id that moved
  * farther than its run is paired in a last pass over what is left, with a `position` change.
  */
-function pairRuns(a: ViewStep[], b: ViewStep[], pairs: readonly (readonly [number, number])[], shared: ReadonlySet<string>): DiffEntry[] {
+function pairRuns(
+  a: ViewStep[],
+  b: ViewStep[],
+  pairs: readonly (readonly [number, number])[],
+  shared: ReadonlySet<string>,
+): DiffEntry[] {
   const out: DiffEntry[] = [];
   let run: (readonly [number, number])[] = [];
   const flush = (): void => {
@@ -143,7 +159,11 @@ function pairRuns(a: ViewStep[], b: ViewStep[], pairs: readonly (readonly [numbe
       const x = a[p[0]] as ViewStep;
       const y = b[p[1]] as ViewStep;
       const fields = changesOf(x, y);
-      out.push(fields.length === 0 ? { op: "equal", a: refOf(x), b: refOf(y) } : { op: "changed", a: refOf(x), b: refOf(y), fields });
+      out.push(
+        fields.length === 0
+          ? { op: "equal", a: refOf(x), b: refOf(y) }
+          : { op: "changed", a: refOf(x), b: refOf(y), fields },
+      );
     } else run.push(p);
   }
   flush();
@@ -156,7 +176,9 @@ function pairRun(a: ViewStep[], b: ViewStep[], run: (readonly [number, number])[
   const taken = new Set<ViewStep>();
   const out: DiffEntry[] = [];
   for (const x of removed) {
-    const y = added.find((s) => !taken.has(s) && ((x.id !== null && s.id === x.id) || (s.kind === x.kind && s.name === x.name)));
+    const y = added.find(
+      (s) => !taken.has(s) && ((x.id !== null && s.id === x.id) || (s.kind === x.kind && s.name === x.name)),
+    );
     if (y === undefined) {
       out.push({ op: "removed", a: refOf(x) });
       continue;
@@ -172,7 +194,12 @@ function pairRun(a: ViewStep[], b: ViewStep[], run: (readonly [number, number])[
 }
 
 /** Pairs a removed and an added entry of the same shared id (a step that moved), in place. */
-function movedIds(a: ViewStep[], b: ViewStep[], entries: DiffEntry[], shared: ReadonlySet<string>): DiffEntry[] {
+function movedIds(
+  a: ViewStep[],
+  b: ViewStep[],
+  entries: DiffEntry[],
+  shared: ReadonlySet<string>,
+): DiffEntry[] {
   const addedAt = new Map<string, number>();
   entries.forEach((e, i) => {
     if (e.op === "added" && e.b.id !== null && shared.has(e.b.id)) addedAt.set(e.b.id, i);
@@ -186,7 +213,12 @@ function movedIds(a: ViewStep[], b: ViewStep[], entries: DiffEntry[], shared: Re
     const y = entries[at] as Extract<DiffEntry, { op: "added" }>;
     drop.add(at);
     const fields = changesOf(a[e.a.n - 1] as ViewStep, b[y.b.n - 1] as ViewStep);
-    return { op: "changed", a: e.a, b: y.b, fields: [{ field: "position", a: String(e.a.n), b: String(y.b.n) }, ...fields] };
+    return {
+      op: "changed",
+      a: e.a,
+      b: y.b,
+      fields: [{ field: "position", a: String(e.a.n), b: String(y.b.n) }, ...fields],
+    };
   });
   return out.filter((_, i) => !drop.has(i));
 }

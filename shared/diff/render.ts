@@ -100,13 +100,17 @@ export function diffHtml(diff: SessionDiff): string {
       ref === undefined
         ? `<td class="${side}"></td>`
         : `<td class="${side}">#${ref.n} ${esc(label(ref))}${fields
-            .map((f) => `<span class="f">${esc(f.field)}: ${esc((side === "a" ? f.a : f.b) ?? "(none)")}</span>`)
+            .map(
+              (f) => `<span class="f">${esc(f.field)}: ${esc((side === "a" ? f.a : f.b) ?? "(none)")}</span>`,
+            )
             .join("")}</td>`;
     const fields = e.op === "changed" ? e.fields : [];
     const a = e.op === "added" ? undefined : e.a;
     const b = e.op === "removed" ? undefined : e.b;
     const op = { equal: "", changed: "~", added: "+", removed: "−" }[e.op];
-    rows.push(`<tr class="${e.op}">${cell(a, "a", fields)}<td class="op">${op}</td>${cell(b, "b", fields)}</tr>`);
+    rows.push(
+      `<tr class="${e.op}">${cell(a, "a", fields)}<td class="op">${op}</td>${cell(b, "b", fields)}</tr>`,
+    );
   });
   if (hidden > 0) rows.push(`<tr class="gap"><td colspan="3">${hidden} equal steps</td></tr>`);
   const c = diff.counts;

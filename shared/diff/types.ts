@@ -49,7 +49,7 @@ export interface SessionDiff {
   equal: boolean;
   /** How steps were paired: by call id (`ids` shared), then by kind, name and params hash. */
   alignment: { shared_ids: number; exact: boolean };
-  /** Header fields that differ (verdict, format, session id). */
+  /** Header fields that differ (verdict, session id); only failed or invalid on one side makes the sessions differ. */
   header: FieldChange[];
   /** The first entry that is not equal, with its position in each timeline. */
   first_divergence: DiffEntry | null;

@@ -78,7 +78,8 @@ function header(view: SessionView): string {
         countsTable("hashes added", r.hashes_added),
       );
     }
-    if ((o.failed_checks ?? []).length > 0) parts.push(rowsTable("the original's failed checks", o.failed_checks ?? []));
+    if ((o.failed_checks ?? []).length > 0)
+      parts.push(rowsTable("the original's failed checks", o.failed_checks ?? []));
     parts.push(`</section>`);
   }
   if (view.receipt !== null) {
@@ -94,7 +95,10 @@ function header(view: SessionView): string {
   if (view.errors.length > 0)
     parts.push(
       `<h2>Errors</h2><ul class="errors">${view.errors
-        .map((e) => `<li>${e.line === null ? "" : `line ${e.line} `}${esc(e.path)}: ${esc(e.message)} <code>${esc(e.code)}</code></li>`)
+        .map(
+          (e) =>
+            `<li>${e.line === null ? "" : `line ${e.line} `}${esc(e.path)}: ${esc(e.message)} <code>${esc(e.code)}</code></li>`,
+        )
         .join("")}</ul>`,
     );
   parts.push(`</header>`);
@@ -172,7 +176,10 @@ function compact(steps: ViewStep[]): unknown {
  * string in it can close the element or open a comment; U+2028/2029 escaped for old parsers.
  */
 function jsonForScript(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(value).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 function esc(text: string): string {

@@ -6,7 +6,8 @@ import { buildSteps, redactionOf } from "./steps.js";
 import type { SessionView } from "./types.js";
 
 /** Options of `readSessionView`: inspect's, and a receipt check to show in the header. */
-export interface ViewOptions extends Pick<InspectOptions, "hmacKey" | "maxLineBytes" | "maxDocumentBytes" | "parallel"> {
+export interface ViewOptions
+  extends Pick<InspectOptions, "hmacKey" | "maxLineBytes" | "maxDocumentBytes" | "parallel"> {
   file: string;
 }
 
@@ -28,7 +29,8 @@ export async function readSessionView(
 function viewOf({ report, session }: InspectResult, capture: ViewCapture): SessionView {
   const format = report.format;
   const document = isDocument(format) ? capture.document() : null;
-  const redaction = report.original === null ? null : redactionOf(format, document === null ? capture.records() : [document]);
+  const redaction =
+    report.original === null ? null : redactionOf(format, document === null ? capture.records() : [document]);
   const { steps, rest } = buildSteps({
     format,
     session,

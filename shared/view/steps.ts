@@ -24,6 +24,7 @@ const CONTENT_MEMBERS: ReadonlySet<string> = new Set([
   "messages",
   "stdout",
   "stderr",
+  "payload",
 ]);
 
 /** What the timeline is built from: the inspected session, its rows, and what the capture kept. */
@@ -182,8 +183,7 @@ function replaykitSteps(doc: JsonValue | null, rows: RowIndex): ViewStep[] {
   const originals = member(member(member(member(doc, "metadata"), "redaction"), "original"), "step_hashes");
   return raw.map((s, index) => {
     const idValue = member(s, "id");
-    const id =
-      typeof idValue === "string" ? idValue : idValue instanceof JsonNumber ? idValue.text : null;
+    const id = typeof idValue === "string" ? idValue : idValue instanceof JsonNumber ? idValue.text : null;
     const own = rows.take(null, `step:${id ?? `#${index}`}`);
     const recorded = stringMember(s, "hash") ?? stringMember(s, "step_hash");
     const hashes = [hashOf("step", recorded, own, "step_hash")];
@@ -222,12 +222,16 @@ function step(fields: Partial<ViewStep> & Pick<ViewStep, "kind" | "name">): View
  * (the rule that removes raw content) or, for an `.rpk`, masked in place; and, on any file, the
  * scrubber's tags found in the strings the step shows.
  */
-function markersOf(s: ViewStep, format: FormatId | null, redaction: RedactionRecord | null): RedactionMarker[] {
+function markersOf(
+  s: ViewStep,
+  format: FormatId | null,
+  redaction: RedactionRecord | null,
+): RedactionMarker[] {
   const markers: RedactionMarker[] = [];
   if (redaction !== null) {
     if (format === "replaykit-rpk") {
       markers.push({ what: "input, output", how: "masked", rule: `preset ${redaction.preset ?? "?"}` });
-    } else if (s.kind !== "step") {
+    } else {
       const rule = Object.keys(redaction.by_rule).find((r) => r.startsWith("layer_c.")) ?? "layer_c";
       const removed = new Set<string>();
       for (const path of Object.keys(redaction.removed_fields)) {

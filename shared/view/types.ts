@@ -74,6 +74,11 @@ export interface SessionView {
   original: LayerCOrigin | null;
   redaction: RedactionRecord | null;
   /** A receipt check, when one was given. */
-  receipt: { file: string; verdict: Verdict; checks: CheckRow[]; checks_total: Record<CheckStatus, number> } | null;
+  receipt: {
+    file: string;
+    verdict: Verdict;
+    checks: CheckRow[];
+    checks_total: Record<CheckStatus, number>;
+  } | null;
   steps: ViewStep[];
 }
