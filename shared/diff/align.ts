@@ -19,7 +19,7 @@ export interface AlignOptions {
 }
 
 /** The alignment, and whether it is minimal (`exact`) or the windowed fallback's. */
-export interface Alignment {
+interface Alignment {
   pairs: Pair[];
   exact: boolean;
 }

@@ -6,7 +6,7 @@ import { buildSteps, redactionOf } from "./steps.js";
 import type { SessionView } from "./types.js";
 
 /** Options of `readSessionView`: inspect's, and a receipt check to show in the header. */
-export interface ViewOptions
+interface ViewOptions
   extends Pick<InspectOptions, "hmacKey" | "maxLineBytes" | "maxDocumentBytes" | "parallel"> {
   file: string;
 }

@@ -28,7 +28,7 @@ const CONTENT_MEMBERS: ReadonlySet<string> = new Set([
 ]);
 
 /** What the timeline is built from: the inspected session, its rows, and what the capture kept. */
-export interface StepSources {
+interface StepSources {
   format: FormatId | null;
   session: Session | null;
   /** Every listed check row; those a step claims are moved to it, the rest stay in `rest`. */
@@ -39,7 +39,7 @@ export interface StepSources {
 }
 
 /** Steps and the rows no step claimed. */
-export interface BuiltSteps {
+interface BuiltSteps {
   steps: ViewStep[];
   rest: CheckRow[];
 }
