@@ -1,0 +1,127 @@
+/**
+ * The `view-diff` row of `npm run bench`: the viewer page of generated sessions (page size, time to
+ * read and to build, peak RSS of `view`), and `diff` of two generated sessions that differ in a few
+ * steps (time and peak RSS). Each command runs as the CLI runs, in a child process; its peak RSS is
+ * the child's own (`process.resourceUsage().maxRSS` at exit).
+ */
+import { spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { createReadStream, createWriteStream, existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { finished } from "node:stream/promises";
+import { ensureReplayFile } from "./generate.js";
+
+/** Prints the child's peak RSS (kB) on standard error as it exits. */
+const PEAK_RSS =
+  'data:text/javascript,process.on("exit",()=>process.stderr.write("bench-maxrss-kb:"+process.resourceUsage().maxRSS+"\\n"))';
+
+/** Edits of the second diff input, as shares of its tool calls: params changed there, one call removed. */
+const CHANGED_AT = [0.01, 0.22, 0.66];
+const REMOVED_AT = 0.44;
+
+interface Run {
+  seconds: number;
+  maxRssKb: number;
+  code: number | null;
+  stdout: string;
+}
+
+function runCli(root: string, args: string[]): Run {
+  const started = performance.now();
+  const child = spawnSync(
+    process.execPath,
+    ["--import", PEAK_RSS, join(root, "bin", "replay-pipeline.js"), ...args],
+    {
+      cwd: root,
+      maxBuffer: 1 << 30,
+    },
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const stderr = child.stderr.toString("utf8");
+  const rss = /bench-maxrss-kb:(\d+)/.exec(stderr);
+  if (rss === null) throw new Error(`view-diff: ${args.join(" ")} gave no peak RSS: ${stderr.slice(0, 500)}`);
+  return { seconds, maxRssKb: Number(rss[1]), code: child.status, stdout: child.stdout.toString("utf8") };
+}
+
+/**
+ * `source` (about `total` tool calls) with the params of the calls at `CHANGED_AT` changed after
+ * their hash was taken, and the call at `REMOVED_AT` removed with its result (results follow their
+ * call directly).
+ */
+async function editedCopy(source: string, target: string, total: number): Promise<void> {
+  const changed = CHANGED_AT.map((share) => Math.max(1, Math.round(share * total)));
+  const removed = Math.round(REMOVED_AT * total);
+  const out = createWriteStream(target);
+  let calls = 0;
+  let skipResult = false;
+  for await (const line of createInterface({
+    input: createReadStream(source),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  })) {
+    let text = line;
+    if (line.includes('"type":"ToolCall"')) {
+      calls++;
+      if (calls === removed) {
+        skipResult = true;
+        continue;
+      }
+      if (changed.includes(calls)) text = line.replace('"params":{', '"params":{"bench_edit":1,');
+    } else if (skipResult && line.includes('"type":"ToolResult"')) {
+      skipResult = false;
+      continue;
+    }
+    if (!out.write(`${text}\n`)) await once(out, "drain");
+  }
+  out.end();
+  await finished(out);
+}
+
+const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
+
+/** The section: a table for `view` at each size, and the diff of two sessions of the largest. */
+export async function viewDiffReport(
+  root: string,
+  dataDir: string,
+  sizesMb: number[],
+): Promise<{ text: string }> {
+  const lines = [
+    "## Viewer page and diff of generated sessions",
+    "",
+    "Generated OpenAgents REPLAY.jsonl files of the `dense` shape (a tool call per 1.1 KB), each command run as the CLI runs (a child process, default workers).",
+    "",
+    "| session | tool calls | `view` wall time | page size | `view` peak RSS |",
+    "|---|---|---|---|---|",
+  ];
+  let largest = "";
+  let largestCalls = 0;
+  for (const size of sizesMb) {
+    const file = join(dataDir, `openagents-dense-replay-${size * 1_000_000}.jsonl`);
+    const meta = await ensureReplayFile(file, size * 1_000_000, { shape: "dense" });
+    const page = `${file}.view.html`;
+    const run = runCli(root, ["view", file, "-o", page, "-q"]);
+    if (run.code !== 0) throw new Error(`view-diff: view ${file} exited ${run.code}`);
+    const calls = Math.round((meta.lines - 3) / 2);
+    lines.push(
+      `| ${mb(meta.bytes)} MB | ~${calls.toLocaleString("en-US")} | ${run.seconds.toFixed(2)} s | ${mb(statSync(page).size)} MB | ${(run.maxRssKb / 1024).toFixed(0)} MB |`,
+    );
+    largest = file;
+    largestCalls = calls;
+  }
+  const edited = `${largest}.edited.jsonl`;
+  if (!existsSync(edited) || statSync(edited).mtimeMs < statSync(largest).mtimeMs)
+    await editedCopy(largest, edited, largestCalls);
+  const diff = runCli(root, ["diff", largest, edited, "--json", "-q"]);
+  if (diff.code !== 1) throw new Error(`view-diff: diff exited ${diff.code}, expected 1 (they differ)`);
+  const report = JSON.parse(diff.stdout) as { counts: Record<string, number>; alignment: { exact: boolean } };
+  const same = runCli(root, ["diff", largest, largest, "-q"]);
+  if (same.code !== 0) throw new Error(`view-diff: diff of a file with itself exited ${same.code}`);
+  const c = report.counts;
+  lines.push(
+    "",
+    `\`diff\` of two ${mb(statSync(largest).size)} MB sessions (the second with ${CHANGED_AT.length} tool calls' params changed and one call removed): **${diff.seconds.toFixed(2)} s**, peak RSS **${(diff.maxRssKb / 1024).toFixed(0)} MB**; found ${c.changed} changed, ${c.added} added, ${c.removed} removed, ${c.equal} equal (${report.alignment.exact ? "minimal alignment" : "windowed alignment"}). The file against itself: ${same.seconds.toFixed(2)} s, ${(same.maxRssKb / 1024).toFixed(0)} MB.`,
+    "",
+    "Time to first render in Chromium is not measured here.",
+  );
+  return { text: lines.join("\n") };
+}
