@@ -1,9 +1,11 @@
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { Findings } from "#shared/formats/index.js";
 import { parseReceiptJson, verifyReplay } from "#shared/receipt/index.js";
 import { scrubReport } from "#shared/redact/index.js";
 import { readSessionView, type SessionView, viewerPage } from "#shared/view/index.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
+import { UsageError } from "../errors.js";
 import {
   HMAC_KEY_OPTIONS,
   openStream,
@@ -14,10 +16,12 @@ import {
   toInputError,
   writeOut,
 } from "../io.js";
+import { TARGET_HELP, TARGET_OPTIONS } from "../target-options.js";
 import { parallelOptions } from "../worker-script.js";
 
 /** Help text of `view`. */
 export const VIEW_HELP = `Usage: replay-pipeline view <file> [-o PAGE.html] [--receipt RECEIPT.json] [options]
+       replay-pipeline view <tenant>/<session>[/<file>] (--local | --stack NAME | ...) [-o PAGE.html]
 
 Writes one self-contained HTML page of a replay file of any format (REPLAY.jsonl in its three
 dialects, ReplayBundle, Braintrust span traces, ReplayKit .rpk, gzip too) or of a Layer C copy:
@@ -33,6 +37,11 @@ The page loads nothing from anywhere (inline style and script, a Content-Securit
 forbids requests); the timeline is drawn a page of rows at a time, so 100,000 steps stay fast.
 Strings from the file are scrubbed as every report of this tool is; hashes are shown as they are.
 
+With a pipeline named (--local, --local-dir, --stack; or the environment variables when no such
+file exists here), the argument is a session, <tenant>/<session> (one published copy) or a file's
+key, <tenant>/<session>/<file>: the page is of the file's published Layer C copy, with the
+session's receipt check of that file as the pipeline recorded it.
+
 Options:
   -o, --output FILE    write the page to FILE (default: standard output)
   --receipt FILE       check the replay against this RECEIPT.json and show the rows
@@ -40,12 +49,15 @@ Options:
   --hmac-key-file F    ReplayKit signature key from file F
   --workers N          worker threads for JSON Lines files over 8 MiB (0 = none)
   -h, --help           this help
+Finding the pipeline (the session form):
+${TARGET_HELP}
 
 Exit 0 when the page was written (whatever the file's verdict: the page shows it); 2 when it could
 not be (usage, unreadable input or receipt, unwritable output).`;
 
 const OPTIONS = {
   ...HMAC_KEY_OPTIONS,
+  ...TARGET_OPTIONS,
   output: { type: "string", short: "o" },
   receipt: { type: "string" },
   workers: { type: "string" },
@@ -62,11 +74,17 @@ export async function viewCommand(argv: string[]): Promise<number> {
   const output = outputTarget("view", values.output, file);
   const key = await readHmacKey("view", values["hmac-key-env"], values["hmac-key-file"]);
   const parallel = parallelOptions(intOption("view", "workers", values.workers, 0));
-  const view = await localView(file, {
-    ...(key === undefined ? {} : { hmacKey: key }),
-    parallel,
-    ...(values.receipt === undefined ? {} : { receipt: values.receipt }),
-  });
+  const read = { ...(key === undefined ? {} : { hmacKey: key }), parallel };
+  if (remote(file, values) && values.receipt !== undefined)
+    throw new UsageError(
+      "view: --receipt is for a local file; a published session shows the receipt check the pipeline recorded",
+    );
+  const view = remote(file, values)
+    ? await (await import("../published-view.js")).publishedView(file, values, read)
+    : await localView(file, {
+        ...read,
+        ...(values.receipt === undefined ? {} : { receipt: values.receipt }),
+      });
   const page = viewerPage(view);
   if (output === null) await writeOut(page);
   else {
@@ -77,6 +95,15 @@ export async function viewCommand(argv: string[]): Promise<number> {
     }
   }
   return 0;
+}
+
+/**
+ * Whether `arg` names a published session rather than a local file: a pipeline is named, or none is
+ * but the environment names a published bucket and no such file exists here.
+ */
+function remote(arg: string, values: { local?: boolean; "local-dir"?: string; stack?: string }): boolean {
+  if (values.local === true || values["local-dir"] !== undefined || values.stack !== undefined) return true;
+  return process.env.PUBLISHED_BUCKET !== undefined && arg !== "-" && !existsSync(arg);
 }
 
 /**

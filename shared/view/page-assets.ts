@@ -52,6 +52,7 @@ export const VIEWER_SCRIPT = `(function () {
 "use strict";
 var data = JSON.parse(document.getElementById("data").textContent);
 var names = data.names, all = data.steps, PAGE = __PAGE_SIZE__;
+for (var a = 0; a < all.length; a++) for (var b = 0; b < all[a][6].length; b++) if (all[a][6][b][2] === 1) all[a][6][b][2] = all[a][6][b][1];
 function el(id) { return document.getElementById(id); }
 var q = el("q"), tool = el("tool"), status = el("status"), failed = el("failed");
 var tbody = document.querySelector("#steps tbody"), detail = el("detail");

@@ -121,6 +121,10 @@ describe("viewerPage", () => {
     expect(document.querySelector("tr.sel")?.getAttribute("data-k")).toBe("2");
     key("k");
     expect(document.querySelector("tr.sel")?.getAttribute("data-k")).toBe("1");
+    key("Enter");
+    // Step 2's recomputed hash equals its recorded one, so the page writes it once: both are shown.
+    const hash = `sha256:${(2).toString(16).padStart(64, "0")}`;
+    expect(document.querySelector("#detail")?.textContent?.split(hash)).toHaveLength(3);
     key("n");
     expect(rows()[0]?.querySelector("td")?.textContent).toBe("201");
     expect(document.querySelector("#page")?.textContent).toBe("page 2 of 500");
