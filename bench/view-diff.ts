@@ -7,14 +7,16 @@
 import { spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { createReadStream, createWriteStream, existsSync, statSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { finished } from "node:stream/promises";
+import { type ViewStep, viewerPage } from "#shared/view/index.js";
 import { ensureReplayFile } from "./generate.js";
 
-/** Prints the child's peak RSS (kB) on standard error as it exits. */
+/** Prints the child's peak RSS (kB) and CPU time (µs, every thread) on standard error as it exits. */
 const PEAK_RSS =
-  'data:text/javascript,process.on("exit",()=>process.stderr.write("bench-maxrss-kb:"+process.resourceUsage().maxRSS+"\\n"))';
+  'data:text/javascript,process.on("exit",()=>{const u=process.resourceUsage();process.stderr.write("bench-maxrss-kb:"+u.maxRSS+" cpu-us:"+(u.userCPUTime+u.systemCPUTime)+"\\n")})';
 
 /** Edits of the second diff input, as shares of its tool calls: params changed there, one call removed. */
 const CHANGED_AT = [0.01, 0.22, 0.66];
@@ -22,6 +24,7 @@ const REMOVED_AT = 0.44;
 
 interface Run {
   seconds: number;
+  cpuSeconds: number;
   maxRssKb: number;
   code: number | null;
   stdout: string;
@@ -39,9 +42,15 @@ function runCli(root: string, args: string[]): Run {
   );
   const seconds = (performance.now() - started) / 1000;
   const stderr = child.stderr.toString("utf8");
-  const rss = /bench-maxrss-kb:(\d+)/.exec(stderr);
+  const rss = /bench-maxrss-kb:(\d+) cpu-us:(\d+)/.exec(stderr);
   if (rss === null) throw new Error(`view-diff: ${args.join(" ")} gave no peak RSS: ${stderr.slice(0, 500)}`);
-  return { seconds, maxRssKb: Number(rss[1]), code: child.status, stdout: child.stdout.toString("utf8") };
+  return {
+    seconds,
+    cpuSeconds: Number(rss[2]) / 1e6,
+    maxRssKb: Number(rss[1]),
+    code: child.status,
+    stdout: child.stdout.toString("utf8"),
+  };
 }
 
 /**
@@ -78,6 +87,46 @@ async function editedCopy(source: string, target: string, total: number): Promis
 }
 
 const mb = (bytes: number): string => (bytes / 1e6).toFixed(1);
+
+/** Seconds and bytes of `viewerPage` alone for a synthetic session of `n` tool calls (no reading). */
+function pageBuild(n: number): { seconds: number; bytes: number } {
+  const hash = (k: number): string => `sha256:${k.toString(16).padStart(64, "0")}`;
+  const steps: ViewStep[] = Array.from({ length: n }, (_, i) => ({
+    n: i + 1,
+    kind: "tool",
+    id: `step-${String(i + 1).padStart(6, "0")}`,
+    name: ["read_file", "shell", "write_file", "grep"][i % 4] as string,
+    line: 2 * i + 3,
+    status: "ok",
+    duration_ms: i % 1000,
+    hashes: [
+      { field: "params", recorded: hash(2 * i), actual: null, status: null },
+      { field: "output", recorded: hash(2 * i + 1), actual: null, status: null },
+    ],
+    markers: [],
+    text: null,
+  }));
+  const started = performance.now();
+  const page = viewerPage({
+    file: "synthetic.REPLAY.jsonl",
+    format: "replay-v1",
+    verdict: "passed",
+    replay_hash: hash(0),
+    trajectory_hash: null,
+    bytes: 0,
+    session_id: "synthetic",
+    producer: null,
+    checks: [],
+    checks_total: { passed: 2 * n, failed: 0, unverifiable: 0 },
+    errors: [],
+    errors_total: 0,
+    original: null,
+    redaction: null,
+    receipt: null,
+    steps,
+  });
+  return { seconds: (performance.now() - started) / 1000, bytes: Buffer.byteLength(page) };
+}
 
 /** Debian's Chromium, driven by playwright-core when both are there. */
 const CHROMIUM = "/usr/bin/chromium";
@@ -135,15 +184,16 @@ export async function viewDiffReport(
     if (run.code !== 0) throw new Error(`view-diff: view ${file} exited ${run.code}`);
     const calls = Math.round((meta.lines - 3) / 2);
     rows.push(
-      `| ${mb(meta.bytes)} MB | ~${calls.toLocaleString("en-US")} | ${run.seconds.toFixed(2)} s | ${mb(statSync(page).size)} MB | ${(run.maxRssKb / 1024).toFixed(0)} MB |`,
+      `| ${mb(meta.bytes)} MB | ~${calls.toLocaleString("en-US")} | ${run.seconds.toFixed(2)} s (CPU ${run.cpuSeconds.toFixed(2)} s) | ${mb(statSync(page).size)} MB | ${(run.maxRssKb / 1024).toFixed(0)} MB |`,
     );
     pages.push(page);
     largest = file;
     largestCalls = calls;
   }
   const renders = await firstRenders(pages);
+  const built = pageBuild(100_000);
   lines.push(
-    `| session | tool calls | \`view\` wall time | page size | \`view\` peak RSS |${renders === null ? "" : " first rows in Chromium |"}`,
+    `| session | tool calls | \`view\` wall time (CPU) | page size | \`view\` peak RSS |${renders === null ? "" : " first rows in Chromium |"}`,
     `|---|---|---|---|---|${renders === null ? "" : "---|"}`,
     ...rows.map((row, i) => (renders === null ? row : `${row} ${(renders[i] ?? 0).toFixed(2)} s |`)),
   );
@@ -158,7 +208,9 @@ export async function viewDiffReport(
   const c = report.counts;
   lines.push(
     "",
-    `\`diff\` of two ${mb(statSync(largest).size)} MB sessions (the second with ${CHANGED_AT.length} tool calls' params changed and one call removed): **${diff.seconds.toFixed(2)} s**, peak RSS **${(diff.maxRssKb / 1024).toFixed(0)} MB**; found ${c.changed} changed, ${c.added} added, ${c.removed} removed, ${c.equal} equal (${report.alignment.exact ? "minimal alignment" : "windowed alignment"}). The file against itself: ${same.seconds.toFixed(2)} s, ${(same.maxRssKb / 1024).toFixed(0)} MB.`,
+    `\`diff\` of two ${mb(statSync(largest).size)} MB sessions (the second with ${CHANGED_AT.length} tool calls' params changed and one call removed): **${diff.seconds.toFixed(2)} s** (CPU ${diff.cpuSeconds.toFixed(2)} s, every thread), peak RSS **${(diff.maxRssKb / 1024).toFixed(0)} MB**; found ${c.changed} changed, ${c.added} added, ${c.removed} removed, ${c.equal} equal (${report.alignment.exact ? "minimal alignment" : "windowed alignment"}). The file against itself: ${same.seconds.toFixed(2)} s (CPU ${same.cpuSeconds.toFixed(2)} s), ${(same.maxRssKb / 1024).toFixed(0)} MB. Load average during the run: ${loadavg()[0]?.toFixed(1)} on ${availableParallelism()} cores: wall time on a shared machine is mostly waiting; CPU time is the cost.`,
+    "",
+    `\`viewerPage\` alone (no reading), a synthetic session of 100,000 tool calls: ${built.seconds.toFixed(2)} s, ${mb(built.bytes)} MB.`,
     "",
     renders === null
       ? `Time to first render in Chromium not measured: ${CHROMIUM} or playwright-core is missing.`
