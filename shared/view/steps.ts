@@ -158,8 +158,9 @@ function traceSteps(turns: Turn[], calls: ToolCallRecord[], rows: RowIndex): Vie
       step({
         kind: "turn",
         id: turn.span_id,
-        name: `turn ${turn.turn_number}`,
-        text: text === "" ? null : excerpt(text),
+        // One name for every turn, so filters and charts group them; the number leads the text.
+        name: "turn",
+        text: excerpt(`#${turn.turn_number}${text === "" ? "" : ` ${text}`}`),
         // The turn's text is compared by its hash: a trace carries none of its own.
         hashes: [{ field: "text", recorded: text === "" ? null : sha256(text), actual: null, status: null }],
       }),

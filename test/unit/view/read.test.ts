@@ -64,8 +64,13 @@ describe("readSessionView", () => {
 
   it("shows span trace turns with their text and ReplayKit steps with their step hash", async () => {
     const trace = await viewOf(FILES["examples/support-chat.trace.jsonl"] as Buffer, "trace");
-    expect(trace.steps.filter((s) => s.kind === "turn").map((s) => s.name)).toEqual(["turn 1", "turn 2"]);
-    expect(trace.steps[0]?.text).toContain("login");
+    expect(trace.steps.map((s) => `${s.kind} ${s.name}`)).toEqual([
+      "turn turn",
+      "tool run_tests",
+      "turn turn",
+    ]);
+    expect(trace.steps[0]?.text).toMatch(/^#1 Why does the login test fail\? → /);
+    expect(trace.steps[2]?.text).toMatch(/^#2 /);
     const rpk = await viewOf(FILES["examples/summarize.rpk"] as Buffer, "rpk");
     expect(rpk.steps.map((s) => s.hashes[0]?.status)).toEqual(["passed", "passed"]);
     expect(rpk.checks.map((r) => r.check)).toContain("checksum");
