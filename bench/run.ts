@@ -14,6 +14,7 @@
  *                                         the rows on the file dense in secrets
  *   npm run bench -- --only secret-recall the leave-family-out recall table alone (no input file)
  *   npm run bench -- --only receipt-settle a receipt arriving in a session of 1,000 replays (no input file)
+ *   npm run bench -- --only view-diff     viewer page of 10 and 100 MB sessions, diff of two (own inputs)
  *
  * A `report` row is not a throughput: it runs in the harness's own process, once, and prints a section of
  * its own after the table (`secret-recall`: bench/secret-recall.ts on gitleaks' samples).
@@ -42,6 +43,7 @@ import {
 } from "./generate.js";
 import { receiptSettleReport } from "./receipt-settle.js";
 import { leaveFamilyOut, leaveFamilyOutMarkdown, parseSamples, truePositives } from "./secret-recall.js";
+import { viewDiffReport } from "./view-diff.js";
 
 // ---- measurements ----------------------------------------------------------------------------
 
@@ -344,7 +346,16 @@ export const MEASUREMENTS: Measurement[] = [
     label: "a receipt arriving in a session of 1,000 replays: time to settle at one vCPU",
     report: () => receiptSettleReport(ROOT),
   },
+  {
+    kind: "report",
+    name: "view-diff",
+    label: "viewer page of 10 and 100 MB sessions; diff of two 100 MB sessions (time, peak RSS)",
+    report: () => viewDiffReport(ROOT, DATA_DIR, VIEW_DIFF_SIZES_MB),
+  },
 ];
+
+/** Session sizes of the `view-diff` row, MB (`VIEW_DIFF_SIZES_MB=1,5` for a quick run). */
+const VIEW_DIFF_SIZES_MB = (process.env.VIEW_DIFF_SIZES_MB ?? "10,100").split(",").map(Number);
 
 /** gitleaks' samples, beside the project as the conformance tests read them (test/support/corpus.ts). */
 const GITLEAKS_SAMPLES = resolve(ROOT, "test", "corpus", "secrets", "gitleaks-samples.jsonl");

@@ -28,3 +28,10 @@ export class OutputFileError extends ReplayPipelineError {}
 export function causedBy(cause: unknown): ErrorOptions {
   return kindOf(cause) === "transient" ? { cause, kind: "transient" } : { cause };
 }
+
+/** `diff` could not compare (an input it cannot read as a replay): exit 2, as diff(1) does. */
+export class NotComparableError extends ReplayPipelineError {
+  constructor(file: string, detail: string, cause?: unknown) {
+    super("cli.not_comparable", detail, { file }, { cause, kind: "config" });
+  }
+}

@@ -128,6 +128,20 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string }
     },
     summary: "a signed CloudFront URL of a published copy, opening its tenant's copies only",
   },
+  view: {
+    load: async () => {
+      const m = await import("./commands/view.js");
+      return { run: m.viewCommand, help: m.VIEW_HELP };
+    },
+    summary: "write a self-contained HTML page of a session: header, timeline, hashes, redactions",
+  },
+  diff: {
+    load: async () => {
+      const m = await import("./commands/diff.js");
+      return { run: m.diffCommand, help: m.DIFF_HELP };
+    },
+    summary: "compare two sessions of any format (Layer C copies too) step by step; exit 1 if they differ",
+  },
   start: {
     load: async () => {
       const m = await import("./commands/start.js");

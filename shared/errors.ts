@@ -101,6 +101,7 @@ export const ERROR_KINDS = {
   "scan.no_files": "config",
   "cli.local_stack": "config",
   "cli.aws": "config",
+  "cli.not_comparable": "config",
   "io.no_files": "config",
   // The AWS adapters, the handlers and the audit (functions/).
   "aws.transient": "transient",

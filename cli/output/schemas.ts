@@ -56,6 +56,7 @@ const layerCOrigin = z.strictObject({
   verdict,
   checks_total: totals,
   errors_total: z.number().int(),
+  failed_checks: z.array(checkRow).optional(),
 });
 
 const turn = z.strictObject({
@@ -255,8 +256,51 @@ const errorOutput = z.strictObject({
   }),
 });
 
+const stepRef = z.strictObject({
+  n: z.number().int(),
+  kind: z.enum(["tool", "turn", "step"]),
+  id: z.string().nullable(),
+  name: z.string(),
+});
+const fieldChange = z.strictObject({ field: z.string(), a: z.string().nullable(), b: z.string().nullable() });
+const diffSide = z.strictObject({
+  file: z.string(),
+  format: formatId.nullable(),
+  verdict,
+  replay_hash: z.string(),
+  layer_c: z.boolean(),
+  steps: z.number().int(),
+});
+const diffEntry = z.discriminatedUnion("op", [
+  z.strictObject({ op: z.literal("equal"), a: stepRef, b: stepRef }),
+  z.strictObject({ op: z.literal("changed"), a: stepRef, b: stepRef, fields: z.array(fieldChange) }),
+  z.strictObject({ op: z.literal("removed"), a: stepRef }),
+  z.strictObject({ op: z.literal("added"), b: stepRef }),
+]);
+
+/** `diff --json`: `SessionDiff` without its aligned entries (shared/diff/types.ts). */
+export const sessionDiff = z.strictObject({
+  a: diffSide,
+  b: diffSide,
+  equal: z.boolean(),
+  alignment: z.strictObject({ shared_ids: z.number().int(), exact: z.boolean() }),
+  header: z.array(fieldChange),
+  first_divergence: diffEntry.nullable(),
+  changed: z.array(z.strictObject({ a: stepRef, b: stepRef, fields: z.array(fieldChange) })),
+  added: z.array(stepRef),
+  removed: z.array(stepRef),
+  counts: z.strictObject({
+    equal: z.number().int(),
+    changed: z.number().int(),
+    added: z.number().int(),
+    removed: z.number().int(),
+    moved: z.number().int(),
+  }),
+});
+
 /** Each command's `--json` output: the file name in `schemas/` → its schema. */
 export const OUTPUT_SCHEMAS = {
+  diff: sessionDiff.extend(envelope),
   inspect: inspectReport.extend({ ...envelope, receipt_check: receiptCheck.optional() }),
   verify: verifyReport.extend(envelope),
   scan: scanRow.extend(envelope),

@@ -43,6 +43,7 @@ export {
   findingOf,
   type LineFormat,
   type LineTap,
+  MAX_FAILED_KEPT,
   MAX_ROWS,
   type Session,
   type SessionSummary,

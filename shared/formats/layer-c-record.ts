@@ -1,5 +1,5 @@
 import type { JsonValue } from "../canonical/index.js";
-import type { LayerCOrigin, Verdict } from "./types.js";
+import { type CheckRow, type LayerCOrigin, MAX_FAILED_KEPT, type Verdict } from "./types.js";
 import { member, numberOf, stringMember } from "./validate.js";
 
 export type { LayerCOrigin };
@@ -26,10 +26,31 @@ export function layerCOriginOf(record: JsonValue | undefined): LayerCOrigin | nu
   if (replayHash === null || !HASH.test(replayHash) || verdict === null || !VERDICTS.has(verdict))
     return null;
   if (passed === null || failed === null || unverifiable === null || errors === null) return null;
+  const failedChecks = failedRowsOf(member(original, "failed_checks"));
   return {
     replay_hash: replayHash,
     verdict: verdict as Verdict,
     checks_total: { passed, failed, unverifiable },
     errors_total: errors,
+    ...(failedChecks.length === 0 ? {} : { failed_checks: failedChecks }),
   };
+}
+
+/** The well-formed failed rows of a record's `failed_checks` (others are left out, not guessed). */
+function failedRowsOf(rows: JsonValue | undefined): CheckRow[] {
+  if (!Array.isArray(rows)) return [];
+  const out: CheckRow[] = [];
+  for (const row of rows.slice(0, MAX_FAILED_KEPT)) {
+    const check = stringMember(row, "check");
+    const subject = stringMember(row, "subject");
+    if (check === null || subject === null) continue;
+    out.push({
+      check,
+      subject,
+      expected: stringMember(row, "expected"),
+      actual: stringMember(row, "actual"),
+      status: "failed",
+    });
+  }
+  return out;
 }

@@ -361,4 +361,13 @@ export interface LayerCOrigin {
   verdict: Verdict;
   checks_total: Record<CheckStatus, number>;
   errors_total: number;
+  /**
+   * The original's failed hash rows (at most `MAX_FAILED_KEPT`, subjects scrubbed), so that a copy
+   * still says which step's content did not match its recorded hash (`diff` of two copies finds a
+   * tampered step by them); absent when none failed.
+   */
+  failed_checks?: CheckRow[];
 }
+
+/** How many of the original's failed rows a Layer C copy keeps in its record. */
+export const MAX_FAILED_KEPT = 100;

@@ -11,6 +11,7 @@ import {
   type InspectResult,
   inspect,
   type LayerCOrigin,
+  MAX_FAILED_KEPT,
 } from "../formats/index.js";
 import type { LayerCOptions, LayerCRedaction } from "./layer-c/entry.js";
 import { tapOf } from "./layer-c/fused.js";
@@ -65,13 +66,18 @@ export interface CheckedRedaction extends LayerCRedaction {
   inspected: Promise<InspectResult>;
 }
 
-/** The record of `report` that a copy carries. */
+/**
+ * The record of `report` that a copy carries; with the failed rows (subjects scrubbed, hashes as
+ * they are) when some failed, so the copy still names the steps whose content did not match.
+ */
 export function originOf(report: InspectReport): LayerCOrigin {
+  const failed = report.checks.filter((row) => row.status === "failed").slice(0, MAX_FAILED_KEPT);
   return {
     replay_hash: report.replay_hash,
     verdict: report.verdict,
     checks_total: { ...report.checks_total },
     errors_total: report.errors_total,
+    ...(failed.length === 0 ? {} : { failed_checks: scrubReport(failed) }),
   };
 }
 

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
+import type { SessionDiff } from "#shared/diff/types.js";
 import type { InspectReport } from "#shared/formats/index.js";
 import type { FileRecord } from "#shared/pipeline/ports.js";
 import type { VerdictDocument } from "#shared/pipeline/process-object.js";
@@ -16,6 +17,7 @@ import {
   jsonSchemas,
   type layerCSummary,
   OUTPUT_SCHEMAS,
+  type sessionDiff,
   type verdictDocument,
   type verifyReport,
 } from "../../../cli/output/schemas.js";
@@ -55,6 +57,7 @@ describe("schemas/: the JSON Schema of every --json output", () => {
     expectTypeOf<z.infer<typeof verdictDocument>>().toExtend<VerdictDocument>();
     expectTypeOf<VerdictDocument>().toExtend<z.infer<typeof verdictDocument>>();
     expect(Object.keys(OUTPUT_SCHEMAS)).toContain("inspect");
+    expectTypeOf<z.infer<typeof sessionDiff>>().toEqualTypeOf<Omit<SessionDiff, "entries">>();
   });
 
   it("rejects what a reader must not get: a missing member, an extra one, a wrong verdict", () => {
@@ -86,6 +89,13 @@ describe("schemas/: the JSON Schema of every --json output", () => {
     writeFileSync(gz, gzipSync(readFileSync(EX("fix-auth.REPLAY.jsonl"))));
     for (const file of [bad, gz, join(PROJECT_ROOT, "test", "fixtures", "bad-inputs", "binary-garbage.bin")])
       expect(schemaErrors("inspect", json("inspect", file, "--json")[0]), file).toEqual([]);
+  });
+
+  it("diff --json validates, equal or not", () => {
+    for (const b of ["fix-auth.REPLAY.jsonl", "tampered.REPLAY.jsonl"]) {
+      const [diff] = json("diff", EX("fix-auth.REPLAY.jsonl"), EX(b), "--json");
+      expect(schemaErrors("diff", diff), b).toEqual([]);
+    }
   });
 
   it("verify, scan, redact, process and verify-attestation --json validate", () => {
