@@ -42,7 +42,7 @@ export function formatOption(command: string, values: { json?: boolean; format?:
 export const SCHEMA_VERSION = 1;
 
 /** `value` with the tool's version and the schema version first: what every `--json` object carries. */
-function envelope<T extends object>(value: T): { tool_version: string; schema_version: number } & T {
+export function envelope<T extends object>(value: T): { tool_version: string; schema_version: number } & T {
   return { tool_version: toolVersion(), schema_version: SCHEMA_VERSION, ...value };
 }
 

@@ -9,6 +9,7 @@ export {
 export type { Diagnostic } from "./diagnostics.js";
 export {
   EXIT,
+  envelope,
   exitCodeOfError,
   FORMAT_OPTIONS,
   type Format,
