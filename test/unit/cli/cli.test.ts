@@ -163,6 +163,53 @@ describe("errors and usage", () => {
   });
 });
 
+describe("the local servers' packages (s3rver, dynalite)", () => {
+  /** Run before the CLI (--import): at exit, prints how many of their CommonJS files were loaded. */
+  const PROBE = `data:text/javascript,${encodeURIComponent(
+    `import { createRequire } from "node:module";
+     const cache = createRequire(process.cwd() + "/").cache;
+     process.on("exit", () => process.stderr.write("loaded " + Object.keys(cache).filter((k) => /node_modules[\\\\/](s3rver|dynalite)[\\\\/]/.test(k)).length + "\\n"));`,
+  )}`;
+  function loaded(...args: string[]): number {
+    const result = spawnSync(
+      process.execPath,
+      ["--openssl-legacy-provider", "--import", PROBE, BIN, ...args],
+      {
+        cwd: PROJECT_ROOT,
+        encoding: "utf8",
+      },
+    );
+    const count = /^loaded (\d+)$/m.exec(result.stderr)?.[1];
+    expect(count, result.stderr).toBeDefined();
+    return Number(count);
+  }
+
+  it.each([
+    ["inspect", "examples/fix-auth.REPLAY.jsonl"],
+    ["push", "--help"],
+    ["report", "--help"],
+    ["start", "--help"],
+  ])("are not loaded by %s %s", (...args) => {
+    expect(loaded(...args)).toBe(0);
+  });
+
+  it("are loaded when start starts its servers", () => {
+    const empty = mkdtempSync(join(tmpdir(), "replay-cli-start-"));
+    const freePorts = ["--s3-port", "0", "--dynamo-port", "0"];
+    const args = [
+      "--once",
+      "--memory",
+      "--dir",
+      join(empty, "stack"),
+      "--examples",
+      empty,
+      "--timeout",
+      "30",
+    ];
+    expect(loaded("start", ...args, ...freePorts)).toBeGreaterThan(0);
+  });
+});
+
 describe("replay-pipeline scan", () => {
   it("hashes every replay file of a folder and goes on past a bad one", () => {
     const folder = mkdtempSync(join(tmpdir(), "replay-scan-"));

@@ -182,12 +182,15 @@ describe("flags every command takes", () => {
     expect(run(["inspect", FIX, "--zzzzzzzz"]).stderr).not.toContain("did you mean");
   });
 
-  it("--version and -V print the version, alone or after a command", () => {
+  it("--version and -V print the version and the commit built from, alone or after a command", () => {
     const version = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")).version;
+    // The build (global setup) ran at this checkout's HEAD; outside git it says "unknown".
+    const git = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: PROJECT_ROOT, encoding: "utf8" });
+    const commit = git.status === 0 ? git.stdout.trim() : "unknown";
     for (const args of [["--version"], ["-V"], ["inspect", "--version"], ["hash", "-V"]]) {
       const out = run(args);
       expect(out.code).toBe(0);
-      expect(out.stdout).toBe(`replay-pipeline ${version}\n`);
+      expect(out.stdout).toBe(`replay-pipeline ${version} (commit ${commit})\n`);
     }
   });
 
