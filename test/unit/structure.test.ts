@@ -3,12 +3,12 @@
  * imports nothing of cli/; parallel/ knows no domain module; no file in shared/ grows past 600
  * lines; no import cycle anywhere.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../support/corpus.js";
 import { importCycles, importsOf, sourceFiles } from "../support/imports.js";
+import { tempDir } from "../support/temp.js";
 
 const inside = (folder: string) => (file: string) =>
   !relative(resolve(PROJECT_ROOT, folder), file).startsWith("..");
@@ -53,7 +53,7 @@ describe("project structure", () => {
   });
 
   it("finds a cycle where there is one (type-only imports left out)", () => {
-    const dir = mkdtempSync(join(tmpdir(), "cycles-"));
+    const dir = tempDir("cycles-");
     try {
       const file = (name: string, text: string) => {
         writeFileSync(join(dir, name), text);

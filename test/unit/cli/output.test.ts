@@ -1,15 +1,15 @@
 /** Issue 14 items 3-5 through the binary: diagnostics, exit codes, flags, colour, CI formats, attestations. */
 import { spawnSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../support/corpus.js";
+import { tempDir } from "../../support/temp.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
 const EX = (name: string) => join(PROJECT_ROOT, "examples", name);
-const dir = mkdtempSync(join(tmpdir(), "cli-output-"));
+const dir = tempDir("cli-output-");
 const TAMPERED = EX("tampered.REPLAY.jsonl");
 const FIX = EX("fix-auth.REPLAY.jsonl");
 

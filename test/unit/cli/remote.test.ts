@@ -1,10 +1,10 @@
 /** Where the pipeline commands find the pipeline: a local stack's `stack.json`, checked for life. */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { UsageError } from "../../../cli/errors.js";
 import { connect } from "../../../cli/remote.js";
+import { tempDir } from "../../support/temp.js";
 
 const INFO = {
   region: "us-east-1",
@@ -22,7 +22,7 @@ afterEach(async () => {
 });
 
 async function stackFile(info: object): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "remote-"));
+  const dir = tempDir("remote-");
   dirs.push(dir);
   await writeFile(join(dir, "stack.json"), JSON.stringify(info));
   return dir;
