@@ -19,15 +19,7 @@ describe("npm run synth (dist/infra.js, built by the global setup)", () => {
     // No credentials, profile or region: synthesis must need none.
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("AWS_")));
     await run(process.execPath, ["dist/infra.js"], {
-      env: {
-        ...env,
-        CDK_OUTDIR: outdir,
-        AWS_EC2_METADATA_DISABLED: "true",
-        HOME: outdir,
-        // CDK runs `tsc --version`, and tsc turns on Node's compile cache: a node-compile-cache
-        // folder in the temp folder that would outlive the run.
-        NODE_DISABLE_COMPILE_CACHE: "1",
-      },
+      env: { ...env, CDK_OUTDIR: outdir, AWS_EC2_METADATA_DISABLED: "true", HOME: outdir },
       maxBuffer: 16 * 1024 ** 2,
     });
     const template = JSON.parse(
