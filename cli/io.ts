@@ -194,10 +194,24 @@ export function outputTarget(command: string, option: string | undefined, input:
   return output;
 }
 
+/**
+ * A file of the package this CLI runs from: the bundle's chunks sit in dist/ and the sources in
+ * cli/, one folder below package.json either way (installed, `node_modules/replay-pipeline/`).
+ */
+export function packageFile(relative: string): URL {
+  return new URL(`../${relative}`, import.meta.url);
+}
+
 /** This tool's version (package.json beside the bundle or the sources). */
 export function toolVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
-    version: string;
-  };
+  const pkg = JSON.parse(readFileSync(packageFile("package.json"), "utf8")) as { version: string };
   return pkg.version;
+}
+
+/**
+ * The commit the bundle was built from: scripts/build.mjs embeds `git rev-parse --short HEAD`
+ * (or "unknown" when built outside git); the sources run unbundled (tests) have none.
+ */
+export function buildCommit(): string {
+  return typeof REPLAY_PIPELINE_COMMIT === "string" ? REPLAY_PIPELINE_COMMIT : "unknown";
 }

@@ -2,7 +2,7 @@ import { ReplayPipelineError } from "#shared/errors.js";
 import { closest } from "./args.js";
 import { awsFailure } from "./aws-errors.js";
 import { UsageError } from "./errors.js";
-import { toolVersion } from "./io.js";
+import { buildCommit, toolVersion } from "./io.js";
 import { exitCodeOfError, renderError, requestedFormat } from "./output/index.js";
 
 /** A command: what it runs and its `--help`. */
@@ -190,7 +190,7 @@ export async function main(argv: string[]): Promise<number> {
       return command === undefined ? 2 : 0;
     }
     if (command === "--version" || command === "-V" || command === "-v" || asksVersion(rest)) {
-      process.stdout.write(`replay-pipeline ${toolVersion()}\n`);
+      process.stdout.write(`replay-pipeline ${toolVersion()} (commit ${buildCommit()})\n`);
       return 0;
     }
     const entry = commandNamed(command);

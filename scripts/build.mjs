@@ -1,4 +1,5 @@
 // Bundles the CLI, the benchmark, the line worker and the CDK app into dist/ so `npx replay-pipeline` runs plain JavaScript.
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { build } from "esbuild";
 
@@ -20,15 +21,29 @@ for (const [name, path] of Object.entries(entryPoints)) {
   if (!existsSync(path)) throw new Error(`build: entry point ${name} (${path}) is missing`);
 }
 
+// `replay-pipeline --version` names the commit the bundle was built from; a build outside git (an
+// unpacked source archive) says "unknown".
+const commit = (() => {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  } catch {
+    return "unknown";
+  }
+})();
+
 const common = {
   outdir: "dist",
   bundle: true,
   platform: "node",
   format: "esm",
-  target: "node20",
+  target: "node22",
   sourcemap: true,
   packages: "external",
   logLevel: "warning",
+  define: { REPLAY_PIPELINE_COMMIT: JSON.stringify(commit) },
 };
 const { cli, ...rest } = entryPoints;
 await build({ ...common, entryPoints: rest });

@@ -1,5 +1,9 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { constants } from "node:os";
 import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { ReplayPipelineError } from "#shared/errors.js";
 import { scrubbedKey } from "#shared/pipeline/process-object.js";
@@ -9,7 +13,8 @@ import { auditKeyBase, runAudit, storeAudit } from "../../functions/lib/audit-jo
 import type { FileRecord } from "../../shared/pipeline/ports.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { LocalStackError, UsageError } from "../errors.js";
-import { outputError, toInputError, writeOut } from "../io.js";
+import { outputError, packageFile, toInputError, writeOut } from "../io.js";
+import { hasLegacyProvider } from "../local/servers.js";
 import { LocalStack, type StackOutcome } from "../local/stack.js";
 import type { TornObject } from "../local/torn-objects.js";
 
@@ -33,7 +38,8 @@ Options:
                        --timeout), 2 when the stack cannot start
   --memory             keep no data (default: DIR/data, kept between runs)
   --dir DIR            the stack's folder (default .local)
-  --examples DIR       what to upload first (default examples; key examples/<name up to its first dot>/<name>)
+  --examples DIR       what to upload first (default ./examples, or the installed package's
+                       examples when there is none; key examples/<name up to its first dot>/<name>)
   --s3-port N          S3 port (default 4569; 0 picks a free one)
   --dynamo-port N      DynamoDB port (default 4570; 0 picks a free one)
   --max-receives N     receives before a record goes to DIR/dlq (default 3)
@@ -41,7 +47,8 @@ Options:
   --verbose            print the handler's JSON logs too
   -h, --help           this help
 
-Needs Node's legacy OpenSSL provider for s3rver (npm start sets --openssl-legacy-provider).`;
+s3rver needs Node's legacy OpenSSL provider: npm start sets --openssl-legacy-provider, and
+without it the stack runs in a child process of node with it.`;
 
 const OPTIONS = {
   once: { type: "boolean" },
@@ -99,6 +106,49 @@ async function examplesOf(dir: string): Promise<{ path: string; key: string }[]>
     .map((name) => ({ path: join(dir, name), key: `examples/${name.split(".")[0]}/${name}` }));
 }
 
+/** ./examples, or the package's own (an installed CLI run from a folder that has none). */
+function defaultExamples(): string {
+  return existsSync("examples") ? "examples" : fileURLToPath(packageFile("examples"));
+}
+
+const LEGACY_FLAG = /--openssl-legacy-provider\b/;
+
+/**
+ * Runs this `start` again in a child node with `--openssl-legacy-provider` (the installed binary's
+ * `#!/usr/bin/env node` cannot pass it) and returns its exit code. The child gets a process group
+ * of its own: signals reach it forwarded from here, never twice.
+ */
+async function withLegacyProvider(argv: string[]): Promise<number> {
+  const script = process.argv[1];
+  if (script === undefined) throw new LocalStackError("start: cannot find the script to run again");
+  const child = spawn(
+    process.execPath,
+    ["--openssl-legacy-provider", ...process.execArgv, script, "start", ...argv],
+    { stdio: "inherit", detached: true },
+  );
+  // Each signal once: npx and a terminal may both deliver a Ctrl-C, and a second SIGINT would kill
+  // the child mid-stop instead of letting it close its servers.
+  const forwarded = new Set<NodeJS.Signals>();
+  const forward = (signal: NodeJS.Signals) => {
+    if (!forwarded.has(signal)) child.kill(signal);
+    forwarded.add(signal);
+  };
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  for (const signal of signals) process.on(signal, forward);
+  try {
+    return await new Promise<number>((resolve, reject) => {
+      child.once("error", (error) =>
+        reject(new LocalStackError(`start: node could not be run again: ${error.message}`, error)),
+      );
+      child.once("exit", (code, signal) =>
+        resolve(code ?? 128 + (signal === null ? 0 : constants.signals[signal])),
+      );
+    });
+  } finally {
+    for (const signal of signals) process.off(signal, forward);
+  }
+}
+
 /** `replay-pipeline start`: the local stack. */
 export async function startCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("start", argv, OPTIONS);
@@ -107,8 +157,13 @@ export async function startCommand(argv: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length > 0) throw new UsageError(`start: unexpected argument '${positionals[0]}'`);
+  if (
+    !hasLegacyProvider() &&
+    !LEGACY_FLAG.test(`${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`)
+  )
+    return await withLegacyProvider(argv);
   const timeout = (intOption("start", "timeout", values.timeout) ?? 120) * 1000;
-  const examples = await examplesOf(values.examples ?? "examples");
+  const examples = await examplesOf(values.examples ?? defaultExamples());
   const root = values.dir ?? ".local";
   const firstDay = new Date().toISOString().slice(0, 10);
   const deadLetters = new Map<string, string>();

@@ -1,6 +1,8 @@
 /**
  * The local stand-ins for S3 (s3rver) and DynamoDB (dynalite), started in this process on
- * loopback: what `npm start` and the integration tests run the real SDK clients against.
+ * loopback: what `npm start` and the integration tests run the real SDK clients against. Both
+ * packages are imported when a server starts, not with this module: the commands that only read a
+ * running stack's endpoints (push --local, report --local) import it too, and need neither.
  */
 import { createCipheriv, randomUUID } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
@@ -11,8 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import dynalite from "dynalite";
-import S3rver, { type S3rverEvent } from "s3rver";
+import type { S3rverEvent } from "s3rver";
 import { LocalStackError } from "../errors.js";
 import { AwsChunkedDecoder, chunkedPlan, isAwsChunked, type S3Problem } from "./aws-chunked.js";
 import { setAsideTorn, type TornObject } from "./torn-objects.js";
@@ -75,6 +76,7 @@ export async function startS3rver(
   await mkdir(spool, { recursive: true });
   // s3rver fails every listing on a torn object: set them aside before it serves.
   const torn = await setAsideTorn(directory, join(base, "torn"));
+  const { default: S3rver } = await loadServer("s3rver", () => import("s3rver"));
   const server = new S3rver({
     address: host,
     port: options.port ?? 0,
@@ -266,6 +268,7 @@ export async function startDynalite(options: LocalServerOptions = {}): Promise<L
     path = join(options.dataDir, "dynamodb");
     await mkdir(path, { recursive: true });
   }
+  const { default: dynalite } = await loadServer("dynalite", () => import("dynalite"));
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   const { port } = await listen(server, host, options.port ?? 0, "DynamoDB", "--dynamo-port");
   return {
@@ -309,12 +312,35 @@ function closeProbe({ server }: { server: NetServer }): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()));
 }
 
-function assertLegacyProvider(): void {
+/**
+ * Imports a local server's package: a dependency of the installed CLI, so missing only from an
+ * install that left it out (`npm install --omit`, a pruned bundle): say which, and how to get it.
+ */
+async function loadServer<T>(name: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
+    throw new LocalStackError(
+      `the local stack needs the package '${name}', which is not installed: npm install ${name}`,
+      error,
+    );
+  }
+}
+
+/** Does this process offer DES (OpenSSL 3's legacy provider), which s3rver's listings need? */
+export function hasLegacyProvider(): boolean {
   try {
     createCipheriv("des", Buffer.alloc(8), Buffer.alloc(8));
+    return true;
   } catch {
+    return false;
+  }
+}
+
+function assertLegacyProvider(): void {
+  if (!hasLegacyProvider())
     throw new LocalStackError(
       "s3rver needs Node's legacy OpenSSL provider: run with NODE_OPTIONS=--openssl-legacy-provider (npm start sets it)",
     );
-  }
 }

@@ -1,7 +1,6 @@
 import "aws-sdk-client-mock-vitest/extend";
 import { createHash, generateKeyPairSync } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { KMSClient, KMSServiceException, SignCommand } from "@aws-sdk/client-kms";
 import { mockClient } from "aws-sdk-client-mock";
@@ -14,12 +13,13 @@ import { TransientError } from "../../shared/errors.js";
 import { fileWriter, runCli } from "../support/cli.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
 import { signDigest } from "../support/kms-fake.js";
+import { tempDir } from "../support/temp.js";
 
 const KEY_ARN = "arn:aws:kms:eu-west-1:111122223333:key/0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0";
 const { privateKey, publicKey } = generateKeyPairSync("ec", { namedCurve: "prime256v1" });
 const client = new KMSClient({ region: "eu-west-1" });
 const kms = mockClient(client);
-const file = fileWriter(mkdtempSync(join(tmpdir(), "kms-signer-")));
+const file = fileWriter(tempDir("kms-signer-"));
 // The public key as `aws kms get-public-key` hands it out (DER SubjectPublicKeyInfo), and as PEM.
 const publicDer = file("public-key.der", publicKey.export({ type: "spki", format: "der" }));
 const publicPem = file("public-key.pem", publicKey.export({ type: "spki", format: "pem" }) as string);

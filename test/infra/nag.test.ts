@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
-import { Stack, Validations } from "aws-cdk-lib";
+import { App, Stack, Validations } from "aws-cdk-lib";
 import { Queue } from "aws-cdk-lib/aws-sqs";
 import { AwsSolutionsChecks } from "cdk-nag";
 import type { IConstruct } from "constructs";
 import { describe, expect, it } from "vitest";
 import { synthPipeline } from "../support/pipeline-stack.js";
+import { tempDir } from "../support/temp.js";
 
 /** The unacknowledged AwsSolutions findings of `scope`, as `rule at construct path` lines. */
 function findings(scope: IConstruct): string[] {
@@ -63,7 +64,8 @@ describe("cdk-nag AwsSolutions", () => {
   });
 
   it("reports a finding when a construct breaks a rule (the check can fail)", () => {
-    const stack = new Stack();
+    // An App of ours with its assembly in a test folder: a bare Stack's implicit App leaves a cdk.out* behind.
+    const stack = new Stack(new App({ outdir: tempDir("cdk.out-") }));
     new Queue(stack, "Plain");
     const found = findings(stack);
     expect(found.some((f) => f.startsWith("AwsSolutions-SQS3"))).toBe(true);

@@ -5,9 +5,12 @@ import { describe, expect, it } from "vitest";
 import { ConfigError } from "../../functions/lib/config.js";
 import { retentionOf } from "../../infra/pipeline-stack.js";
 import { readSettings } from "../../infra/settings.js";
+import { tempDir } from "../support/temp.js";
 
 const PEM = readFileSync(new URL("../fixtures/cloudfront/public-key.pem", import.meta.url), "utf8");
-const settingsOf = (context: Record<string, unknown>) => readSettings(new App({ context }).node);
+// An App makes its assembly folder when built: in a temp folder of this file's, not a cdk.out* left behind.
+const settingsOf = (context: Record<string, unknown>) =>
+  readSettings(new App({ context, outdir: tempDir("cdk.out-") }).node);
 
 describe("CDK context settings", () => {
   it("default to the configuration table of docs/deploy.md", () => {

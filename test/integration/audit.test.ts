@@ -5,8 +5,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
@@ -20,6 +19,7 @@ import { AUDIT_METRIC, AUDIT_SERVICE, METRICS_NAMESPACE } from "../../functions/
 import { createTable } from "../../functions/lib/table.js";
 import type { AuditReport } from "../../shared/report/index.js";
 import { DAY, OWN_FAILURES, PLANTED_SECRET, seeded, seededDay } from "../support/audit-records.js";
+import { tempDir } from "../support/temp.js";
 
 const REPORTS = "reports";
 const TABLE = "audit-index";
@@ -214,7 +214,7 @@ describe("audit against dynalite and s3rver", () => {
   });
 
   it("runs as `replay-pipeline report --local` from .local/stack.json", async () => {
-    const cwd = await mkdtemp(join(tmpdir(), "report-local-"));
+    const cwd = tempDir("report-local-");
     try {
       await mkdir(join(cwd, ".local"));
       await writeFile(

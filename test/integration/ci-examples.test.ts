@@ -4,12 +4,12 @@
  * `--stack` and the CI system's run id filled in; the job's exit is the worst verdict.
  */
 import { spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalStack } from "../../cli/local/stack.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
+import { tempDir } from "../support/temp.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
 const EX = (name: string) => join(PROJECT_ROOT, "examples", name);
@@ -17,7 +17,7 @@ let stack: LocalStack;
 let root: string;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "ci-examples-"));
+  root = tempDir("ci-examples-");
   stack = await LocalStack.start({ root, memory: true, s3Port: 0, dynamoPort: 0 });
 });
 
@@ -43,7 +43,7 @@ function swap(command: string, from: string, to: string): string {
 
 /** Runs the snippet's command in a job folder holding `replays/` with `replay` and its receipt. */
 function runJob(command: string, replay: string, env: Record<string, string>) {
-  const job = mkdtempSync(join(tmpdir(), "ci-job-"));
+  const job = tempDir("ci-job-");
   mkdirSync(join(job, "replays"));
   copyFileSync(EX(replay), join(job, "replays", "REPLAY.jsonl"));
   copyFileSync(EX("fix-auth.RECEIPT.json"), join(job, "replays", "RECEIPT.json"));

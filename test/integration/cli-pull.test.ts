@@ -3,8 +3,7 @@
  * s3rver reaches the output in many small writes, never as one buffer of the whole object.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, WriteStream } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, WriteStream } from "node:fs";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
@@ -12,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { pullCommand } from "../../cli/commands/remote.js";
 import { LocalStack } from "../../cli/local/stack.js";
 import { fileRecord } from "../support/index-records.js";
+import { tempDir } from "../support/temp.js";
 
 const SIZE = 8 * 1024 * 1024;
 const copy = randomBytes(SIZE);
@@ -20,7 +20,7 @@ let stack: LocalStack;
 let root: string;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "cli-pull-"));
+  root = tempDir("cli-pull-");
   stack = await LocalStack.start({ root, memory: true, s3Port: 0, dynamoPort: 0 });
   const record = fileRecord("acme", "big", "R.jsonl");
   await stack.index.putFile(record);

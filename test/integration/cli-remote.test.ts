@@ -3,14 +3,14 @@
  * tenant isolation: tenant A never sees tenant B's files, whatever the names.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalStack } from "../../cli/local/stack.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
 import { schemaErrors } from "../support/output-schemas.js";
+import { tempDir } from "../support/temp.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
 const EX = (name: string) => join(PROJECT_ROOT, "examples", name);
@@ -34,7 +34,7 @@ function cli(...args: string[]): Promise<{ code: number | null; stdout: string; 
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "cli-remote-"));
+  root = tempDir("cli-remote-");
   stack = await LocalStack.start({ root, memory: true, s3Port: 0, dynamoPort: 0 });
 });
 
@@ -85,7 +85,7 @@ describe("push --wait", () => {
   });
 
   it("a receipt pushed into a session of many replays waits until every one is checked, and exits 1 when they fail", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cli-remote-many-"));
+    const dir = tempDir("cli-remote-many-");
     const replays = Array.from({ length: 40 }, (_, n) =>
       join(dir, `r-${String(n).padStart(2, "0")}.REPLAY.jsonl`),
     );
@@ -120,7 +120,7 @@ describe("push --wait", () => {
   });
 
   it("a file the pipeline rejects by its name gets its recorded verdict: exit 1, not a timeout", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cli-remote-rejected-"));
+    const dir = tempDir("cli-remote-rejected-");
     const file = join(dir, "REPLAY\u200b.jsonl");
     copyFileSync(EX("fix-auth.REPLAY.jsonl"), file);
     const out = await cli(
@@ -180,7 +180,7 @@ describe("push --wait", () => {
   });
 
   it("refuses a file whose key holds a secret before uploading it (the pipeline would reject it)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cli-remote-secret-"));
+    const dir = tempDir("cli-remote-secret-");
     const secret = `ghp_${"a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"}`;
     const file = join(dir, `${secret}.REPLAY.jsonl`);
     copyFileSync(EX("fix-auth.REPLAY.jsonl"), file);

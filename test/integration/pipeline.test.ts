@@ -3,8 +3,7 @@
  * S3 notification → queue → the ingest handler → verdict, Layer C copy, verdict document and
  * index; receipts in any order; redelivery; a burst of uploads; faults and poison files.
  */
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   GetObjectCommand,
@@ -19,6 +18,7 @@ import { LocalStack, type StackOutcome } from "../../cli/local/stack.js";
 import { layerCKey, parseObjectKey, verdictKey } from "../../shared/pipeline/keys.js";
 import { serviceError } from "../support/aws-fakes.js";
 import { exampleReplays, PROJECT_ROOT } from "../support/corpus.js";
+import { tempDir } from "../support/temp.js";
 
 const example = (name: string): Buffer => readFileSync(join(PROJECT_ROOT, "examples", name));
 const FIX_AUTH = example("fix-auth.REPLAY.jsonl");
@@ -62,7 +62,7 @@ function outcomesOf(key: string): StackOutcome[] {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "stack-"));
+  root = tempDir("stack-");
   stack = await LocalStack.start({
     root,
     memory: true,

@@ -6,6 +6,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { connect, createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
 /** A running DynamoDB Local. */
@@ -30,6 +31,10 @@ export async function startDynamoDbLocal(): Promise<DynamoDbLocal> {
     "java",
     [
       `-Djava.library.path=${join(emulator, "DynamoDBLocal_lib")}`,
+      // Java's temp files where the run's temp folder is (Java reads java.io.tmpdir, not TMPDIR), and
+      // no /tmp/hsperfdata_<user>/<pid> file, which a killed JVM leaves behind.
+      `-Djava.io.tmpdir=${tmpdir()}`,
+      "-XX:-UsePerfData",
       "-jar",
       join(emulator, "DynamoDBLocal.jar"),
       "-inMemory",

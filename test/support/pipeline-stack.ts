@@ -4,7 +4,9 @@
  * validation (seconds of WebAssembly); the template is otherwise the one `npm run synth` writes.
  * test/infra/synth.test.ts runs the real app, real bundles and all, once.
  */
-import { resolve } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { App } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { PipelineStack } from "../../infra/pipeline-stack.js";
@@ -40,7 +42,10 @@ export function synthPipeline(
   amend?: (stack: PipelineStack) => void,
 ): SynthesizedPipeline {
   // No stack bundles: `aws:cdk:bundling-stacks` is how `cdk synth --exclusively` skips bundling.
-  const app = new App({ context: { "aws:cdk:bundling-stacks": [], ...context } });
+  // An assembly folder of our own, removed once the template is read: without one CDK makes a
+  // cdk.out* folder in the temp folder per app and leaves it there.
+  const outdir = mkdtempSync(join(tmpdir(), "cdk.out-"));
+  const app = new App({ outdir, context: { "aws:cdk:bundling-stacks": [], ...context } });
   const settings = readSettings(app.node);
   const stack = new PipelineStack(app, settings.stackName, { projectRoot: PROJECT_ROOT, settings });
   amend?.(stack);
@@ -53,6 +58,7 @@ export function synthPipeline(
   } finally {
     if (before === undefined) delete process.env.CDK_VALIDATION;
     else process.env.CDK_VALIDATION = before;
+    rmSync(outdir, { recursive: true, force: true });
   }
 }
 

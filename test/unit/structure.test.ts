@@ -5,8 +5,7 @@
  * counts); no import cycle anywhere, type-only imports counted (a type cycle still ties two
  * modules' changes together). Files are split by concept, not by a line count.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../support/corpus.js";
@@ -23,6 +22,8 @@ const ALLOWED_MODULE_STATE: Record<string, string> = {
   "shared/redact/rules.ts: FAMILY_NEEDLES (a top-level const the module mutates)":
     "a WeakMap cache of a pure function of its key (a rule list's combined needle), like memo.ts's `remembered`",
 };
+
+import { tempDir } from "../support/temp.js";
 
 const inside = (folder: string) => (file: string) =>
   !relative(resolve(PROJECT_ROOT, folder), file).startsWith("..");
@@ -96,7 +97,7 @@ describe("project structure", () => {
   });
 
   it("finds a cycle where there is one, type-only imports counted", () => {
-    const dir = mkdtempSync(join(tmpdir(), "cycles-"));
+    const dir = tempDir("cycles-");
     try {
       const file = (name: string, text: string) => {
         writeFileSync(join(dir, name), text);

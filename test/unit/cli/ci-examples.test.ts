@@ -4,21 +4,13 @@
  * options push has, and docs/pipeline.md's CI section quotes them.
  */
 import { spawnSync } from "node:child_process";
-import {
-  chmodSync,
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { PUSH_HELP } from "../../../cli/commands/remote.js";
 import { PROJECT_ROOT } from "../../support/corpus.js";
+import { tempDir } from "../../support/temp.js";
 
 const CI = join(PROJECT_ROOT, "examples", "ci");
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
@@ -26,7 +18,7 @@ const yamlOf = (name: string) => parse(readFileSync(join(CI, name), "utf8"));
 
 /** A job folder with replays/ (a passing replay, a tampered one, the receipt) and an `npx` that runs this build. */
 function workspace(): { dir: string; env: NodeJS.ProcessEnv } {
-  const dir = mkdtempSync(join(tmpdir(), "ci-job-"));
+  const dir = tempDir("ci-job-");
   mkdirSync(join(dir, "replays"));
   mkdirSync(join(dir, "bin"));
   copyFileSync(

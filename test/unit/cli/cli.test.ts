@@ -1,11 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { corpusBytes, corpusPath, PROJECT_ROOT } from "../../support/corpus.js";
+import { tempDir } from "../../support/temp.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
 
@@ -19,7 +19,7 @@ function run(...args: string[]): { code: number | null; stdout: string; stderr: 
   };
 }
 
-const dir = mkdtempSync(join(tmpdir(), "replay-cli-"));
+const dir = tempDir("replay-cli-");
 function file(name: string, content: string | Buffer): string {
   const path = join(dir, name);
   writeFileSync(path, content);
@@ -163,9 +163,56 @@ describe("errors and usage", () => {
   });
 });
 
+describe("the local servers' packages (s3rver, dynalite)", () => {
+  /** Run before the CLI (--import): at exit, prints how many of their CommonJS files were loaded. */
+  const PROBE = `data:text/javascript,${encodeURIComponent(
+    `import { createRequire } from "node:module";
+     const cache = createRequire(process.cwd() + "/").cache;
+     process.on("exit", () => process.stderr.write("loaded " + Object.keys(cache).filter((k) => /node_modules[\\\\/](s3rver|dynalite)[\\\\/]/.test(k)).length + "\\n"));`,
+  )}`;
+  function loaded(...args: string[]): number {
+    const result = spawnSync(
+      process.execPath,
+      ["--openssl-legacy-provider", "--import", PROBE, BIN, ...args],
+      {
+        cwd: PROJECT_ROOT,
+        encoding: "utf8",
+      },
+    );
+    const count = /^loaded (\d+)$/m.exec(result.stderr)?.[1];
+    expect(count, result.stderr).toBeDefined();
+    return Number(count);
+  }
+
+  it.each([
+    ["inspect", "examples/fix-auth.REPLAY.jsonl"],
+    ["push", "--help"],
+    ["report", "--help"],
+    ["start", "--help"],
+  ])("are not loaded by %s %s", (...args) => {
+    expect(loaded(...args)).toBe(0);
+  });
+
+  it("are loaded when start starts its servers", () => {
+    const empty = tempDir("replay-cli-start-");
+    const freePorts = ["--s3-port", "0", "--dynamo-port", "0"];
+    const args = [
+      "--once",
+      "--memory",
+      "--dir",
+      join(empty, "stack"),
+      "--examples",
+      empty,
+      "--timeout",
+      "30",
+    ];
+    expect(loaded("start", ...args, ...freePorts)).toBeGreaterThan(0);
+  });
+});
+
 describe("replay-pipeline scan", () => {
   it("hashes every replay file of a folder and goes on past a bad one", () => {
-    const folder = mkdtempSync(join(tmpdir(), "replay-scan-"));
+    const folder = tempDir("replay-scan-");
     writeFileSync(join(folder, "good.jsonl"), '{"a":1}\n');
     writeFileSync(join(folder, "bad.json"), "{");
     const zipped = gzipSync('{"a":2}\n');
@@ -220,7 +267,7 @@ describe("replay-pipeline scan", () => {
       .split("\n")
       .map((l) => JSON.parse(l) as { file: string; verdict: string; exit_code: number });
     for (const row of rows) expect(run("inspect", row.file).code, row.file).toBe(row.exit_code);
-    const empty = mkdtempSync(join(tmpdir(), "scan-empty-"));
+    const empty = tempDir("scan-empty-");
     const none = run("scan", empty);
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(

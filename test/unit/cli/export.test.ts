@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readJson, sha256Tag } from "#shared/canonical/index.js";
@@ -8,8 +7,9 @@ import { exportReplayBundle } from "#shared/formats/index.js";
 import { EXPORT_HELP, exportCommand } from "../../../cli/commands/export.js";
 import { UsageError } from "../../../cli/errors.js";
 import { corpusPath } from "../../support/corpus.js";
+import { tempDir } from "../../support/temp.js";
 
-const dir = mkdtempSync(join(tmpdir(), "replay-export-"));
+const dir = tempDir("replay-export-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function file(name: string, content: string): string {

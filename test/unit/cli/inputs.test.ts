@@ -1,11 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../support/corpus.js";
+import { tempDir } from "../../support/temp.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
 const EXAMPLES = join(PROJECT_ROOT, "examples");
@@ -28,7 +28,7 @@ function run(args: string[], extra: Record<string, string> = {}) {
 
 const sha = (bytes: Buffer | string): string => `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 
-const root = mkdtempSync(join(tmpdir(), "replay-inputs-"));
+const root = tempDir("replay-inputs-");
 const FIX_AUTH = readFileSync(join(EXAMPLES, "fix-auth.REPLAY.jsonl"));
 const TAMPERED = readFileSync(join(EXAMPLES, "tampered.REPLAY.jsonl"));
 // dirA: a replay and its receipt, a gzip-compressed failed replay, a JSON file that is no replay.
@@ -87,7 +87,7 @@ describe("many inputs: files and folders, one report each, the worst exit code, 
   });
 
   it("a folder with nothing to check is an error (exit 2), as scan's is", () => {
-    const empty = mkdtempSync(join(tmpdir(), "replay-inputs-empty-"));
+    const empty = tempDir("replay-inputs-empty-");
     writeFileSync(join(empty, "notes.txt"), "not a replay");
     const result = run(["inspect", empty]);
     expect(result.code).toBe(2);

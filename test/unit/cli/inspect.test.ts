@@ -1,16 +1,16 @@
 import { spawnSync } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { canonicalize, readJson } from "#shared/canonical/index.js";
 import { ReplayGenerator } from "../../../bench/generate.js";
 import { corpusPath, corpusText, PROJECT_ROOT } from "../../support/corpus.js";
+import { tempDir } from "../../support/temp.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
-const dir = mkdtempSync(join(tmpdir(), "replay-inspect-"));
+const dir = tempDir("replay-inspect-");
 
 function run(args: string[], env: Record<string, string> = {}) {
   const result = spawnSync(process.execPath, [BIN, ...args], {

@@ -4,15 +4,15 @@
  * testsuite per file, --attest with several files.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { fileWriter, runCli } from "../../support/cli.js";
 import { PROJECT_ROOT } from "../../support/corpus.js";
+import { tempDir } from "../../support/temp.js";
 
 const EX = (name: string) => join(PROJECT_ROOT, "examples", name);
-const dir = mkdtempSync(join(tmpdir(), "cli-many-output-"));
+const dir = tempDir("cli-many-output-");
 const FIX = EX("fix-auth.REPLAY.jsonl");
 const TAMPERED = EX("tampered.REPLAY.jsonl");
 /** Well formed, nothing to recompute: unverifiable (exit 3). */

@@ -1,16 +1,16 @@
 /** Issue 14 items 3-5 through the binary: diagnostics, exit codes, flags, colour, CI formats, attestations. */
 import { spawnSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../support/corpus.js";
 import { parseJunit } from "../../support/junit-xml.js";
+import { tempDir } from "../../support/temp.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
 const EX = (name: string) => join(PROJECT_ROOT, "examples", name);
-const dir = mkdtempSync(join(tmpdir(), "cli-output-"));
+const dir = tempDir("cli-output-");
 const TAMPERED = EX("tampered.REPLAY.jsonl");
 const FIX = EX("fix-auth.REPLAY.jsonl");
 
@@ -183,12 +183,15 @@ describe("flags every command takes", () => {
     expect(run(["inspect", FIX, "--zzzzzzzz"]).stderr).not.toContain("did you mean");
   });
 
-  it("--version and -V print the version, alone or after a command", () => {
+  it("--version and -V print the version and the commit built from, alone or after a command", () => {
     const version = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")).version;
+    // The build (global setup) ran at this checkout's HEAD; outside git it says "unknown".
+    const git = spawnSync("git", ["rev-parse", "--short", "HEAD"], { cwd: PROJECT_ROOT, encoding: "utf8" });
+    const commit = git.status === 0 ? git.stdout.trim() : "unknown";
     for (const args of [["--version"], ["-V"], ["inspect", "--version"], ["hash", "-V"]]) {
       const out = run(args);
       expect(out.code).toBe(0);
-      expect(out.stdout).toBe(`replay-pipeline ${version}\n`);
+      expect(out.stdout).toBe(`replay-pipeline ${version} (commit ${commit})\n`);
     }
   });
 

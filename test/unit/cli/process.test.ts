@@ -1,10 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReplayGenerator } from "../../../bench/generate.js";
 import { PROJECT_ROOT } from "../../support/corpus.js";
+import { tempDir } from "../../support/temp.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
 function run(...args: string[]) {
@@ -13,7 +13,7 @@ function run(...args: string[]) {
 }
 
 describe("replay-pipeline process", () => {
-  const root = mkdtempSync(join(tmpdir(), "replay-process-"));
+  const root = tempDir("replay-process-");
   const session = join(root, "in", "sess-1");
   mkdirSync(session, { recursive: true });
   copyFileSync(

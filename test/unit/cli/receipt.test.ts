@@ -1,12 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { receiptCommand } from "../../../cli/commands/receipt.js";
 import { verifyCommand } from "../../../cli/commands/verify.js";
 import { corpusPath } from "../../support/corpus.js";
+import { tempDir } from "../../support/temp.js";
 
-const dir = mkdtempSync(join(tmpdir(), "replay-receipt-"));
+const dir = tempDir("replay-receipt-");
 const replay = corpusPath("openagents", "replays-type-ts", "run_happy_path_v1.REPLAY.jsonl");
 const bundle = corpusPath("openagents", "replaybundle-sample.json");
 

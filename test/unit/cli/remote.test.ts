@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { checkPushFiles, PUSH_NEEDS } from "../../../cli/commands/remote.js";
 import { UsageError } from "../../../cli/errors.js";
 import { connect } from "../../../cli/remote.js";
+import { tempDir } from "../../support/temp.js";
 
 const INFO = {
   region: "us-east-1",
@@ -26,7 +27,7 @@ afterEach(async () => {
 });
 
 async function stackFile(info: object): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "remote-"));
+  const dir = tempDir("remote-");
   dirs.push(dir);
   await writeFile(join(dir, "stack.json"), JSON.stringify(info));
   return dir;

@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, expectTypeOf, it } from "vitest";
@@ -23,10 +22,11 @@ import {
 } from "../../../cli/output/schemas.js";
 import { PROJECT_ROOT } from "../../support/corpus.js";
 import { SCHEMA_DIR, schemaErrors } from "../../support/output-schemas.js";
+import { tempDir } from "../../support/temp.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
 const EX = (name: string) => join(PROJECT_ROOT, "examples", name);
-const dir = mkdtempSync(join(tmpdir(), "schemas-"));
+const dir = tempDir("schemas-");
 
 function json(...args: string[]): unknown[] {
   const result = spawnSync(process.execPath, [BIN, ...args], { cwd: PROJECT_ROOT });
@@ -128,7 +128,7 @@ describe("schemas/: the JSON Schema of every --json output", () => {
   });
 
   it("runs over several files print JSON Lines that validate: receipts paired, copies, errors", () => {
-    const runs = mkdtempSync(join(tmpdir(), "schemas-many-"));
+    const runs = tempDir("schemas-many-");
     for (const name of ["fix-auth.REPLAY.jsonl", "fix-auth.RECEIPT.json", "tampered.REPLAY.jsonl"])
       writeFileSync(join(runs, name), readFileSync(EX(name)));
     const missing = join(dir, "missing-many.jsonl");

@@ -6,14 +6,14 @@
 import { spawnSync } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { canonicalize, decodeUtf8, type JsonObject, readJson } from "#shared/canonical/index.js";
 import { corpusPath, PROJECT_ROOT } from "../../support/corpus.js";
+import { tempDir } from "../../support/temp.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "replay-pipeline.js");
-const dir = mkdtempSync(join(tmpdir(), "replay-trust-"));
+const dir = tempDir("replay-trust-");
 
 function run(
   args: string[],

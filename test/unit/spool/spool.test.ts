@@ -2,14 +2,14 @@
  * The `Spool` port's two backings (files under a folder, memory) keep one contract, and Layer C
  * and `processObject` spool through the port they are given, not a file of their own.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { memoryPorts } from "#shared/pipeline/memory-ports.js";
 import { processObject } from "#shared/pipeline/process-object.js";
 import { fileSpool, memorySpool, type Spool } from "#shared/spool/index.js";
 import { PROJECT_ROOT } from "../../support/corpus.js";
+import { tempDir } from "../../support/temp.js";
 import { redactBytes } from "../redact/layer-c/helpers.js";
 
 async function text(chunks: AsyncIterable<Uint8Array>): Promise<string> {
@@ -45,7 +45,7 @@ function counting(inner: Spool, failWrites = false) {
 }
 
 describe.each([
-  ["fileSpool", () => fileSpool(mkdtempSync(join(tmpdir(), "spool-port-")))],
+  ["fileSpool", () => fileSpool(tempDir("spool-port-"))],
   ["memorySpool", () => memorySpool()],
 ])("%s", (_, make) => {
   it("gives back ranges of bytes written out of order", async () => {
@@ -59,7 +59,7 @@ describe.each([
 
 describe("fileSpool", () => {
   it("removes its folder on dispose, and a read past the end is a typed error", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "spool-port-"));
+    const dir = tempDir("spool-port-");
     const file = await fileSpool(dir).create();
     await file.write(Buffer.from("abc"), 0);
     expect(readdirSync(dir)).toHaveLength(1);

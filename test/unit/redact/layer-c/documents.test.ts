@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
@@ -8,6 +7,7 @@ import { inspect } from "#shared/formats/index.js";
 import { computeChecksum, computeStepHash, stepContent } from "#shared/formats/replaykit/index.js";
 import { RPK_MASK, RPK_REDACTION_POLICY_VERSION } from "#shared/redact/index.js";
 import { corpusBytes } from "../../../support/corpus.js";
+import { tempDir } from "../../../support/temp.js";
 import { ALL_PRESETS, redactBytes } from "./helpers.js";
 
 const read = (text: string): JsonObject =>
@@ -220,7 +220,7 @@ describe("ReplayBundle", () => {
 describe("redact CLI", () => {
   it("writes the copy to -o and the summary with --json", async () => {
     const { redactCommand } = await import("../../../../cli/commands/redact.js");
-    const dir = await mkdtemp(join(tmpdir(), "redact-cli-"));
+    const dir = tempDir("redact-cli-");
     try {
       const input = join(dir, "run.rpk");
       const out = join(dir, "run.layer-c.rpk");

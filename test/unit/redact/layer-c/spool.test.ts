@@ -4,11 +4,10 @@
  * fails the redaction with that error, a bad line's own error wins over a write's, and the
  * temporary directory is removed either way.
  */
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { fileSpool } from "#shared/spool/index.js";
+import { tempDir } from "../../../support/temp.js";
 import { redactBytes } from "./helpers.js";
 
 /** What the next spool writes do: fail (after `delayMs`), or write only part of the chunk. */
@@ -67,7 +66,7 @@ describe("redactFile spool faults", () => {
   });
 
   it("fails with the write's error, and removes its temporary directory", async () => {
-    const tmpDir = mkdtempSync(join(tmpdir(), "spool-test-"));
+    const tmpDir = tempDir("spool-test-");
     fault.mode = "fail";
     await expect(redactBytes(replay(), { spool: fileSpool(tmpDir) })).rejects.toMatchObject({
       code: "ENOSPC",
@@ -88,7 +87,7 @@ describe("redactFile spool faults", () => {
     fault.delayMs = 200;
     fault.writes = 0;
     // A folder of its own: other test files spool into the shared temp folder at the same time.
-    const tmpDir = mkdtempSync(join(tmpdir(), "spool-test-"));
+    const tmpDir = tempDir("spool-test-");
     // About 1 MiB of copy is flushed near line 950; the bad line comes right after.
     await expect(redactBytes(replay(1000), { spool: fileSpool(tmpDir) })).rejects.toMatchObject({
       code: "json.syntax",
