@@ -139,7 +139,7 @@ describe("push --wait", () => {
   });
 
   it("a gzip bomb and a 1 MB receipt each get their recorded verdict: exit 1, not a timeout", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "cli-remote-hostile-"));
+    const dir = tempDir("cli-remote-hostile-");
     const bomb = join(dir, "bomb.REPLAY.jsonl.gz");
     writeFileSync(bomb, gzipSync(Buffer.alloc(96 * 1024 * 1024), { level: 9 }));
     const bombed = await cli(
