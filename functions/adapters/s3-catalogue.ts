@@ -16,7 +16,7 @@ import { catalogueIndexKey, catalogueManifestKey } from "../../shared/pipeline/c
 import { asAdapterError } from "./errors.js";
 
 /** The `Cache-Control` of the catalogue's objects: they change with every publish and withdrawal. */
-export const CATALOGUE_CACHE_CONTROL = "no-cache";
+const CATALOGUE_CACHE_CONTROL = "no-cache";
 
 /** S3's answer for a key that is not there (GetObject, and HeadObject, which has no body to name it). */
 function isMissing(error: unknown): boolean {

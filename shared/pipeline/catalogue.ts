@@ -93,11 +93,6 @@ export function catalogueIndexKey(tenant: string): string {
   return `${tenant}/${CATALOGUE}/index.html`;
 }
 
-/** The viewer page of a copy, beside it: linked when viewer pages are on. */
-export function viewerPageKey(copyKey: string): string {
-  return `${copyKey}.view.html`;
-}
-
 /**
  * `body` passed through, its sha256 taken on the way: `digest()` is the hex digest once the stream
  * was read to its end.

@@ -103,7 +103,12 @@ describe("the catalogue under concurrent publishes and withdrawals", () => {
 
   it("keeps the first withdrawal time when a withdrawal is repeated, and catalogues one never published", async () => {
     let clock = Date.parse("2026-03-01T00:00:00Z");
-    const publisher = new MemoryPublisher({ now: () => new Date((clock += 1000)) });
+    const publisher = new MemoryPublisher({
+      now: () => {
+        clock += 1000;
+        return new Date(clock);
+      },
+    });
     await publisher.publishCopy("acme/s/A.layer-c.jsonl", text("a"), FACTS);
     await publisher.withdrawCopy("acme/s/A.layer-c.jsonl");
     const first = manifestOf(publisher.catalogue, "acme").copies[0];
