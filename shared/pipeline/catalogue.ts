@@ -45,7 +45,7 @@ export interface CatalogueOptions {
   viewerPages?: boolean;
   /** The reports bucket, for the attestations' `s3://` addresses in the index. */
   reportsBucket?: string;
-  /** Rebuild rounds before giving up with a transient error (default 20). */
+  /** Rebuild rounds before giving up with a transient error (default 30). */
   maxRounds?: number;
   now?: () => Date;
 }
@@ -206,7 +206,7 @@ export async function rebuildCatalogue(
   options: CatalogueOptions = {},
 ): Promise<number> {
   const viewerPages = options.viewerPages === true;
-  const maxRounds = options.maxRounds ?? 20;
+  const maxRounds = options.maxRounds ?? 30;
   for (let round = 1; round <= maxRounds; round++) {
     const listed = await store.listEntries(entriesPrefix(tenant));
     const generation = generationOf(listed, viewerPages);
@@ -240,6 +240,9 @@ export async function rebuildCatalogue(
       index: renderCatalogueIndex(manifest, { reportsBucket: options.reportsBucket ?? null }),
       generation,
     });
+    // Writers that keep overtaking each other back off (random, growing, at most a second) so
+    // that one of them finds the catalogue settled rather than all rebuilding in step.
+    await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 10 * 2 ** round)));
   }
   throw new TransientError(
     "catalogue.unsettled",

@@ -11,7 +11,6 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
-  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
@@ -23,7 +22,7 @@ import { S3ObjectSource } from "../../functions/adapters/s3-objects.js";
 import { PUBLISHED_CACHE_CONTROL, S3Publisher } from "../../functions/adapters/s3-publisher.js";
 import { TransientError } from "../../shared/errors.js";
 import type { CatalogueManifest } from "../../shared/pipeline/catalogue-types.js";
-import { body, bytes, serviceError } from "../support/aws-fakes.js";
+import { body, bytes, serviceError, textObjects } from "../support/aws-fakes.js";
 
 const MiB = 1024 * 1024;
 const client = new S3Client({ region: "us-east-1" });
@@ -61,34 +60,11 @@ const FACTS = {
   attestation: "results/t/s/REPLAY.jsonl.intoto.json",
 };
 
-/** The text objects PutObject stored (the catalogue's), answered back by Get, Head and List. */
-const stored = new Map<string, { body: string; etag: string; metadata: Record<string, string> }>();
+/** The text objects PutObject stored (the catalogue's). */
+let stored = new Map<string, { body: string; etag: string; metadata: Record<string, string> }>();
 
 function fakeBucket(): void {
-  stored.clear();
-  s3.on(PutObjectCommand).callsFake(
-    (input: { Key: string; Body: unknown; Metadata?: Record<string, string> }) => {
-      if (typeof input.Body !== "string") return {};
-      const etag = `"${createHash("md5").update(input.Body).digest("hex")}"`;
-      stored.set(input.Key, { body: input.Body, etag, metadata: input.Metadata ?? {} });
-      return { ETag: etag };
-    },
-  );
-  s3.on(GetObjectCommand).callsFake((input: { Key: string }) => {
-    const found = stored.get(input.Key);
-    if (found === undefined) throw serviceError("NoSuchKey", 404);
-    return { ETag: found.etag, Body: { transformToString: async () => found.body } };
-  });
-  s3.on(HeadObjectCommand).callsFake((input: { Key: string }) => {
-    const found = stored.get(input.Key);
-    if (found === undefined) throw serviceError("NotFound", 404);
-    return { ETag: found.etag, Metadata: found.metadata };
-  });
-  s3.on(ListObjectsV2Command).callsFake((input: { Prefix: string }) => ({
-    Contents: [...stored.entries()]
-      .filter(([key]) => key.startsWith(input.Prefix))
-      .map(([Key, { etag }]) => ({ Key, ETag: etag })),
-  }));
+  stored = textObjects(s3);
 }
 
 /** The PutObject calls of `key`. */
