@@ -13,7 +13,7 @@ import {
 } from "@aws-sdk/client-s3";
 import type { CatalogueStore } from "../../shared/pipeline/catalogue.js";
 import { catalogueIndexKey, catalogueManifestKey } from "../../shared/pipeline/catalogue.js";
-import { asAdapterError } from "./errors.js";
+import { asAdapterError, isTransientAwsError } from "./errors.js";
 
 /** The `Cache-Control` of the catalogue's objects: they change with every publish and withdrawal. */
 const CATALOGUE_CACHE_CONTROL = "no-cache";
@@ -52,13 +52,21 @@ export class S3CatalogueStore implements CatalogueStore {
     await this.put(key, body, "application/json");
   }
 
+  /**
+   * An object's text and ETag, null when missing. A body cut off mid-read is read again (up to 3
+   * tries): the SDK retries a request, not a body, and the manifest is small and rewritten often
+   * (s3rver cuts a read of a key being overwritten).
+   */
   async getEntry(key: string): Promise<{ body: string; etag: string } | null> {
-    try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      return { body: (await out.Body?.transformToString("utf8")) ?? "", etag: out.ETag ?? "" };
-    } catch (error) {
-      if (isMissing(error)) return null;
-      throw asAdapterError(error, `GetObject ${key}`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+        return { body: (await out.Body?.transformToString("utf8")) ?? "", etag: out.ETag ?? "" };
+      } catch (error) {
+        if (isMissing(error)) return null;
+        if (attempt < 3 && isTransientAwsError(error)) continue;
+        throw asAdapterError(error, `GetObject ${key}`);
+      }
     }
   }
 
