@@ -117,6 +117,8 @@ export const ERROR_KINDS = {
   "config.secret": "config",
   "config.shards": "config",
   "ingest.bucket": "config",
+  "catalogue.unsettled": "transient",
+  "catalogue.mismatch": "input",
   "audit.period": "config",
   "audit.tenant": "config",
 } as const satisfies Record<string, ErrorKind>;

@@ -1,14 +1,25 @@
 /**
  * The pipeline's ports on the machine you stand on: objects read from files, and what the
- * pipeline writes (Layer C copies, verdict documents, index records) under one output folder:
- * `published/<copy key>`, `reports/<document key>`, `index.jsonl`.
+ * pipeline writes (Layer C copies and their catalogue, verdict documents, index records) under one
+ * output folder: `published/<copy key>`, `published/<tenant>/_catalogue/`, `reports/<document key>`,
+ * `index.jsonl`.
  */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { appendFile, mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
+import {
+  type CatalogueStore,
+  catalogueIndexKey,
+  catalogueManifestKey,
+  cataloguePublished,
+  catalogueWithdrawn,
+  sha256Tap,
+} from "../../shared/pipeline/catalogue.js";
+import { GENERATION_META } from "../../shared/pipeline/catalogue-html.js";
+import type { CopyFacts } from "../../shared/pipeline/catalogue-types.js";
 import { MemorySessionIndex } from "../../shared/pipeline/memory-ports.js";
 import type {
   FileRecord,
@@ -61,28 +72,101 @@ function under(root: string, key: string): string {
   return path;
 }
 
-/** Copies under `<out>/published`, documents under `<out>/reports`; a failed copy leaves no file. */
+/** Reads a file's text; null when it is not there. */
+async function readIfAny(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw error;
+  }
+}
+
+/** Replaces `path` whole (a temporary file renamed over it): a reader never sees half of it. */
+async function replaceFile(path: string, body: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  await writeFile(temporary, body);
+  await rename(temporary, path);
+}
+
+/** The catalogue's objects as files under `root` (the published folder); ETag: the text's sha256. */
+class FolderCatalogueStore implements CatalogueStore {
+  constructor(private readonly root: string) {}
+
+  private static etag(body: string): string {
+    return createHash("sha256").update(body).digest("hex").slice(0, 32);
+  }
+
+  async putEntry(key: string, body: string): Promise<void> {
+    await replaceFile(under(this.root, key), body);
+  }
+
+  async getEntry(key: string): Promise<{ body: string; etag: string } | null> {
+    const body = await readIfAny(under(this.root, key));
+    return body === null ? null : { body, etag: FolderCatalogueStore.etag(body) };
+  }
+
+  async listEntries(prefix: string): Promise<{ key: string; etag: string }[]> {
+    const names = await readdir(under(this.root, prefix)).catch((error: NodeJS.ErrnoException) =>
+      error.code === "ENOENT" ? [] : Promise.reject(error),
+    );
+    const listed: { key: string; etag: string }[] = [];
+    for (const name of names.filter((n) => n.endsWith(".json"))) {
+      const found = await this.getEntry(`${prefix}${name}`);
+      if (found !== null) listed.push({ key: `${prefix}${name}`, etag: found.etag });
+    }
+    return listed;
+  }
+
+  async getCatalogue(tenant: string): Promise<{ manifest: string | null; indexGeneration: string | null }> {
+    const index = await readIfAny(under(this.root, catalogueIndexKey(tenant)));
+    const meta =
+      index === null ? null : new RegExp(`name="${GENERATION_META}" content="([0-9a-f]+)"`).exec(index);
+    return {
+      manifest: await readIfAny(under(this.root, catalogueManifestKey(tenant))),
+      indexGeneration: meta?.[1] ?? null,
+    };
+  }
+
+  async putCatalogue(tenant: string, files: { manifest: string; index: string }): Promise<void> {
+    await replaceFile(under(this.root, catalogueIndexKey(tenant)), files.index);
+    await replaceFile(under(this.root, catalogueManifestKey(tenant)), files.manifest);
+  }
+}
+
+/**
+ * Copies under `<out>/published` with each tenant's catalogue, documents under `<out>/reports`; a
+ * failed copy leaves no file.
+ */
 export class FolderPublisher implements Publisher {
-  constructor(private readonly out: string) {}
+  private readonly catalogue: FolderCatalogueStore;
+
+  constructor(private readonly out: string) {
+    this.catalogue = new FolderCatalogueStore(join(out, "published"));
+  }
 
   /** Where the copy of `key` is written. */
   copyPath(key: string): string {
     return under(join(this.out, "published"), key);
   }
 
-  async publishCopy(key: string, body: AsyncIterable<Uint8Array>): Promise<void> {
+  async publishCopy(key: string, body: AsyncIterable<Uint8Array>, facts: CopyFacts): Promise<void> {
     const path = this.copyPath(key);
     await mkdir(dirname(path), { recursive: true });
+    const tap = sha256Tap(body);
     try {
-      await pipeline(body, createWriteStream(path));
+      await pipeline(tap.body, createWriteStream(path));
     } catch (error) {
       await rm(path, { force: true });
       throw error;
     }
+    await cataloguePublished(this.catalogue, key, tap.digest(), facts);
   }
 
   async withdrawCopy(key: string): Promise<void> {
     await rm(this.copyPath(key), { force: true });
+    await catalogueWithdrawn(this.catalogue, key);
   }
 
   async putDocument(key: string, body: string): Promise<void> {

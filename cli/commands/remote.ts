@@ -7,13 +7,22 @@ import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rm, stat, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
-import type { Readable } from "node:stream";
+import { type Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import { TransientError } from "../../shared/errors.js";
+import {
+  type Envelope,
+  attestationKey as loadAttestationKey,
+  parseStatement,
+  unverifiedStatement,
+  verifyEnvelope,
+} from "../../shared/attest/index.js";
+import { ReplayPipelineError, TransientError } from "../../shared/errors.js";
 import type { InspectReport } from "../../shared/formats/inspect.js";
 import type { Verdict } from "../../shared/formats/types.js";
+import { catalogueManifestKey } from "../../shared/pipeline/catalogue.js";
+import type { CatalogueManifest } from "../../shared/pipeline/catalogue-types.js";
 import type { VerdictDocument } from "../../shared/pipeline/job-types.js";
 import { attestationKey, parseObjectKey, rejectedPlace } from "../../shared/pipeline/keys.js";
 import type { FileRecord, ReceiptCheckRecord } from "../../shared/pipeline/ports.js";
@@ -21,7 +30,7 @@ import { scrubbedKey } from "../../shared/pipeline/process-object.js";
 import { settlementOf } from "../../shared/pipeline/settlement.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
-import { outputError, toInputError, writeOut } from "../io.js";
+import { outputError, readInput, toInputError, writeOut } from "../io.js";
 import {
   emitVerdicts,
   FORMAT_OPTIONS,
@@ -69,10 +78,16 @@ The session's files (verdict, format, bytes, Layer C key), and its receipt check
 ${TARGET_HELP}`;
 
 /** Help text of `pull`. */
-export const PULL_HELP = `Usage: replay-pipeline pull <tenant>/<session>/<file> [-o OUT] [options]
+export const PULL_HELP = `Usage: replay-pipeline pull <tenant>/<session>/<file> [-o OUT] [--verify [--key KEY]] [options]
 
 Writes the published Layer C copy of the file (never the original) to OUT or standard output.
 Exit 1 when the file has no published copy.
+
+With --verify, checks the copy against the tenant's catalogue (<tenant>/_catalogue/manifest.json
+in the published bucket: listed, not withdrawn, the sha256 of the bytes pulled) and the entry
+against the pipeline's attestation (results/<key>.intoto.json: its subject is the file, its digest
+the entry's replay_hash; with --key, its signature too, as verify-attestation checks it). Exit 1,
+naming what differs, when any of it does not match (OUT is then removed); 0 when all of it does.
 
 ${TARGET_HELP}`;
 
@@ -440,33 +455,114 @@ export async function pullCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs("pull", argv, {
     ...TARGET_OPTIONS,
     out: { type: "string", short: "o" },
+    verify: { type: "boolean" },
+    key: { type: "string" },
   });
   if (values.help === true) return help(PULL_HELP);
   const [tenant, session] = splitKey("pull", positionals[0], 3) as [string, string, string];
   const key = positionals[0] as string;
+  if (values.key !== undefined && values.verify !== true)
+    throw new UsageError("pull: --key checks the attestation's signature; give --verify too");
   return withTarget("pull", values, async (t) => {
     const record = await t.index.getFile(tenant, session, key);
     if (record?.layer_c_key == null) {
       process.stderr.write(`replay-pipeline: pull: ${key} has no published copy\n`);
       return 1;
     }
-    const out = await t.s3.send(new GetObjectCommand({ Bucket: t.publishedBucket, Key: record.layer_c_key }));
-    // The copy may be of any size: streamed through, never held whole.
+    const copyKey = record.layer_c_key;
+    const out = await t.s3.send(new GetObjectCommand({ Bucket: t.publishedBucket, Key: copyKey }));
+    // The copy may be of any size: streamed through, never held whole, its sha256 taken on the way.
     const body = out.Body as Readable | undefined;
-    if (body === undefined) throw new Error(`pull: GetObject ${record.layer_c_key} returned no body`);
-    if (values.out === undefined || values.out === "-") {
-      await pipeline(body, process.stdout, { end: false });
-      return 0;
-    }
+    if (body === undefined) throw new Error(`pull: GetObject ${copyKey} returned no body`);
+    const hash = createHash("sha256");
+    const hashing = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    const toStdout = values.out === undefined || values.out === "-";
     try {
-      await pipeline(body, createWriteStream(values.out));
+      if (toStdout) await pipeline(body, hashing, process.stdout, { end: false });
+      else await pipeline(body, hashing, createWriteStream(values.out as string));
     } catch (error) {
       // No partial copy is left behind to pass for the whole one.
-      await rm(values.out, { force: true });
+      if (!toStdout) await rm(values.out as string, { force: true });
       throw error;
     }
-    return 0;
+    if (values.verify !== true) return 0;
+    const problem = await verifyPulled(t, key, copyKey, hash.digest("hex"), values.key);
+    if (problem === null) {
+      if (!isQuiet())
+        process.stderr.write(
+          `replay-pipeline: pull: ${copyKey} verified against the catalogue and its attestation\n`,
+        );
+      return 0;
+    }
+    // A copy that does not check out is not left to pass for one that does.
+    if (!toStdout) await rm(values.out as string, { force: true });
+    process.stderr.write(`replay-pipeline: pull: ${copyKey} does not verify: ${problem}\n`);
+    return 1;
   });
+}
+
+/** The JSON text of `key` in `bucket`; null when there is none. */
+async function getText(t: Target, bucket: string, key: string): Promise<string | null> {
+  try {
+    const out = await t.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return (await out.Body?.transformToString("utf8")) ?? "";
+  } catch (error) {
+    if ((error as Error).name === "NoSuchKey") return null;
+    throw error;
+  }
+}
+
+/**
+ * What is wrong with a pulled copy (`digest`: the sha256 of the bytes pulled) of the original
+ * `original`, or null when its catalogue entry and the attestation agree with it.
+ */
+async function verifyPulled(
+  t: Target,
+  original: string,
+  copyKey: string,
+  digest: string,
+  keyFile: string | undefined,
+): Promise<string | null> {
+  const manifestKey = catalogueManifestKey(copyKey.slice(0, copyKey.indexOf("/")));
+  const text = await getText(t, t.publishedBucket, manifestKey);
+  if (text === null) return `the catalogue ${manifestKey} is missing`;
+  const entry = (JSON.parse(text) as CatalogueManifest).copies?.find((c) => c.key === copyKey);
+  if (entry === undefined) return `the catalogue ${manifestKey} does not list it`;
+  if (entry.withdrawn_at !== null) return `the catalogue lists it as withdrawn at ${entry.withdrawn_at}`;
+  if (entry.sha256 !== digest)
+    return `the bytes pulled have sha256 ${digest}; the catalogue lists ${String(entry.sha256)}`;
+  if (entry.attestation === null) return "the catalogue names no attestation for it";
+  const attestation = await getText(t, t.reportsBucket, entry.attestation);
+  if (attestation === null) return `its attestation ${entry.attestation} is missing`;
+  let subject: { name: string; digest: Record<string, string> } | undefined;
+  try {
+    const value = JSON.parse(attestation) as Partial<Envelope>;
+    const enveloped = typeof value.payloadType === "string" && typeof value.payload === "string";
+    const signed = enveloped && (value.signatures ?? []).length > 0;
+    if (keyFile !== undefined && !signed)
+      return `its attestation ${entry.attestation} is unsigned, but --key asks for a signature`;
+    const statement =
+      keyFile !== undefined
+        ? verifyEnvelope(value as Envelope, loadAttestationKey(await readInput(keyFile), "verify"))
+        : enveloped
+          ? unverifiedStatement(value as Envelope)
+          : parseStatement(value);
+    subject = statement.subject[0];
+  } catch (error) {
+    if (error instanceof SyntaxError || error instanceof ReplayPipelineError)
+      return `its attestation ${entry.attestation} does not check out: ${error.message}`;
+    throw error;
+  }
+  if (subject?.name !== original) return `its attestation is about ${String(subject?.name)}, not ${original}`;
+  // replay_hash is `sha256:<hex>`; a subject's digest set holds the bare hex.
+  if (`sha256:${subject.digest.sha256}` !== entry.replay_hash)
+    return `its attestation's subject digest is ${String(subject.digest.sha256)}; the catalogue lists replay_hash ${String(entry.replay_hash)}`;
+  return null;
 }
 
 async function help(text: string): Promise<number> {

@@ -1,15 +1,19 @@
 /**
  * Writes what the pipeline publishes (Layer C copies) and reports (verdict documents) to their
- * own buckets, never the ingest bucket, so an output can never trigger the pipeline again.
+ * own buckets, never the ingest bucket, so an output can never trigger the pipeline again; keeps
+ * each tenant's catalogue of its copies in the published bucket (`S3CatalogueStore`).
  */
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import { type CloudFrontClient, CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
+import { cataloguePublished, catalogueWithdrawn, sha256Tap } from "../../shared/pipeline/catalogue.js";
+import type { CopyFacts } from "../../shared/pipeline/catalogue-types.js";
 import type { Publisher } from "../../shared/pipeline/ports.js";
 import { publishedUrlPath } from "../../shared/pipeline/published-urls.js";
 import { asAdapterError } from "./errors.js";
+import { S3CatalogueStore } from "./s3-catalogue.js";
 
 /**
  * How long a reader (CloudFront's edge or a browser) may keep a published copy, in seconds: short,
@@ -33,26 +37,41 @@ export interface PublisherOptions {
   queueSize?: number;
   /** The CloudFront distribution in front of the published bucket, whose cache a withdrawal clears. */
   distribution?: { client: CloudFrontClient; id: string };
+  /**
+   * Link each copy's viewer page (`<copy key>.view.html`) from the catalogue's index. The pages
+   * themselves are not written by this publisher (yet): turn it on only where they are.
+   */
+  viewerPages?: boolean;
 }
 
 /** The `Publisher` port over S3. */
 export class S3Publisher implements Publisher {
+  private readonly catalogue: S3CatalogueStore;
+
   constructor(
     private readonly client: S3Client,
     private readonly options: PublisherOptions,
-  ) {}
+  ) {
+    this.catalogue = new S3CatalogueStore(client, options.publishedBucket);
+  }
+
+  private catalogueOptions() {
+    return { viewerPages: this.options.viewerPages === true, reportsBucket: this.options.reportsBucket };
+  }
 
   /**
    * Streams `body` to the published bucket. A copy larger than a part goes up in parts; if `body`
    * fails, the multipart upload is aborted (its parts deleted) and the body's error is thrown, so no
    * half-written copy stays. If the abort fails too, the parts are left to the bucket's
-   * incomplete-upload lifecycle rule and the body's error is still the one thrown.
+   * incomplete-upload lifecycle rule and the body's error is still the one thrown. Once the copy
+   * is stored, its catalogue entry (with the sha256 taken on the way up) and its tenant's manifest.
    */
-  async publishCopy(key: string, body: AsyncIterable<Uint8Array>): Promise<void> {
+  async publishCopy(key: string, body: AsyncIterable<Uint8Array>, facts: CopyFacts): Promise<void> {
     let bodyError: { error: unknown } | null = null;
+    const tap = sha256Tap(body);
     async function* watched(): AsyncGenerator<Uint8Array> {
       try {
-        yield* body;
+        yield* tap.body;
       } catch (error) {
         bodyError = { error };
         throw error;
@@ -83,6 +102,7 @@ export class S3Publisher implements Publisher {
       // A failed upload may stop reading mid-body: release whatever the body holds open.
       stream.destroy();
     }
+    await cataloguePublished(this.catalogue, key, tap.digest(), facts, this.catalogueOptions());
   }
 
   /**
@@ -91,7 +111,7 @@ export class S3Publisher implements Publisher {
    * The copy goes first: if the invalidation fails, the copy is already unreadable at the origin and
    * the error is thrown (a `TransientError` for throttling, a 5xx or too many invalidations in
    * progress), so the message is retried, the delete repeated harmlessly and the invalidation
-   * asked for again before the withdrawal is recorded.
+   * asked for again before the withdrawal is recorded. Last, the catalogue marks the copy withdrawn.
    */
   async withdrawCopy(key: string): Promise<void> {
     try {
@@ -100,7 +120,14 @@ export class S3Publisher implements Publisher {
       throw asAdapterError(error, `DeleteObject ${key}`);
     }
     const { distribution } = this.options;
-    if (distribution === undefined) return;
+    if (distribution !== undefined) await this.invalidate(distribution, key);
+    await catalogueWithdrawn(this.catalogue, key, this.catalogueOptions());
+  }
+
+  private async invalidate(
+    distribution: { client: CloudFrontClient; id: string },
+    key: string,
+  ): Promise<void> {
     try {
       await distribution.client.send(
         new CreateInvalidationCommand({

@@ -25,7 +25,14 @@ import {
   MAX_RECEIVE_COUNT,
   VISIBILITY_FACTOR,
 } from "../sizing.js";
-import { acknowledgeObjectArns, readCursorKey, readObjects, tableAccess, writeObjects } from "./access.js";
+import {
+  acknowledgeObjectArns,
+  listBucket,
+  readCursorKey,
+  readObjects,
+  tableAccess,
+  writeObjects,
+} from "./access.js";
 import { pipelineFunction } from "./pipeline-function.js";
 import type { Storage } from "./storage.js";
 
@@ -125,6 +132,12 @@ export class Ingest extends Construct {
       readObjects(storage.ingestBucket, { versions: true }),
       // Withdrawing a Layer C copy whose receipt check failed later deletes it.
       writeObjects(storage.publishedBucket, { delete: true }),
+      // The catalogue (shared/pipeline/catalogue.ts): its entries listed and read, its manifest read.
+      new PolicyStatement({
+        actions: ["s3:GetObject"],
+        resources: [storage.publishedBucket.arnForObjects("*/_catalogue/*")],
+      }),
+      listBucket(storage.publishedBucket),
       // Verdict documents and attestations only: `results/` (`verdictKey`), never the audits.
       writeObjects(storage.reportsBucket, { delete: false, prefix: "results/" }),
       ...tableAccess(storage, { write: true }),
@@ -138,6 +151,11 @@ export class Ingest extends Construct {
       storage.publishedBucket,
       [storage.reportsBucket, "results/"],
     ]);
+    acknowledgeObjectArns(
+      role,
+      [[storage.publishedBucket, "*/_catalogue/"]],
+      "each tenant's catalogue is under its own prefix, and tenants are named by their uploads",
+    );
     acknowledgeNotificationHandler(Stack.of(this), props.logRetention);
     // The recursion guard, stated twice: the role has no write on the ingest bucket, and the
     // bucket refuses every write by this role even if a later change granted one.

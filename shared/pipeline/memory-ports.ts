@@ -3,8 +3,19 @@
  * idempotent writes; a late event never replaces a newer record; a failed stream leaves nothing).
  */
 
+import { createHash } from "node:crypto";
 import { ReplayPipelineError } from "../errors.js";
 import { memorySpool } from "../spool/index.js";
+import {
+  type CatalogueOptions,
+  type CatalogueStore,
+  catalogueIndexKey,
+  catalogueManifestKey,
+  cataloguePublished,
+  catalogueWithdrawn,
+  sha256Tap,
+} from "./catalogue.js";
+import type { CopyFacts } from "./catalogue-types.js";
 import type {
   FileRecord,
   ObjectRef,
@@ -61,19 +72,80 @@ export class MemoryObjectStore implements ObjectStore {
   }
 }
 
+/**
+ * The catalogue's objects in memory (ETag: the body's sha256), each call a turn of the event loop
+ * as a request would be, so concurrent rebuilds interleave.
+ */
+export class MemoryCatalogueStore implements CatalogueStore {
+  readonly objects = new Map<string, { body: string; etag: string; generation?: string }>();
+
+  private static etag(body: string): string {
+    return createHash("sha256").update(body).digest("hex").slice(0, 32);
+  }
+
+  async putEntry(key: string, body: string): Promise<void> {
+    await new Promise((r) => setImmediate(r));
+    this.objects.set(key, { body, etag: MemoryCatalogueStore.etag(body) });
+  }
+
+  async getEntry(key: string): Promise<{ body: string; etag: string } | null> {
+    await new Promise((r) => setImmediate(r));
+    const found = this.objects.get(key);
+    return found === undefined ? null : { body: found.body, etag: found.etag };
+  }
+
+  async listEntries(prefix: string): Promise<{ key: string; etag: string }[]> {
+    await new Promise((r) => setImmediate(r));
+    return [...this.objects.entries()]
+      .filter(([key]) => key.startsWith(prefix))
+      .map(([key, { etag }]) => ({ key, etag }));
+  }
+
+  async getCatalogue(tenant: string): Promise<{ manifest: string | null; indexGeneration: string | null }> {
+    await new Promise((r) => setImmediate(r));
+    return {
+      manifest: this.objects.get(catalogueManifestKey(tenant))?.body ?? null,
+      indexGeneration: this.objects.get(catalogueIndexKey(tenant))?.generation ?? null,
+    };
+  }
+
+  async putCatalogue(
+    tenant: string,
+    files: { manifest: string; index: string; generation: string },
+  ): Promise<void> {
+    const { manifest, index, generation } = files;
+    await new Promise((r) => setImmediate(r));
+    this.objects.set(catalogueIndexKey(tenant), {
+      body: index,
+      etag: MemoryCatalogueStore.etag(index),
+      generation,
+    });
+    await new Promise((r) => setImmediate(r));
+    const etag = MemoryCatalogueStore.etag(manifest);
+    this.objects.set(catalogueManifestKey(tenant), { body: manifest, etag, generation });
+  }
+}
+
 /** A publisher in memory: a copy appears only once its stream ended without error. */
 export class MemoryPublisher implements Publisher {
   readonly copies = new Map<string, Buffer>();
   readonly documents = new Map<string, string>();
   readonly withdrawn: string[] = [];
+  /** The catalogue, as the published bucket would hold it. */
+  readonly catalogue = new MemoryCatalogueStore();
 
-  async publishCopy(key: string, body: AsyncIterable<Uint8Array>): Promise<void> {
-    this.copies.set(key, await collect(body));
+  constructor(private readonly catalogueOptions: CatalogueOptions = {}) {}
+
+  async publishCopy(key: string, body: AsyncIterable<Uint8Array>, facts: CopyFacts): Promise<void> {
+    const tap = sha256Tap(body);
+    this.copies.set(key, await collect(tap.body));
+    await cataloguePublished(this.catalogue, key, tap.digest(), facts, this.catalogueOptions);
   }
 
   async withdrawCopy(key: string): Promise<void> {
     this.copies.delete(key);
     this.withdrawn.push(key);
+    await catalogueWithdrawn(this.catalogue, key, this.catalogueOptions);
   }
 
   async putDocument(key: string, body: string): Promise<void> {

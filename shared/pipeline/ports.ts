@@ -5,6 +5,7 @@
 import type { EnvelopeSigner } from "../attest/index.js";
 import type { CheckRow, CheckStatus, FormatId, SessionSummary, Verdict } from "../formats/types.js";
 import type { Spool } from "../spool/index.js";
+import type { CopyFacts } from "./catalogue-types.js";
 
 export type { Spool } from "../spool/index.js";
 
@@ -37,11 +38,18 @@ export interface ObjectStore {
   open(ref: Pick<ObjectRef, "key" | "versionId">): AsyncIterable<Uint8Array>;
 }
 
-/** Writes what the pipeline publishes and reports: never into the store it reads from. */
+/**
+ * Writes what the pipeline publishes and reports: never into the store it reads from. A publisher
+ * that keeps the catalogue (catalogue.ts) records each copy's publication and withdrawal in it
+ * before it returns.
+ */
 export interface Publisher {
-  /** Writes a Layer C copy (published store) as a stream; nothing is left if the stream fails. */
-  publishCopy(key: string, body: AsyncIterable<Uint8Array>): Promise<void>;
-  /** Removes a published copy (a receipt check failed after it was published). */
+  /**
+   * Writes a Layer C copy (published store) as a stream; nothing is left if the stream fails.
+   * `facts` are what the catalogue lists beside the copy's own sha256.
+   */
+  publishCopy(key: string, body: AsyncIterable<Uint8Array>, facts: CopyFacts): Promise<void>;
+  /** Removes a published copy (a receipt check failed after it was published), kept in the catalogue as withdrawn. */
   withdrawCopy(key: string): Promise<void>;
   /** Writes a verdict document (reports store), JSON text. */
   putDocument(key: string, body: string): Promise<void>;

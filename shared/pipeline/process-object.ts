@@ -17,6 +17,7 @@ import { Scrubber } from "../redact/scrub.js";
 import { storeAttestation } from "./attestation.js";
 import type { ProcessOptions, ProcessResult, VerdictDocument } from "./job-types.js";
 import {
+  attestationKey,
   isReceiptName,
   layerCKey,
   type ObjectKey,
@@ -278,7 +279,11 @@ class Job {
         }
         if (notPublished === null) {
           const target = layerCKey(key);
-          await ports.publisher.publishCopy(target, prepend(ended, copy));
+          await ports.publisher.publishCopy(target, prepend(ended, copy), {
+            replay_hash: report.replay_hash,
+            verdict: report.verdict,
+            attestation: attestationKey(verdictKey(this.source.key)),
+          });
           published = target;
           summary = redaction.summary();
         }

@@ -4,7 +4,7 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { Metrics } from "@aws-lambda-powertools/metrics";
 import { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -17,7 +17,7 @@ import {
 } from "../../cli/local/notifications.js";
 import { type Config, readConfig } from "../../functions/lib/config.js";
 import { decodeEventKey, makeIngestHandler } from "../../functions/lib/ingest.js";
-import { body, serviceError } from "../support/aws-fakes.js";
+import { body, serviceError, textObjects } from "../support/aws-fakes.js";
 
 const REPLAY = readFileSync(new URL("../../examples/fix-auth.REPLAY.jsonl", import.meta.url));
 // Through the real parser, so a setting added later gets its default here too.
@@ -80,7 +80,7 @@ function lines(): Record<string, unknown>[] {
 beforeEach(() => {
   s3.reset();
   db.reset();
-  s3.on(PutObjectCommand).resolves({ ETag: '"x"' });
+  textObjects(s3);
   db.on(GetCommand).resolves({});
   db.on(QueryCommand).resolves({ Items: [] });
   db.on(PutCommand).resolves({});

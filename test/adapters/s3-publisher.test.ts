@@ -1,4 +1,5 @@
 import "aws-sdk-client-mock-vitest/extend";
+import { createHash } from "node:crypto";
 import {
   CloudFrontClient,
   CloudFrontServiceException,
@@ -10,6 +11,7 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   UploadPartCommand,
@@ -19,7 +21,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { S3ObjectSource } from "../../functions/adapters/s3-objects.js";
 import { PUBLISHED_CACHE_CONTROL, S3Publisher } from "../../functions/adapters/s3-publisher.js";
 import { TransientError } from "../../shared/errors.js";
-import { body, bytes, serviceError } from "../support/aws-fakes.js";
+import type { CatalogueManifest } from "../../shared/pipeline/catalogue-types.js";
+import { body, bytes, serviceError, textObjects } from "../support/aws-fakes.js";
 
 const MiB = 1024 * 1024;
 const client = new S3Client({ region: "us-east-1" });
@@ -50,6 +53,25 @@ async function* copy(total: number, failure?: Error): AsyncGenerator<Uint8Array>
   if (failure) throw failure;
 }
 
+/** What the pipeline says of every copy these tests publish. */
+const FACTS = {
+  replay_hash: "a".repeat(64),
+  verdict: "passed" as const,
+  attestation: "results/t/s/REPLAY.jsonl.intoto.json",
+};
+
+/** The text objects PutObject stored (the catalogue's). */
+let stored = new Map<string, { body: string; etag: string; metadata: Record<string, string> }>();
+
+function fakeBucket(): void {
+  stored = textObjects(s3);
+}
+
+/** The PutObject calls of `key`. */
+function putsOf(key: string) {
+  return s3.commandCalls(PutObjectCommand).filter((call) => call.args[0].input.Key === key);
+}
+
 beforeEach(() => {
   s3.reset();
   cloudFront.reset();
@@ -60,13 +82,13 @@ beforeEach(() => {
   }));
   s3.on(CompleteMultipartUploadCommand).resolves({});
   s3.on(AbortMultipartUploadCommand).resolves({});
-  s3.on(PutObjectCommand).resolves({});
+  fakeBucket();
 });
 
 describe("S3Publisher.publishCopy", () => {
   it("writes a copy under one part with a single PUT to the published bucket", async () => {
-    await publisher.publishCopy("t/s/REPLAY.layer-c.jsonl", copy(2 * MiB));
-    expect(s3).toHaveReceivedCommandOnce(PutObjectCommand);
+    await publisher.publishCopy("t/s/REPLAY.layer-c.jsonl", copy(2 * MiB), FACTS);
+    expect(putsOf("t/s/REPLAY.layer-c.jsonl")).toHaveLength(1);
     expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
       Bucket: "published",
       Key: "t/s/REPLAY.layer-c.jsonl",
@@ -76,8 +98,8 @@ describe("S3Publisher.publishCopy", () => {
 
   it("writes every copy, single PUT or multipart, with a short Cache-Control", async () => {
     expect(PUBLISHED_CACHE_CONTROL).toMatch(/^max-age=([1-9]\d{0,2})$/);
-    await publisher.publishCopy("t/s/small.layer-c.jsonl", copy(MiB));
-    await publisher.publishCopy("t/s/big.layer-c.jsonl", copy(12 * MiB));
+    await publisher.publishCopy("t/s/small.layer-c.jsonl", copy(MiB), FACTS);
+    await publisher.publishCopy("t/s/big.layer-c.jsonl", copy(12 * MiB), FACTS);
     expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
       Key: "t/s/small.layer-c.jsonl",
       CacheControl: PUBLISHED_CACHE_CONTROL,
@@ -89,7 +111,7 @@ describe("S3Publisher.publishCopy", () => {
   });
 
   it("writes a copy beyond 5 MiB in parts and completes the upload", async () => {
-    await publisher.publishCopy("t/s/big.layer-c.jsonl", copy(12 * MiB));
+    await publisher.publishCopy("t/s/big.layer-c.jsonl", copy(12 * MiB), FACTS);
     expect(s3).toHaveReceivedCommandTimes(UploadPartCommand, 3);
     expect(s3).toHaveReceivedCommandOnce(CompleteMultipartUploadCommand);
     expect(s3).not.toHaveReceivedCommand(AbortMultipartUploadCommand);
@@ -97,7 +119,7 @@ describe("S3Publisher.publishCopy", () => {
 
   it("aborts the multipart upload when the body fails mid-copy, throwing the body's error", async () => {
     const failure = new Error("layer C transform failed");
-    await expect(publisher.publishCopy("t/s/big.layer-c.jsonl", copy(11 * MiB, failure))).rejects.toBe(
+    await expect(publisher.publishCopy("t/s/big.layer-c.jsonl", copy(11 * MiB, failure), FACTS)).rejects.toBe(
       failure,
     );
     expect(s3).toHaveReceivedCommandWith(AbortMultipartUploadCommand, {
@@ -111,16 +133,16 @@ describe("S3Publisher.publishCopy", () => {
   it("throws the body's error, not the abort's, when aborting fails too", async () => {
     s3.on(AbortMultipartUploadCommand).rejects(serviceError("MethodNotAllowed", 405));
     const failure = new Error("layer C transform failed");
-    await expect(publisher.publishCopy("t/s/big.layer-c.jsonl", copy(11 * MiB, failure))).rejects.toBe(
+    await expect(publisher.publishCopy("t/s/big.layer-c.jsonl", copy(11 * MiB, failure), FACTS)).rejects.toBe(
       failure,
     );
     expect(s3).toHaveReceivedCommandOnce(AbortMultipartUploadCommand);
   });
 
   it("sends nothing when the body fails before its first part is full", async () => {
-    await expect(publisher.publishCopy("t/s/x.layer-c.jsonl", copy(MiB, new Error("bad")))).rejects.toThrow(
-      "bad",
-    );
+    await expect(
+      publisher.publishCopy("t/s/x.layer-c.jsonl", copy(MiB, new Error("bad")), FACTS),
+    ).rejects.toThrow("bad");
     expect(s3).not.toHaveReceivedAnyCommand();
   });
 
@@ -137,7 +159,7 @@ describe("S3Publisher.publishCopy", () => {
     const ref = { key: "t/s/big.jsonl", etag: "e", versionId: null, size: data.length, sequencer: null };
     const source = new S3ObjectSource(client, "ingest", ref, { maxResumes: 1 });
     const error = await publisher
-      .publishCopy("t/s/big.layer-c.jsonl", source.open())
+      .publishCopy("t/s/big.layer-c.jsonl", source.open(), FACTS)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransientError);
     expect(s3).toHaveReceivedCommandTimes(GetObjectCommand, 2);
@@ -148,7 +170,7 @@ describe("S3Publisher.publishCopy", () => {
   it("maps a throttled part upload to a transient error and aborts the upload", async () => {
     s3.on(UploadPartCommand).rejects(serviceError("SlowDown", 503));
     const error = await publisher
-      .publishCopy("t/s/big.layer-c.jsonl", copy(11 * MiB))
+      .publishCopy("t/s/big.layer-c.jsonl", copy(11 * MiB), FACTS)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransientError);
     expect(s3).toHaveReceivedCommandOnce(AbortMultipartUploadCommand);
@@ -171,6 +193,7 @@ describe("S3Publisher.withdrawCopy and putDocument", () => {
   });
 
   it("writes a verdict document to the reports bucket as application/json", async () => {
+    s3.on(PutObjectCommand).resolves({});
     await publisher.putDocument("results/t/s/REPLAY.jsonl.json", '{"verdict":"passed"}');
     expect(s3).toHaveReceivedCommandExactlyOnceWith(PutObjectCommand, {
       Bucket: "reports",
@@ -276,5 +299,65 @@ describe("S3Publisher.withdrawCopy behind CloudFront", () => {
     expect(error).not.toBeInstanceOf(TransientError);
     expect(error).toMatchObject({ name: "AccessDenied" });
     expect(s3).toHaveReceivedCommandOnce(DeleteObjectCommand);
+  });
+});
+
+describe("S3Publisher's catalogue", () => {
+  const manifestOf = (tenant: string) =>
+    JSON.parse(stored.get(`${tenant}/_catalogue/manifest.json`)?.body ?? "null") as CatalogueManifest | null;
+
+  it("files each copy under its tenant's catalogue: entry, manifest and index, no-cache, one generation", async () => {
+    const bytesUp = bytes(3 * MiB);
+    async function* one() {
+      yield bytesUp;
+    }
+    await publisher.publishCopy("t/s/REPLAY.layer-c.jsonl", one(), FACTS);
+    const entryKey = `t/_catalogue/entries/${createHash("sha256").update("t/s/REPLAY.layer-c.jsonl").digest("hex")}.json`;
+    expect(JSON.parse(stored.get(entryKey)?.body ?? "null")).toMatchObject({
+      key: "t/s/REPLAY.layer-c.jsonl",
+      sha256: createHash("sha256").update(bytesUp).digest("hex"),
+      ...FACTS,
+      withdrawn_at: null,
+    });
+    const manifest = manifestOf("t");
+    expect(manifest?.copies.map((c) => c.key)).toEqual(["t/s/REPLAY.layer-c.jsonl"]);
+    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
+      Bucket: "published",
+      Key: "t/_catalogue/index.html",
+      ContentType: "text/html; charset=utf-8",
+      CacheControl: "no-cache",
+      Metadata: { generation: manifest?.generation as string },
+    });
+    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
+      Key: "t/_catalogue/manifest.json",
+      ContentType: "application/json",
+      CacheControl: "no-cache",
+    });
+    // Written once, then found current: one list and one manifest read more, nothing rewritten.
+    expect(putsOf("t/_catalogue/manifest.json")).toHaveLength(1);
+    expect(s3).toHaveReceivedCommandTimes(ListObjectsV2Command, 2);
+  });
+
+  it("marks a withdrawn copy with its time and keeps what it was", async () => {
+    await publisher.publishCopy("t/s/A.layer-c.jsonl", copy(MiB), FACTS);
+    await publisher.publishCopy("u/s/B.layer-c.jsonl", copy(MiB), FACTS);
+    s3.on(DeleteObjectCommand).resolves({});
+    await publisher.withdrawCopy("t/s/A.layer-c.jsonl");
+    const [row] = manifestOf("t")?.copies ?? [];
+    expect(row?.withdrawn_at).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(row?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    // Tenant u's catalogue is its own.
+    expect(manifestOf("u")?.copies.map((c) => [c.key, c.withdrawn_at])).toEqual([
+      ["u/s/B.layer-c.jsonl", null],
+    ]);
+  });
+
+  it("a throttled listing is transient (the message is retried)", async () => {
+    s3.on(ListObjectsV2Command).rejects(serviceError("SlowDown", 503));
+    const error = await publisher
+      .publishCopy("t/s/A.layer-c.jsonl", copy(MiB), FACTS)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransientError);
+    expect((error as Error).message).toContain("ListObjectsV2 t/_catalogue/entries/");
   });
 });

@@ -101,9 +101,13 @@ describe("least privilege", () => {
       [buckets.published, buckets.reports].sort(),
     );
     const reads = allowed(roles.ingest).filter((s) => s.actions.includes("s3:GetObject"));
-    expect(reads).toHaveLength(1);
+    expect(reads).toHaveLength(2);
     expect(reads[0]?.resources.every((r) => refersTo(r, buckets.ingest))).toBe(true);
     expect(reads[0]?.actions.sort()).toEqual(["s3:GetObject", "s3:GetObjectVersion"]);
+    // The catalogue's entries and manifest, and nothing else of the published bucket.
+    expect(reads[1]?.actions).toEqual(["s3:GetObject"]);
+    expect(JSON.stringify(reads[1]?.resources)).toContain("/*/_catalogue/*");
+    expect(reads[1]?.resources.every((r) => refersTo(r, buckets.published))).toBe(true);
   });
 
   it("the ingest role touches the table with the adapter's item operations only", () => {

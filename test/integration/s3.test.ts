@@ -184,6 +184,13 @@ describe("S3ObjectSource against s3rver", () => {
   });
 });
 
+/** What the pipeline says of the copies published here. */
+const FACTS = {
+  replay_hash: null,
+  verdict: "unverifiable" as const,
+  attestation: "results/acme/s-1/x.intoto.json",
+};
+
 describe("S3Publisher against s3rver", () => {
   it("uploads a copy beyond 5 MiB in parts, stored byte for byte", async () => {
     const parts: Uint8Array[] = [];
@@ -194,7 +201,7 @@ describe("S3Publisher against s3rver", () => {
       }
     }
     const sent = recordCommands(s3);
-    await publisher.publishCopy("acme/s-1/BIG.layer-c.jsonl", recorded());
+    await publisher.publishCopy("acme/s-1/BIG.layer-c.jsonl", recorded(), FACTS);
     expect(sent.filter((name) => name === "UploadPartCommand")).toHaveLength(3);
     expect(sent).toContain("CompleteMultipartUploadCommand");
     const out = await s3.send(
@@ -210,9 +217,9 @@ describe("S3Publisher against s3rver", () => {
     // s3rver has no AbortMultipartUpload: its parts stay in its folder, never as an object.
     const key = "acme/s-1/FAILED.layer-c.jsonl";
     const sent = recordCommands(s3);
-    await expect(publisher.publishCopy(key, chunks(11 * MiB, new Error("transform failed")))).rejects.toThrow(
-      "transform failed",
-    );
+    await expect(
+      publisher.publishCopy(key, chunks(11 * MiB, new Error("transform failed")), FACTS),
+    ).rejects.toThrow("transform failed");
     expect(sent).toContain("UploadPartCommand");
     expect(sent).toContain("AbortMultipartUploadCommand");
     expect(sent).not.toContain("CompleteMultipartUploadCommand");
@@ -221,7 +228,7 @@ describe("S3Publisher against s3rver", () => {
 
   it("withdraws a copy, and withdrawing it again succeeds", async () => {
     const key = "acme/s-1/SMALL.layer-c.jsonl";
-    await publisher.publishCopy(key, chunks(1000));
+    await publisher.publishCopy(key, chunks(1000), FACTS);
     expect(await exists("published", key)).toBe(true);
     const head = await s3.send(new HeadObjectCommand({ Bucket: "published", Key: key }));
     expect(head.CacheControl).toBe(PUBLISHED_CACHE_CONTROL);

@@ -1,0 +1,108 @@
+/**
+ * The catalogue's storage in the published bucket (shared/pipeline/catalogue.ts says how it stays
+ * exact under concurrent writers): entry objects, and each tenant's `index.html` and
+ * `manifest.json`, both carrying their generation in user metadata so a rebuild learns the index's
+ * with a HEAD. Everything is written `no-cache`: a reader (CloudFront, a browser) revalidates it.
+ */
+import {
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  paginateListObjectsV2,
+  type S3Client,
+} from "@aws-sdk/client-s3";
+import type { CatalogueStore } from "../../shared/pipeline/catalogue.js";
+import { catalogueIndexKey, catalogueManifestKey } from "../../shared/pipeline/catalogue.js";
+import { asAdapterError, isTransientAwsError } from "./errors.js";
+
+/** The `Cache-Control` of the catalogue's objects: they change with every publish and withdrawal. */
+const CATALOGUE_CACHE_CONTROL = "no-cache";
+
+/** S3's answer for a key that is not there (GetObject, and HeadObject, which has no body to name it). */
+function isMissing(error: unknown): boolean {
+  const name = (error as Error | undefined)?.name;
+  return name === "NoSuchKey" || name === "NotFound";
+}
+
+/** The `CatalogueStore` over one bucket. */
+export class S3CatalogueStore implements CatalogueStore {
+  constructor(
+    private readonly client: S3Client,
+    private readonly bucket: string,
+  ) {}
+
+  private async put(key: string, body: string, contentType: string, generation?: string): Promise<void> {
+    try {
+      await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: body,
+          ContentType: contentType,
+          CacheControl: CATALOGUE_CACHE_CONTROL,
+          ...(generation === undefined ? {} : { Metadata: { generation } }),
+        }),
+      );
+    } catch (error) {
+      throw asAdapterError(error, `PutObject ${key}`);
+    }
+  }
+
+  async putEntry(key: string, body: string): Promise<void> {
+    await this.put(key, body, "application/json");
+  }
+
+  /**
+   * An object's text and ETag, null when missing. A body cut off mid-read is read again (up to 3
+   * tries): the SDK retries a request, not a body, and the manifest is small and rewritten often
+   * (s3rver cuts a read of a key being overwritten).
+   */
+  async getEntry(key: string): Promise<{ body: string; etag: string } | null> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+        return { body: (await out.Body?.transformToString("utf8")) ?? "", etag: out.ETag ?? "" };
+      } catch (error) {
+        if (isMissing(error)) return null;
+        if (attempt < 3 && isTransientAwsError(error)) continue;
+        throw asAdapterError(error, `GetObject ${key}`);
+      }
+    }
+  }
+
+  async listEntries(prefix: string): Promise<{ key: string; etag: string }[]> {
+    const listed: { key: string; etag: string }[] = [];
+    try {
+      for await (const page of paginateListObjectsV2(
+        { client: this.client },
+        { Bucket: this.bucket, Prefix: prefix },
+      ))
+        for (const item of page.Contents ?? [])
+          if (item.Key !== undefined) listed.push({ key: item.Key, etag: item.ETag ?? "" });
+    } catch (error) {
+      throw asAdapterError(error, `ListObjectsV2 ${prefix}`);
+    }
+    return listed;
+  }
+
+  async getCatalogue(tenant: string): Promise<{ manifest: string | null; indexGeneration: string | null }> {
+    const manifest = await this.getEntry(catalogueManifestKey(tenant));
+    const indexKey = catalogueIndexKey(tenant);
+    let indexGeneration: string | null = null;
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: indexKey }));
+      indexGeneration = head.Metadata?.generation ?? null;
+    } catch (error) {
+      if (!isMissing(error)) throw asAdapterError(error, `HeadObject ${indexKey}`);
+    }
+    return { manifest: manifest?.body ?? null, indexGeneration };
+  }
+
+  async putCatalogue(
+    tenant: string,
+    files: { manifest: string; index: string; generation: string },
+  ): Promise<void> {
+    await this.put(catalogueIndexKey(tenant), files.index, "text/html; charset=utf-8", files.generation);
+    await this.put(catalogueManifestKey(tenant), files.manifest, "application/json", files.generation);
+  }
+}

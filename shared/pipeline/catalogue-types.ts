@@ -1,0 +1,48 @@
+/** The catalogue's records (catalogue.ts): its entries and its per-tenant manifest. */
+import type { Verdict } from "../formats/types.js";
+
+/** What `processObject` knows of a copy it publishes, beyond its bytes. */
+export interface CopyFacts {
+  /** sha256 of the original's decompressed bytes (the attestation's subject digest). */
+  replay_hash: string | null;
+  /** The original's verdict when the copy was published. */
+  verdict: Verdict;
+  /** The attestation's key in the reports bucket (`results/<key>.intoto.json`). */
+  attestation: string;
+}
+
+/** One copy in the catalogue, as its entry object holds it. */
+export interface CatalogueEntry {
+  /** The copy's key in the published bucket. */
+  key: string;
+  /** sha256 of the copy's bytes as published; null for a copy withdrawn that was never catalogued. */
+  sha256: string | null;
+  replay_hash: string | null;
+  verdict: Verdict | null;
+  attestation: string | null;
+  /** ISO-8601 UTC. */
+  published_at: string | null;
+  /** ISO-8601 UTC; null while the copy is published. */
+  withdrawn_at: string | null;
+}
+
+/** A manifest row: the entry and the ETag of the entry object it was read from. */
+export interface ManifestRow extends CatalogueEntry {
+  entry_etag: string;
+}
+
+/** A tenant's `manifest.json`. */
+export interface CatalogueManifest {
+  schema: typeof MANIFEST_SCHEMA;
+  tenant: string;
+  generated_at: string;
+  /** Whether `index.html` links each copy's viewer page (`<copy key>.view.html`). */
+  viewer_pages: boolean;
+  /** The digest of the entries' keys and ETags (and `viewer_pages`) this was built from. */
+  generation: string;
+  /** Sorted by key. */
+  copies: ManifestRow[];
+}
+
+/** The manifest's schema id. */
+export const MANIFEST_SCHEMA = "replay-pipeline.catalogue.v1";

@@ -1,0 +1,179 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { TransientError } from "../../../shared/errors.js";
+import {
+  type CatalogueStore,
+  catalogueEntryKey,
+  catalogueIndexKey,
+  catalogueManifestKey,
+  rebuildCatalogue,
+} from "../../../shared/pipeline/catalogue.js";
+import type { CatalogueManifest, CopyFacts } from "../../../shared/pipeline/catalogue-types.js";
+import { attestationKey } from "../../../shared/pipeline/keys.js";
+import { MemoryCatalogueStore, MemoryPublisher, memoryPorts } from "../../../shared/pipeline/memory-ports.js";
+import { processObject } from "../../../shared/pipeline/process-object.js";
+import { PROJECT_ROOT } from "../../support/corpus.js";
+
+const FACTS: CopyFacts = {
+  replay_hash: "b".repeat(64),
+  verdict: "passed",
+  attestation: "results/x.intoto.json",
+};
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+async function* text(value: string): AsyncGenerator<Uint8Array> {
+  yield Buffer.from(value);
+}
+
+function manifestOf(store: MemoryCatalogueStore, tenant: string): CatalogueManifest {
+  return JSON.parse(store.objects.get(catalogueManifestKey(tenant))?.body ?? "null") as CatalogueManifest;
+}
+
+/** A store whose every call waits a random few turns of the event loop, as requests in flight do. */
+class JitteredStore extends MemoryCatalogueStore {
+  private static async jitter(): Promise<void> {
+    for (let n = Math.floor(Math.random() * 8); n > 0; n--) await new Promise((r) => setImmediate(r));
+  }
+  override async listEntries(prefix: string) {
+    await JitteredStore.jitter();
+    return super.listEntries(prefix);
+  }
+  override async getCatalogue(tenant: string) {
+    await JitteredStore.jitter();
+    return super.getCatalogue(tenant);
+  }
+  override async putCatalogue(
+    tenant: string,
+    files: { manifest: string; index: string; generation: string },
+  ) {
+    await JitteredStore.jitter();
+    return super.putCatalogue(tenant, files);
+  }
+}
+
+describe("the catalogue under concurrent publishes and withdrawals", () => {
+  it("lists every copy once with its sha256, and marks every withdrawn one, whatever the interleaving", async () => {
+    const publisher = new MemoryPublisher();
+    Object.assign(publisher, { catalogue: new JitteredStore() });
+    const keys = Array.from({ length: 50 }, (_, n) => `acme/s-${n}/R${n}.layer-c.jsonl`);
+    // 30 first, then 20 more published while 15 of the first are withdrawn.
+    await Promise.all(
+      keys.slice(0, 30).map((key) => publisher.publishCopy(key, text(`copy of ${key}`), FACTS)),
+    );
+    const withdrawn = keys.slice(0, 15);
+    await Promise.all([
+      ...keys.slice(30).map((key) => publisher.publishCopy(key, text(`copy of ${key}`), FACTS)),
+      ...withdrawn.map((key) => publisher.withdrawCopy(key)),
+    ]);
+    const manifest = manifestOf(publisher.catalogue, "acme");
+    expect(manifest.copies.map((c) => c.key)).toEqual([...keys].sort());
+    for (const row of manifest.copies) {
+      expect(row.sha256, row.key).toBe(sha256(`copy of ${row.key}`));
+      expect(row.withdrawn_at !== null, row.key).toBe(withdrawn.includes(row.key));
+    }
+    const index = publisher.catalogue.objects.get(catalogueIndexKey("acme"));
+    expect(index?.generation).toBe(manifest.generation);
+    for (const key of keys) expect(index?.body).toContain(key);
+  });
+
+  it("rewrites a stale manifest that landed last (a slower rebuild's)", async () => {
+    const publisher = new MemoryPublisher();
+    await publisher.publishCopy("acme/s/A.layer-c.jsonl", text("a"), FACTS);
+    const before = publisher.catalogue.objects.get(catalogueManifestKey("acme"));
+    await publisher.publishCopy("acme/s/B.layer-c.jsonl", text("b"), FACTS);
+    // The first rebuild's manifest, written after the second's: it misses B.
+    publisher.catalogue.objects.set(catalogueManifestKey("acme"), before as never);
+    expect(await rebuildCatalogue(publisher.catalogue, "acme")).toBe(2);
+    expect(manifestOf(publisher.catalogue, "acme").copies.map((c) => c.key)).toEqual([
+      "acme/s/A.layer-c.jsonl",
+      "acme/s/B.layer-c.jsonl",
+    ]);
+  });
+
+  it("gives up with a transient error when the catalogue never settles", async () => {
+    const store: CatalogueStore = Object.assign(new MemoryCatalogueStore(), {
+      getCatalogue: async () => ({ manifest: null, indexGeneration: null }),
+    });
+    const error = await rebuildCatalogue(store, "acme", { maxRounds: 3 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransientError);
+    expect((error as TransientError).code).toBe("catalogue.unsettled");
+  });
+
+  it("keeps the first withdrawal time when a withdrawal is repeated, and catalogues one never published", async () => {
+    let clock = Date.parse("2026-03-01T00:00:00Z");
+    const publisher = new MemoryPublisher({
+      now: () => {
+        clock += 1000;
+        return new Date(clock);
+      },
+    });
+    await publisher.publishCopy("acme/s/A.layer-c.jsonl", text("a"), FACTS);
+    await publisher.withdrawCopy("acme/s/A.layer-c.jsonl");
+    const first = manifestOf(publisher.catalogue, "acme").copies[0];
+    await publisher.withdrawCopy("acme/s/A.layer-c.jsonl");
+    await publisher.withdrawCopy("acme/s/OLD.layer-c.jsonl");
+    const [a, old] = manifestOf(publisher.catalogue, "acme").copies;
+    expect(first?.withdrawn_at).toMatch(/^2026-03-01T/);
+    expect(a?.withdrawn_at).toBe(first?.withdrawn_at);
+    expect((a?.withdrawn_at ?? "") > (a?.published_at ?? "")).toBe(true);
+    expect(old).toMatchObject({
+      key: "acme/s/OLD.layer-c.jsonl",
+      sha256: null,
+      withdrawn_at: expect.any(String),
+    });
+  });
+});
+
+describe("the catalogue's index page", () => {
+  it("escapes every value, makes no request, and links copies relative to itself", async () => {
+    const publisher = new MemoryPublisher({ reportsBucket: "reports" });
+    const key = `acme/s 1/<img src=x onerror=alert(1)>.layer-c.jsonl`;
+    await publisher.publishCopy(key, text("x"), { ...FACTS, attestation: 'results/"quoted".intoto.json' });
+    const html = publisher.catalogue.objects.get(catalogueIndexKey("acme"))?.body ?? "";
+    expect(html).not.toContain("<img");
+    expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
+    expect(html).toContain(`href="../s%201/%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E.layer-c.jsonl"`);
+    expect(html).toContain('href="s3://reports/results/&quot;quoted&quot;.intoto.json"');
+    expect(html).toContain("default-src 'none'");
+    expect(html).not.toMatch(/<script|<link|src="|https?:\/\//);
+    expect(html).not.toContain(".view.html");
+  });
+
+  it("links each published copy's viewer page only when viewer pages are on", async () => {
+    const publisher = new MemoryPublisher({ viewerPages: true });
+    await publisher.publishCopy("acme/s/A.layer-c.jsonl", text("a"), FACTS);
+    await publisher.publishCopy("acme/s/B.layer-c.jsonl", text("b"), FACTS);
+    await publisher.withdrawCopy("acme/s/B.layer-c.jsonl");
+    const html = publisher.catalogue.objects.get(catalogueIndexKey("acme"))?.body ?? "";
+    expect(html).toContain('href="../s/A.layer-c.jsonl.view.html"');
+    expect(html).not.toContain("B.layer-c.jsonl.view.html");
+  });
+});
+
+describe("processObject's copies in the catalogue", () => {
+  it("files a published replay's copy with the copy's sha256, the replay's hash and verdict, and its attestation", async () => {
+    const ports = memoryPorts();
+    const replay = readFileSync(join(PROJECT_ROOT, "examples", "fix-auth.REPLAY.jsonl"));
+    const result = await processObject(ports.objects.put("acme/s-1/fix-auth.REPLAY.jsonl", replay), ports, {
+      toolVersion: "test",
+      parallel: { workers: 0 },
+    });
+    const copyKey = result.record.layer_c_key as string;
+    const entry = JSON.parse(
+      ports.publisher.catalogue.objects.get(catalogueEntryKey(copyKey))?.body ?? "null",
+    );
+    expect(entry).toMatchObject({
+      key: copyKey,
+      sha256: createHash("sha256")
+        .update(ports.publisher.copies.get(copyKey) ?? "")
+        .digest("hex"),
+      replay_hash: result.record.replay_hash,
+      verdict: result.record.verdict,
+      attestation: attestationKey(result.record.verdict_key),
+      withdrawn_at: null,
+    });
+    expect(ports.publisher.documents.has(entry.attestation)).toBe(true);
+  });
+});
