@@ -68,7 +68,7 @@ export interface CatalogueStore {
 }
 
 /** The tenant of a copy key (`<tenant>/<session>/<file>`). */
-export function tenantOfCopy(copyKey: string): string {
+function tenantOfCopy(copyKey: string): string {
   return copyKey.slice(0, Math.max(0, copyKey.indexOf("/")));
 }
 
