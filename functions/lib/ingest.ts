@@ -20,7 +20,12 @@ import { z } from "zod";
 import type { EnvelopeSigner } from "../../shared/attest/index.js";
 import { ReplayPipelineError } from "../../shared/errors.js";
 import type { ObjectRef } from "../../shared/pipeline/ports.js";
-import { type ProcessResult, processObject, scrubbedKey } from "../../shared/pipeline/process-object.js";
+import {
+  type ProcessOptions,
+  type ProcessResult,
+  processObject,
+  scrubbedKey,
+} from "../../shared/pipeline/process-object.js";
 import { ObjectChangedError, TransientError } from "../adapters/errors.js";
 import { S3ObjectSource } from "../adapters/s3-objects.js";
 import { type Config, ConfigError } from "./config.js";
@@ -40,6 +45,8 @@ export interface IngestDependencies {
   toolVersion: string;
   /** Signs the attestations (the KMS key); absent or null: stored unsigned (the local stack). */
   signer?: EnvelopeSigner | null;
+  /** The rules the job runs, when not the built-in defaults (a test's rule pack). */
+  rules?: Pick<ProcessOptions, "preset" | "redactionKey" | "rulesDigest">;
 }
 
 /** The ingest Lambda handler: an SQS batch in, the records to retry out. */
@@ -79,7 +86,7 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
     );
   const ports = pipelinePorts(deps);
   // Workers off: the bundle then needs no line-worker.js beside it, and a 1-vCPU Lambda gains nothing.
-  const options = { toolVersion: deps.toolVersion, parallel: { workers: 0 } };
+  const options = { toolVersion: deps.toolVersion, parallel: { workers: 0 }, ...deps.rules };
   const processor = new BatchProcessor(EventType.SQS, { parser, schema: IngestRecordSchema, logger });
 
   async function processEvent(ref: ObjectRef, bucket: string): Promise<void> {
