@@ -52,24 +52,31 @@ export async function selectItems(
   pageSize = 100,
 ): Promise<ReprocessItem[]> {
   const items = new Map<string, ReprocessItem>();
+  // One shard's pages, in order; a day's shards (of every tenant) are read at once.
+  const shardRecords = async (tenant: string, day: string, shard: number): Promise<FileRecord[]> => {
+    const records: FileRecord[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { records: FileRecord[]; cursor: string | null } = await index.queryDay(
+        tenant,
+        day,
+        shard,
+        cursor,
+        pageSize,
+      );
+      records.push(...page.records);
+      cursor = page.cursor;
+    } while (cursor !== null);
+    return records;
+  };
   for (const day of daysOf(filter.since, filter.until)) {
     const tenants = filter.tenant === null ? await index.listTenants(day) : [filter.tenant];
-    for (const tenant of tenants)
-      for (let shard = 0; shard < index.shardCount; shard++) {
-        let cursor: string | null = null;
-        do {
-          const page: { records: FileRecord[]; cursor: string | null } = await index.queryDay(
-            tenant,
-            day,
-            shard,
-            cursor,
-            pageSize,
-          );
-          for (const record of page.records)
-            if (selects(record, filter)) items.set(JSON.stringify([tenant, record.ref.key]), itemOf(record));
-          cursor = page.cursor;
-        } while (cursor !== null);
-      }
+    const shards = tenants.flatMap((tenant) =>
+      Array.from({ length: index.shardCount }, (_, shard) => ({ tenant, shard })),
+    );
+    const parts = await Promise.all(shards.map(({ tenant, shard }) => shardRecords(tenant, day, shard)));
+    for (const record of parts.flat())
+      if (selects(record, filter)) items.set(JSON.stringify([record.tenant, record.ref.key]), itemOf(record));
   }
   return [...items.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
