@@ -23,9 +23,7 @@ describe("reprocess: the Distributed Map and its function", () => {
   const [functionId] = only(json, "AWS::Lambda::Function", "ReprocessFunction");
   const roleOf = (resource: Record<string, unknown>) =>
     (resource.RoleArn as { "Fn::GetAtt": [string] })["Fn::GetAtt"][0];
-  const fnRole = (json.Resources[functionId]?.Properties?.Role as { "Fn::GetAtt": [string] })[
-    "Fn::GetAtt"
-  ][0];
+  const fnRole = roleOf({ RoleArn: json.Resources[functionId]?.Properties?.Role });
   const machineRole = roleOf(machine);
   const statements = statementsOf(json);
 

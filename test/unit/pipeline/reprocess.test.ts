@@ -31,7 +31,6 @@ const WITH_EMAIL = FIX_AUTH.replace(
 );
 const OLD: ProcessOptions = { toolVersion: "1.0.0", preset: "open_source", parallel: { workers: 0 } };
 const NEW: ProcessOptions = { toolVersion: "1.1.0", preset: "private_repo", parallel: { workers: 0 } };
-const NOW = new Date().toISOString();
 const FILTER = {
   since: "2000-01-01T00:00:00Z",
   until: "2100-01-01T00:00:00Z",
