@@ -14,6 +14,7 @@
  *                                         the rows on the file dense in secrets
  *   npm run bench -- --only secret-recall the leave-family-out recall table alone (no input file)
  *   npm run bench -- --only receipt-settle a receipt arriving in a session of 1,000 replays (no input file)
+ *   npm run bench -- --only reprocess    10,000 small files through the reprocess path (no input file)
  *
  * A `report` row is not a throughput: it runs in the harness's own process, once, and prints a section of
  * its own after the table (`secret-recall`: bench/secret-recall.ts on gitleaks' samples).
@@ -35,6 +36,7 @@ import { parallelOptions } from "../cli/worker-script.js";
 import { lastLineOf } from "./child.js";
 import { type DatasetMeta, type DatasetShape, ensureReplayFile, GENERATOR_VERSION } from "./generate.js";
 import { receiptSettleReport } from "./receipt-settle.js";
+import { reprocessReport } from "./reprocess.js";
 import { leaveFamilyOut, leaveFamilyOutMarkdown, parseSamples, truePositives } from "./secret-recall.js";
 
 // ---- measurements ----------------------------------------------------------------------------
@@ -318,6 +320,12 @@ export const MEASUREMENTS: Measurement[] = [
     name: "receipt-settle",
     label: "a receipt arriving in a session of 1,000 replays: time to settle at one vCPU",
     report: () => receiptSettleReport(ROOT),
+  },
+  {
+    kind: "report",
+    name: "reprocess",
+    label: "reprocess 10,000 small files (memory ports): files per second, CPU per file, peak heap",
+    report: () => reprocessReport(ROOT),
   },
 ];
 
