@@ -3,7 +3,7 @@
  * then a reprocess run over them (`--stale`'s path: selection, the per-file job in reprocess mode,
  * one record replaced each) over the memory ports, at four files at once: files per second, CPU per
  * file and the peak heap, and from the CPU per file the time and cost of 1,000,000 files of 1 MB
- * on AWS (docs/deploy.md states the prices).
+ * on AWS (the README states the prices).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -48,7 +48,7 @@ export async function reprocessReport(root: string): Promise<{ text: string }> {
     text: [
       "## Reprocess: 10,000 small files",
       "",
-      `${FILES.toLocaleString("en-US")} replays (\`fix-auth.REPLAY.jsonl\`, ${replay.length.toLocaleString("en-US")} bytes each) made by a test rule pack, all stale, reprocessed four at a time over the memory ports: **${(FILES / seconds).toFixed(0)} files/s** (${seconds.toFixed(2)} s), CPU **${cpuMs.toFixed(2)} ms a file**, peak heap ${(peak / 2 ** 20).toFixed(0)} MiB (the memory ports hold every copy, document and record). The per-file CPU, less this file's read, is the fixed cost of a reprocessed file; docs/deploy.md adds the read of 1 MB at the one-thread \`process\` rate for its estimate.`,
+      `${FILES.toLocaleString("en-US")} replays (\`fix-auth.REPLAY.jsonl\`, ${replay.length.toLocaleString("en-US")} bytes each) made by a test rule pack, all stale, reprocessed four at a time over the memory ports: **${(FILES / seconds).toFixed(0)} files/s** (${seconds.toFixed(2)} s), CPU **${cpuMs.toFixed(2)} ms a file**, peak heap ${(peak / 2 ** 20).toFixed(0)} MiB (the memory ports hold every copy, document and record). The per-file CPU, less this file's read, is the fixed cost of a reprocessed file; the README's reprocessing estimate adds the read of 1 MB at the one-thread \`process\` rate.`,
     ].join("\n"),
   };
 }
