@@ -15,6 +15,7 @@
  *   npm run bench -- --only secret-recall the leave-family-out recall table alone (no input file)
  *   npm run bench -- --only receipt-settle a receipt arriving in a session of 1,000 replays (no input file)
  *   npm run bench -- --only view-diff     viewer page of 10 and 100 MB sessions, diff of two (own inputs)
+ *   npm run bench -- --only reprocess    10,000 small files through the reprocess path (no input file)
  *
  * A `report` row is not a throughput: it runs in the harness's own process, once, and prints a section of
  * its own after the table (`secret-recall`: bench/secret-recall.ts on gitleaks' samples).
@@ -42,6 +43,7 @@ import {
   GENERATOR_VERSION,
 } from "./generate.js";
 import { receiptSettleReport } from "./receipt-settle.js";
+import { reprocessReport } from "./reprocess.js";
 import { leaveFamilyOut, leaveFamilyOutMarkdown, parseSamples, truePositives } from "./secret-recall.js";
 import { viewDiffReport } from "./view-diff.js";
 
@@ -351,6 +353,12 @@ export const MEASUREMENTS: Measurement[] = [
     name: "view-diff",
     label: "viewer page of 10 and 100 MB sessions; diff of two 100 MB sessions (time, peak RSS)",
     report: () => viewDiffReport(ROOT, DATA_DIR, VIEW_DIFF_SIZES_MB),
+  },
+  {
+    kind: "report",
+    name: "reprocess",
+    label: "reprocess 10,000 small files (memory ports): files per second, CPU per file, peak heap",
+    report: () => reprocessReport(ROOT),
   },
 ];
 

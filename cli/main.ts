@@ -86,6 +86,13 @@ const COMMANDS: Record<string, { load: () => Promise<Command>; summary: string }
     },
     summary: "build the audit report of a period from the index (json, md or html)",
   },
+  reprocess: {
+    load: async () => {
+      const m = await import("./commands/reprocess.js");
+      return { run: (argv) => m.reprocessCommand(argv), help: m.REPROCESS_HELP };
+    },
+    summary: "run the pipeline again on stored files whose rules changed (--stale), resumably",
+  },
   scan: {
     load: async () => {
       const m = await import("./commands/scan.js");

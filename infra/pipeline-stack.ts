@@ -8,12 +8,14 @@ import { CfnOutput, Stack, type StackProps } from "aws-cdk-lib";
 import { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { Construct } from "constructs";
 import { STACK_OUTPUTS } from "../cli/remote.js";
+import { STATE_MACHINE_OUTPUT } from "../cli/reprocess-sfn.js";
 import { ConfigError } from "../functions/lib/config.js";
 import { Alarms } from "./constructs/alarms.js";
 import { AttestationKey } from "./constructs/attestation-key.js";
 import { Audit } from "./constructs/audit.js";
 import { Ingest } from "./constructs/ingest.js";
 import { Publishing } from "./constructs/publishing.js";
+import { Reprocess } from "./constructs/reprocess.js";
 import { Storage } from "./constructs/storage.js";
 import { TenantAccess } from "./constructs/tenant-access.js";
 import { hasDistribution, type PipelineSettings } from "./settings.js";
@@ -30,6 +32,7 @@ export class PipelineStack extends Stack {
   readonly storage: Storage;
   readonly ingest: Ingest;
   readonly audit: Audit;
+  readonly reprocess: Reprocess;
   readonly alarms: Alarms;
   readonly publishing: Publishing | null;
   readonly tenantAccess: TenantAccess;
@@ -74,6 +77,19 @@ export class PipelineStack extends Stack {
     if (ingestRole === undefined) throw new ConfigError("config.invalid", "the ingest function has no role");
     this.attestationKey = new AttestationKey(this, "Attestation", { signer: ingestRole });
     this.ingest.function.addEnvironment("ATTESTATION_KEY_ID", this.attestationKey.key.keyArn);
+    this.reprocess = new Reprocess(this, "Reprocess", {
+      projectRoot,
+      storage,
+      environment,
+      distribution: this.publishing?.distribution ?? null,
+      maxConcurrency: settings.reprocessMaxConcurrency,
+      logRetention,
+    });
+    const reprocessRole = this.reprocess.function.role;
+    if (reprocessRole === undefined)
+      throw new ConfigError("config.invalid", "the reprocess function has no role");
+    this.attestationKey.allowSigning("ReprocessRoleSignsOnly", reprocessRole);
+    this.reprocess.function.addEnvironment("ATTESTATION_KEY_ID", this.attestationKey.key.keyArn);
     this.audit = new Audit(this, "Audit", {
       projectRoot,
       storage,
@@ -100,6 +116,8 @@ export class PipelineStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.publishedBucket, { value: storage.publishedBucket.bucketName });
     new CfnOutput(this, STACK_OUTPUTS.reportsBucket, { value: storage.reportsBucket.bucketName });
     new CfnOutput(this, STACK_OUTPUTS.tableName, { value: storage.table.tableName });
+    // What `replay-pipeline reprocess --stack NAME` starts (cli/reprocess-sfn.ts).
+    new CfnOutput(this, STATE_MACHINE_OUTPUT, { value: this.reprocess.stateMachine.stateMachineArn });
     new CfnOutput(this, "IngestQueueUrl", { value: this.ingest.queue.queueUrl });
     new CfnOutput(this, "AlarmTopicArn", { value: this.alarms.topic.topicArn });
     // `aws kms get-public-key --key-id <AttestationKeyId>`: the key verify-attestation --key takes.

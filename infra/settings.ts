@@ -100,6 +100,8 @@ const schema = z.object({
     message: "an e-mail address",
   }),
   ingestMaxConcurrency: whole(2, 1000).default(10),
+  // Reprocess runs: the Distributed Map's child executions (reprocess Lambda calls) at once.
+  reprocessMaxConcurrency: whole(1, 10_000).default(100),
   reservedConcurrency: z
     .union([z.literal(""), z.null(), whole(1, 10_000)])
     .optional()

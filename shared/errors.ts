@@ -110,6 +110,8 @@ export const ERROR_KINDS = {
   "s3.object_changed": "input",
   "index.sequencer": "input",
   "index.no_record": "bug",
+  "reprocess.no_record": "bug",
+  "reprocess.manifest": "config",
   "index.item_size": "bug",
   "index.day_query": "config",
   "index.cursor_invalid": "input",

@@ -357,7 +357,12 @@ function describeRecord(r: FileRecord): string {
   const what = [r.kind, r.format].filter((x) => x !== null).join(", ");
   const copy = r.layer_c_key === null ? "not published" : `Layer C ${r.layer_c_key}`;
   const why = r.first_error === null ? "" : `; ${r.first_error.code}: ${r.first_error.message}`;
-  return `${r.ref.key}: ${r.verdict.toUpperCase()} (${what}, ${r.bytes} bytes; ${copy}${why})`;
+  // Which rules made the verdict: what `reprocess --stale` compares.
+  const rules =
+    r.provenance === undefined
+      ? "; rules: not recorded"
+      : `; made by ${r.provenance.tool_version}, rules ${r.provenance.rules_digest.slice(0, 19)}`;
+  return `${r.ref.key}: ${r.verdict.toUpperCase()} (${what}, ${r.bytes} bytes; ${copy}${why}${rules})`;
 }
 
 /** `sessions`: a tenant's sessions from the day index. */

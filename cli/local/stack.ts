@@ -17,7 +17,11 @@ import type { S3rverEvent } from "s3rver";
 import { DynamoSessionIndex } from "../../functions/adapters/dynamo-index.js";
 import { makeDocumentClient, makeDynamoClient, makeS3Client } from "../../functions/lib/aws-clients.js";
 import { readConfig } from "../../functions/lib/config.js";
-import { type IngestHandler, makeIngestHandler } from "../../functions/lib/ingest.js";
+import {
+  type IngestDependencies,
+  type IngestHandler,
+  makeIngestHandler,
+} from "../../functions/lib/ingest.js";
 import { createTable } from "../../functions/lib/table.js";
 import { isIngestKey, parseObjectKey, rejectedPlace } from "../../shared/pipeline/keys.js";
 import type { FileRecord } from "../../shared/pipeline/ports.js";
@@ -61,6 +65,8 @@ export interface StackOptions {
   logLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR" | "SILENT";
   /** Called as each object's fate is known. */
   onOutcome?: (outcome: StackOutcome) => void;
+  /** The rules the ingest handler runs, when not the built-in defaults (a test's rule pack). */
+  rules?: IngestDependencies["rules"];
 }
 
 /** What became of one queued object. */
@@ -179,6 +185,7 @@ export class LocalStack {
         logger: new Logger({ serviceName: "replay-pipeline-ingest", logLevel: options.logLevel ?? "SILENT" }),
         metrics: new Metrics({ namespace: "ReplayPipeline", serviceName: "ingest" }),
         toolVersion: "local",
+        ...(options.rules === undefined ? {} : { rules: options.rules }),
       });
       stack = new LocalStack(options, info, s3, dynamo, handler, [s3server, dynamoServer], s3server.torn);
       await mkdir(options.root, { recursive: true });

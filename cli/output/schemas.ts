@@ -178,6 +178,9 @@ const objectRef = z.strictObject({
   sequencer: z.string().nullable(),
 });
 
+/** The tool version and rules digest that made a record or verdict document. */
+const provenance = z.strictObject({ tool_version: z.string(), rules_digest: z.string() });
+
 /** An index record of one processed object (`push --wait --json`, `show --json`). */
 export const fileRecord = z.strictObject({
   tenant: z.string(),
@@ -201,6 +204,8 @@ export const fileRecord = z.strictObject({
   redactions: counts.nullable(),
   processed_at: z.string(),
   ms: z.number(),
+  provenance: provenance.optional(),
+  reprocess_run: z.string().optional(),
 });
 
 const receiptCheckRecord = z.strictObject({
@@ -219,6 +224,7 @@ const receiptCheckRecord = z.strictObject({
 export const verdictDocument = z.strictObject({
   schema: z.literal("replay-pipeline.verdict.v1"),
   tool: z.strictObject({ name: z.literal("replay-pipeline"), version: z.string() }),
+  provenance,
   object: objectRef,
   tenant: z.string().nullable(),
   session: z.string().nullable(),

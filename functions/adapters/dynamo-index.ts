@@ -114,17 +114,10 @@ export class DynamoSessionIndex implements SessionIndex {
    */
   async putFile(record: FileRecord): Promise<PutOutcome> {
     const key = fileKey(record.tenant, record.session, record.ref.key);
-    const day = utcDay(record.processed_at);
     // Before the record: a retry after a failure here sees "duplicate" and would not register.
-    await this.registerTenantDay(record.tenant, day);
-    const order = sequencerOrder(record.ref.sequencer);
-    const item = {
-      ...record,
-      ...key,
-      [S.dayPartitionKey]: dayPartition(record.tenant, day, shardOf(record.session, this.shards)),
-      [S.daySortKey]: sortKeyOf(`${record.processed_at}#`, record.ref.key),
-      [ORDER]: order,
-    };
+    await this.registerTenantDay(record.tenant, utcDay(record.processed_at));
+    const item = this.fileItem(record);
+    const order = item[ORDER];
     const written = await this.putIf(
       item,
       "attribute_not_exists(#pk) OR #order < :order",
@@ -136,6 +129,40 @@ export class DynamoSessionIndex implements SessionIndex {
     // Items are never deleted, so a failed condition means there is one.
     if (recorded === null) throw new Error(`putFile ${record.ref.key}: condition failed on no item`);
     return sameVersion(recorded.ref, record.ref) ? "duplicate" : "stale";
+  }
+
+  /**
+   * Replaces the record of `record.ref`'s version (reprocess run `runId`) on the condition that the
+   * item is of that version and no earlier try of the run replaced it: the run id is kept on the
+   * item (`reprocess_run`), so a resumed run's write of a finished object fails its condition.
+   */
+  async replaceFile(record: FileRecord, runId: string): Promise<PutOutcome> {
+    const key = fileKey(record.tenant, record.session, record.ref.key);
+    await this.registerTenantDay(record.tenant, utcDay(record.processed_at));
+    const version = versionCondition(record.ref);
+    const written = await this.putIf(
+      { ...this.fileItem(record), reprocess_run: runId },
+      `attribute_exists(#pk) AND ${version.condition} AND (attribute_not_exists(#run) OR #run <> :run)`,
+      { "#pk": S.partitionKey, "#run": "reprocess_run", ...version.names },
+      { ":run": runId, ...version.values },
+    );
+    if (written) return "written";
+    const recorded = await this.getItem(key);
+    return recorded !== null && sameVersion(recorded.ref, record.ref) && recorded.reprocess_run === runId
+      ? "duplicate"
+      : "stale";
+  }
+
+  /** `record` as a table item: its keys, its day index keys and its sequencer's order. */
+  private fileItem(record: FileRecord): Record<string, unknown> & { [ORDER]: string } {
+    const day = utcDay(record.processed_at);
+    return {
+      ...record,
+      ...fileKey(record.tenant, record.session, record.ref.key),
+      [S.dayPartitionKey]: dayPartition(record.tenant, day, shardOf(record.session, this.shards)),
+      [S.daySortKey]: sortKeyOf(`${record.processed_at}#`, record.ref.key),
+      [ORDER]: sequencerOrder(record.ref.sequencer),
+    };
   }
 
   /** The record of `key`, consistent read. */

@@ -3,7 +3,6 @@
  * cold start from the environment, the local stack and the tests from clients of their own, so all
  * three run the same parsing, batching, classification, logging and metrics.
  */
-import { tmpdir } from "node:os";
 import { BatchProcessor, EventType, processPartialResponse } from "@aws-lambda-powertools/batch";
 import { parser } from "@aws-lambda-powertools/batch/parser";
 import type { Logger } from "@aws-lambda-powertools/logger";
@@ -20,15 +19,18 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 import { z } from "zod";
 import type { EnvelopeSigner } from "../../shared/attest/index.js";
 import { kindOf, ReplayPipelineError } from "../../shared/errors.js";
-import type { ObjectRef, Ports } from "../../shared/pipeline/ports.js";
-import { type ProcessResult, processObject, scrubbedKey } from "../../shared/pipeline/process-object.js";
-import { fileSpool } from "../../shared/spool/index.js";
-import { DynamoSessionIndex } from "../adapters/dynamo-index.js";
+import type { ObjectRef } from "../../shared/pipeline/ports.js";
+import {
+  type ProcessOptions,
+  type ProcessResult,
+  processObject,
+  scrubbedKey,
+} from "../../shared/pipeline/process-object.js";
 import { ObjectChangedError } from "../adapters/errors.js";
-import { S3ObjectSource, S3ObjectStore } from "../adapters/s3-objects.js";
-import { S3Publisher } from "../adapters/s3-publisher.js";
+import { S3ObjectSource } from "../adapters/s3-objects.js";
 import { type Config, ConfigError } from "./config.js";
 import { INGEST_METRIC, VERDICT_DIMENSION } from "./metrics.js";
+import { pipelinePorts } from "./pipeline-ports.js";
 
 /** What the ingest handler is made of. */
 export interface IngestDependencies {
@@ -43,6 +45,8 @@ export interface IngestDependencies {
   toolVersion: string;
   /** Signs the attestations (the KMS key); absent or null: stored unsigned (the local stack). */
   signer?: EnvelopeSigner | null;
+  /** The rules the job runs, when not the built-in defaults (a test's rule pack). */
+  rules?: Pick<ProcessOptions, "preset" | "redactionKey" | "rulesDigest">;
 }
 
 /** The ingest Lambda handler: an SQS batch in, the records to retry out. */
@@ -74,26 +78,9 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
       "config.invalid",
       `PUBLISHED_DISTRIBUTION_ID ${config.distributionId} is set but no CloudFront client was given`,
     );
-  const ports: Ports = {
-    objects: new S3ObjectStore(s3, config.ingestBucket),
-    publisher: new S3Publisher(s3, {
-      publishedBucket: config.publishedBucket,
-      reportsBucket: config.reportsBucket,
-      ...(config.distributionId !== null && deps.cloudFront !== undefined
-        ? { distribution: { client: deps.cloudFront, id: config.distributionId } }
-        : {}),
-    }),
-    index: new DynamoSessionIndex(deps.dynamo, {
-      tableName: config.tableName,
-      shards: config.indexShards,
-      cursorKey: config.cursorKey,
-    }),
-    // Layer C copies wait in the function's /tmp (its ephemeral storage), not in its memory.
-    spool: fileSpool(tmpdir()),
-    signer: deps.signer ?? null,
-  };
+  const ports = pipelinePorts(deps);
   // Workers off: the bundle then needs no line-worker.js beside it, and a 1-vCPU Lambda gains nothing.
-  const options = { toolVersion: deps.toolVersion, parallel: { workers: 0 } };
+  const options = { toolVersion: deps.toolVersion, parallel: { workers: 0 }, ...deps.rules };
   const processor = new BatchProcessor(EventType.SQS, { parser, schema: IngestRecordSchema, logger });
 
   async function processEvent(ref: ObjectRef, bucket: string): Promise<void> {

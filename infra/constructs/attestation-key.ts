@@ -28,11 +28,16 @@ export class AttestationKey extends Construct {
       // Attestations outlive a stack: their public key must stay fetchable to check them.
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    this.allowSigning("IngestRoleSignsOnly", props.signer);
+  }
+
+  /** Lets `role` sign with the key (`kms:Sign`, the one algorithm), in the key's own policy. */
+  allowSigning(sid: string, role: IRole): void {
     // In the key's own policy, not the role's: the role gets no KMS action anywhere else.
     this.key.addToResourcePolicy(
       new PolicyStatement({
-        sid: "IngestRoleSignsOnly",
-        principals: [props.signer],
+        sid,
+        principals: [role],
         actions: ["kms:Sign"],
         resources: ["*"],
         // Exactly how functions/adapters/kms-signer.ts signs: a SHA-256 digest, ECDSA.

@@ -84,8 +84,16 @@ export interface AttestationInput {
   toolVersion: string;
   /** When the verdict was reached (RFC 3339, UTC). */
   timeVerified: string;
-  /** The policy's settings: canonical profile, Layer C preset, signature key id; null when none. */
-  policy: { profile?: string | null; preset?: string | null; keyId?: string | null };
+  /**
+   * The policy's settings: canonical profile, Layer C preset, signature key id (null when none),
+   * and the digest of the rules that made the verdict (the pipeline's provenance), when known.
+   */
+  policy: {
+    profile?: string | null;
+    preset?: string | null;
+    keyId?: string | null;
+    rulesDigest?: string | null;
+  };
   /** A receipt the replay was checked against, as an input attestation. */
   receipt?: { uri: string; sha256: string } | null;
 }
@@ -115,6 +123,7 @@ export function buildAttestation(input: AttestationInput): VsaStatement {
     profile: input.policy.profile ?? null,
     preset: input.policy.preset ?? null,
     key_id: input.policy.keyId ?? null,
+    ...(input.policy.rulesDigest == null ? {} : { rules_digest: input.policy.rulesDigest }),
   };
   const passed = input.verdict === "passed";
   const predicate: VerificationSummary = {

@@ -9,6 +9,7 @@ import type { Verdict } from "../formats/types.js";
 import type { ProcessOptions } from "./job-types.js";
 import { attestationKey } from "./keys.js";
 import type { FileRecord, Ports } from "./ports.js";
+import { provenanceOf } from "./provenance.js";
 
 /** Verdicts from best to worst: a receipt check can only lower what a replay's own checks gave. */
 const RANK: Record<Verdict, number> = { passed: 0, unverifiable: 1, failed: 2, invalid: 3 };
@@ -21,7 +22,7 @@ function verdictAttestation(
   record: FileRecord,
   receiptVerdicts: readonly Verdict[],
   timeVerified: string,
-  options: Pick<ProcessOptions, "toolVersion" | "preset" | "hmacKey">,
+  options: Pick<ProcessOptions, "toolVersion" | "preset" | "hmacKey" | "rulesDigest">,
 ): VsaStatement {
   const verdict = receiptVerdicts.reduce((worst, v) => (RANK[v] > RANK[worst] ? v : worst), record.verdict);
   return buildAttestation({
@@ -33,11 +34,13 @@ function verdictAttestation(
     format: record.format,
     checksTotal: record.checks_total,
     errorsTotal: record.errors_total,
-    toolVersion: options.toolVersion,
+    // The record's own: a receipt check re-attesting an older record keeps the rules that made it.
+    toolVersion: record.provenance?.tool_version ?? options.toolVersion,
     timeVerified,
     policy: {
       preset: options.preset ?? "private_repo",
       keyId: options.hmacKey === undefined ? null : keyIdOf(options.hmacKey),
+      rulesDigest: (record.provenance ?? provenanceOf(options)).rules_digest,
     },
   });
 }
@@ -51,7 +54,7 @@ export async function storeAttestation(
   record: FileRecord,
   receiptVerdicts: readonly Verdict[],
   timeVerified: string,
-  options: Pick<ProcessOptions, "toolVersion" | "preset" | "hmacKey">,
+  options: Pick<ProcessOptions, "toolVersion" | "preset" | "hmacKey" | "rulesDigest">,
 ): Promise<void> {
   const statement = verdictAttestation(record, receiptVerdicts, timeVerified, options);
   const envelope = await envelopeStatement(statement, ports.signer ?? null);

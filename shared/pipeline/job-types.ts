@@ -6,6 +6,17 @@ import type { VerifyReport } from "../receipt/index.js";
 import type { LayerCSummary } from "../redact/index.js";
 import type { Preset } from "../redact/presets.js";
 import type { FileRecord, ObjectRef, PutOutcome, ReceiptCheckRecord } from "./ports.js";
+import type { Provenance } from "./provenance.js";
+
+/**
+ * Reprocess mode: the job runs again on the version its record names (rules changed) and replaces
+ * that record, once per run: a record already replaced by `runId`, or of another version, is left
+ * as it is (`duplicate`, `stale`), so a resumed run does not redo a file.
+ */
+export interface ReprocessMode {
+  /** The run's id, written into each record it replaces (`reprocess_run`). */
+  runId: string;
+}
 
 /** How `processObject` reads, redacts and stamps. */
 export interface ProcessOptions {
@@ -41,12 +52,21 @@ export interface ProcessOptions {
    * against no receipt, which is unverifiable.
    */
   receipt?: ObjectRef | null;
+  /**
+   * The digest of the rules this job runs (`Provenance.rules_digest`); default `rulesDigest(preset)`.
+   * A rule pack laid over the built-in rules gives its own.
+   */
+  rulesDigest?: string;
+  /** Run the job again on an already recorded version and replace its record (`ReprocessMode`). */
+  reprocess?: ReprocessMode;
 }
 
 /** The verdict document: what the reports store keeps for one processed object. */
 export interface VerdictDocument {
   schema: "replay-pipeline.verdict.v1";
   tool: { name: "replay-pipeline"; version: string };
+  /** The tool version and rules digest that made this verdict. */
+  provenance: Provenance;
   object: ObjectRef;
   tenant: string | null;
   session: string | null;

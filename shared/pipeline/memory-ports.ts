@@ -28,7 +28,7 @@ import type {
   SessionIndex,
   WithdrawOutcome,
 } from "./ports.js";
-import { isVersionOf, putOutcome } from "./versions.js";
+import { isVersionOf, putOutcome, reprocessOutcome } from "./versions.js";
 
 /** Bytes of a stream, whole. */
 async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
@@ -183,6 +183,14 @@ export class MemorySessionIndex implements SessionIndex {
     const id = MemorySessionIndex.id(record.tenant, record.session, record.ref.key);
     const outcome = putOutcome(this.files.get(id)?.ref, record.ref);
     if (outcome === "written") this.files.set(id, structuredClone(record));
+    return outcome;
+  }
+
+  async replaceFile(record: FileRecord, runId: string): Promise<PutOutcome> {
+    fitsItem(record);
+    const id = MemorySessionIndex.id(record.tenant, record.session, record.ref.key);
+    const outcome = reprocessOutcome(this.files.get(id) ?? null, record.ref, runId);
+    if (outcome === "written") this.files.set(id, structuredClone({ ...record, reprocess_run: runId }));
     return outcome;
   }
 

@@ -6,6 +6,7 @@ import type { EnvelopeSigner } from "../attest/index.js";
 import type { CheckRow, CheckStatus, FormatId, SessionSummary, Verdict } from "../formats/types.js";
 import type { Spool } from "../spool/index.js";
 import type { CopyFacts } from "./catalogue-types.js";
+import type { Provenance } from "./provenance.js";
 
 export type { Spool } from "../spool/index.js";
 
@@ -92,6 +93,10 @@ export interface FileRecord {
   processed_at: string;
   /** Processing time, milliseconds. */
   ms: number;
+  /** The tool version and rules digest that made the record; absent on records made before it was kept. */
+  provenance?: Provenance;
+  /** The reprocess run that replaced the record last (`ReprocessMode`); absent when none did. */
+  reprocess_run?: string;
 }
 
 /** The result of checking one replay against one receipt, recorded once. */
@@ -129,6 +134,12 @@ export type WithdrawOutcome = "withdrawn" | "stale";
 export interface SessionIndex {
   /** Records a processed object (replay, receipt or rejected key). */
   putFile(record: FileRecord): Promise<PutOutcome>;
+  /**
+   * Replaces the record of `record.ref`'s version made by other rules (reprocess `runId`): only
+   * while the key's record is of that version and no earlier try of the same run replaced it.
+   * `duplicate` when this run replaced it already, `stale` when the record is of another version.
+   */
+  replaceFile(record: FileRecord, runId: string): Promise<PutOutcome>;
   /** The record of one key, consistent read; null when there is none. */
   getFile(tenant: string, session: string, key: string): Promise<FileRecord | null>;
   /** Every record of a session, consistent read, all pages. */

@@ -15,6 +15,7 @@ import type { LayerCSummary } from "../redact/index.js";
 import { scrubReport } from "../redact/report.js";
 import { Scrubber } from "../redact/scrub.js";
 import { storeAttestation } from "./attestation.js";
+import { prepend } from "./chunks.js";
 import type { ProcessOptions, ProcessResult, VerdictDocument } from "./job-types.js";
 import {
   attestationKey,
@@ -26,10 +27,12 @@ import {
   verdictKey,
 } from "./keys.js";
 import type { FileRecord, ObjectRef, ObjectSource, Ports, PutOutcome, ReceiptCheckRecord } from "./ports.js";
+import { provenanceOf } from "./provenance.js";
 import { type PendingCheck, readOptionsOf, readWhole } from "./receipt-read.js";
 import { recordError, recordRows } from "./record-bounds.js";
 import { recordSummary } from "./record-summary.js";
-import { isVersionOf, putOutcome } from "./versions.js";
+import { withdrawReplaced } from "./reprocess.js";
+import { isVersionOf, putOutcome, reprocessOutcome } from "./versions.js";
 
 export type { ProcessOptions, ProcessResult, VerdictDocument } from "./job-types.js";
 
@@ -39,7 +42,8 @@ const zeroTotals = (): Record<CheckStatus, number> => ({ passed: 0, failed: 0, u
  * Processes one object of the ingest store. Bad input of any kind is a verdict (recorded, never
  * thrown); only a port's failure throws (a `transient` one is worth a retry), and then nothing is
  * recorded, so the retry does the whole job again. A redelivered event (`duplicate`) or a late one
- * for an older version (`stale`) changes nothing.
+ * for an older version (`stale`) changes nothing. In reprocess mode (`options.reprocess`) the
+ * recorded version is processed again and its record replaced, once per run.
  */
 export async function processObject(
   source: ObjectSource,
@@ -58,11 +62,16 @@ export async function processObject(
         "the key holds text the scrubber redacts (a secret or personal data); expected a key without it",
     });
   const known = await ports.index.getFile(parsed.key.tenant, parsed.key.session, source.key);
-  const outcome = putOutcome(known?.ref, source);
+  const mode = options.reprocess;
+  if (mode !== undefined && known === null)
+    throw new ReplayPipelineError("reprocess.no_record", `reprocess ${source.key}: the key has no record`);
+  const outcome =
+    mode === undefined ? putOutcome(known?.ref, source) : reprocessOutcome(known, source, mode.runId);
   // A redelivery of the recorded version resumes the checks that follow the record: the run that
   // wrote it may have failed after it (a transient error, retried by the queue).
-  if (known !== null && outcome === "duplicate") return job.resume(parsed.key, known);
+  if (known !== null && outcome === "duplicate" && mode === undefined) return job.resume(parsed.key, known);
   if (known !== null && outcome !== "written") return job.skipped(known, outcome);
+  if (mode !== undefined) job.previous = known;
   return isReceiptName(parsed.key.file) ? job.receipt(parsed.key) : job.replay(parsed.key);
 }
 
@@ -95,6 +104,8 @@ class Job {
   private readonly decided: ReceiptCheckRecord[] = [];
   private readonly verifications: VerifyReport[] = [];
   private readonly ref: ObjectRef;
+  /** Reprocess mode: the record being replaced (its copy is withdrawn when the new rules ask). */
+  previous: FileRecord | null = null;
 
   constructor(
     private readonly source: ObjectSource,
@@ -114,6 +125,7 @@ class Job {
     return {
       schema: "replay-pipeline.verdict.v1",
       tool: { name: "replay-pipeline", version: this.options.toolVersion },
+      provenance: provenanceOf(this.options),
       object: this.ref,
       tenant: null,
       session: null,
@@ -131,12 +143,18 @@ class Job {
 
   /** Writes the document, then the record (the commit point: a retry after a failure redoes both). */
   private async finish(record: FileRecord, document: VerdictDocument): Promise<ProcessResult> {
+    // Reprocess: a copy the new rules do not publish is withdrawn before its record says so.
+    if (record.layer_c_key === null) await withdrawReplaced(this.ports.publisher, this.previous, null);
     await this.ports.publisher.putDocument(record.verdict_key, `${JSON.stringify(document)}\n`);
     if (record.kind === "replay" && record.replay_hash !== null) {
       const verdicts = document.receipt_checks.map((c) => c.verdict);
       await storeAttestation(this.ports, record, verdicts, document.processed_at, this.options);
     }
-    const outcome = await this.ports.index.putFile(record);
+    const mode = this.options.reprocess;
+    const index = this.ports.index;
+    const outcome = await (mode === undefined
+      ? index.putFile(record)
+      : index.replaceFile(record, mode.runId));
     return { outcome, record, document, checks: this.checks, verifications: this.verifications };
   }
 
@@ -160,6 +178,7 @@ class Job {
       redactions: null,
       processed_at: this.now(),
       ms: Date.now() - this.started,
+      provenance: provenanceOf(this.options),
       ...fields,
       // Cut to fit an item; the verdict document has it whole.
       first_error: recordError(fields.first_error ?? null),
@@ -279,6 +298,8 @@ class Job {
         }
         if (notPublished === null) {
           const target = layerCKey(key);
+          // Reprocess: a copy made by rules that redacted less goes first (and from the CDN's cache).
+          await withdrawReplaced(ports.publisher, this.previous, () => redaction.summary().by_rule);
           await ports.publisher.publishCopy(target, prepend(ended, copy), {
             replay_hash: report.replay_hash,
             verdict: report.verdict,
@@ -574,19 +595,4 @@ class Job {
 function firstError(report: InspectReport): FileRecord["first_error"] {
   const e = report.errors[0];
   return e === undefined ? null : { code: e.code, message: e.message, line: e.line };
-}
-
-/** `first` (already taken from `rest`) followed by the rest of the stream. */
-async function* prepend(
-  first: IteratorResult<Uint8Array>,
-  rest: AsyncIterator<Uint8Array>,
-): AsyncGenerator<Uint8Array> {
-  try {
-    if (first.done === true) return;
-    yield first.value;
-    for (let next = await rest.next(); next.done !== true; next = await rest.next()) yield next.value;
-  } finally {
-    // A reader that stops early (a failed upload) ends the stream below too, freeing its spool.
-    await rest.return?.(undefined);
-  }
 }

@@ -1,5 +1,5 @@
 /** Which version of an object's bytes is newer: what makes every index write idempotent. */
-import type { ObjectRef, PutOutcome } from "./ports.js";
+import type { FileRecord, ObjectRef, PutOutcome } from "./ports.js";
 
 /** Compares two sequencers as S3 does: the shorter padded with zeros on the left, then as text. */
 function compareSequencers(a: string, b: string): number {
@@ -37,4 +37,14 @@ export function isVersionOf(recorded: ObjectRef, ref: ObjectRef): boolean {
   if (ref.versionId !== null) return recorded.versionId === ref.versionId;
   if (ref.etag !== null) return recorded.etag === ref.etag;
   return recorded.sequencer === ref.sequencer;
+}
+
+/**
+ * What reprocess run `runId` does to `recorded` for `ref`: `written` when the record is of `ref`'s
+ * version and the run has not replaced it yet, `duplicate` when it has, `stale` when the key has
+ * no record or one of another version.
+ */
+export function reprocessOutcome(recorded: FileRecord | null, ref: ObjectRef, runId: string): PutOutcome {
+  if (recorded === null || !isVersionOf(recorded.ref, ref)) return "stale";
+  return recorded.reprocess_run === runId ? "duplicate" : "written";
 }

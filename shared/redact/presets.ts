@@ -58,6 +58,11 @@ const POLICIES: Readonly<Record<Preset, PresetPolicy>> = {
   },
 };
 
+/** True when `value` names a preset. */
+export function isPreset(value: unknown): value is Preset {
+  return typeof value === "string" && (PRESETS as readonly string[]).includes(value);
+}
+
 /** The policy of preset `p` (a fresh copy; `private_repo` when `p` is undefined). */
 export function presetPolicy(p: Preset = DEFAULT_PRESET): PresetPolicy {
   const policy = POLICIES[p];

@@ -487,6 +487,7 @@ export { isPlaceholderToken } from "./rule-helpers.js";
 export { type Finding, LAYERS, type Layer, type PatternRule } from "./rule-types.js";
 export {
   canSkipSecretlint,
+  SECRETLINT_PRESET_ID,
   SecretlintScanner,
   secretlintRuleName,
 } from "./secretlint-scanner.js";

@@ -1,11 +1,17 @@
 /**
  * secretlint's `preset-recommend` rules, driven synchronously over one string at a time.
  */
-import { rules as recommendRules } from "@secretlint/secretlint-rule-preset-recommend";
+import {
+  creator as recommendPreset,
+  rules as recommendRules,
+} from "@secretlint/secretlint-rule-preset-recommend";
 import type { Finding } from "./rule-types.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // secretlint
+
+/** The secretlint preset this engine runs (`package.json` pins its version exactly): part of the rules' provenance. */
+export const SECRETLINT_PRESET_ID = recommendPreset.meta.id;
 
 type RuleCreator = (typeof recommendRules)[number];
 type RuleContext = Parameters<RuleCreator["create"]>[0];

@@ -102,6 +102,8 @@ export interface AuditReport {
     copy: string;
   }[];
   redactions: { rule: string; count: number }[];
+  /** Files per tool version and rules digest that made them (null: made before provenance was kept). */
+  rules: { tool_version: string | null; rules_digest: string | null; files: number }[];
   latency_ms: Distribution;
   step_utility: Distribution;
   history: DayVerdicts[];
@@ -132,7 +134,14 @@ export function buildAuditReport(input: AuditInput, scrubber?: Scrubber): AuditR
 
   const totals = zeroVerdicts();
   const counts = new Map<string, AuditReport["counts"][number]>();
+  const rules = new Map<string, AuditReport["rules"][number]>();
   for (const f of files) {
+    const made = {
+      tool_version: f.provenance?.tool_version ?? null,
+      rules_digest: f.provenance?.rules_digest ?? null,
+    };
+    const rulesId = JSON.stringify(made);
+    rules.set(rulesId, { ...made, files: (rules.get(rulesId)?.files ?? 0) + 1 });
     totals[f.verdict]++;
     const format = f.format ?? (f.kind === "replay" ? "unknown" : f.kind);
     const id = JSON.stringify([f.tenant, format, f.verdict]);
@@ -225,6 +234,7 @@ export function buildAuditReport(input: AuditInput, scrubber?: Scrubber): AuditR
     missing_receipts: missing,
     withdrawn,
     redactions: ranked([...redactions]).map(([rule, count]) => ({ rule, count })),
+    rules: [...rules.values()].sort((a, b) => b.files - a.files),
     latency_ms: distribution(files.map((f) => f.ms)),
     step_utility: distribution(
       files.flatMap((f) =>

@@ -160,6 +160,19 @@ export function renderAuditHtml(report: AuditReport): string {
       report.counts.length,
     ),
     section(
+      "Rules that made the verdicts",
+      table(
+        ["Tool version", "Rules digest", "Files"],
+        report.rules.map((r) => [
+          esc(r.tool_version ?? "not recorded"),
+          esc(r.rules_digest ?? "not recorded"),
+          num(r.files),
+        ]),
+      ),
+      "No files in this period.",
+      report.rules.length,
+    ),
+    section(
       "Redactions by rule",
       table(
         ["Rule", "Redactions"],

@@ -71,6 +71,17 @@ export function renderAuditMarkdown(report: AuditReport): string {
     report.failures_by_check.map((r) => [r.check, String(r.count)]),
   );
   section(
+    "Rules that made the verdicts",
+    report.rules.length,
+    "No files in this period.",
+    ["Tool version", "Rules digest", "Files"],
+    report.rules.map((r) => [
+      r.tool_version ?? "not recorded",
+      r.rules_digest ?? "not recorded",
+      String(r.files),
+    ]),
+  );
+  section(
     "Redactions by rule",
     report.redactions.length,
     "No redactions.",

@@ -20,7 +20,11 @@ function rolesOf(json: CfnTemplate) {
     if (role === undefined) throw new Error(`${fnPrefix} has no role`);
     return role["Fn::GetAtt"][0];
   };
-  return { ingest: roleOf("IngestFunction"), audit: roleOf("AuditFunction") };
+  return {
+    ingest: roleOf("IngestFunction"),
+    audit: roleOf("AuditFunction"),
+    reprocess: roleOf("ReprocessFunction"),
+  };
 }
 
 function bucketsOf(json: CfnTemplate) {
@@ -162,7 +166,7 @@ describe("least privilege", () => {
       expect(s.resources).toEqual([{ Ref: secret }]);
       for (const role of s.roles) holders.add(role);
     }
-    expect([...holders].sort()).toEqual([roles.ingest, roles.audit].sort());
+    expect([...holders].sort()).toEqual([roles.ingest, roles.audit, roles.reprocess].sort());
   });
 
   it("the schedule role may invoke the audit function and nothing else", () => {

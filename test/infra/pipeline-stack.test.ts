@@ -349,17 +349,25 @@ describe("the attestation key", () => {
     expect(key).toMatchObject({ DeletionPolicy: "Retain" });
   });
 
-  it("lets the ingest role kms:Sign (ECDSA_SHA_256 over a digest) and nothing else", () => {
+  it("lets the ingest and reprocess roles kms:Sign (ECDSA_SHA_256 over a digest) and nothing else", () => {
+    const reprocessRole = (
+      props(logicalId(json, "AWS::Lambda::Function", "ReprocessFunction")).Role as {
+        "Fn::GetAtt": string[];
+      }
+    )["Fn::GetAtt"][0];
+    const signs = expect.objectContaining({
+      Effect: "Allow",
+      Action: "kms:Sign",
+      Condition: { StringEquals: { "kms:SigningAlgorithm": "ECDSA_SHA_256", "kms:MessageType": "DIGEST" } },
+    });
     const forRole = statements().filter((s) => JSON.stringify(s.Principal).includes(`"${ingestRole}"`));
-    expect(forRole).toEqual([
-      expect.objectContaining({
-        Effect: "Allow",
-        Action: "kms:Sign",
-        Condition: { StringEquals: { "kms:SigningAlgorithm": "ECDSA_SHA_256", "kms:MessageType": "DIGEST" } },
-      }),
-    ]);
+    expect(forRole).toEqual([signs]);
+    const forReprocess = statements().filter((s) =>
+      JSON.stringify(s.Principal).includes(`"${reprocessRole}"`),
+    );
+    expect(forReprocess).toEqual([signs]);
     // No other statement names a role of the stack: the rest is the account's own (IAM) statement.
-    const others = statements().filter((s) => s !== forRole[0]);
+    const others = statements().filter((s) => s !== forRole[0] && s !== forReprocess[0]);
     for (const s of others) expect(JSON.stringify(s.Principal)).not.toMatch(/"Fn::GetAtt"/);
   });
 
@@ -619,7 +627,15 @@ describe("external publishing", () => {
 
       it("lets the ingest function invalidate this distribution, and nothing else of CloudFront", () => {
         expect(ingestEnvironment(j).PUBLISHED_DISTRIBUTION_ID).toEqual({ Ref: distribution });
-        const grants = statementsOf(j).filter((st) => st.actions.some((a) => a.startsWith("cloudfront:")));
+        const reprocessRole = (
+          propsIn(j, logicalId(j, "AWS::Lambda::Function", "ReprocessFunction")).Role as {
+            "Fn::GetAtt": string[];
+          }
+        )["Fn::GetAtt"][0] as string;
+        // The reprocess function withdraws copies too: the same grant, its own statement.
+        const all = statementsOf(j).filter((st) => st.actions.some((a) => a.startsWith("cloudfront:")));
+        const grants = all.filter((st) => !st.roles.includes(reprocessRole));
+        expect(all.length - grants.length).toBe(1);
         expect(grants).toHaveLength(1);
         expect(grants[0]).toMatchObject({
           kind: "identity",

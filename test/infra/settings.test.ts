@@ -26,6 +26,7 @@ describe("CDK context settings", () => {
       auditTimeZone: "UTC",
       alarmEmail: null,
       ingestMaxConcurrency: 10,
+      reprocessMaxConcurrency: 100,
       reservedConcurrency: null,
       verdictAlarmThreshold: 10,
       oldestMessageAlarmMinutes: 60,

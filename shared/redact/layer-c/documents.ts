@@ -280,6 +280,8 @@ export async function* document(
   }
   const profile: Profile = format === "replaykit-rpk" ? "replaykit" : "openagents";
   const metadata = out.metadata as JsonObject;
-  yield Buffer.from(`${canonicalize(out, profile)}\n`);
+  const text = `${canonicalize(out, profile)}\n`;
+  // Known before the first byte: a caller may decide on it before it publishes the copy.
   done(summaryOf(metadata.redaction));
+  yield Buffer.from(text);
 }

@@ -240,9 +240,10 @@ export class LayerCWriter {
       const summary = layerCSummary(format, preset, this.counts, await original);
       const target =
         this.carrier ?? (this.firstText === undefined ? undefined : { start: 0, text: this.firstText });
+      // Known before the first byte: a caller may decide on it before it publishes the copy.
+      done(summary);
       if (target !== undefined)
         yield* spool.readWith(target.start, target.text.length, withSummary(format, target.text, summary));
-      done(summary);
       return;
     }
     if (this.failure !== undefined) throw this.failure.error;

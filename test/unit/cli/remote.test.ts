@@ -2,8 +2,7 @@
  * Where the pipeline commands find the pipeline: a local stack's `stack.json`, checked for life, or
  * the environment's names (only those the command needs); and push's checks of its files.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkPushFiles, PUSH_NEEDS } from "../../../cli/commands/remote.js";

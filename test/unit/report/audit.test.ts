@@ -64,6 +64,19 @@ describe("buildAuditReport", () => {
     ]);
   });
 
+  it("counts files per rules that made them, and names them in markdown and html", () => {
+    const input = seededInput();
+    const made = { tool_version: "2.0.0", rules_digest: `sha256:${"a".repeat(64)}` };
+    input.files = input.files.map((f, i) => (i < 2 ? { ...f, provenance: made } : f));
+    const r = buildAuditReport(input);
+    expect(r.rules).toEqual([
+      { tool_version: null, rules_digest: null, files: input.files.length - 2 },
+      { ...made, files: 2 },
+    ]);
+    expect(renderAuditMarkdown(r)).toContain(`| 2.0.0 | ${made.rules_digest} | 2 |`);
+    expect(renderAuditHtml(r)).toContain(made.rules_digest);
+  });
+
   it("sums redactions by rule and spreads latency and step utility", () => {
     // aws-key: 2 in acme/s1 and globex/g1 each (the support default), 1 in acme/s3.
     expect(report.redactions).toEqual([

@@ -1,0 +1,49 @@
+/**
+ * The ports of the per-file job over AWS (S3, DynamoDB, CloudFront, KMS): what the ingest and the
+ * reprocess handlers both run it over, made once per container.
+ */
+import { tmpdir } from "node:os";
+import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
+import type { S3Client } from "@aws-sdk/client-s3";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import type { EnvelopeSigner } from "../../shared/attest/index.js";
+import type { Ports } from "../../shared/pipeline/ports.js";
+import { fileSpool } from "../../shared/spool/index.js";
+import { DynamoSessionIndex } from "../adapters/dynamo-index.js";
+import { S3ObjectStore } from "../adapters/s3-objects.js";
+import { S3Publisher } from "../adapters/s3-publisher.js";
+import type { Config } from "./config.js";
+
+/** What the ports are made of. */
+export interface PortDependencies {
+  config: Config;
+  s3: S3Client;
+  dynamo: DynamoDBDocumentClient;
+  /** CloudFront, when `config.distributionId` names a distribution whose cache withdrawals clear. */
+  cloudFront?: CloudFrontClient;
+  /** Signs the attestations (the KMS key); absent or null: stored unsigned (the local stack). */
+  signer?: EnvelopeSigner | null;
+}
+
+/** The job's ports over `deps`' clients and buckets. */
+export function pipelinePorts(deps: PortDependencies): Ports {
+  const { config, s3 } = deps;
+  return {
+    objects: new S3ObjectStore(s3, config.ingestBucket),
+    publisher: new S3Publisher(s3, {
+      publishedBucket: config.publishedBucket,
+      reportsBucket: config.reportsBucket,
+      ...(config.distributionId !== null && deps.cloudFront !== undefined
+        ? { distribution: { client: deps.cloudFront, id: config.distributionId } }
+        : {}),
+    }),
+    index: new DynamoSessionIndex(deps.dynamo, {
+      tableName: config.tableName,
+      shards: config.indexShards,
+      cursorKey: config.cursorKey,
+    }),
+    // Layer C copies wait in the function's /tmp (its ephemeral storage), not in its memory.
+    spool: fileSpool(tmpdir()),
+    signer: deps.signer ?? null,
+  };
+}
