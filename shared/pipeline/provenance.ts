@@ -27,18 +27,18 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 1,
-  "redact/detect": 1,
-  "redact/layer-c": 1,
-  "redact/scrub": 1,
+  "redact/rules": 2,
+  "redact/detect": 2,
+  "redact/layer-c": 2,
+  "redact/scrub": 2,
   // Format readers (validation and hashes).
-  "formats/replay-jsonl": 1,
-  "formats/replay-bundle": 1,
-  "formats/braintrust": 1,
-  "formats/replaykit": 1,
+  "formats/replay-jsonl": 2,
+  "formats/replay-bundle": 2,
+  "formats/braintrust": 2,
+  "formats/replaykit": 2,
   // Verdict rules: how findings and receipt checks become a verdict.
-  "formats/verdict": 1,
-  "receipt/verify": 1,
+  "formats/verdict": 2,
+  "receipt/verify": 2,
 };
 
 /** A JSON value of this module's own making (members in a fixed order: `JSON.stringify` is canonical). */
