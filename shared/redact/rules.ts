@@ -398,23 +398,76 @@ export const OWN_RULE_IDS: readonly string[] = [
   ...new Set([...PATTERN_RULES.map((r) => r.id), "db-connection-string", CREDENTIAL_PAIR_RULE]),
 ];
 
-function includesAny(text: string, needles: readonly string[]): boolean {
-  for (const n of needles) if (text.includes(n)) return true;
-  return false;
+const TOKEN_RUN = /[A-Za-z0-9_+/=.~-]{16}/;
+
+/**
+ * The needles of a list of rules, indexed by their first two characters, so that one pass over
+ * a text says which of them it holds (instead of a search of the whole text per rule and
+ * needle: on long text most needles are absent, and each absent one cost a full scan).
+ */
+interface NeedleIndex {
+  /** Distinct needles. */
+  needles: readonly string[];
+  /** Per rule of the list (same order): the ids of its needles, or undefined when it has none. */
+  ofRule: readonly (readonly number[] | undefined)[];
+  /** Per pair of ASCII characters (`c0 << 7 | c1`): the ids of the needles starting with it. */
+  byPair: readonly (readonly number[] | undefined)[];
+  /** Needles not in `byPair` (shorter than two characters, or not ASCII there): searched alone. */
+  other: readonly number[];
+}
+const NEEDLE_INDEXES = new WeakMap<readonly PatternRule[], NeedleIndex>();
+
+/** The `NeedleIndex` of `rules` (made once per list). */
+function needleIndex(rules: readonly PatternRule[]): NeedleIndex {
+  let index = NEEDLE_INDEXES.get(rules);
+  if (index === undefined) {
+    const ids = new Map<string, number>();
+    const ofRule = rules.map((r) =>
+      r.needles?.map((n) => {
+        let id = ids.get(n);
+        if (id === undefined) {
+          id = ids.size;
+          ids.set(n, id);
+        }
+        return id;
+      }),
+    );
+    const byPair: (number[] | undefined)[] = new Array(128 * 128).fill(undefined);
+    const other: number[] = [];
+    for (const [n, id] of ids) {
+      const c0 = n.charCodeAt(0);
+      const c1 = n.charCodeAt(1);
+      if (n.length < 2 || c0 >= 128 || c1 >= 128) {
+        other.push(id);
+        continue;
+      }
+      const pair = (c0 << 7) | c1;
+      byPair[pair] = [...(byPair[pair] ?? []), id];
+    }
+    index = { needles: [...ids.keys()], ofRule, byPair, other };
+    NEEDLE_INDEXES.set(rules, index);
+  }
+  return index;
 }
 
-const TOKEN_RUN = /[A-Za-z0-9_+/=.~-]{16}/;
-const FAMILY_NEEDLES = new WeakMap<readonly PatternRule[], RegExp>();
-
-/** One regexp matching any needle of the `tokenRun` rules of `rules` (made once per list). */
-function familyNeedles(rules: readonly PatternRule[]): RegExp {
-  let re = FAMILY_NEEDLES.get(rules);
-  if (re === undefined) {
-    const needles = new Set(rules.flatMap((r) => (r.tokenRun === true ? (r.needles ?? []) : [])));
-    re = new RegExp([...needles].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"));
-    FAMILY_NEEDLES.set(rules, re);
+/** Which needles of `index` `text` holds (1 at a needle's id), found in one pass. */
+function needlesIn(text: string, index: NeedleIndex): Uint8Array {
+  const { needles, byPair, other } = index;
+  const found = new Uint8Array(needles.length);
+  for (const id of other) if (text.includes(needles[id] as string)) found[id] = 1;
+  const last = text.length - 1;
+  let c1 = text.charCodeAt(0);
+  for (let i = 0; i < last; i++) {
+    const c0 = c1;
+    c1 = text.charCodeAt(i + 1);
+    if (c0 >= 128 || c1 >= 128) continue;
+    const candidates = byPair[(c0 << 7) | c1];
+    if (candidates === undefined) continue;
+    for (const id of candidates) {
+      if (found[id] === 0 && text.startsWith(needles[id] as string, i)) found[id] = 1;
+    }
   }
-  return re;
+  return found;
 }
 
 /** The range of `m` to replace: the whole match, capture `group`, or the first of `group` that matched. */
@@ -430,13 +483,22 @@ function matchRange(m: RegExpExecArray, group: PatternRule["group"]): [number, n
 
 /** Runs `rules` over `text`, appending findings to `out`. */
 export function runPatternRules(text: string, rules: readonly PatternRule[], out: Finding[]): void {
-  let families: boolean | undefined;
-  for (const rule of rules) {
+  const index = needleIndex(rules);
+  let found: Uint8Array | undefined;
+  let tokenRun: boolean | undefined;
+  for (let r = 0; r < rules.length; r++) {
+    const rule = rules[r] as PatternRule;
     if (rule.tokenRun === true) {
-      families ??= TOKEN_RUN.test(text) && familyNeedles(rules).test(text);
-      if (!families) continue;
+      tokenRun ??= TOKEN_RUN.test(text);
+      if (!tokenRun) continue;
     }
-    if (rule.needles !== undefined && !includesAny(text, rule.needles)) continue;
+    const ids = index.ofRule[r];
+    if (ids !== undefined) {
+      found ??= needlesIn(text, index);
+      let any = false;
+      for (const id of ids) if (found[id] === 1) any = true;
+      if (!any) continue;
+    }
     if (rule.gate !== undefined && !rule.gate.test(text)) continue;
     if (rule.scan !== undefined) {
       rule.scan(text, out, rule);

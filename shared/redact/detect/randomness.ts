@@ -37,7 +37,11 @@ export interface BodyStats {
   entropy: number;
 }
 
-const counts = (): Uint16Array => new Uint16Array(128);
+/**
+ * The character counts of `bodyStats`, one array for every call (cleared after use): a new
+ * array per run was most of the shape layer's garbage on text dense in tokens.
+ */
+const SEEN = new Uint16Array(128);
 
 /**
  * A cheap first look (speed only): enough letters and digits, and at least one switch of class
@@ -59,7 +63,7 @@ function mayBeGenerated(text: string, from: number, to: number, minLength: numbe
 
 /** Counts the letters and digits of `text[from, to)`. */
 export function bodyStats(text: string, from = 0, to = text.length): BodyStats {
-  const seen = counts();
+  const seen = SEEN;
   let length = 0;
   let lower = 0;
   let upper = 0;
@@ -72,7 +76,7 @@ export function bodyStats(text: string, from = 0, to = text.length): BodyStats {
     const k = classOf(c);
     if (k === OTHER) continue;
     length++;
-    seen[c] = (seen[c] ?? 0) + 1;
+    seen[c] = (seen[c] as number) + 1;
     if (k === LOWER) {
       lower++;
       if (c > 102) hexOnly = false;
@@ -85,8 +89,11 @@ export function bodyStats(text: string, from = 0, to = text.length): BodyStats {
   }
   let entropy = 0;
   if (length > 0) {
-    for (const n of seen) {
+    // In character order, as always: the sum's rounding must not depend on the text's order.
+    for (let c = 48; c < 123; c++) {
+      const n = seen[c] as number;
       if (n === 0) continue;
+      seen[c] = 0;
       const p = n / length;
       entropy -= p * Math.log2(p);
     }

@@ -78,6 +78,6 @@ describe("scrubber output (pinned digests)", () => {
   it("the digests notice a change of detection (one rule switched off)", () => {
     const all = scrubDigest(DENSE, {});
     expect(scrubDigest(DENSE, { disableRules: ["jwt"] })).not.toBe(all);
-    expect(scrubDigest(PLAIN, { disableRules: ["generated-token"] })).not.toBe(scrubDigest(PLAIN, {}));
+    expect(scrubDigest(DENSE, { disableRules: ["generated-token"] })).not.toBe(all);
   });
 });
