@@ -40,6 +40,35 @@ export function hasMixedCase(s: string, min: number): boolean {
   return upper >= min && lower >= min;
 }
 
+/** Is `c` one of `[A-Za-z0-9/+]` (standard base64 without padding)? */
+function isBase64Digit(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 47 || c === 43;
+}
+
+/**
+ * An AWS secret access key beside its key id: every run of exactly 40 `[A-Za-z0-9/+]` not
+ * followed by `=` (the matches of `(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])`, found
+ * by a linear scan: the regular expression tried each position of every long run) with both
+ * cases and a digit, `/` or `+`, in a text where `AWS_ID` matches.
+ */
+export function scanAwsSecretNextToId(text: string, out: Finding[], rule: PatternRule): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!isBase64Digit(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && isBase64Digit(text.charCodeAt(i))) i++;
+    if (i - start !== 40 || text.charCodeAt(i) === 61) continue;
+    const run = text.slice(start, i);
+    if (hasMixedCase(run, 1) && /[0-9/+]/.test(run) && AWS_ID.test(text)) {
+      out.push({ start, end: i, rule: rule.id, kind: rule.kind });
+    }
+  }
+}
+
 /** Linear e-mail scanner: expands around each `@` (a regexp would backtrack on long alphanumeric runs). */
 export function scanEmails(text: string, out: Finding[], rule: PatternRule): void {
   const local = /[A-Za-z0-9._%+-]/;

@@ -10,6 +10,7 @@ import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE } from "./detect/context.js";
 import { FAKE_NAME } from "./detect/credential-names.js";
 import { SHAPE_RULES } from "./detect/shape.js";
 import { STRUCTURE_RULES } from "./detect/structure.js";
+import { NeedleLists } from "./needles.js";
 import {
   AWS_ID,
   CREDENTIAL_KEYWORD,
@@ -26,6 +27,7 @@ import {
   KEYWORD_VALUES,
   KIND_SECRET,
   PUBLIC_GCP_API_KEYS,
+  scanAwsSecretNextToId,
   scanEmails,
   scanKubernetesSecret,
 } from "./rule-helpers.js";
@@ -95,10 +97,9 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     id: "aws-secret-key",
     kind: "secret",
     layer: "vendor",
-    // `accept` requires AWS_ID to match somewhere in the text.
+    // Only in a text where AWS_ID matches.
     gate: AWS_ID,
-    pattern: /(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/dg,
-    accept: (m, text) => hasMixedCase(m[0], 1) && /[0-9/+]/.test(m[0]) && AWS_ID.test(text),
+    scan: scanAwsSecretNextToId,
   },
   {
     id: "github-token",
@@ -400,74 +401,16 @@ export const OWN_RULE_IDS: readonly string[] = [
 
 const TOKEN_RUN = /[A-Za-z0-9_+/=.~-]{16}/;
 
-/**
- * The needles of a list of rules, indexed by their first two characters, so that one pass over
- * a text says which of them it holds (instead of a search of the whole text per rule and
- * needle: on long text most needles are absent, and each absent one cost a full scan).
- */
-interface NeedleIndex {
-  /** Distinct needles. */
-  needles: readonly string[];
-  /** Per rule of the list (same order): the ids of its needles, or undefined when it has none. */
-  ofRule: readonly (readonly number[] | undefined)[];
-  /** Per pair of ASCII characters (`c0 << 7 | c1`): the ids of the needles starting with it. */
-  byPair: readonly (readonly number[] | undefined)[];
-  /** Needles not in `byPair` (shorter than two characters, or not ASCII there): searched alone. */
-  other: readonly number[];
-}
-const NEEDLE_INDEXES = new WeakMap<readonly PatternRule[], NeedleIndex>();
+const NEEDLES = new WeakMap<readonly PatternRule[], NeedleLists>();
 
-/** The `NeedleIndex` of `rules` (made once per list). */
-function needleIndex(rules: readonly PatternRule[]): NeedleIndex {
-  let index = NEEDLE_INDEXES.get(rules);
-  if (index === undefined) {
-    const ids = new Map<string, number>();
-    const ofRule = rules.map((r) =>
-      r.needles?.map((n) => {
-        let id = ids.get(n);
-        if (id === undefined) {
-          id = ids.size;
-          ids.set(n, id);
-        }
-        return id;
-      }),
-    );
-    const byPair: (number[] | undefined)[] = new Array(128 * 128).fill(undefined);
-    const other: number[] = [];
-    for (const [n, id] of ids) {
-      const c0 = n.charCodeAt(0);
-      const c1 = n.charCodeAt(1);
-      if (n.length < 2 || c0 >= 128 || c1 >= 128) {
-        other.push(id);
-        continue;
-      }
-      const pair = (c0 << 7) | c1;
-      byPair[pair] = [...(byPair[pair] ?? []), id];
-    }
-    index = { needles: [...ids.keys()], ofRule, byPair, other };
-    NEEDLE_INDEXES.set(rules, index);
+/** The needles of `rules`, per rule (made once per list). */
+function needlesOf(rules: readonly PatternRule[]): NeedleLists {
+  let needles = NEEDLES.get(rules);
+  if (needles === undefined) {
+    needles = new NeedleLists(rules.map((r) => r.needles));
+    NEEDLES.set(rules, needles);
   }
-  return index;
-}
-
-/** Which needles of `index` `text` holds (1 at a needle's id), found in one pass. */
-function needlesIn(text: string, index: NeedleIndex): Uint8Array {
-  const { needles, byPair, other } = index;
-  const found = new Uint8Array(needles.length);
-  for (const id of other) if (text.includes(needles[id] as string)) found[id] = 1;
-  const last = text.length - 1;
-  let c1 = text.charCodeAt(0);
-  for (let i = 0; i < last; i++) {
-    const c0 = c1;
-    c1 = text.charCodeAt(i + 1);
-    if (c0 >= 128 || c1 >= 128) continue;
-    const candidates = byPair[(c0 << 7) | c1];
-    if (candidates === undefined) continue;
-    for (const id of candidates) {
-      if (found[id] === 0 && text.startsWith(needles[id] as string, i)) found[id] = 1;
-    }
-  }
-  return found;
+  return needles;
 }
 
 /** The range of `m` to replace: the whole match, capture `group`, or the first of `group` that matched. */
@@ -483,7 +426,7 @@ function matchRange(m: RegExpExecArray, group: PatternRule["group"]): [number, n
 
 /** Runs `rules` over `text`, appending findings to `out`. */
 export function runPatternRules(text: string, rules: readonly PatternRule[], out: Finding[]): void {
-  const index = needleIndex(rules);
+  const needles = needlesOf(rules);
   let found: Uint8Array | undefined;
   let tokenRun: boolean | undefined;
   for (let r = 0; r < rules.length; r++) {
@@ -492,12 +435,9 @@ export function runPatternRules(text: string, rules: readonly PatternRule[], out
       tokenRun ??= TOKEN_RUN.test(text);
       if (!tokenRun) continue;
     }
-    const ids = index.ofRule[r];
-    if (ids !== undefined) {
-      found ??= needlesIn(text, index);
-      let any = false;
-      for (const id of ids) if (found[id] === 1) any = true;
-      if (!any) continue;
+    if (needles.has(r)) {
+      found ??= needles.find(text);
+      if (!needles.holds(found, r)) continue;
     }
     if (rule.gate !== undefined && !rule.gate.test(text)) continue;
     if (rule.scan !== undefined) {

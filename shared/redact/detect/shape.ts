@@ -174,8 +174,15 @@ function isKnownNonSecret(text: string, from: number, to: number, inName: boolea
  */
 function holdsGenerated(text: string, from: number, to: number, minLength: number, whole: boolean): boolean {
   let hasBreak = false;
-  for (let i = from; i < to; i++) if (isPartBreak(text.charCodeAt(i))) hasBreak = true;
+  let hasGroupBreak = false;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (isPartBreak(c)) hasBreak = true;
+    else if (isGroupBreak(c)) hasGroupBreak = true;
+  }
   if ((whole || !hasBreak) && looksGenerated(text, from, to, minLength)) return true;
+  // One part, the run itself, judged just above.
+  if (!hasBreak && !hasGroupBreak) return false;
   // Part by part: a path's or a domain's parts; a token's groups (`xoxb-…-…-GkwFDQoH…`).
   const breaks = hasBreak ? isPartBreak : isGroupBreak;
   let part = from;
