@@ -56,6 +56,12 @@ export interface PatternRule {
    */
   tokenRun?: boolean;
   /**
+   * Speed only: where a match of `pattern` can start. Every match holds `at` starting at most `before`
+   * characters after its own start, so only those starts are tried (a regexp without a literal at its
+   * start is otherwise tried at every position of the text).
+   */
+  anchor?: { at: string; before: number };
+  /**
    * Global regexp with the `d` flag; `group` names the capture to replace (default: whole match), or several
    * captures of which the first one that matched is replaced.
    */

@@ -385,6 +385,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     needles: [":"],
     // (?:hex{0,4}:){2,7} holds two consecutive groups: ":" hex{0,4} ":".
     gate: /:[0-9A-Fa-f]{0,4}:/,
+    // Its first ":" is at most 4 characters after its start.
+    anchor: { at: ":", before: 4 },
     pattern: /(?<![A-Za-z0-9:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![A-Za-z0-9:])/dg,
     accept: (m) => {
       const s = m[0];
@@ -424,10 +426,40 @@ function matchRange(m: RegExpExecArray, group: PatternRule["group"]): [number, n
   return undefined;
 }
 
+const STICKY = new WeakMap<RegExp, RegExp>();
+
+/**
+ * The first match of `re` (a rule's global pattern) in `text` that starts at `from` or later, or
+ * null. With an `anchor`, only the starts it allows are tried, with a sticky copy of `re`: the
+ * same first match, without an attempt at every position of the text.
+ */
+function nextMatch(rule: PatternRule, re: RegExp, text: string, from: number): RegExpExecArray | null {
+  const anchor = rule.anchor;
+  if (anchor === undefined) {
+    re.lastIndex = from;
+    return re.exec(text);
+  }
+  let sticky = STICKY.get(re);
+  if (sticky === undefined) {
+    sticky = new RegExp(re.source, `${re.flags}y`);
+    STICKY.set(re, sticky);
+  }
+  let tried = from - 1;
+  for (let c = text.indexOf(anchor.at, from); c !== -1; c = text.indexOf(anchor.at, c + 1)) {
+    for (let start = Math.max(tried + 1, c - anchor.before); start <= c; start++) {
+      sticky.lastIndex = start;
+      const m = sticky.exec(text);
+      if (m !== null) return m;
+    }
+    tried = c;
+  }
+  return null;
+}
+
 /** Runs `rules` over `text`, appending findings to `out`. */
 export function runPatternRules(text: string, rules: readonly PatternRule[], out: Finding[]): void {
   const needles = needlesOf(rules);
-  let found: Uint8Array | undefined;
+  let found: number | undefined;
   let tokenRun: boolean | undefined;
   for (let r = 0; r < rules.length; r++) {
     const rule = rules[r] as PatternRule;
@@ -446,14 +478,15 @@ export function runPatternRules(text: string, rules: readonly PatternRule[], out
     }
     const re = rule.pattern;
     if (re === undefined) continue;
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      if (m[0].length === 0) re.lastIndex++;
+    let at = 0;
+    for (let m = nextMatch(rule, re, text, 0); m !== null; m = nextMatch(rule, re, text, at)) {
+      at = m.index + m[0].length;
+      if (m[0].length === 0) at++;
       if (rule.accept !== undefined && !rule.accept(m, text)) continue;
       const range = matchRange(m, rule.group);
       if (range === undefined || range[1] <= range[0]) continue;
       // Rescan from the start of the redacted group: `token => client_secret='…'` holds a second assignment.
-      if (range[0] > m.index) re.lastIndex = range[0];
+      if (range[0] > m.index) at = range[0];
       const finding: Finding = {
         start: range[0],
         end: range[1],
