@@ -2,6 +2,7 @@
  * The building blocks of our own pattern rules (`rules.ts` `PATTERN_RULES`): placeholders, the
  * assignment and keyword forms of gitleaks' catalogue, the vendor-family rule maker and scanners.
  */
+import { BASE64_DIGIT, inTable } from "./chars.js";
 import { isMasked } from "./detect/randomness.js";
 import type { Finding, PatternRule } from "./rule-types.js";
 
@@ -40,11 +41,6 @@ export function hasMixedCase(s: string, min: number): boolean {
   return upper >= min && lower >= min;
 }
 
-/** Is `c` one of `[A-Za-z0-9/+]` (standard base64 without padding)? */
-function isBase64Digit(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 47 || c === 43;
-}
-
 /**
  * An AWS secret access key beside its key id: every run of exactly 40 `[A-Za-z0-9/+]` not
  * followed by `=` (the matches of `(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])`, found
@@ -55,12 +51,12 @@ export function scanAwsSecretNextToId(text: string, out: Finding[], rule: Patter
   const n = text.length;
   let i = 0;
   while (i < n) {
-    if (!isBase64Digit(text.charCodeAt(i))) {
+    if (!inTable(BASE64_DIGIT, text.charCodeAt(i))) {
       i++;
       continue;
     }
     const start = i;
-    while (i < n && isBase64Digit(text.charCodeAt(i))) i++;
+    while (i < n && inTable(BASE64_DIGIT, text.charCodeAt(i))) i++;
     if (i - start !== 40 || text.charCodeAt(i) === 61) continue;
     const run = text.slice(start, i);
     if (hasMixedCase(run, 1) && /[0-9/+]/.test(run) && AWS_ID.test(text)) {

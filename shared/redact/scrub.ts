@@ -19,6 +19,7 @@
  */
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { remembered } from "../memo.js";
+import { BASE64_OR_URL, inTable } from "./chars.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE, scanCredentialPairName } from "./detect/context.js";
 import { isMaskChar, isMasked } from "./detect/randomness.js";
 import { encodedForms, KnownSecrets, recurrences } from "./detect/recurrence.js";
@@ -74,15 +75,7 @@ const SECRETLINT_URL_RULES = new Set(["secretlint-basicauth", "secretlint-databa
 
 /** Is char code `c` one of `[A-Za-z0-9+/_-]` (base64 and base64url alphabets)? */
 function isBase64Char(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) ||
-    (c >= 65 && c <= 90) ||
-    (c >= 48 && c <= 57) ||
-    c === 43 ||
-    c === 47 ||
-    c === 95 ||
-    c === 45
-  );
+  return inTable(BASE64_OR_URL, c);
 }
 
 /**

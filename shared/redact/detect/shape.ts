@@ -6,23 +6,14 @@
  * name (`sha256:…`) or in a line about hashes and commits, a UUID, and the ids model APIs give
  * messages and tool calls (`msg_…`, `toolu_…`, `call_…`).
  */
+import { inTable, TOKEN_CHAR } from "../chars.js";
 import type { Finding, PatternRule } from "../rule-types.js";
 import { FAKE_NAME, isNameChar } from "./credential-names.js";
 import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
 
 /** Characters of a token run: base64, base64url, and the separators tokens use. */
 function isTokenChar(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) ||
-    (c >= 65 && c <= 90) ||
-    (c >= 48 && c <= 57) ||
-    c === 95 || // _
-    c === 45 || // -
-    c === 46 || // .
-    c === 43 || // +
-    c === 47 || // /
-    c === 126 // ~
-  );
+  return inTable(TOKEN_CHAR, c);
 }
 
 /** Separators a run is cut at to judge its parts: paths, domains, dotted names. */
