@@ -37,12 +37,49 @@ function formsOf(value: string): string[] {
 }
 
 /**
+ * From this length on, a text's pairs of adjacent characters are marked before its findings'
+ * forms are looked for: a form holding a pair the text lacks is not in it. (A long text dense in
+ * secrets has dozens of forms to look for, and a random form's pairs are rarely all there.)
+ */
+const PAIRS_FROM = 512;
+/** Pairs of ASCII characters (`c0 << 7 | c1`) of the latest text `markPairs` read, at its mark. */
+const PAIRS = new Uint32Array(128 * 128);
+let pairsMark = 0;
+
+/** Marks the pairs of adjacent ASCII characters of `text` in `PAIRS`; returns the mark. */
+function markPairs(text: string): number {
+  if (pairsMark === 0xffffffff) {
+    PAIRS.fill(0);
+    pairsMark = 0;
+  }
+  const mark = ++pairsMark;
+  let c1 = text.charCodeAt(0);
+  for (let i = 1; i < text.length; i++) {
+    const c0 = c1;
+    c1 = text.charCodeAt(i);
+    if (c0 < 128 && c1 < 128) PAIRS[(c0 << 7) | c1] = mark;
+  }
+  return mark;
+}
+
+/** May `form` occur in the text marked with `mark` (is each of its pairs of ASCII characters there)? */
+function mayOccur(form: string, mark: number): boolean {
+  for (let i = 1; i < form.length; i++) {
+    const c0 = form.charCodeAt(i - 1);
+    const c1 = form.charCodeAt(i);
+    if (c0 < 128 && c1 < 128 && PAIRS[(c0 << 7) | c1] !== mark) return false;
+  }
+  return true;
+}
+
+/**
  * Findings for every other occurrence, in `text`, of the values the secret `findings` cover, in
  * any of their forms (see `encodedForms`); empty when there is none.
  */
 export function recurrences(text: string, findings: readonly Finding[]): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();
+  let mark: number | undefined;
   for (const f of findings) {
     if (f.kind !== "secret" || f.end - f.start < MIN_IN_STRING) continue;
     const value = text.slice(f.start, f.end);
@@ -51,6 +88,10 @@ export function recurrences(text: string, findings: readonly Finding[]): Finding
     // No room for another occurrence, in any form (base64 is the longest: 4/3 of the bytes).
     if (text.length - value.length < MIN_IN_STRING) continue;
     for (const form of encodedForms(value)) {
+      if (text.length >= PAIRS_FROM) {
+        mark ??= markPairs(text);
+        if (!mayOccur(form, mark)) continue;
+      }
       for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
         if (at === f.start && form === value) continue;
         out.push({ start: at, end: at + form.length, rule: f.rule, kind: "secret" });
