@@ -4,6 +4,7 @@
  * file, where nothing around it says what it is.
  */
 import { remembered } from "../../memo.js";
+import { alnumAnd, inTable } from "../chars.js";
 import type { Finding } from "../rule-types.js";
 
 /** Fewest characters of a value looked for again in the same string. */
@@ -26,15 +27,31 @@ export const encodedForms: (value: string) => readonly string[] = remembered(for
 function formsOf(value: string): string[] {
   // ASCII (nearly every secret) is its own UTF-8: `btoa` encodes it without a buffer.
   const base64 = isAscii(value) ? btoa(value) : Buffer.from(value, "utf8").toString("base64");
-  const unpadded = base64.replace(/=+$/, "");
-  const forms = new Set([
-    value,
-    unpadded,
-    unpadded.replace(/\+/g, "-").replace(/\//g, "_"),
-    encodeURIComponent(value),
-  ]);
-  return [...forms].filter((f) => f.length >= MIN_IN_STRING);
+  let end = base64.length;
+  while (end > 0 && base64.charCodeAt(end - 1) === 61) end--;
+  const unpadded = base64.slice(0, end);
+  const url = unpadded.includes("+") || unpadded.includes("/") ? toBase64Url(unpadded) : unpadded;
+  // The same as before written without a Set: value, base64, base64url, percent-encoded, each once.
+  const forms: string[] = [];
+  for (const form of [value, unpadded, url, percentEncoded(value)]) {
+    if (form.length >= MIN_IN_STRING && !forms.includes(form)) forms.push(form);
+  }
+  return forms;
 }
+
+function toBase64Url(base64: string): string {
+  return base64.replaceAll("+", "-").replaceAll("/", "_");
+}
+
+/** `encodeURIComponent(value)`, without the call for a value it leaves as it is (most secrets). */
+function percentEncoded(value: string): string {
+  for (let i = 0; i < value.length; i++) {
+    if (!inTable(URI_UNRESERVED, value.charCodeAt(i))) return encodeURIComponent(value);
+  }
+  return value;
+}
+/** What `encodeURIComponent` leaves alone: `A-Za-z0-9-_.!~*'()`. */
+const URI_UNRESERVED = alnumAnd("-_.!~*'()");
 
 /**
  * From this length on, a text's pairs of adjacent characters are marked before its findings'
