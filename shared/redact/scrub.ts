@@ -107,17 +107,20 @@ function percentDecoded(text: string): { text: string; map: Int32Array } {
   const map = new Int32Array(text.length + 1);
   const parts: string[] = [];
   let n = 0;
+  // Text between escapes is copied as slices, not a character at a time.
+  let copied = 0;
   for (let i = 0; i < text.length; ) {
     if (text.charCodeAt(i) === 37 && PERCENT.test(text.slice(i, i + 3))) {
-      parts.push(String.fromCharCode(Number.parseInt(text.slice(i + 1, i + 3), 16)));
+      parts.push(text.slice(copied, i), String.fromCharCode(Number.parseInt(text.slice(i + 1, i + 3), 16)));
       map[n++] = i;
       i += 3;
+      copied = i;
     } else {
-      parts.push(text[i] ?? "");
       map[n++] = i;
       i++;
     }
   }
+  parts.push(text.slice(copied));
   map[n] = text.length;
   return { text: parts.join(""), map: map.subarray(0, n + 1) };
 }
