@@ -2,6 +2,7 @@
  * The building blocks of our own pattern rules (`rules.ts` `PATTERN_RULES`): placeholders, the
  * assignment and keyword forms of gitleaks' catalogue, the vendor-family rule maker and scanners.
  */
+import { BASE64_DIGIT, inTable } from "./chars.js";
 import { isMasked } from "./detect/randomness.js";
 import type { Finding, PatternRule } from "./rule-types.js";
 
@@ -38,6 +39,30 @@ export function hasMixedCase(s: string, min: number): boolean {
     else if (c >= 97 && c <= 122) lower++;
   }
   return upper >= min && lower >= min;
+}
+
+/**
+ * An AWS secret access key beside its key id: every run of exactly 40 `[A-Za-z0-9/+]` not
+ * followed by `=` (the matches of `(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])`, found
+ * by a linear scan: the regular expression tried each position of every long run) with both
+ * cases and a digit, `/` or `+`, in a text where `AWS_ID` matches.
+ */
+export function scanAwsSecretNextToId(text: string, out: Finding[], rule: PatternRule): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (!inTable(BASE64_DIGIT, text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && inTable(BASE64_DIGIT, text.charCodeAt(i))) i++;
+    if (i - start !== 40 || text.charCodeAt(i) === 61) continue;
+    const run = text.slice(start, i);
+    if (hasMixedCase(run, 1) && /[0-9/+]/.test(run) && AWS_ID.test(text)) {
+      out.push({ start, end: i, rule: rule.id, kind: rule.kind });
+    }
+  }
 }
 
 /** Linear e-mail scanner: expands around each `@` (a regexp would backtrack on long alphanumeric runs). */

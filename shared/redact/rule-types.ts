@@ -39,7 +39,10 @@ export interface PatternRule {
   layer?: Layer;
   /** Privacy rules run only when this policy switch is on. */
   policy?: PolicySwitch;
-  /** Cheap pre-check: the rule runs only if the text contains one of these (case-sensitive) strings. */
+  /**
+   * Cheap pre-check: the rule runs only if the text contains one of these (case-sensitive) strings. The
+   * needles of all rules are looked for in one pass per text (`runPatternRules`).
+   */
   needles?: readonly string[];
   /**
    * Cheap pre-check (speed only): the rule runs only if `gate.test(text)`. Must be a NECESSARY condition: every
@@ -49,10 +52,15 @@ export interface PatternRule {
   /**
    * Cheap pre-check (speed only), shared by the credential families: every match holds a run of 16 or more
    * token characters `[A-Za-z0-9_+/=.~-]` and one of the rule's `needles` (required with it). All such rules
-   * are skipped at once for a text without such a run or without any of their needles: two tests per text
-   * instead of each rule's needles (most texts hold neither).
+   * are skipped at once for a text without such a run (one test per text; most texts hold none).
    */
   tokenRun?: boolean;
+  /**
+   * Speed only: where a match of `pattern` can start. Every match holds `at` starting at most `before`
+   * characters after its own start, so only those starts are tried (a regexp without a literal at its
+   * start is otherwise tried at every position of the text).
+   */
+  anchor?: { at: string; before: number };
   /**
    * Global regexp with the `d` flag; `group` names the capture to replace (default: whole match), or several
    * captures of which the first one that matched is replaced.

@@ -10,6 +10,7 @@ import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE } from "./detect/context.js";
 import { FAKE_NAME } from "./detect/credential-names.js";
 import { SHAPE_RULES } from "./detect/shape.js";
 import { STRUCTURE_RULES } from "./detect/structure.js";
+import { NeedleLists } from "./needles.js";
 import {
   AWS_ID,
   CREDENTIAL_KEYWORD,
@@ -26,6 +27,7 @@ import {
   KEYWORD_VALUES,
   KIND_SECRET,
   PUBLIC_GCP_API_KEYS,
+  scanAwsSecretNextToId,
   scanEmails,
   scanKubernetesSecret,
 } from "./rule-helpers.js";
@@ -95,10 +97,9 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     id: "aws-secret-key",
     kind: "secret",
     layer: "vendor",
-    // `accept` requires AWS_ID to match somewhere in the text.
+    // Only in a text where AWS_ID matches.
     gate: AWS_ID,
-    pattern: /(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])/dg,
-    accept: (m, text) => hasMixedCase(m[0], 1) && /[0-9/+]/.test(m[0]) && AWS_ID.test(text),
+    scan: scanAwsSecretNextToId,
   },
   {
     id: "github-token",
@@ -384,6 +385,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     needles: [":"],
     // (?:hex{0,4}:){2,7} holds two consecutive groups: ":" hex{0,4} ":".
     gate: /:[0-9A-Fa-f]{0,4}:/,
+    // Its first ":" is at most 4 characters after its start.
+    anchor: { at: ":", before: 4 },
     pattern: /(?<![A-Za-z0-9:.])(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![A-Za-z0-9:])/dg,
     accept: (m) => {
       const s = m[0];
@@ -398,23 +401,18 @@ export const OWN_RULE_IDS: readonly string[] = [
   ...new Set([...PATTERN_RULES.map((r) => r.id), "db-connection-string", CREDENTIAL_PAIR_RULE]),
 ];
 
-function includesAny(text: string, needles: readonly string[]): boolean {
-  for (const n of needles) if (text.includes(n)) return true;
-  return false;
-}
-
 const TOKEN_RUN = /[A-Za-z0-9_+/=.~-]{16}/;
-const FAMILY_NEEDLES = new WeakMap<readonly PatternRule[], RegExp>();
 
-/** One regexp matching any needle of the `tokenRun` rules of `rules` (made once per list). */
-function familyNeedles(rules: readonly PatternRule[]): RegExp {
-  let re = FAMILY_NEEDLES.get(rules);
-  if (re === undefined) {
-    const needles = new Set(rules.flatMap((r) => (r.tokenRun === true ? (r.needles ?? []) : [])));
-    re = new RegExp([...needles].map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"));
-    FAMILY_NEEDLES.set(rules, re);
+const NEEDLES = new WeakMap<readonly PatternRule[], NeedleLists>();
+
+/** The needles of `rules`, per rule (made once per list). */
+function needlesOf(rules: readonly PatternRule[]): NeedleLists {
+  let needles = NEEDLES.get(rules);
+  if (needles === undefined) {
+    needles = new NeedleLists(rules.map((r) => r.needles));
+    NEEDLES.set(rules, needles);
   }
-  return re;
+  return needles;
 }
 
 /** The range of `m` to replace: the whole match, capture `group`, or the first of `group` that matched. */
@@ -428,15 +426,51 @@ function matchRange(m: RegExpExecArray, group: PatternRule["group"]): [number, n
   return undefined;
 }
 
+const STICKY = new WeakMap<RegExp, RegExp>();
+
+/**
+ * The first match of `re` (a rule's global pattern) in `text` that starts at `from` or later, or
+ * null. With an `anchor`, only the starts it allows are tried, with a sticky copy of `re`: the
+ * same first match, without an attempt at every position of the text.
+ */
+function nextMatch(rule: PatternRule, re: RegExp, text: string, from: number): RegExpExecArray | null {
+  const anchor = rule.anchor;
+  if (anchor === undefined) {
+    re.lastIndex = from;
+    return re.exec(text);
+  }
+  let sticky = STICKY.get(re);
+  if (sticky === undefined) {
+    sticky = new RegExp(re.source, `${re.flags}y`);
+    STICKY.set(re, sticky);
+  }
+  let tried = from - 1;
+  for (let c = text.indexOf(anchor.at, from); c !== -1; c = text.indexOf(anchor.at, c + 1)) {
+    for (let start = Math.max(tried + 1, c - anchor.before); start <= c; start++) {
+      sticky.lastIndex = start;
+      const m = sticky.exec(text);
+      if (m !== null) return m;
+    }
+    tried = c;
+  }
+  return null;
+}
+
 /** Runs `rules` over `text`, appending findings to `out`. */
 export function runPatternRules(text: string, rules: readonly PatternRule[], out: Finding[]): void {
-  let families: boolean | undefined;
-  for (const rule of rules) {
+  const needles = needlesOf(rules);
+  let found: number | undefined;
+  let tokenRun: boolean | undefined;
+  for (let r = 0; r < rules.length; r++) {
+    const rule = rules[r] as PatternRule;
     if (rule.tokenRun === true) {
-      families ??= TOKEN_RUN.test(text) && familyNeedles(rules).test(text);
-      if (!families) continue;
+      tokenRun ??= TOKEN_RUN.test(text);
+      if (!tokenRun) continue;
     }
-    if (rule.needles !== undefined && !includesAny(text, rule.needles)) continue;
+    if (needles.has(r)) {
+      found ??= needles.find(text);
+      if (!needles.holds(found, r)) continue;
+    }
     if (rule.gate !== undefined && !rule.gate.test(text)) continue;
     if (rule.scan !== undefined) {
       rule.scan(text, out, rule);
@@ -444,14 +478,15 @@ export function runPatternRules(text: string, rules: readonly PatternRule[], out
     }
     const re = rule.pattern;
     if (re === undefined) continue;
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      if (m[0].length === 0) re.lastIndex++;
+    let at = 0;
+    for (let m = nextMatch(rule, re, text, 0); m !== null; m = nextMatch(rule, re, text, at)) {
+      at = m.index + m[0].length;
+      if (m[0].length === 0) at++;
       if (rule.accept !== undefined && !rule.accept(m, text)) continue;
       const range = matchRange(m, rule.group);
       if (range === undefined || range[1] <= range[0]) continue;
       // Rescan from the start of the redacted group: `token => client_secret='…'` holds a second assignment.
-      if (range[0] > m.index) re.lastIndex = range[0];
+      if (range[0] > m.index) at = range[0];
       const finding: Finding = {
         start: range[0],
         end: range[1],

@@ -19,6 +19,7 @@
  */
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { remembered } from "../memo.js";
+import { BASE64_OR_URL, inTable } from "./chars.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE, scanCredentialPairName } from "./detect/context.js";
 import { isMaskChar, isMasked } from "./detect/randomness.js";
 import { encodedForms, KnownSecrets, recurrences } from "./detect/recurrence.js";
@@ -74,15 +75,7 @@ const SECRETLINT_URL_RULES = new Set(["secretlint-basicauth", "secretlint-databa
 
 /** Is char code `c` one of `[A-Za-z0-9+/_-]` (base64 and base64url alphabets)? */
 function isBase64Char(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) ||
-    (c >= 65 && c <= 90) ||
-    (c >= 48 && c <= 57) ||
-    c === 43 ||
-    c === 47 ||
-    c === 95 ||
-    c === 45
-  );
+  return inTable(BASE64_OR_URL, c);
 }
 
 /**
@@ -114,17 +107,20 @@ function percentDecoded(text: string): { text: string; map: Int32Array } {
   const map = new Int32Array(text.length + 1);
   const parts: string[] = [];
   let n = 0;
+  // Text between escapes is copied as slices, not a character at a time.
+  let copied = 0;
   for (let i = 0; i < text.length; ) {
     if (text.charCodeAt(i) === 37 && PERCENT.test(text.slice(i, i + 3))) {
-      parts.push(String.fromCharCode(Number.parseInt(text.slice(i + 1, i + 3), 16)));
+      parts.push(text.slice(copied, i), String.fromCharCode(Number.parseInt(text.slice(i + 1, i + 3), 16)));
       map[n++] = i;
       i += 3;
+      copied = i;
     } else {
-      parts.push(text[i] ?? "");
       map[n++] = i;
       i++;
     }
   }
+  parts.push(text.slice(copied));
   map[n] = text.length;
   return { text: parts.join(""), map: map.subarray(0, n + 1) };
 }

@@ -5,6 +5,7 @@ import {
   creator as recommendPreset,
   rules as recommendRules,
 } from "@secretlint/secretlint-rule-preset-recommend";
+import { NeedleLists } from "./needles.js";
 import type { Finding } from "./rule-types.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -54,44 +55,47 @@ export function canSkipSecretlint(text: string): boolean {
 
 /**
  * Per-rule pre-checks for secretlint 12.0.0's preset-recommend (speed only): a rule's `file` handler runs
- * only when its gate matches. Each gate is a NECESSARY condition, read off the rule's source: every pattern
- * the rule runs on a text source (our source has no file path and ext "") contains one of these literals,
- * with the same case sensitivity. Rules without an entry (or a future preset version's new rules) always run.
+ * only when the text holds one of its needles. Each list is a NECESSARY condition, read off the rule's
+ * source: every pattern the rule runs on a text source (our source has no file path and ext "") contains
+ * one of these literals, with the same case sensitivity. Rules without an entry (or a future preset
+ * version's new rules) always run. All lists are looked for in one pass per text (`NeedleLists`).
  */
-const SECRETLINT_GATES: Readonly<Record<string, RegExp>> = {
+const SECRETLINT_NEEDLES_BY_RULE: Readonly<Record<string, readonly string[]>> = {
   // AccessKeyID: (A3T[A-Z0-9]|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA)…; SecretAccessKey:
   // (?:SECRET|secret|Secret)…; AccountID: (ACCOUNT|account|Account)… (all case-sensitive).
-  "@secretlint/secretlint-rule-aws":
-    /A3T|AKIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ASIA|SECRET|[Ss]ecret|ACCOUNT|[Aa]ccount/,
+  "@secretlint/secretlint-rule-aws": [
+    ...["A3T", "AKIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "ASIA"],
+    ...["SECRET", "Secret", "secret", "ACCOUNT", "Account", "account"],
+  ],
   // `-----BEGIN… PRIVATE KEY… -----END…` (case-sensitive).
-  "@secretlint/secretlint-rule-privatekey": /PRIVATE KEY/,
+  "@secretlint/secretlint-rule-privatekey": ["PRIVATE KEY"],
   // npm_…; package.json / .npmrc checks (x-oauth-basic, _authToken=) need a file path we never pass, listed anyway.
-  "@secretlint/secretlint-rule-npm": /npm_|_authToken|x-oauth-basic/,
+  "@secretlint/secretlint-rule-npm": ["npm_", "_authToken", "x-oauth-basic"],
   // (https?|ftp|ftps)://user:password@…
-  "@secretlint/secretlint-rule-basicauth": /:\/\//,
-  "@secretlint/secretlint-rule-sendgrid": /SG\./,
+  "@secretlint/secretlint-rule-basicauth": ["://"],
+  "@secretlint/secretlint-rule-sendgrid": ["SG."],
   // (shppa|shpca|shpat|shpss)_…
-  "@secretlint/secretlint-rule-shopify": /shp/,
+  "@secretlint/secretlint-rule-shopify": ["shp"],
   // (ghp|gho|ghu|ghs|ghr)_…, github_pat_…
-  "@secretlint/secretlint-rule-github": /gh[pousr]_|github_pat_/,
-  "@secretlint/secretlint-rule-gitlab": /glpat-/,
-  "@secretlint/secretlint-rule-grafana": /glc_|glsa_/,
+  "@secretlint/secretlint-rule-github": ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+  "@secretlint/secretlint-rule-gitlab": ["glpat-"],
+  "@secretlint/secretlint-rule-grafana": ["glc_", "glsa_"],
   // sk-(proj|svcacct|admin)-…T3BlbkFJ…, sk-…T3BlbkFJ…
-  "@secretlint/secretlint-rule-openai": /sk-/,
-  "@secretlint/secretlint-rule-anthropic": /sk-ant-api0/,
-  "@secretlint/secretlint-rule-groq": /gsk_/,
-  "@secretlint/secretlint-rule-huggingface": /hf_/,
-  "@secretlint/secretlint-rule-linear": /lin_api_/,
-  "@secretlint/secretlint-rule-notion": /ntn_/,
-  "@secretlint/secretlint-rule-1password": /ops_/,
+  "@secretlint/secretlint-rule-openai": ["sk-"],
+  "@secretlint/secretlint-rule-anthropic": ["sk-ant-api0"],
+  "@secretlint/secretlint-rule-groq": ["gsk_"],
+  "@secretlint/secretlint-rule-huggingface": ["hf_"],
+  "@secretlint/secretlint-rule-linear": ["lin_api_"],
+  "@secretlint/secretlint-rule-notion": ["ntn_"],
+  "@secretlint/secretlint-rule-1password": ["ops_"],
   // mongodb(+srv)://, (jdbc:)mysql(x)://, postgres(ql):// (case-insensitive, "://" has no letters).
-  "@secretlint/secretlint-rule-database-connection-string": /:\/\//,
-  "@secretlint/secretlint-rule-hashicorp-vault": /hv[sbr]\./,
+  "@secretlint/secretlint-rule-database-connection-string": ["://"],
+  "@secretlint/secretlint-rule-hashicorp-vault": ["hvs.", "hvb.", "hvr."],
   // (vcp|vci|vca|vcr|vck)_…
-  "@secretlint/secretlint-rule-vercel": /vc[piark]_/,
-  "@secretlint/secretlint-rule-databricks": /dapi/,
-  "@secretlint/secretlint-rule-docker": /dckr_pat_/,
-  "@secretlint/secretlint-rule-figma": /figd_/,
+  "@secretlint/secretlint-rule-vercel": ["vcp_", "vci_", "vca_", "vcr_", "vck_"],
+  "@secretlint/secretlint-rule-databricks": ["dapi"],
+  "@secretlint/secretlint-rule-docker": ["dckr_pat_"],
+  "@secretlint/secretlint-rule-figma": ["figd_"],
 };
 
 function lineStarts(text: string): number[] {
@@ -112,13 +116,14 @@ function lineStarts(text: string): number[] {
  * rule gets `enableIDScanRule: true`.
  */
 export class SecretlintScanner {
-  private readonly handlers: { id: string; handler: RuleHandler; gate: RegExp | undefined }[] = [];
+  private readonly handlers: { id: string; handler: RuleHandler }[] = [];
+  /** The handlers' needles, in the same order (see `SECRETLINT_NEEDLES_BY_RULE`). */
+  private readonly needles: NeedleLists;
   private sink: Finding[] = [];
 
   /** @param disabled secretlint rule names (`secretlint-aws`) or full ids to leave out; `secretlint` = all. */
   constructor(disabled: ReadonlySet<string> = new Set()) {
-    if (disabled.has("secretlint")) return;
-    for (const creator of recommendRules) {
+    for (const creator of disabled.has("secretlint") ? [] : recommendRules) {
       const id = creator.meta.id;
       if (SECRETLINT_DISABLED.has(id) || disabled.has(id) || disabled.has(secretlintRuleName(id))) continue;
       const rule = secretlintRuleName(id);
@@ -137,20 +142,19 @@ export class SecretlintScanner {
         ignore: () => {},
       } as unknown as RuleContext;
       const options = id === "@secretlint/secretlint-rule-aws" ? { enableIDScanRule: true } : {};
-      this.handlers.push({
-        id,
-        handler: creator.create(context, options as never),
-        gate: SECRETLINT_GATES[id],
-      });
+      this.handlers.push({ id, handler: creator.create(context, options as never) });
     }
+    this.needles = new NeedleLists(this.handlers.map((h) => SECRETLINT_NEEDLES_BY_RULE[h.id]));
   }
 
   /** Appends secretlint's findings on `text` to `out`. */
   scan(text: string, out: Finding[]): void {
+    if (this.handlers.length === 0) return;
     const active: RuleHandler[] = [];
-    for (const { handler, gate } of this.handlers) {
-      if (gate === undefined || gate.test(text)) active.push(handler);
-    }
+    const found = this.needles.find(text);
+    this.handlers.forEach(({ handler }, k) => {
+      if (this.needles.holds(found, k)) active.push(handler);
+    });
     if (active.length === 0) return;
     let starts: number[] | undefined;
     const lines = (): number[] => {

@@ -19,8 +19,14 @@ import { moduleState, moduleStateOf } from "../support/module-state.js";
 const ALLOWED_MODULE_STATE: Record<string, string> = {
   "shared/parallel/line-pool.ts: poolStats (a top-level const the module mutates)":
     "diagnostic counters the tests read to see that batches ran on workers; no result depends on them",
-  "shared/redact/rules.ts: FAMILY_NEEDLES (a top-level const the module mutates)":
-    "a WeakMap cache of a pure function of its key (a rule list's combined needle), like memo.ts's `remembered`",
+  "shared/redact/rules.ts: NEEDLES (a top-level const the module mutates)":
+    "a WeakMap cache of a pure function of its key (a rule list's needles), like memo.ts's `remembered`",
+  "shared/redact/rules.ts: STICKY (a top-level const the module mutates)":
+    "a WeakMap cache of a pure function of its key (a regular expression's sticky twin)",
+  "shared/redact/needles.ts: INDEXES (a top-level const the module mutates)":
+    "a cache of a pure function of its key (the needle index of a set of rule lists; the lists are the rule table's, so a handful)",
+  "shared/pipeline/provenance.ts: digests (a top-level const the module mutates)":
+    "a cache of a pure function of its key (the rules digest of a preset: one entry per preset)",
 };
 
 import { tempDir } from "../support/temp.js";

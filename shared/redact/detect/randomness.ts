@@ -37,8 +37,6 @@ interface BodyStats {
   entropy: number;
 }
 
-const counts = (): Uint16Array => new Uint16Array(128);
-
 /**
  * A cheap first look (speed only): enough letters and digits, and at least one switch of class
  * per ten of them, which every body `looksGenerated` accepts has (it asks for 0.22 or more).
@@ -59,7 +57,8 @@ function mayBeGenerated(text: string, from: number, to: number, minLength: numbe
 
 /** Counts the letters and digits of `text[from, to)`. */
 function bodyStats(text: string, from = 0, to = text.length): BodyStats {
-  const seen = counts();
+  // Per call, owned by it (256 bytes): no module-level scratch.
+  const seen = new Uint16Array(128);
   let length = 0;
   let lower = 0;
   let upper = 0;
@@ -72,7 +71,7 @@ function bodyStats(text: string, from = 0, to = text.length): BodyStats {
     const k = classOf(c);
     if (k === OTHER) continue;
     length++;
-    seen[c] = (seen[c] ?? 0) + 1;
+    seen[c] = (seen[c] as number) + 1;
     if (k === LOWER) {
       lower++;
       if (c > 102) hexOnly = false;
@@ -85,8 +84,11 @@ function bodyStats(text: string, from = 0, to = text.length): BodyStats {
   }
   let entropy = 0;
   if (length > 0) {
-    for (const n of seen) {
+    // In character order, as always: the sum's rounding must not depend on the text's order.
+    for (let c = 48; c < 123; c++) {
+      const n = seen[c] as number;
       if (n === 0) continue;
+      seen[c] = 0;
       const p = n / length;
       entropy -= p * Math.log2(p);
     }

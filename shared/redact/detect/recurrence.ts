@@ -4,6 +4,7 @@
  * file, where nothing around it says what it is.
  */
 import { remembered } from "../../memo.js";
+import { alnumAnd, inTable } from "../chars.js";
 import type { Finding } from "../rule-types.js";
 
 /** Fewest characters of a value looked for again in the same string. */
@@ -26,14 +27,61 @@ export const encodedForms: (value: string) => readonly string[] = remembered(for
 function formsOf(value: string): string[] {
   // ASCII (nearly every secret) is its own UTF-8: `btoa` encodes it without a buffer.
   const base64 = isAscii(value) ? btoa(value) : Buffer.from(value, "utf8").toString("base64");
-  const unpadded = base64.replace(/=+$/, "");
-  const forms = new Set([
-    value,
-    unpadded,
-    unpadded.replace(/\+/g, "-").replace(/\//g, "_"),
-    encodeURIComponent(value),
-  ]);
-  return [...forms].filter((f) => f.length >= MIN_IN_STRING);
+  let end = base64.length;
+  while (end > 0 && base64.charCodeAt(end - 1) === 61) end--;
+  const unpadded = base64.slice(0, end);
+  const url = unpadded.includes("+") || unpadded.includes("/") ? toBase64Url(unpadded) : unpadded;
+  // The same as before written without a Set: value, base64, base64url, percent-encoded, each once.
+  const forms: string[] = [];
+  for (const form of [value, unpadded, url, percentEncoded(value)]) {
+    if (form.length >= MIN_IN_STRING && !forms.includes(form)) forms.push(form);
+  }
+  return forms;
+}
+
+function toBase64Url(base64: string): string {
+  return base64.replaceAll("+", "-").replaceAll("/", "_");
+}
+
+/** `encodeURIComponent(value)`, without the call for a value it leaves as it is (most secrets). */
+function percentEncoded(value: string): string {
+  for (let i = 0; i < value.length; i++) {
+    if (!inTable(URI_UNRESERVED, value.charCodeAt(i))) return encodeURIComponent(value);
+  }
+  return value;
+}
+/** What `encodeURIComponent` leaves alone: `A-Za-z0-9-_.!~*'()`. */
+const URI_UNRESERVED = alnumAnd("-_.!~*'()");
+
+/**
+ * From this length on, a text's pairs of adjacent characters are marked before its findings'
+ * forms are looked for: a form holding a pair the text lacks is not in it. (A long text dense in
+ * secrets has dozens of forms to look for, and a random form's pairs are rarely all there.)
+ */
+const PAIRS_FROM = 512;
+/**
+ * The pairs of adjacent ASCII characters (`c0 << 7 | c1`) of `text`, one byte a pair: 16 KiB made
+ * per long text and owned by the call that reads it (no scratch shared between calls).
+ */
+function markPairs(text: string): Uint8Array {
+  const pairs = new Uint8Array(128 * 128);
+  let c1 = text.charCodeAt(0);
+  for (let i = 1; i < text.length; i++) {
+    const c0 = c1;
+    c1 = text.charCodeAt(i);
+    if (c0 < 128 && c1 < 128) pairs[(c0 << 7) | c1] = 1;
+  }
+  return pairs;
+}
+
+/** May `form` occur in the text whose pairs are `pairs` (is each of its pairs of ASCII characters there)? */
+function mayOccur(form: string, pairs: Uint8Array): boolean {
+  for (let i = 1; i < form.length; i++) {
+    const c0 = form.charCodeAt(i - 1);
+    const c1 = form.charCodeAt(i);
+    if (c0 < 128 && c1 < 128 && pairs[(c0 << 7) | c1] === 0) return false;
+  }
+  return true;
 }
 
 /**
@@ -43,6 +91,7 @@ function formsOf(value: string): string[] {
 export function recurrences(text: string, findings: readonly Finding[]): Finding[] {
   const out: Finding[] = [];
   const seen = new Set<string>();
+  let pairs: Uint8Array | undefined;
   for (const f of findings) {
     if (f.kind !== "secret" || f.end - f.start < MIN_IN_STRING) continue;
     const value = text.slice(f.start, f.end);
@@ -51,6 +100,10 @@ export function recurrences(text: string, findings: readonly Finding[]): Finding
     // No room for another occurrence, in any form (base64 is the longest: 4/3 of the bytes).
     if (text.length - value.length < MIN_IN_STRING) continue;
     for (const form of encodedForms(value)) {
+      if (text.length >= PAIRS_FROM) {
+        pairs ??= markPairs(text);
+        if (!mayOccur(form, pairs)) continue;
+      }
       for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
         if (at === f.start && form === value) continue;
         out.push({ start: at, end: at + form.length, rule: f.rule, kind: "secret" });
@@ -61,28 +114,15 @@ export function recurrences(text: string, findings: readonly Finding[]): Finding
 }
 
 /** Characters that never stand inside a remembered value's chunk (see `KnownSecrets.findIn`). */
+const CHUNK_BREAKS = "\"'`<>()[]{},;&=:|\\";
+/** 1 at the ASCII characters that break chunks: blanks and controls (32 and below), `CHUNK_BREAKS`. */
+const IS_CHUNK_BREAK = new Uint8Array(128).map((_, c) =>
+  c <= 32 || CHUNK_BREAKS.includes(String.fromCharCode(c)) ? 1 : 0,
+);
+
+/** Does char code `c` break a chunk? (A table: most characters are none, and a chain of tests read them all.) */
 function isChunkBreak(c: number): boolean {
-  return (
-    c <= 32 ||
-    c === 34 || // "
-    c === 39 || // '
-    c === 96 || // `
-    c === 60 || // <
-    c === 62 || // >
-    c === 40 || // (
-    c === 41 || // )
-    c === 91 || // [
-    c === 93 || // ]
-    c === 123 || // {
-    c === 125 || // }
-    c === 44 || // ,
-    c === 59 || // ;
-    c === 38 || // &
-    c === 61 || // =
-    c === 58 || // :
-    c === 124 || // |
-    c === 92 // \
-  );
+  return c < 128 && IS_CHUNK_BREAK[c] === 1;
 }
 
 /**

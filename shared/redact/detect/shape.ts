@@ -6,23 +6,14 @@
  * name (`sha256:…`) or in a line about hashes and commits, a UUID, and the ids model APIs give
  * messages and tool calls (`msg_…`, `toolu_…`, `call_…`).
  */
+import { inTable, TOKEN_CHAR } from "../chars.js";
 import type { Finding, PatternRule } from "../rule-types.js";
 import { FAKE_NAME, isNameChar } from "./credential-names.js";
 import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
 
 /** Characters of a token run: base64, base64url, and the separators tokens use. */
 function isTokenChar(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) ||
-    (c >= 65 && c <= 90) ||
-    (c >= 48 && c <= 57) ||
-    c === 95 || // _
-    c === 45 || // -
-    c === 46 || // .
-    c === 43 || // +
-    c === 47 || // /
-    c === 126 // ~
-  );
+  return inTable(TOKEN_CHAR, c);
 }
 
 /** Separators a run is cut at to judge its parts: paths, domains, dotted names. */
@@ -118,9 +109,18 @@ function wordsOf(name: string): string {
  */
 function inPlainUrl(text: string, from: number, to: number): boolean {
   let i = from;
-  while (i > 0 && from - i < 2048 && !/[\s"'<>()[\]{}`]/.test(text[i - 1] ?? "")) i--;
+  while (i > 0 && from - i < 2048 && !endsUrlWord(text.charCodeAt(i - 1))) i--;
   const before = text.slice(i, from);
   return before.includes("://") && !CREDENTIAL_URL.test(text.slice(i, to));
+}
+/** ASCII characters of `[\s"'<>()[\]{}\`]`: a URL's word ends there. */
+const URL_WORD_END = new Uint8Array(128).map((_, c) =>
+  /[\s"'<>()[\]{}`]/.test(String.fromCharCode(c)) ? 1 : 0,
+);
+
+/** Does char code `c` match `[\s"'<>()[\]{}\`]` (a table for ASCII, the regexp for the rest)? */
+function endsUrlWord(c: number): boolean {
+  return c < 128 ? URL_WORD_END[c] === 1 : /\s/.test(String.fromCharCode(c));
 }
 const CREDENTIAL_URL = /hook|token|secret|key|auth|bot\d|sig|credential|passw|trigger/i;
 
@@ -143,10 +143,35 @@ function inPublicBlock(text: string, from: number): boolean {
 }
 
 /**
+ * Whether a text holds a SOPS value (`ENC[`) or a key block (`-----BEGIN `), each looked for once
+ * per text (at its first generated run) rather than once per run.
+ */
+class TextMarks {
+  private hasSops: boolean | undefined;
+  private hasBlock: boolean | undefined;
+
+  sops(text: string): boolean {
+    this.hasSops ??= text.includes("ENC[");
+    return this.hasSops;
+  }
+
+  block(text: string): boolean {
+    this.hasBlock ??= text.includes("-----BEGIN ");
+    return this.hasBlock;
+  }
+}
+
+/**
  * Is the run `text[from, to)` a known non-secret where it stands? `inName`: the text is a member
  * name, where a bare digest is no more expected than any other generated run.
  */
-function isKnownNonSecret(text: string, from: number, to: number, inName: boolean): boolean {
+function isKnownNonSecret(
+  text: string,
+  from: number,
+  to: number,
+  inName: boolean,
+  marks: TextMarks,
+): boolean {
   const run = text.slice(from, to);
   if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || ORDERED_RUN.test(run)) return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
@@ -162,8 +187,8 @@ function isKnownNonSecret(text: string, from: number, to: number, inName: boolea
   // `primary_key`, `commit_sha`: unless a credential word stands before (`todo_secret_do_not_commit`).
   if (NON_SECRET_NAME.test(name) && !/secret|passw|token/.test(name.replace(NON_SECRET_NAME, "")))
     return true;
-  if (text.includes("ENC[") && inSopsValue(text, from)) return true;
-  return inPlainUrl(text, from, to) || (text.includes("-----BEGIN ") && inPublicBlock(text, from));
+  if (marks.sops(text) && inSopsValue(text, from)) return true;
+  return inPlainUrl(text, from, to) || (marks.block(text) && inPublicBlock(text, from));
 }
 
 /**
@@ -174,8 +199,15 @@ function isKnownNonSecret(text: string, from: number, to: number, inName: boolea
  */
 function holdsGenerated(text: string, from: number, to: number, minLength: number, whole: boolean): boolean {
   let hasBreak = false;
-  for (let i = from; i < to; i++) if (isPartBreak(text.charCodeAt(i))) hasBreak = true;
+  let hasGroupBreak = false;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (isPartBreak(c)) hasBreak = true;
+    else if (isGroupBreak(c)) hasGroupBreak = true;
+  }
   if ((whole || !hasBreak) && looksGenerated(text, from, to, minLength)) return true;
+  // One part, the run itself, judged just above.
+  if (!hasBreak && !hasGroupBreak) return false;
   // Part by part: a path's or a domain's parts; a token's groups (`xoxb-…-…-GkwFDQoH…`).
   const breaks = hasBreak ? isPartBreak : isGroupBreak;
   let part = from;
@@ -281,6 +313,7 @@ export function scanGeneratedRuns(
   whole = false,
 ): void {
   const n = text.length;
+  const marks = new TextMarks();
   let i = 0;
   while (i < n) {
     if (!isTokenChar(text.charCodeAt(i))) {
@@ -296,7 +329,7 @@ export function scanGeneratedRuns(
       holdsGenerated(text, s, e, minLength, whole) &&
       !isElided(text, start, i) &&
       !encodesText(text, s, e) &&
-      !isKnownNonSecret(text, s, e, whole)
+      !isKnownNonSecret(text, s, e, whole, marks)
     ) {
       out.push({ start: s, end: e, rule, kind: "secret" });
     }

@@ -8,6 +8,9 @@ import {
   type Finding,
   isSecretMemberName,
   OWN_RULE_IDS,
+  PATTERN_RULES,
+  type PatternRule,
+  runPatternRules,
   SecretlintScanner,
   secretlintRuleName,
 } from "#shared/redact/rules.js";
@@ -541,5 +544,33 @@ describe("Scrubber remembers the findings of short strings", () => {
     expect(first.total).toBeGreaterThan(0);
     expect(scrubber.takeSummary()).toEqual({ by_rule: {}, by_path: {}, total: 0 });
     expect(scrubber.summary().total).toBe(0);
+  });
+});
+
+describe("anchored rules", () => {
+  // A rule's `anchor` is speed only: the matches must be those of its regular expression tried
+  // at every position.
+  it("find what their regular expression finds unanchored", () => {
+    const anchored = PATTERN_RULES.filter((r) => r.anchor !== undefined);
+    expect(anchored.length).toBeGreaterThan(0);
+    const texts = fc
+      .array(fc.constantFrom("1", "a", "F", "0", ":", "::", ".", " ", "g", "fe80", "2001", "db8"), {
+        maxLength: 40,
+      })
+      .map((parts) => parts.join(""));
+    fc.assert(
+      fc.property(texts, (text) => {
+        for (const rule of anchored) {
+          const plain: PatternRule = { ...rule };
+          delete plain.anchor;
+          const a: Finding[] = [];
+          const b: Finding[] = [];
+          runPatternRules(text, [rule], a);
+          runPatternRules(text, [plain], b);
+          expect(a).toEqual(b);
+        }
+      }),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -1,0 +1,86 @@
+/**
+ * The scrubber's output, pinned: digests of what it makes of generated replay text dense in
+ * secrets (and of ordinary text), recorded with the code before the speed work of issue 20
+ * (3486b9f), then again after one meant change of detection (a bare value is a reference to a
+ * credential only when written as a name: `PINAyAAA9` is a password), which moved `dense`, `all`,
+ * `keyed` and `context`. Speed work must not change a byte of it; a change of detection that is
+ * meant changes these digests, and the new ones are recorded with it (say why in the commit).
+ */
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { LineRedactor, type Preset, Scrubber } from "#shared/redact/index.js";
+import type { ScrubOptions } from "#shared/redact/scrub.js";
+import { ReplayGenerator } from "../../../bench/generate.js";
+
+/** The first lines of a generated session (`secrets`: the `secrets-dense` shape). */
+function generated(seed: number, events: number, secrets: boolean): string[] {
+  const gen = new ReplayGenerator(seed);
+  const lines = [gen.header(), gen.sessionStart()];
+  while (lines.length < events) lines.push(...(secrets ? gen.nextSecretEvents() : gen.nextEvents()));
+  lines.push(gen.sessionEnd({ secrets }));
+  return lines;
+}
+
+/** Digest of the Layer C copy of `lines` and of its counts. */
+function layerCDigest(lines: readonly string[], preset: Preset): string {
+  const redactor = new LineRedactor("replay-v1", preset, { file: "generated" });
+  const hash = createHash("sha256");
+  lines.forEach((line, i) => {
+    hash.update(redactor.line(Buffer.from(line), i + 1).text);
+  });
+  hash.update(JSON.stringify(redactor.snapshot()));
+  return hash.digest("hex").slice(0, 16);
+}
+
+/**
+ * Digest of each whole line scrubbed as one string (escaped JSON: long, multi-line in effect),
+ * of a line's start scrubbed as a member name, and of the counts.
+ */
+function scrubDigest(lines: readonly string[], options: ScrubOptions): string {
+  const scrubber = new Scrubber(options);
+  const hash = createHash("sha256");
+  for (const line of lines) {
+    hash.update(scrubber.scrub(line, "$.line")).update("\0");
+    hash.update(scrubber.scrubKey(line.slice(0, 160), "$.name")).update("\0");
+  }
+  hash.update(JSON.stringify(scrubber.summary()));
+  return hash.digest("hex").slice(0, 16);
+}
+
+const DENSE = generated(20, 240, true);
+const PLAIN = generated(21, 400, false);
+
+describe("scrubber output (pinned digests)", () => {
+  it("Layer C of text dense in secrets and of ordinary text", () => {
+    expect({
+      dense: layerCDigest(DENSE, "private_repo"),
+      plain: layerCDigest(PLAIN, "private_repo"),
+    }).toEqual({ dense: "e02272bf7b89ca3c", plain: "fb85c5d15bf18fd8" });
+  });
+
+  it("whole lines scrubbed as strings, every layer and each layer alone", () => {
+    expect({
+      all: scrubDigest(DENSE, {}),
+      keyed: scrubDigest(DENSE, { preset: "open_source", key: new Uint8Array(32).fill(7) }),
+      vendor: scrubDigest(DENSE, { layers: ["vendor"] }),
+      context: scrubDigest(DENSE, { layers: ["context"] }),
+      shape: scrubDigest(DENSE, { layers: ["shape"] }),
+      structure: scrubDigest(DENSE, { layers: ["structure"] }),
+      plain: scrubDigest(PLAIN, {}),
+    }).toEqual({
+      all: "e764e3334f191c07",
+      keyed: "b92877fa375695ce",
+      vendor: "b3821c74ededb304",
+      context: "cc147a90f8a26a9a",
+      shape: "f056a6c926117a9c",
+      structure: "d129a6d6b1955a7a",
+      plain: "748a3fe0db767529",
+    });
+  });
+
+  it("the digests notice a change of detection (one rule switched off)", () => {
+    const all = scrubDigest(DENSE, {});
+    expect(scrubDigest(DENSE, { disableRules: ["jwt"] })).not.toBe(all);
+    expect(scrubDigest(DENSE, { disableRules: ["generated-token"] })).not.toBe(all);
+  });
+});
