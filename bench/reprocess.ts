@@ -30,7 +30,11 @@ export async function reprocessReport(root: string): Promise<{ text: string }> {
   const started = performance.now();
   const cpu = process.cpuUsage();
   const items = [...ports.index.files.values()].filter((r) => selects(r, filter)).map(itemOf);
-  const options = { toolVersion: "bench", parallel: { workers: 0 }, reprocess: { runId: "bench" } };
+  const options = {
+    toolVersion: "bench",
+    parallel: { workers: 0 },
+    mode: { kind: "reprocess" as const, runId: "bench" },
+  };
   const { changes, failed } = await runItems(items, (item) => reprocessItem(item, ports, options), {
     concurrency: 4,
     onProgress: (n) => {

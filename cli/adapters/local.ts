@@ -7,8 +7,9 @@
 
 import { tmpdir } from "node:os";
 import type { InspectReport } from "#shared/formats/index.js";
+import type { LocalReceipt } from "#shared/pipeline/job-types.js";
 import { MemoryObjectStore, MemorySessionIndex } from "#shared/pipeline/memory-ports.js";
-import type { ObjectRef, ObjectSource, Publisher } from "#shared/pipeline/ports.js";
+import type { ObjectSource, Publisher } from "#shared/pipeline/ports.js";
 import { type ProcessOptions, type ProcessResult, processObject } from "#shared/pipeline/process-object.js";
 import { fileSpool } from "#shared/spool/index.js";
 import { openStream, readInput, toInputError, toolVersion } from "../io.js";
@@ -17,8 +18,7 @@ import { openStream, readInput, toInputError, toolVersion } from "../io.js";
 export type CopySink = (body: AsyncIterable<Uint8Array>) => Promise<void>;
 
 /** Options of a local job: `processObject`'s, with the copy's sink and the receipt as paths. */
-export interface LocalJobOptions
-  extends Omit<ProcessOptions, "toolVersion" | "keys" | "publish" | "receipt" | "now"> {
+export interface LocalJobOptions extends Omit<ProcessOptions, "toolVersion" | "mode" | "now"> {
   /** Make the Layer C copy and hand it here; without it the file is only inspected. */
   copy?: CopySink;
   /** A receipt file to check the replay against; null: against none (unverifiable). */
@@ -62,10 +62,10 @@ function pathSource(path: string): ObjectSource {
 export async function localJob(file: string, options: LocalJobOptions = {}): Promise<ProcessResult> {
   const { copy, receipt, ...rest } = options;
   const objects = new MemoryObjectStore();
-  let receiptRef: ObjectRef | null | undefined = receipt === null ? null : undefined;
+  let checkAgainst: LocalReceipt = receipt === null ? "none" : "unchecked";
   if (typeof receipt === "string") {
     const { open: _, ...ref } = objects.put(receipt, await readInput(receipt));
-    receiptRef = ref;
+    checkAgainst = ref;
   }
   const ports = {
     objects,
@@ -77,9 +77,7 @@ export async function localJob(file: string, options: LocalJobOptions = {}): Pro
     return await processObject(pathSource(file), ports, {
       ...rest,
       toolVersion: toolVersion(),
-      keys: "local",
-      publish: copy !== undefined,
-      ...(receiptRef === undefined ? {} : { receipt: receiptRef }),
+      mode: { kind: copy === undefined ? "inspect-only" : "local", receipt: checkAgainst },
     });
   } catch (error) {
     throw toInputError(file, error);

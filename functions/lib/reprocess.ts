@@ -45,7 +45,7 @@ export function makeReprocessHandler(
       toolVersion: deps.toolVersion,
       parallel: { workers: 0 },
       ...deps.rules,
-      reprocess: { runId: run_id },
+      mode: { kind: "reprocess", runId: run_id },
     });
     deps.logger.info("reprocessed", { run_id, ...change });
     return change;

@@ -14,9 +14,32 @@ import type { Provenance } from "./provenance.js";
  * as it is (`duplicate`, `stale`), so a resumed run does not redo a file.
  */
 export interface ReprocessMode {
+  kind: "reprocess";
   /** The run's id, written into each record it replaces (`reprocess_run`). */
   runId: string;
 }
+
+/**
+ * What a local job checks its replay against: a receipt given (`verify --receipt`; read through
+ * `ports.objects`), `none` (a check against no receipt: one unverifiable report, nothing
+ * recorded), or `unchecked` (no receipt check at all).
+ */
+export type LocalReceipt = ObjectRef | "none" | "unchecked";
+
+/**
+ * Which job `processObject` runs:
+ * - `pipeline`: an object of the ingest store, held to its key rules, checked against the session's
+ *   receipts in the index (a RECEIPT.json is a receipt and checks the session's replays);
+ * - `reprocess`: the same, on an already recorded version whose record it replaces (`ReprocessMode`);
+ * - `local`: a path on this machine, as given (the CLI's `inspect`, `verify`, `redact`, `scan`): no
+ *   key rules, tenant and session `local`, every object a replay, checked against `receipt` only;
+ * - `inspect-only`: as `local`, without the Layer C copy (no transform runs).
+ */
+export type JobMode =
+  | { kind: "pipeline" }
+  | ReprocessMode
+  | { kind: "local"; receipt: LocalReceipt }
+  | { kind: "inspect-only"; receipt: LocalReceipt };
 
 /** How `processObject` reads, redacts and stamps. */
 export interface ProcessOptions {
@@ -35,30 +58,15 @@ export interface ProcessOptions {
   maxDecompressedBytes?: number;
   /** The clock (tests pin it). */
   now?: () => Date;
-  /**
-   * Where the key comes from: `store` (default) holds it to the store's key rules and reads a
-   * RECEIPT.json as a receipt; `local` takes it as a path on this machine, as given (the CLI's
-   * `inspect`, `verify`, `redact`, `scan`): no key rules, tenant and session `local`, every object
-   * a replay (the caller pairs receipts), every call processed (no duplicate check).
-   */
-  keys?: "store" | "local";
-  /** Make and publish the Layer C copy (default true); false only inspects: no transform runs. */
-  publish?: boolean;
   /** Publish the copy of a `failed` or `invalid` replay too; its record says so (`redact --allow-unverified`). */
   publishUnverified?: boolean;
-  /**
-   * The receipt to check a replay against, given directly (`verify --receipt`; read through
-   * `ports.objects`) instead of the session's receipts in the index; null checks the replay
-   * against no receipt, which is unverifiable.
-   */
-  receipt?: ObjectRef | null;
   /**
    * The digest of the rules this job runs (`Provenance.rules_digest`); default `rulesDigest(preset)`.
    * A rule pack laid over the built-in rules gives its own.
    */
   rulesDigest?: string;
-  /** Run the job again on an already recorded version and replace its record (`ReprocessMode`). */
-  reprocess?: ReprocessMode;
+  /** Which job runs (default `pipeline`). */
+  mode?: JobMode;
 }
 
 /** The verdict document: what the reports store keeps for one processed object. */

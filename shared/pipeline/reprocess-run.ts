@@ -88,7 +88,7 @@ export async function selectItems(
 export async function reprocessItem(
   item: ReprocessItem,
   ports: Ports,
-  options: ProcessOptions & { reprocess: ReprocessMode },
+  options: ProcessOptions & { mode: ReprocessMode },
 ): Promise<ReprocessChange> {
   const before = await ports.index.getFile(item.tenant, item.session, item.key);
   const sameVersion =

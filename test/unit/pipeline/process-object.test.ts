@@ -582,12 +582,13 @@ describe("processObject: nothing stored holds a secret from the input", () => {
 });
 
 describe("processObject for the CLI's one-off commands: keys 'local', no copy, a given receipt", () => {
-  const LOCAL: ProcessOptions = { ...OPTIONS, keys: "local" };
+  const LOCAL: ProcessOptions = { ...OPTIONS, mode: { kind: "local", receipt: "unchecked" } };
+  const INSPECT: ProcessOptions = { ...OPTIONS, mode: { kind: "inspect-only", receipt: "unchecked" } };
 
   it("takes a path as the key (no key rules) and, with publish false, inspects without a copy", async () => {
     const ports = memoryPorts();
     const source = ports.objects.put("../some dir/fix-auth.REPLAY.jsonl", FIX_AUTH);
-    const result = await processObject(source, ports, { ...LOCAL, publish: false });
+    const result = await processObject(source, ports, INSPECT);
     expect(result.record).toMatchObject({
       kind: "replay",
       verdict: "passed",
@@ -603,7 +604,7 @@ describe("processObject for the CLI's one-off commands: keys 'local', no copy, a
   it("reads a RECEIPT.json given as a local key as a replay (the caller pairs receipts)", async () => {
     const ports = memoryPorts();
     const source = ports.objects.put("RECEIPT.json", await receiptFor(FIX_AUTH));
-    const result = await processObject(source, ports, { ...LOCAL, publish: false });
+    const result = await processObject(source, ports, INSPECT);
     expect(result.record.kind).toBe("replay");
     expect(result.record.verdict).toBe("invalid");
   });
@@ -612,15 +613,18 @@ describe("processObject for the CLI's one-off commands: keys 'local', no copy, a
     const ports = memoryPorts();
     const { open: _, ...receipt } = ports.objects.put("r/RECEIPT.json", await receiptFor(FIX_AUTH));
     const good = await processObject(ports.objects.put("a/REPLAY.jsonl", FIX_AUTH), ports, {
-      ...LOCAL,
-      receipt,
+      ...OPTIONS,
+      mode: { kind: "local", receipt },
     });
     expect(good.verifications).toHaveLength(1);
     expect(good.verifications[0]).toMatchObject({ verdict: "passed", receipt_shape: expect.any(String) });
     expect(good.record.layer_c_key).not.toBeNull();
     // A replay whose calls differ from the receipt's: the check fails, nothing is published.
     const other = FIX_AUTH.replace(/"session_id":"[^"]*"/, '"session_id":"another"');
-    const bad = await processObject(ports.objects.put("b/REPLAY.jsonl", other), ports, { ...LOCAL, receipt });
+    const bad = await processObject(ports.objects.put("b/REPLAY.jsonl", other), ports, {
+      ...OPTIONS,
+      mode: { kind: "local", receipt },
+    });
     expect(bad.verifications[0]?.verdict).toBe("failed");
     expect(bad.document.layer_c).toBeNull();
     expect(bad.document.not_published).toMatch(/receipt check failed/);
@@ -629,9 +633,8 @@ describe("processObject for the CLI's one-off commands: keys 'local', no copy, a
   it("with receipt null, checks against none: one unverifiable report, no check recorded", async () => {
     const ports = memoryPorts();
     const result = await processObject(ports.objects.put("x.jsonl", FIX_AUTH), ports, {
-      ...LOCAL,
-      publish: false,
-      receipt: null,
+      ...OPTIONS,
+      mode: { kind: "inspect-only", receipt: "none" },
     });
     expect(result.verifications.map((v) => v.verdict)).toEqual(["unverifiable"]);
     expect(result.checks).toEqual([]);

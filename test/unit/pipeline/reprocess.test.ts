@@ -157,7 +157,7 @@ describe("reprocessItem and runItems over memory ports", () => {
     expect(items).toHaveLength(8);
     const { changes, failed } = await runItems(
       items,
-      (item) => reprocessItem(item, ports, { ...NEW, reprocess: { runId: "run-1" } }),
+      (item) => reprocessItem(item, ports, { ...NEW, mode: { kind: "reprocess", runId: "run-1" } }),
       { concurrency: 3 },
     );
     expect(failed).toEqual([]);
@@ -209,7 +209,7 @@ describe("reprocessItem and runItems over memory ports", () => {
     expect(items).toHaveLength(6);
     const { changes } = await runItems(
       items,
-      (item) => reprocessItem(item, ports, { ...NEW, reprocess: { runId: "run-k" } }),
+      (item) => reprocessItem(item, ports, { ...NEW, mode: { kind: "reprocess", runId: "run-k" } }),
       { concurrency: 2 },
     );
     expect(changes.every((c) => c.outcome === "written" && c.withdrawn === null && c.republished)).toBe(true);
@@ -229,7 +229,7 @@ describe("reprocessItem and runItems over memory ports", () => {
     const written = countingReplaces(ports);
     const items = [...ports.index.files.values()].map(itemOf);
     const handle = (item: (typeof items)[number]) =>
-      reprocessItem(item, ports, { ...NEW, reprocess: { runId: "run-2" } });
+      reprocessItem(item, ports, { ...NEW, mode: { kind: "reprocess", runId: "run-2" } });
     const stop = new AbortController();
     const first = await runItems(items, handle, {
       concurrency: 2,
@@ -252,7 +252,7 @@ describe("reprocessItem and runItems over memory ports", () => {
     const ports = await seeded(1);
     const [item] = [...ports.index.files.values()].map(itemOf) as [ReturnType<typeof itemOf>];
     await processObject(ports.objects.put(item.key, FIX_AUTH), ports, NEW);
-    const change = await reprocessItem(item, ports, { ...NEW, reprocess: { runId: "run-3" } });
+    const change = await reprocessItem(item, ports, { ...NEW, mode: { kind: "reprocess", runId: "run-3" } });
     expect(change.outcome).toBe("stale");
     expect((await ports.index.getFile("acme", "s-1", item.key))?.reprocess_run).toBeUndefined();
   });
