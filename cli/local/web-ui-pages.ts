@@ -124,10 +124,11 @@ export function sessionPage(
   checks: ReceiptCheckRecord[],
 ): string {
   const rows = files.map((f) => {
+    // A file with no published copy is shown as its outline (hashes, names), never its content.
     const view =
-      f.layer_c_key === null
-        ? `<span class="muted">no published copy</span>`
-        : `<a href="${esc(uiPath("/v/", f.ref.key))}">view</a>`;
+      f.kind !== "replay"
+        ? ""
+        : `<a href="${esc(uiPath("/v/", f.ref.key))}">${f.layer_c_key === null ? "outline (no published copy)" : "view copy"}</a>`;
     const error = f.first_error === null ? "" : ` <code>${esc(f.first_error.code)}</code>`;
     const totals = `${f.checks_total.passed} passed, ${f.checks_total.failed} failed, ${f.checks_total.unverifiable} unverifiable`;
     return `<tr><td>${esc(f.file)}</td><td>${esc(f.kind)}</td><td>${esc(f.format ?? "—")}</td><td class="${esc(f.verdict)}">${esc(f.verdict)}${error}</td><td>${esc(totals)}</td><td>${view}</td></tr>`;

@@ -1,8 +1,8 @@
 /**
  * The local web UI `npm start` serves on 127.0.0.1: read-only pages over the local stack. Sessions
  * come from the day index (its queries, never a Scan); a file's viewer page and a diff are built
- * from published Layer C copies only: an original in the ingest bucket is unredacted, so it is
- * never shown. Only GET and HEAD; anything else, or a path or key that does not fit, is a 404.
+ * from a file's published Layer C copy, or from its original's outline (hashes, names, no content)
+ * when it has none: an original is unredacted, so its content is never shown. Only GET and HEAD; anything else, or a path or key that does not fit, is a 404.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -28,6 +28,7 @@ export interface UiSource {
   getObject(bucket: string, key: string): Promise<Uint8Array | null>;
   /** The keys under `prefix`. */
   listKeys(bucket: string, prefix: string): Promise<string[]>;
+  ingestBucket: string;
   publishedBucket: string;
   reportsBucket: string;
   /** Today, UTC yyyy-mm-dd: the sessions list's default day. */
@@ -121,17 +122,18 @@ export async function handleUi(source: UiSource, method: string, target: string)
   }
   if (path.startsWith("/v/")) {
     const key = segments(path, "/v/")?.join("/") ?? "";
-    const view = await published(source, key);
+    const view = await fileView(source, key);
     if ("missing" in view) return notFound(view.missing);
-    const note = `<p class="muted">Built from the published Layer C copy <code>s3://${esc(source.publishedBucket)}/${esc(view.copyKey)}</code> of <code>${esc(key)}</code>; the original in the ingest bucket is never shown. <a href="/">sessions</a></p>`;
+    const note = `<p class="muted" id="source">Built from ${esc(view.source)}. <a href="/">sessions</a></p>`;
     return html(200, viewerPage(view.view).replace("<main>", `<main>${note}`), VIEWER_CSP);
   }
   if (path === "/d") {
-    const a = await published(source, url.searchParams.get("a") ?? "");
+    const a = await fileView(source, url.searchParams.get("a") ?? "");
     if ("missing" in a) return notFound(`a: ${a.missing}`);
-    const b = await published(source, url.searchParams.get("b") ?? "");
+    const b = await fileView(source, url.searchParams.get("b") ?? "");
     if ("missing" in b) return notFound(`b: ${b.missing}`);
-    return html(200, diffHtml(diffSessions(a.view, b.view)));
+    const note = `<p class="muted" id="source">a: built from ${esc(a.source)}.<br>b: built from ${esc(b.source)}. <a href="/">sessions</a></p>`;
+    return html(200, diffHtml(diffSessions(a.view, b.view)).replace("<main>", `<main>${note}`));
   }
   return notFound("not a path of this UI");
 }
@@ -161,32 +163,42 @@ async function sessions(source: UiSource, params: URLSearchParams): Promise<UiRe
   return html(200, sessionsPage(q, tenants, records));
 }
 
-/** The view of `key`'s published copy, or why there is none to show. */
-async function published(
+/**
+ * The view of `key`: its published copy's, or, when it has none, its original's outline (names,
+ * ids, statuses and hashes, scrubbed, every step's text dropped): what a copy keeps, none of the
+ * original's content. `source` says which.
+ */
+async function fileView(
   source: UiSource,
   key: string,
-): Promise<{ view: SessionView; copyKey: string } | { missing: string }> {
+): Promise<{ view: SessionView; source: string } | { missing: string }> {
   const parsed = parseObjectKey(key);
   if (!parsed.ok) return { missing: `not a file key: ${parsed.problem.message}` };
   const { tenant, session } = parsed.key;
   const record = (await source.index.listFiles(tenant, session)).find((f) => f.ref.key === key);
   if (record === undefined) return { missing: `no file ${key} recorded` };
-  if (record.layer_c_key === null)
-    return {
-      missing: `${key} has no published Layer C copy (verdict ${record.verdict}); its original is unredacted and is not shown`,
-    };
-  const bytes = await source.getObject(source.publishedBucket, record.layer_c_key);
-  if (bytes === null) return { missing: `the published copy of ${key} is gone` };
-  const view = await copyView(
-    record.layer_c_key,
-    key,
-    (async function* () {
-      yield bytes;
-    })(),
-    await source.index.listChecks(tenant, session),
-    {},
+  if (record.kind !== "replay") return { missing: `${key} is a ${record.kind}, not a replay` };
+  const checks = await source.index.listChecks(tenant, session);
+  const copyKey = record.layer_c_key;
+  const bytes = await source.getObject(
+    copyKey === null ? source.ingestBucket : source.publishedBucket,
+    copyKey ?? key,
   );
-  return { view, copyKey: record.layer_c_key };
+  if (bytes === null)
+    return { missing: `the ${copyKey === null ? "original" : "published copy"} of ${key} is gone` };
+  const body = (async function* () {
+    yield bytes;
+  })();
+  if (copyKey !== null) {
+    const view = await copyView(copyKey, key, body, checks, {});
+    return { view, source: `the published Layer C copy s3://${source.publishedBucket}/${copyKey}` };
+  }
+  const view = await copyView(key, key, body, checks, {});
+  for (const step of view.steps) step.text = null;
+  return {
+    view,
+    source: `the original s3://${source.ingestBucket}/${key}, which has no published copy (verdict ${record.verdict}): its outline only (names, ids, statuses, hashes; scrubbed), none of its content`,
+  };
 }
 
 async function auditKeys(source: UiSource): Promise<string[]> {
@@ -204,11 +216,13 @@ async function audit(source: UiSource, key: string): Promise<UiResponse> {
 export function stackSource(
   s3: S3Client,
   index: UiIndex,
-  buckets: { publishedBucket: string; reportsBucket: string },
+  buckets: { ingestBucket: string; publishedBucket: string; reportsBucket: string },
 ): UiSource {
   return {
     index,
-    ...buckets,
+    ingestBucket: buckets.ingestBucket,
+    publishedBucket: buckets.publishedBucket,
+    reportsBucket: buckets.reportsBucket,
     today: () => new Date().toISOString().slice(0, 10),
     async getObject(bucket, key) {
       try {
