@@ -30,7 +30,7 @@ export function esc(text: string): string {
 }
 
 /** A path of the UI with each segment percent-encoded: `/v/` + `t/s/f`. */
-export function uiPath(prefix: string, key: string): string {
+function uiPath(prefix: string, key: string): string {
   return `${prefix}${key.split("/").map(encodeURIComponent).join("/")}`;
 }
 
