@@ -124,7 +124,7 @@ export async function handleUi(source: UiSource, method: string, target: string)
     const key = segments(path, "/v/")?.join("/") ?? "";
     const view = await fileView(source, key);
     if ("missing" in view) return notFound(view.missing);
-    const note = `<p class="muted" id="source">Built from ${esc(view.source)}. <a href="/">sessions</a></p>`;
+    const note = `<p class="muted" id="source" style="overflow-wrap:anywhere">Built from ${esc(view.source)}. <a href="/">sessions</a></p>`;
     return html(200, viewerPage(view.view).replace("<main>", `<main>${note}`), VIEWER_CSP);
   }
   if (path === "/d") {
@@ -132,7 +132,7 @@ export async function handleUi(source: UiSource, method: string, target: string)
     if ("missing" in a) return notFound(`a: ${a.missing}`);
     const b = await fileView(source, url.searchParams.get("b") ?? "");
     if ("missing" in b) return notFound(`b: ${b.missing}`);
-    const note = `<p class="muted" id="source">a: built from ${esc(a.source)}.<br>b: built from ${esc(b.source)}. <a href="/">sessions</a></p>`;
+    const note = `<p class="muted" id="source" style="overflow-wrap:anywhere">a: built from ${esc(a.source)}.<br>b: built from ${esc(b.source)}. <a href="/">sessions</a></p>`;
     return html(200, diffHtml(diffSessions(a.view, b.view)).replace("<main>", `<main>${note}`));
   }
   return notFound("not a path of this UI");

@@ -60,6 +60,10 @@ describe("local web UI in Chromium", () => {
     await stack?.close();
   });
 
+  /** How far `page` is wider than its viewport (0 or less: it fits). */
+  const overflow = (page: Page) =>
+    page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
+
   /** A page that records console errors, page errors and requests leaving the UI. */
   async function opened(width: number, problems: string[]): Promise<Page> {
     const page = await browser.newPage({ viewport: { width, height: 900 } });
@@ -79,6 +83,7 @@ describe("local web UI in Chromium", () => {
       const page = await opened(width, problems);
       await page.goto(ui.url);
       await expect.poll(() => page.locator("#sessions tbody tr").count()).toBeGreaterThanOrEqual(5);
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
       await page.screenshot({ path: join(SHOTS, `sessions-${width}.png`), fullPage: true });
 
       // The verdict filter keeps the failed session only.
@@ -94,6 +99,7 @@ describe("local web UI in Chromium", () => {
       expect(page.url()).toBe(`${ui.url}s/examples/fix-auth`);
       expect(await page.locator("#files").textContent()).toContain("fix-auth.REPLAY.jsonl");
       expect(await page.locator("#checks").textContent()).toContain("fix-auth.RECEIPT.json");
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
       await page.getByRole("link", { name: "view copy" }).click();
       expect(page.url()).toBe(`${ui.url}v/${FIX}`);
       expect(await page.locator("#source").textContent()).toContain("published Layer C copy");
@@ -107,6 +113,10 @@ describe("local web UI in Chromium", () => {
       const first = await changed.first().textContent();
       expect(first).toContain("file_read");
       expect(first).toContain("params");
+      expect(await page.locator("#source").textContent()).toContain(
+        "which has no published copy (verdict failed)",
+      );
+      expect(await overflow(page)).toBeLessThanOrEqual(0);
       await page.screenshot({ path: join(SHOTS, `diff-${width}.png`), fullPage: true });
 
       await page.goto(`${ui.url}audits`);
