@@ -4,6 +4,7 @@
  * its original, and the session's receipt check of that file).
  */
 import { GetObjectCommand } from "@aws-sdk/client-s3";
+import type { ReceiptCheckRecord } from "#shared/pipeline/ports.js";
 import { scrubReport } from "#shared/redact/index.js";
 import { readSessionView, type SessionView } from "#shared/view/index.js";
 import { UsageError } from "./errors.js";
@@ -35,21 +36,41 @@ export async function publishedView(
     const out = await t.s3.send(new GetObjectCommand({ Bucket: t.publishedBucket, Key: record.layer_c_key }));
     const body = out.Body as AsyncIterable<Uint8Array> | undefined;
     if (body === undefined) throw new Error(`view: GetObject ${record.layer_c_key} returned no body`);
-    const { view } = await readSessionView(body, { file: record.layer_c_key, ...options });
-    // The latest receipt check of this file, as the pipeline recorded it (its failed rows).
-    const check = (await t.index.listChecks(tenant, session))
-      .filter((c) => c.replay.key === record.ref.key)
-      .sort((a, b) => a.processed_at.localeCompare(b.processed_at))
-      .at(-1);
-    if (check !== undefined)
-      view.receipt = {
-        file: check.receipt.key,
-        verdict: check.verdict,
-        checks: check.failed,
-        checks_total: check.checks_total,
-      };
-    return scrubReport(view);
+    return await copyView(
+      record.layer_c_key,
+      record.ref.key,
+      body,
+      await t.index.listChecks(tenant, session),
+      options,
+    );
   } finally {
     t.close();
   }
+}
+
+/**
+ * The scrubbed view of the published copy `copyKey` (its bytes `body`) of the file `fileKey`, with
+ * the latest of the session's `checks` of that file as its receipt check. Shared with the local web UI.
+ */
+export async function copyView(
+  copyKey: string,
+  fileKey: string,
+  body: AsyncIterable<Uint8Array>,
+  checks: ReceiptCheckRecord[],
+  options: { hmacKey?: Uint8Array; parallel?: ReturnType<typeof parallelOptions> },
+): Promise<SessionView> {
+  const { view } = await readSessionView(body, { file: copyKey, ...options });
+  // The latest receipt check of this file, as the pipeline recorded it (its failed rows).
+  const check = checks
+    .filter((c) => c.replay.key === fileKey)
+    .sort((a, b) => a.processed_at.localeCompare(b.processed_at))
+    .at(-1);
+  if (check !== undefined)
+    view.receipt = {
+      file: check.receipt.key,
+      verdict: check.verdict,
+      checks: check.failed,
+      checks_total: check.checks_total,
+    };
+  return scrubReport(view);
 }

@@ -17,6 +17,7 @@ import { outputError, packageFile, toInputError, writeOut } from "../io.js";
 import { hasLegacyProvider } from "../local/servers.js";
 import { LocalStack, type StackOutcome } from "../local/stack.js";
 import type { TornObject } from "../local/torn-objects.js";
+import { stackSource, startWebUi, type WebUi } from "../local/web-ui.js";
 
 /** Help text of `start`. */
 export const START_HELP = `Usage: replay-pipeline start [options]      (npm start -- [options])
@@ -32,6 +33,10 @@ Once the examples have their verdicts it writes the audit report of the day (the
 JSON, Markdown and HTML) to DIR/reports/ and to the reports bucket (audits/<day>.*), and prints
 where.
 
+Unless --no-ui, it also serves a read-only web UI on 127.0.0.1 (its address is in the banner):
+sessions by tenant, day and verdict, a session's files and receipt checks, each published copy's
+viewer page, a diff of two files (/d?a=KEY&b=KEY) and the audit reports.
+
 Options:
   --once               process the examples and exit: 0 when each got a recorded verdict
                        (whatever it is), 1 when one has none (dead-lettered, or pending at
@@ -44,6 +49,8 @@ Options:
   --dynamo-port N      DynamoDB port (default 4570; 0 picks a free one)
   --max-receives N     receives before a record goes to DIR/dlq (default 3)
   --timeout S          with --once, seconds to wait for verdicts (default 120)
+  --ui-port N          port of the read-only web UI on 127.0.0.1 (default 0: a free one)
+  --no-ui              serve no web UI
   --verbose            print the handler's JSON logs too
   -h, --help           this help
 
@@ -60,6 +67,8 @@ const OPTIONS = {
   "max-receives": { type: "string" },
   timeout: { type: "string" },
   verbose: { type: "boolean" },
+  "ui-port": { type: "string" },
+  "no-ui": { type: "boolean" },
 } as const;
 
 /**
@@ -163,6 +172,7 @@ export async function startCommand(argv: string[]): Promise<number> {
   )
     return await withLegacyProvider(argv);
   const timeout = (intOption("start", "timeout", values.timeout) ?? 120) * 1000;
+  const uiPort = intOption("start", "ui-port", values["ui-port"], 0) ?? 0;
   const examples = await examplesOf(values.examples ?? defaultExamples());
   const root = values.dir ?? ".local";
   const firstDay = new Date().toISOString().slice(0, 10);
@@ -187,7 +197,12 @@ export async function startCommand(argv: string[]): Promise<number> {
     `local stack: S3 ${info.s3Endpoint} (buckets ${info.ingestBucket}, ${info.publishedBucket}, ${info.reportsBucket}), DynamoDB ${info.dynamoEndpoint} (table ${info.tableName}); ${join(root, "stack.json")}\n`,
   );
   for (const torn of stack.torn) await writeOut(tornRow(torn));
+  let ui: WebUi | null = null;
   try {
+    if (values["no-ui"] !== true) {
+      ui = await startWebUi(stackSource(stack.s3, stack.index, info), { port: uiPort });
+      await writeOut(`web UI (read-only): ${ui.url}\n`);
+    }
     await writeOut(`uploading ${examples.length} example(s) to s3://${info.ingestBucket}/examples/\n`);
     for (const { path, key } of examples) {
       await stack.s3.send(
@@ -211,6 +226,7 @@ export async function startCommand(argv: string[]): Promise<number> {
       );
     await stopped;
   } finally {
+    await ui?.close();
     await stack.close();
   }
   await writeOut("local stack stopped\n");

@@ -70,6 +70,8 @@ describe("npm start -- --once", () => {
     });
     expect(out.stdout).toContain(`every example (${names.length}) has a recorded verdict`);
     expect(out.stdout).toContain(join(dir, "stack.json"));
+    // The web UI's address is in the banner (a free port by default).
+    expect(out.stdout).toMatch(/^web UI \(read-only\): http:\/\/127\.0\.0\.1:\d+\/$/m);
     // Removed on stop: its endpoints are gone, and `--local` must not find them.
     expect(existsSync(join(dir, "stack.json"))).toBe(false);
 
@@ -94,7 +96,8 @@ describe("npm start -- --once", () => {
     copyFileSync(join(EXAMPLES, "tampered.REPLAY.jsonl"), join(examples, "tampered.REPLAY.jsonl"));
     writeFileSync(join(examples, "garbage.jsonl"), "{not json\n");
     const dir = tempDir("start-once-");
-    const out = start(["--once", "--memory", "--dir", dir, "--examples", examples, ...freePorts]);
+    const out = start(["--once", "--memory", "--dir", dir, "--examples", examples, "--no-ui", ...freePorts]);
+    expect(out.stdout).not.toContain("web UI");
     expect(out.code).toBe(0);
     expect(verdicts(out.stdout)).toEqual({
       "examples/garbage/garbage.jsonl": "INVALID",
