@@ -75,14 +75,8 @@ function scriptFor(workers: number, options: ParallelOptions): URL | string | un
  * Lines the calling thread runs at a time while the oldest batch is still on a worker, and the
  * most it holds run ahead of that batch. Lines, not bytes: what it holds is a few objects per line
  * (every one copied by each collection it lives through), so a file of short lines needs the
- * tighter bound. Measured on 2 cores, `process` on 500 MB, 4 runs each in turn: with whole 512 KiB
- * batches, two ahead, 10.6-11.2 s in 274-295 MB on a file dense in tool calls and 4.0-4.6 s in
- * 215-236 MB on the normal one; with 256 lines, 512 ahead, 10.6-12.3 s in 235-245 MB and
- * 4.1-4.5 s in 217-242 MB; with 128 KiB, 256 KiB ahead, 11.0-12.5 s in 236-245 MB and 4.7-5.6 s.
- * (Those runs had no cap of one group per worker plus one; with it, a full `npm run bench` gave
- * the dense file 44.4 MB/s in 245 MB and the normal one 115.4 MB/s in 213 MB.) Once lines crossed
- * threads as wire text (the dense file at 76-81 MB/s), 128 lines with 256 ahead and 512 with 1,024
- * ahead measured no different from these, within the machine's drift.
+ * tighter bound. 256 lines with 512 ahead held the dense file's peak lower than byte-sized
+ * batches at the same speed (docs/performance.md, "Worker tuning").
  */
 const LOCAL_LINES = 256;
 const LOCAL_LINES_AHEAD = 512;

@@ -41,9 +41,8 @@ export interface SplitTaskInit {
  */
 export const splitTask: LineTaskModule<SplitTaskInit> = {
   name: "split",
-  // Measured on 2 cores: a 2 GB `inspect` peaked at 246-254 MiB with a 16 MB young generation
-  // and 237-244 MiB with 4 (the bound is 256 MB); with 4 batches per worker instead of 2 it took
-  // 327 MiB (more results crossing to the main thread's heap).
+  // A small young generation and two batches in flight keep a 2 GB `inspect` under the 256 MB
+  // bound (docs/performance.md, "Worker tuning").
   tuning: { youngGenerationMb: 4, batchesInFlight: 2 },
   create(init) {
     const lazy = new Set(init.lazy);

@@ -4,7 +4,7 @@
  */
 import { BASE64_DIGIT, inTable } from "./chars.js";
 import { isMasked } from "./detect/randomness.js";
-import type { Finding, PatternRule } from "./rule-types.js";
+import type { Detection, PatternRule } from "./rule-types.js";
 
 const PLACEHOLDER =
   /^(?:\[REDACTED[^\]]*\]?.*|\*+|x{3,}|\.{3}|…|null|none|nil|true|false|undefined|string|str|number|int|bool|boolean|any|unknown|optional\[str\]|foo|bar|baz|new|example|password|passwd|secret|token|<[^>]*>|\$\{[^}]*\}|%\([^)]*\)s|\{\{[^}]*\}\}|%[A-Za-z_]\w*%)$/i;
@@ -47,7 +47,7 @@ export function hasMixedCase(s: string, min: number): boolean {
  * by a linear scan: the regular expression tried each position of every long run) with both
  * cases and a digit, `/` or `+`, in a text where `AWS_ID` matches.
  */
-export function scanAwsSecretNextToId(text: string, out: Finding[], rule: PatternRule): void {
+export function scanAwsSecretNextToId(text: string, out: Detection[], rule: PatternRule): void {
   const n = text.length;
   let i = 0;
   while (i < n) {
@@ -66,7 +66,7 @@ export function scanAwsSecretNextToId(text: string, out: Finding[], rule: Patter
 }
 
 /** Linear e-mail scanner: expands around each `@` (a regexp would backtrack on long alphanumeric runs). */
-export function scanEmails(text: string, out: Finding[], rule: PatternRule): void {
+export function scanEmails(text: string, out: Detection[], rule: PatternRule): void {
   const local = /[A-Za-z0-9._%+-]/;
   const domain = /[A-Za-z0-9.-]/;
   let at = text.indexOf("@");
@@ -305,7 +305,7 @@ const DOCUMENT_BREAK = /^---[ \t]*\r?$/gm;
  * value's lines; comments are skipped. `data:` values are base64 of 10+ characters (shorter ones are
  * examples such as `YmFyCg==`), `stringData:` values any text but a placeholder.
  */
-export function scanKubernetesSecret(text: string, out: Finding[], rule: PatternRule): void {
+export function scanKubernetesSecret(text: string, out: Detection[], rule: PatternRule): void {
   const breaks = [0, ...[...text.matchAll(DOCUMENT_BREAK)].map((b) => b.index), text.length];
   const block = /^([ \t]*)(stringD|d)ata:[ \t]*\r?$/gm;
   for (let m = block.exec(text); m !== null; m = block.exec(text)) {

@@ -1,15 +1,15 @@
 /**
- * The types every detection rule shares: a finding (a range to replace), a rule, and the layer
- * it belongs to.
+ * The types every detection rule shares: a detection (a range to replace; `Finding` is the name
+ * of a problem with an input, in formats/), a rule, and the layer it belongs to.
  */
 
 /** A range of a string to replace. */
-export interface Finding {
+export interface Detection {
   start: number;
   end: number;
   /** Rule id, written into the replacement: `[REDACTED:<rule>]`. */
   rule: string;
-  /** `secret` findings always win and are merged with each other; `privacy` findings yield to secrets. */
+  /** `secret` detections always win and are merged with each other; `privacy` ones yield to secrets. */
   kind: "secret" | "privacy";
   /** Fixed replacement text instead of `[REDACTED:…]` (home-path: `~`). */
   replacement?: string;
@@ -70,7 +70,7 @@ export interface PatternRule {
   /** Extra check on a match. */
   accept?: (match: RegExpExecArray, text: string) => boolean;
   /** Custom matcher instead of `pattern` (linear-time scanners). */
-  scan?: (text: string, out: Finding[], rule: PatternRule) => void;
+  scan?: (text: string, out: Detection[], rule: PatternRule) => void;
   replacement?: string;
   /** Rule id to write for this match when it depends on the match (url-password vs db-connection-string). */
   ruleFor?: (match: RegExpExecArray) => string;

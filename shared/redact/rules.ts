@@ -2,7 +2,7 @@
  * Detection rules of the Layer C string scrubber: our own pattern rules plus the secretlint
  * `preset-recommend` rules, driven synchronously (see {@link SecretlintScanner}).
  *
- * Every rule returns {@link Finding}s: half-open UTF-16 ranges `[start, end)` of the text that must be replaced.
+ * Every rule returns {@link Detection}s: half-open UTF-16 ranges `[start, end)` of the text that must be replaced.
  */
 
 import { isIPv6 } from "node:net";
@@ -31,7 +31,7 @@ import {
   scanEmails,
   scanKubernetesSecret,
 } from "./rule-helpers.js";
-import type { Finding, PatternRule } from "./rule-types.js";
+import type { Detection, PatternRule } from "./rule-types.js";
 
 /**
  * Our own rules. Secret rules run for every preset; privacy rules only when their policy switch is on.
@@ -457,7 +457,7 @@ function nextMatch(rule: PatternRule, re: RegExp, text: string, from: number): R
 }
 
 /** Runs `rules` over `text`, appending findings to `out`. */
-export function runPatternRules(text: string, rules: readonly PatternRule[], out: Finding[]): void {
+export function runPatternRules(text: string, rules: readonly PatternRule[], out: Detection[]): void {
   const needles = needlesOf(rules);
   let found: number | undefined;
   let tokenRun: boolean | undefined;
@@ -487,7 +487,7 @@ export function runPatternRules(text: string, rules: readonly PatternRule[], out
       if (range === undefined || range[1] <= range[0]) continue;
       // Rescan from the start of the redacted group: `token => client_secret='…'` holds a second assignment.
       if (range[0] > m.index) at = range[0];
-      const finding: Finding = {
+      const finding: Detection = {
         start: range[0],
         end: range[1],
         rule: rule.ruleFor?.(m) ?? rule.id,
@@ -519,7 +519,7 @@ export function isSecretMemberName(name: string): boolean {
 }
 
 export { isPlaceholderToken } from "./rule-helpers.js";
-export { type Finding, LAYERS, type Layer, type PatternRule } from "./rule-types.js";
+export { type Detection, LAYERS, type Layer, type PatternRule } from "./rule-types.js";
 export {
   canSkipSecretlint,
   SECRETLINT_PRESET_ID,

@@ -33,7 +33,7 @@ import {
 import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
 import {
   canSkipSecretlint,
-  type Finding,
+  type Detection,
   isPlaceholderToken,
   isSecretMemberName,
   LAYERS,
@@ -199,7 +199,7 @@ export class Scrubber {
   scrubKey(name: string, path: string): string {
     if (name.length === 0 || isTag(name)) return name;
     const findings = this.cachedFindings(name);
-    const more: Finding[] = [];
+    const more: Detection[] = [];
     if (this.shapes && name.length >= GENERATED_NAME_MIN) {
       scanGeneratedRuns(name, more, SHAPE_RULE_ID, GENERATED_NAME_MIN, true);
     }
@@ -251,15 +251,19 @@ export class Scrubber {
   }
 
   /** Findings on `text` after merging (exposed for tests and for callers that only need to know). */
-  findings(text: string, rules: readonly PatternRule[] = this.rules): Finding[] {
-    const raw: Finding[] = [];
+  findings(text: string, rules: readonly PatternRule[] = this.rules): Detection[] {
+    const raw: Detection[] = [];
     this.detect(text, rules, raw);
     if (PERCENT.test(text)) {
       const view = percentDecoded(text);
-      const inner: Finding[] = [];
+      const inner: Detection[] = [];
       this.detect(view.text, rules, inner);
       for (const f of inner) {
-        const mapped: Finding = { ...f, start: view.map[f.start] ?? 0, end: view.map[f.end] ?? text.length };
+        const mapped: Detection = {
+          ...f,
+          start: view.map[f.start] ?? 0,
+          end: view.map[f.end] ?? text.length,
+        };
         // A replacement computed on the decoded text does not fit the escaped one: use the generic form.
         if (
           mapped.replacement !== undefined &&
@@ -279,7 +283,7 @@ export class Scrubber {
     );
   }
 
-  private detect(text: string, rules: readonly PatternRule[], out: Finding[]): void {
+  private detect(text: string, rules: readonly PatternRule[], out: Detection[]): void {
     const before = out.length;
     runPattern(text, rules, out);
     if (!canSkipSecretlint(text)) this.secretlint.scan(text, out);
@@ -308,21 +312,21 @@ export class Scrubber {
     }
   }
 
-  private scanBase64(text: string, out: Finding[]): void {
+  private scanBase64(text: string, out: Detection[]): void {
     if (text.length < 20) return;
     const secrets = out.filter((f) => f.kind === "secret");
     base64Runs(text, (start, end) => {
       if (secrets.some((f) => f.start <= start && f.end >= end)) return;
       const decoded = printableBase64(text.slice(start, end));
       if (decoded === undefined) return;
-      const inner: Finding[] = [];
+      const inner: Detection[] = [];
       this.detect(decoded, this.secretRules, inner);
       const hit = inner.find((f) => f.kind === "secret");
       if (hit !== undefined) out.push({ start, end, rule: hit.rule, kind: "secret" });
     });
   }
 
-  private apply(text: string, path: string, found: readonly Finding[]): string {
+  private apply(text: string, path: string, found: readonly Detection[]): string {
     let findings = found;
     if (this.known.size > 0 && text.length >= 8) {
       const known = this.known.findIn(text);
@@ -404,7 +408,7 @@ function isTag(text: string): boolean {
 }
 
 /** Drops findings that touch one of our own `[REDACTED:…]` tags (keeps scrubbing idempotent). */
-function withoutTags(text: string, findings: readonly Finding[]): Finding[] {
+function withoutTags(text: string, findings: readonly Detection[]): Detection[] {
   const tags: [number, number][] = [];
   for (const m of text.matchAll(TAG)) tags.push([m.index, m.index + m[0].length]);
   return findings.filter((f) => !tags.some(([s, e]) => f.start < e && s < f.end));
@@ -434,11 +438,11 @@ function labelRank(rule: string): number {
  * before secretlint's); privacy findings overlapping a secret are dropped, overlapping privacy findings keep
  * the first. Returns findings sorted by start, non-overlapping.
  */
-function resolve(findings: readonly Finding[]): Finding[] {
-  const byStart = (a: Finding, b: Finding) =>
+function resolve(findings: readonly Detection[]): Detection[] {
+  const byStart = (a: Detection, b: Detection) =>
     a.start - b.start || b.end - a.end || labelRank(a.rule) - labelRank(b.rule);
   const secrets = findings.filter((f) => f.kind === "secret").sort(byStart);
-  const merged: Finding[] = [];
+  const merged: Detection[] = [];
   for (const f of secrets) {
     const last = merged[merged.length - 1];
     if (last !== undefined && f.start < last.end) {
@@ -449,7 +453,7 @@ function resolve(findings: readonly Finding[]): Finding[] {
     }
   }
   const privacy = findings.filter((f) => f.kind === "privacy").sort(byStart);
-  const kept: Finding[] = [];
+  const kept: Detection[] = [];
   for (const p of privacy) {
     if (merged.some((s) => p.start < s.end && s.start < p.end)) continue;
     const last = kept[kept.length - 1];

@@ -6,7 +6,7 @@ import {
   rules as recommendRules,
 } from "@secretlint/secretlint-rule-preset-recommend";
 import { NeedleLists } from "./needles.js";
-import type { Finding } from "./rule-types.js";
+import type { Detection } from "./rule-types.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // secretlint
@@ -119,7 +119,7 @@ export class SecretlintScanner {
   private readonly handlers: { id: string; handler: RuleHandler }[] = [];
   /** The handlers' needles, in the same order (see `SECRETLINT_NEEDLES_BY_RULE`). */
   private readonly needles: NeedleLists;
-  private sink: Finding[] = [];
+  private sink: Detection[] = [];
 
   /** @param disabled secretlint rule names (`secretlint-aws`) or full ids to leave out; `secretlint` = all. */
   constructor(disabled: ReadonlySet<string> = new Set()) {
@@ -148,7 +148,7 @@ export class SecretlintScanner {
   }
 
   /** Appends secretlint's findings on `text` to `out`. */
-  scan(text: string, out: Finding[]): void {
+  scan(text: string, out: Detection[]): void {
     if (this.handlers.length === 0) return;
     const active: RuleHandler[] = [];
     const found = this.needles.find(text);

@@ -10,7 +10,7 @@
 
 import { remembered } from "../../memo.js";
 import { isPlaceholder } from "../rule-helpers.js";
-import type { Finding, PatternRule } from "../rule-types.js";
+import type { Detection, PatternRule } from "../rule-types.js";
 import {
   credentialName,
   FAKE_NAME,
@@ -260,7 +260,7 @@ const CREDENTIAL_WORD =
  * is read as the name around it, and the value after that name (if any) is judged by how
  * strongly the name names a credential.
  */
-function scanCredentialAssignments(text: string, out: Finding[], rule: string): void {
+function scanCredentialAssignments(text: string, out: Detection[], rule: string): void {
   CREDENTIAL_WORD.lastIndex = 0;
   let doneUntil = -1;
   for (let m = CREDENTIAL_WORD.exec(text); m !== null; m = CREDENTIAL_WORD.exec(text)) {
@@ -301,7 +301,7 @@ const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512
  * of a callee naming a credential, login or connection; a lone argument when the callee names
  * a password, secret or token (`setPassword("p")`).
  */
-function scanCredentialArguments(text: string, out: Finding[], rule: string): void {
+function scanCredentialArguments(text: string, out: Detection[], rule: string): void {
   for (let open = text.indexOf("("); open !== -1; open = text.indexOf("(", open + 1)) {
     // The callee: the name before `(` (blanks allowed between).
     let end = open;
@@ -337,7 +337,7 @@ function scanCredentialArguments(text: string, out: Finding[], rule: string): vo
 const USER_FLAG = /(?:^|\s)(?:-u|-U|--user(?:name)?|-l)(?:[\s=]|(?=[A-Za-z]))/;
 const P_FLAG = /(?:^|\s)-(?:p|P|-pass(?:word)?|pw)(?:[ \t=]+|(?=[^\s-]))("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg;
 
-function scanPasswordFlags(text: string, out: Finding[], rule: string): void {
+function scanPasswordFlags(text: string, out: Detection[], rule: string): void {
   if (!USER_FLAG.test(text)) return;
   P_FLAG.lastIndex = 0;
   for (let m = P_FLAG.exec(text); m !== null; m = P_FLAG.exec(text)) {
@@ -363,7 +363,7 @@ const CREDENTIAL_PAIR = /^[^\s:@/"']{1,64}:([^\s]{6,256})$/;
  * Appends the password of a member name that is a `user:password` pair: a second part with a
  * letter and a digit or a symbol, that is no port, time, path, URL or tag (`sha256:…`).
  */
-export function scanCredentialPairName(name: string, out: Finding[]): void {
+export function scanCredentialPairName(name: string, out: Detection[]): void {
   const m = CREDENTIAL_PAIR.exec(name);
   const secret = m?.[1];
   if (

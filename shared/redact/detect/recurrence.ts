@@ -5,7 +5,7 @@
  */
 import { remembered } from "../../memo.js";
 import { alnumAnd, inTable } from "../chars.js";
-import type { Finding } from "../rule-types.js";
+import type { Detection } from "../rule-types.js";
 
 /** Fewest characters of a value looked for again in the same string. */
 const MIN_IN_STRING = 6;
@@ -88,8 +88,8 @@ function mayOccur(form: string, pairs: Uint8Array): boolean {
  * Findings for every other occurrence, in `text`, of the values the secret `findings` cover, in
  * any of their forms (see `encodedForms`); empty when there is none.
  */
-export function recurrences(text: string, findings: readonly Finding[]): Finding[] {
-  const out: Finding[] = [];
+export function recurrences(text: string, findings: readonly Detection[]): Detection[] {
+  const out: Detection[] = [];
   const seen = new Set<string>();
   let pairs: Uint8Array | undefined;
   for (const f of findings) {
@@ -165,7 +165,7 @@ export class KnownSecrets {
   }
 
   /** Remembers the secret findings of `text` that are long enough to recur by intent. */
-  remember(text: string, findings: readonly Finding[]): void {
+  remember(text: string, findings: readonly Detection[]): void {
     for (const f of findings) {
       if (f.kind !== "secret" || f.end - f.start < MIN_IN_FILE) continue;
       const slice = text.slice(f.start, f.end);
@@ -186,8 +186,8 @@ export class KnownSecrets {
   }
 
   /** Findings for the remembered secrets `text` holds as chunks. */
-  findIn(text: string): Finding[] {
-    const out: Finding[] = [];
+  findIn(text: string): Detection[] {
+    const out: Detection[] = [];
     const n = text.length;
     if (n < this.shortest || this.clean.get(text) === this.added) return out;
     let i = 0;

@@ -7,7 +7,7 @@
  * messages and tool calls (`msg_…`, `toolu_…`, `call_…`).
  */
 import { inTable, TOKEN_CHAR } from "../chars.js";
-import type { Finding, PatternRule } from "../rule-types.js";
+import type { Detection, PatternRule } from "../rule-types.js";
 import { FAKE_NAME, isNameChar } from "./credential-names.js";
 import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
 
@@ -307,7 +307,7 @@ function trimRun(text: string, from: number, to: number): [number, number] {
  */
 export function scanGeneratedRuns(
   text: string,
-  out: Finding[],
+  out: Detection[],
   rule: string,
   minLength: number,
   whole = false,

@@ -39,9 +39,8 @@ interface FusedWire {
  */
 export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
   name: "inspect-redact",
-  // Measured on 2 cores, `process` on the 500 MB file dense in tool calls, once lines go to the
-  // pool as wire text (little of a batch lives long): 9.05-9.07 s in 237-248 MB peak RSS with a
-  // 16 MB young generation, 10.8-10.9 s in 225-230 MB with 4 (which suited the object results).
+  // A larger young generation: a batch's wire text dies young, and 16 MB was faster than 4 at
+  // about the same peak (docs/performance.md, "Worker tuning").
   tuning: { youngGenerationMb: 16, batchesInFlight: 2 },
   create(init) {
     const lazy = init.lazy === null ? undefined : new Set(init.lazy);

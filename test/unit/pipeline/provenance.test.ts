@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { RULE_MODULES, rulesDescription, rulesDigest } from "../../../shared/pipeline/provenance.js";
 import { PATTERN_RULES } from "../../../shared/redact/rules.js";
@@ -37,13 +38,22 @@ function filesOf(path: string): string[] {
     .flatMap((n) => filesOf(join(path, n)));
 }
 
+/**
+ * What of a source file can change behaviour: its JavaScript, without types, comments or layout
+ * (TypeScript's own transpile). A comment, a type's name or a reformat is not a new rule version;
+ * any change to the code is.
+ */
+function behaviourOf(file: string): string {
+  const text = readFileSync(join(PROJECT_ROOT, file), "utf8");
+  return ts.transpileModule(text, {
+    compilerOptions: { target: ts.ScriptTarget.ESNext, module: ts.ModuleKind.ESNext, removeComments: true },
+  }).outputText;
+}
+
 function sourceHash(module: string): string {
   const hash = createHash("sha256");
   for (const file of (SOURCES[module] ?? []).flatMap(filesOf).sort())
-    hash
-      .update(`${file}\0`)
-      .update(readFileSync(join(PROJECT_ROOT, file)))
-      .update("\0");
+    hash.update(`${file}\0`).update(behaviourOf(file)).update("\0");
   return hash.digest("hex");
 }
 

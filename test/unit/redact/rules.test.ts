@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { PRESETS, presetPolicy } from "#shared/redact/index.js";
 import {
   canSkipSecretlint,
-  type Finding,
+  type Detection,
   isSecretMemberName,
   OWN_RULE_IDS,
   PATTERN_RULES,
@@ -341,7 +341,7 @@ describe("secretlint integration", () => {
       const expected = result.messages
         .filter((m) => m.ruleId !== "@secretlint/secretlint-rule-slack")
         .map((m) => `${secretlintRuleName(m.ruleId)}@${m.range[0]}-${m.range[1]}`);
-      const found: Finding[] = [];
+      const found: Detection[] = [];
       scanner.scan(content, found);
       const got = found.map((f) => `${f.rule}@${f.start}-${f.end}`);
       expect(new Set(got)).toEqual(new Set(expected));
@@ -357,7 +357,7 @@ describe("secretlint integration", () => {
     for (const text of [...Object.values(S), pem()]) expect(canSkipSecretlint(text)).toBe(false);
     const scanner = new SecretlintScanner();
     for (const [, input] of POSITIVES) {
-      const found: Finding[] = [];
+      const found: Detection[] = [];
       scanner.scan(input, found);
       if (found.length > 0) expect(canSkipSecretlint(input)).toBe(false);
     }
@@ -394,7 +394,7 @@ describe("secretlint integration", () => {
         ),
         (text) => {
           fc.pre(canSkipSecretlint(text));
-          const found: Finding[] = [];
+          const found: Detection[] = [];
           scanner.scan(text, found);
           expect(found).toEqual([]);
         },
@@ -563,8 +563,8 @@ describe("anchored rules", () => {
         for (const rule of anchored) {
           const plain: PatternRule = { ...rule };
           delete plain.anchor;
-          const a: Finding[] = [];
-          const b: Finding[] = [];
+          const a: Detection[] = [];
+          const b: Detection[] = [];
           runPatternRules(text, [rule], a);
           runPatternRules(text, [plain], b);
           expect(a).toEqual(b);
