@@ -5,8 +5,7 @@
  * on a copy as published and fails on a tampered one.
  */
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +16,7 @@ import { catalogueIndexKey, catalogueManifestKey } from "../../shared/pipeline/c
 import type { CatalogueManifest } from "../../shared/pipeline/catalogue-types.js";
 import { generateReceipt, serializeReceipt } from "../../shared/receipt/index.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
+import { tempDir } from "../support/temp.js";
 
 const REPLAY = readFileSync(join(PROJECT_ROOT, "examples", "fix-auth.REPLAY.jsonl"), "utf8");
 const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
@@ -58,7 +58,7 @@ async function manifestOf(tenant: string): Promise<CatalogueManifest> {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "catalogue-"));
+  root = tempDir("catalogue-");
   stack = await LocalStack.start({
     root,
     memory: true,

@@ -2,8 +2,7 @@
  * `view <tenant>/<session>` against the local stack: the page of the published Layer C copy, with
  * the receipt check the pipeline recorded for that file.
  */
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -12,12 +11,13 @@ import { LocalStack } from "../../cli/local/stack.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
 import { checkRecord, fileRecord } from "../support/index-records.js";
 import { layerCCopy } from "../support/sessions.js";
+import { tempDir } from "../support/temp.js";
 
 let stack: LocalStack;
 let root: string;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "published-view-"));
+  root = tempDir("published-view-");
   stack = await LocalStack.start({ root, memory: true, s3Port: 0, dynamoPort: 0 });
   const bytes = readFileSync(join(PROJECT_ROOT, "examples", "tampered.REPLAY.jsonl"));
   for (const [session, file] of [
