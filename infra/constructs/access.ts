@@ -4,7 +4,8 @@
  * this stack promises never to hold (test/infra asserts it on every statement).
  */
 import { Stack, Validations } from "aws-cdk-lib";
-import { PolicyStatement } from "aws-cdk-lib/aws-iam";
+import type { IDistribution } from "aws-cdk-lib/aws-cloudfront";
+import { type IRole, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { Bucket, CfnBucket } from "aws-cdk-lib/aws-s3";
 import type { IConstruct } from "constructs";
 import { TABLE_SCHEMA } from "../../functions/lib/table.js";
@@ -82,4 +83,41 @@ export function acknowledgeObjectArns(
       reason: `Object actions on the objects of one bucket (${bucket.node.path}${prefix === "" ? "" : `, under ${prefix}`}): ${why}; every action is named, none is a wildcard.`,
     });
   }
+}
+
+/**
+ * The data permissions of the per-file job (`processObject`), which the ingest and the reprocess
+ * functions both run: read the originals (any version), write and withdraw copies and their
+ * catalogue, write verdict documents under `results/`, the index, the cursor key, and the
+ * distribution's invalidations. One place, so the two functions cannot drift apart.
+ */
+export function grantPerFileJob(role: IRole, storage: Storage, distribution: IDistribution | null): void {
+  for (const statement of [
+    readObjects(storage.ingestBucket, { versions: true }),
+    // Withdrawing a Layer C copy whose receipt check failed later deletes it.
+    writeObjects(storage.publishedBucket, { delete: true }),
+    // The catalogue (shared/pipeline/catalogue.ts): its entries listed and read, its manifest read.
+    new PolicyStatement({
+      actions: ["s3:GetObject"],
+      resources: [storage.publishedBucket.arnForObjects("*/_catalogue/*")],
+    }),
+    listBucket(storage.publishedBucket),
+    // Verdict documents and attestations only: `results/` (`verdictKey`), never the audits.
+    writeObjects(storage.reportsBucket, { delete: false, prefix: "results/" }),
+    ...tableAccess(storage, { write: true }),
+    readCursorKey(storage),
+  ])
+    role.addToPrincipalPolicy(statement);
+  // cloudfront:CreateInvalidation on this distribution only (CDK's grant names its ARN).
+  distribution?.grantCreateInvalidation(role);
+  acknowledgeObjectArns(role, [
+    storage.ingestBucket,
+    storage.publishedBucket,
+    [storage.reportsBucket, "results/"],
+  ]);
+  acknowledgeObjectArns(
+    role,
+    [[storage.publishedBucket, "*/_catalogue/"]],
+    "each tenant's catalogue is under its own prefix, and tenants are named by their uploads",
+  );
 }

@@ -25,14 +25,7 @@ import {
   MAX_RECEIVE_COUNT,
   VISIBILITY_FACTOR,
 } from "../sizing.js";
-import {
-  acknowledgeObjectArns,
-  listBucket,
-  readCursorKey,
-  readObjects,
-  tableAccess,
-  writeObjects,
-} from "./access.js";
+import { grantPerFileJob } from "./access.js";
 import { pipelineFunction } from "./pipeline-function.js";
 import type { Storage } from "./storage.js";
 
@@ -128,34 +121,7 @@ export class Ingest extends Construct {
 
     const role = this.function.role;
     if (role === undefined) throw new ConfigError("config.invalid", "the ingest function has no role");
-    for (const statement of [
-      readObjects(storage.ingestBucket, { versions: true }),
-      // Withdrawing a Layer C copy whose receipt check failed later deletes it.
-      writeObjects(storage.publishedBucket, { delete: true }),
-      // The catalogue (shared/pipeline/catalogue.ts): its entries listed and read, its manifest read.
-      new PolicyStatement({
-        actions: ["s3:GetObject"],
-        resources: [storage.publishedBucket.arnForObjects("*/_catalogue/*")],
-      }),
-      listBucket(storage.publishedBucket),
-      // Verdict documents and attestations only: `results/` (`verdictKey`), never the audits.
-      writeObjects(storage.reportsBucket, { delete: false, prefix: "results/" }),
-      ...tableAccess(storage, { write: true }),
-      readCursorKey(storage),
-    ])
-      role.addToPrincipalPolicy(statement);
-    // cloudfront:CreateInvalidation on this distribution only (CDK's grant names its ARN).
-    props.distribution?.grantCreateInvalidation(role);
-    acknowledgeObjectArns(role, [
-      storage.ingestBucket,
-      storage.publishedBucket,
-      [storage.reportsBucket, "results/"],
-    ]);
-    acknowledgeObjectArns(
-      role,
-      [[storage.publishedBucket, "*/_catalogue/"]],
-      "each tenant's catalogue is under its own prefix, and tenants are named by their uploads",
-    );
+    grantPerFileJob(role, storage, props.distribution);
     acknowledgeNotificationHandler(Stack.of(this), props.logRetention);
     // The recursion guard, stated twice: the role has no write on the ingest bucket, and the
     // bucket refuses every write by this role even if a later change granted one.

@@ -28,7 +28,7 @@ import { Construct } from "constructs";
 import { ConfigError } from "../../functions/lib/config.js";
 import { METRICS_NAMESPACE } from "../../functions/lib/metrics.js";
 import { INGEST_EPHEMERAL_MIB, INGEST_MEMORY_MB, INGEST_TIMEOUT_SECONDS } from "../sizing.js";
-import { acknowledgeObjectArns, readCursorKey, readObjects, tableAccess, writeObjects } from "./access.js";
+import { grantPerFileJob } from "./access.js";
 import { OBJECT_WRITE_ACTIONS } from "./ingest.js";
 import { pipelineFunction } from "./pipeline-function.js";
 import type { Storage } from "./storage.js";
@@ -76,20 +76,8 @@ export class Reprocess extends Construct {
     });
     const role = this.function.role;
     if (role === undefined) throw new ConfigError("config.invalid", "the reprocess function has no role");
-    for (const statement of [
-      readObjects(storage.ingestBucket, { versions: true }),
-      writeObjects(storage.publishedBucket, { delete: true }),
-      writeObjects(storage.reportsBucket, { delete: false, prefix: "results/" }),
-      ...tableAccess(storage, { write: true }),
-      readCursorKey(storage),
-    ])
-      role.addToPrincipalPolicy(statement);
-    props.distribution?.grantCreateInvalidation(role);
-    acknowledgeObjectArns(role, [
-      storage.ingestBucket,
-      storage.publishedBucket,
-      [storage.reportsBucket, "results/"],
-    ]);
+    // The same job as ingest's (`processObject`), so the same data permissions, catalogue included.
+    grantPerFileJob(role, storage, props.distribution);
     // Like ingest, it never writes what the pipeline listens to.
     storage.ingestBucket.addToResourcePolicy(
       new PolicyStatement({

@@ -98,5 +98,9 @@ describe("reprocess: the Distributed Map and its function", () => {
     const actions = new Set(statements.filter((s) => s.roles.includes(fnRole)).flatMap((s) => s.actions));
     for (const a of actions) expect(a).not.toMatch(/\*/);
     expect(actions.has("dynamodb:Scan")).toBe(false);
+    // It republishes copies, so it keeps their catalogue as ingest does: lists it and reads it.
+    expect(actions.has("s3:ListBucket")).toBe(true);
+    const own = statements.filter((s) => s.roles.includes(fnRole));
+    expect(own.some((s) => JSON.stringify(s.resources).includes("/_catalogue/*"))).toBe(true);
   });
 });
