@@ -125,14 +125,22 @@ function percentDecoded(text: string): { text: string; map: Int32Array } {
   return { text: parts.join(""), map: map.subarray(0, n + 1) };
 }
 
-/** Decoded text of a base64 run if (at some alignment) it is at least 90% printable ASCII, else undefined. */
-function printableBase64(run: string): string | undefined {
+/**
+ * Decoded text of a base64 run if (at some alignment) it is at least 90% printable ASCII, else
+ * undefined. `scratch` is a buffer of at least `run.length` bytes to decode into (base64 never
+ * decodes to more bytes than it has characters): most runs are no text, and fail without a buffer
+ * of their own.
+ */
+function printableBase64(run: string, scratch: Buffer): string | undefined {
   for (let k = 0; k < 4; k++) {
-    const bytes = Buffer.from(run.slice(k), "base64");
-    if (bytes.length < 12) continue;
+    const length = scratch.write(run.slice(k), "base64");
+    if (length < 12) continue;
     let printable = 0;
-    for (const b of bytes) if ((b >= 0x20 && b < 0x7f) || b === 9 || b === 10 || b === 13) printable++;
-    if (printable >= bytes.length * 0.9) return bytes.toString("latin1");
+    for (let i = 0; i < length; i++) {
+      const b = scratch[i] as number;
+      if ((b >= 0x20 && b < 0x7f) || b === 9 || b === 10 || b === 13) printable++;
+    }
+    if (printable >= length * 0.9) return scratch.toString("latin1", 0, length);
   }
   return undefined;
 }
@@ -156,6 +164,8 @@ export class Scrubber {
   private readonly rulesBesideShapes: readonly PatternRule[];
   /** Secrets found so far in this document, looked for in every later string. */
   private readonly known = new KnownSecrets();
+  /** Where `scanBase64` decodes runs (grown to the longest run seen). */
+  private scratch = Buffer.allocUnsafe(1024);
   private byRule: Record<string, number> = {};
   private byPath: Record<string, number> = {};
   private total = 0;
@@ -317,7 +327,9 @@ export class Scrubber {
     const secrets = out.filter((f) => f.kind === "secret");
     base64Runs(text, (start, end) => {
       if (secrets.some((f) => f.start <= start && f.end >= end)) return;
-      const decoded = printableBase64(text.slice(start, end));
+      if (this.scratch.length < end - start)
+        this.scratch = Buffer.allocUnsafe(Math.max(end - start, 2 * this.scratch.length));
+      const decoded = printableBase64(text.slice(start, end), this.scratch);
       if (decoded === undefined) return;
       const inner: Detection[] = [];
       this.detect(decoded, this.secretRules, inner);

@@ -133,6 +133,11 @@ function isChunkBreak(c: number): boolean {
  */
 export class KnownSecrets {
   private readonly rules = new Map<string, string>();
+  /**
+   * A sketch of `rules`' keys (see `sketchOf`): 1 where some key's length and end characters
+   * fall. A chunk whose sketch is 0 is no key, told without cutting it out of its text.
+   */
+  private readonly sketch = new Uint8Array(SKETCH_SIZE);
   /** How many values were remembered so far: a text found clean stays clean until it grows. */
   private added = 0;
   /** Short texts found holding none, with `added` then (names and statuses recur on every line). */
@@ -172,10 +177,14 @@ export class KnownSecrets {
       if (this.rules.has(slice) || slice.includes("[REDACTED") || hasChunkBreak(slice)) continue;
       // A copy: a slice of a long string keeps the whole string alive while it is remembered.
       const value = detached(slice);
-      if (this.rules.size >= FILE_MEMORY) this.rules.clear();
+      if (this.rules.size >= FILE_MEMORY) {
+        this.rules.clear();
+        this.sketch.fill(0);
+      }
       for (const form of encodedForms(value)) {
         if (hasChunkBreak(form)) continue;
         this.rules.set(form, f.rule);
+        this.sketch[sketchOf(form, 0, form.length)] = 1;
         this.shortest = Math.min(this.shortest, form.length);
         this.longest = Math.max(this.longest, form.length);
       }
@@ -196,7 +205,9 @@ export class KnownSecrets {
       const start = i;
       while (i < n && !isChunkBreak(text.charCodeAt(i))) i++;
       const length = i - start;
-      if (length < this.shortest || length > this.longest) continue;
+      if (length < this.shortest || length > this.longest || this.sketch[sketchOf(text, start, i)] === 0) {
+        continue;
+      }
       const rule = this.rules.get(text.slice(start, i));
       if (rule !== undefined) out.push({ start, end: i, rule, kind: "secret" });
     }
@@ -206,6 +217,19 @@ export class KnownSecrets {
     }
     return out;
   }
+}
+
+/** Slots of `KnownSecrets`' sketch (64 KiB). */
+const SKETCH_SIZE = 1 << 16;
+
+/** The sketch slot of `text[start, end)` (2+ characters): its length and first, second and last characters. */
+function sketchOf(text: string, start: number, end: number): number {
+  const h =
+    Math.imul(end - start, 0x9e3779b1) ^
+    Math.imul(text.charCodeAt(start), 0x85ebca6b) ^
+    Math.imul(text.charCodeAt(start + 1), 0xc2b2ae35) ^
+    Math.imul(text.charCodeAt(end - 1), 0x27d4eb2f);
+  return (h ^ (h >>> 16)) & (SKETCH_SIZE - 1);
 }
 
 function isAscii(s: string): boolean {
