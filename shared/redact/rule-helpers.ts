@@ -3,7 +3,7 @@
  * assignment and keyword forms of gitleaks' catalogue, the vendor-family rule maker and scanners.
  */
 import { BASE64_DIGIT, inTable } from "./chars.js";
-import { isMasked } from "./detect/randomness.js";
+import { isMaskChar, isMasked } from "./detect/randomness.js";
 import type { Detection, PatternRule } from "./rule-types.js";
 
 const PLACEHOLDER =
@@ -231,6 +231,30 @@ export function isPlaceholderToken(s: string): boolean {
   return endsInExample(s) || saysPlaceholder(s) || isMasked(s) || PUBLIC_GCP_API_KEYS.has(s);
 }
 const FILLER = "axX1*#";
+
+/**
+ * Is the secret finding `f` on `text` a placeholder (`isPlaceholderToken`), or masked where its
+ * rule's match stops (`xoxp-<ids>-####…`, where a rule's alphabet stops short of the mask)? The
+ * scrubber drops such findings, whichever rule made them.
+ */
+export function isPlaceholderFinding(text: string, f: Detection): boolean {
+  const end = maskEnd(text, f.end);
+  return (
+    isPlaceholderToken(text.slice(f.start, f.end)) || (end > f.end && isMasked(text.slice(f.start, end)))
+  );
+}
+
+/**
+ * The end of a mask that starts at `at` (`at` itself when none does): one mask character
+ * (`#`, `*`, `•`) repeated, which a rule's alphabet stops short of.
+ */
+function maskEnd(text: string, at: number): number {
+  const c = text[at];
+  if (!isMaskChar(c)) return at;
+  let end = at + 1;
+  while (end < text.length && text[end] === c) end++;
+  return end;
+}
 /** AWS's documentation keys end in `EXAMPLE`; a base64 one keeps its `=` padding after it. */
 function endsInExample(s: string): boolean {
   let end = s.length;

@@ -533,7 +533,7 @@ export function isSecretMemberName(name: string): boolean {
   return SECRET_NAME.test(name) || SECRET_CAMEL_KEY.test(name);
 }
 
-export { isPlaceholderToken } from "./rule-helpers.js";
+export { isPlaceholderFinding } from "./rule-helpers.js";
 export { type Detection, LAYERS, type Layer, type PatternRule } from "./rule-types.js";
 export {
   canSkipSecretlint,

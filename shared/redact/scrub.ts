@@ -21,7 +21,6 @@ import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { remembered } from "../memo.js";
 import { BASE64_OR_URL, inTable } from "./chars.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE, scanCredentialPairName } from "./detect/context.js";
-import { isMaskChar, isMasked } from "./detect/randomness.js";
 import { encodedForms, KnownSecrets, recurrences } from "./detect/recurrence.js";
 import {
   GENERATED_NAME_MIN,
@@ -34,7 +33,7 @@ import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
 import {
   canSkipSecretlint,
   type Detection,
-  isPlaceholderToken,
+  isPlaceholderFinding,
   isSecretMemberName,
   LAYERS,
   type Layer,
@@ -301,14 +300,7 @@ export class Scrubber {
     // with a mask right after (`xoxp-…-…-####`), where a rule's alphabet stops short of it.
     for (let i = out.length - 1; i >= before; i--) {
       const f = out[i];
-      if (f?.kind !== "secret") continue;
-      const end = maskEnd(text, f.end);
-      if (
-        isPlaceholderToken(text.slice(f.start, f.end)) ||
-        (end > f.end && isMasked(text.slice(f.start, end)))
-      ) {
-        out.splice(i, 1);
-      }
+      if (f?.kind === "secret" && isPlaceholderFinding(text, f)) out.splice(i, 1);
     }
     // secretlint reports whole URLs for credentials; ours keeps scheme/user/host: prefer ours when present.
     const own = out.slice(before).filter((f) => DB_LIKE.has(f.rule));
@@ -390,18 +382,6 @@ export class Scrubber {
     this.byPath[path] = (this.byPath[path] ?? 0) + 1;
     this.total++;
   }
-}
-
-/**
- * The end of a mask that starts at `at` (`at` itself when none does): one mask character
- * (`#`, `*`, `•`) repeated, which a rule's alphabet stops short of.
- */
-function maskEnd(text: string, at: number): number {
-  const c = text[at];
-  if (!isMaskChar(c)) return at;
-  let end = at + 1;
-  while (end < text.length && text[end] === c) end++;
-  return end;
 }
 
 /** Longest string whose findings are remembered, and how many are (then the memory starts over). */
