@@ -197,13 +197,17 @@ const ALPHABET = /abcdefghijklmnopqrstuvwxyz/i;
  * summed in the order each character first occurs (the sum's rounding depends on its order).
  */
 function entropy(s: string): number {
-  // Per call, owned by it: counts per character and the characters in order of first occurrence.
-  const counts = new Uint16Array(128);
-  const order = new Uint8Array(Math.min(s.length, 128));
+  // Per call, owned by it: counts per character and the characters in order of first occurrence
+  // (plain arrays: a typed array's store lives outside the heap and is freed late).
+  const counts: number[] = new Array(128).fill(0);
+  const order: number[] = [];
   let distinct = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (counts[c] === 0) order[distinct++] = c;
+    if (counts[c] === 0) {
+      order.push(c);
+      distinct++;
+    }
     counts[c] = (counts[c] as number) + 1;
   }
   let bits = 0;

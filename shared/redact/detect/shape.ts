@@ -384,7 +384,7 @@ function coveredBy(
 ): ((start: number, end: number) => boolean) | undefined {
   if (out.length === 0 || text.includes("[REDACTED:")) return undefined;
   /** Per finding of `out`: 0 not judged yet, 1 kept, 2 a placeholder (or not a secret of another rule). */
-  const kept = new Uint8Array(out.length);
+  const kept: number[] = new Array(out.length).fill(0);
   return (start, end) => {
     for (let i = 0; i < out.length; i++) {
       const f = out[i] as Detection;
