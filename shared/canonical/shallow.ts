@@ -112,9 +112,12 @@ export const nameBytes = remembered((key: string): Buffer => Buffer.from(`${JSON
 
 /** The canonical value at `buf[start, end)`. */
 export function valueAt(buf: Buffer, start: number, end: number): JsonValue {
-  const text = buf.toString("utf8", start, end);
-  // A string without escapes is its text between the quotes.
-  return buf[start] === QUOTE && !text.includes("\\") ? text.slice(1, -1) : readCanonical(text);
+  if (buf[start] === QUOTE) {
+    // A string without escapes is its text between the quotes: decoded once, with no copy.
+    const inner = buf.toString("utf8", start + 1, end - 1);
+    if (!inner.includes("\\")) return inner;
+  }
+  return readCanonical(buf.toString("utf8", start, end));
 }
 
 /** One canonical value, read without the full reader where its first character says what it is. */
