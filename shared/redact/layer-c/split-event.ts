@@ -210,12 +210,18 @@ function verbatimScalar(buf: Buffer, start: number, end: number, hash: boolean):
   // `(sha256:|hmac-sha256:)?` and 64 lowercase hex digits, between the quotes.
   let i = start + 1;
   const last = end - 1;
-  if (last - i === 64 + 7 && SHA256_PREFIX.compare(buf, i, i + 7) === 0) i += 7;
-  else if (last - i === 64 + 12 && HMAC_PREFIX.compare(buf, i, i + 12) === 0) i += 12;
+  if (last - i === 64 + 7 && hasPrefix(buf, i, SHA256_PREFIX)) i += 7;
+  else if (last - i === 64 + 12 && hasPrefix(buf, i, HMAC_PREFIX)) i += 12;
   if (last - i !== 64) return false;
   for (; i < last; i++) {
     const c = buf[i] as number;
     if (!((c >= DIGIT_0 && c <= DIGIT_9) || (c >= LOWER_A && c <= LOWER_F))) return false;
   }
+  return true;
+}
+
+/** True when `buf` holds `prefix` at `at` (a loop: `Buffer.compare` is a native call per hash). */
+function hasPrefix(buf: Buffer, at: number, prefix: Buffer): boolean {
+  for (let k = 0; k < prefix.length; k++) if (buf[at + k] !== prefix[k]) return false;
   return true;
 }
