@@ -29,6 +29,7 @@ export {
   hashOf,
   inputOrder,
   type MemberHashes,
+  memberValue,
   nameBytes,
   readSplit,
   type SplitLine,

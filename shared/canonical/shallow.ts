@@ -50,6 +50,13 @@ export class SplitView {
   };
   /** The split's lazy members' hashes (`SplitLine.hashes`). */
   hashes: MemberHashes = {};
+  /**
+   * The member values `readView` read from this split, by slot (undefined for a lazy container's
+   * placeholder), so a second reader of the line (Layer C) decodes none of them again. Valid
+   * while `valuesRead` is true: each split clears it.
+   */
+  readonly values: (JsonValue | undefined)[] = [];
+  valuesRead = false;
   /** `inputOrder`'s answer, reused from line to line. */
   order = new Int32Array(64);
   readonly sink = new ByteSink(1 << 16);
@@ -63,6 +70,7 @@ export class SplitView {
 export function splitInto(bytes: Buffer, lazy: ReadonlySet<string>, view: SplitView): boolean {
   const { sink, members } = view;
   sink.clear();
+  view.valuesRead = false;
   if (!view.canonicalizer.canonicalize(bytes, "openagents", sink, { maxDepth: DEFAULT_MAX_DEPTH, members }))
     return false;
   const buf = sink.buf;
@@ -96,15 +104,34 @@ export function splitLine(
 function readView(view: SplitView, lazy: ReadonlySet<string>): JsonObject {
   const value: JsonObject = {};
   const { keys, starts, ends } = view.members;
-  const buf = view.buf;
+  const { buf, values } = view;
+  values.length = keys.length;
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k] as string;
     const start = starts[k] as number;
     const open = buf[start];
-    const empty = (open === OPEN_BRACE || open === OPEN_BRACKET) && lazy.has(key);
-    setMember(value, key, empty ? (open === OPEN_BRACE ? {} : []) : valueAt(buf, start, ends[k] as number));
+    if ((open === OPEN_BRACE || open === OPEN_BRACKET) && lazy.has(key)) {
+      setMember(value, key, open === OPEN_BRACE ? {} : []);
+      values[k] = undefined;
+    } else {
+      const member = valueAt(buf, start, ends[k] as number);
+      setMember(value, key, member);
+      values[k] = member;
+    }
   }
+  view.valuesRead = true;
   return value;
+}
+
+/**
+ * The value of `view`'s member in slot `k`: the one `readView` read when it did (the same object:
+ * its readers only read it), else read from the canonical bytes.
+ */
+export function memberValue(view: SplitView, k: number): JsonValue {
+  const read = view.valuesRead ? view.values[k] : undefined;
+  return read !== undefined
+    ? read
+    : valueAt(view.buf, view.members.starts[k] as number, view.members.ends[k] as number);
 }
 
 /** A member's name as JSON, and the colon after it: the same few names come on every line. */

@@ -24,10 +24,10 @@ import {
   hashOf,
   inputOrder,
   type JsonValue,
+  memberValue,
   nameBytes,
   type SplitView,
   sha256Tag,
-  valueAt,
 } from "../../canonical/index.js";
 import type { ReplayEventFields } from "../../formats/index.js";
 import type { Context } from "./context.js";
@@ -98,7 +98,7 @@ export class SplitEventWriter {
       const open = buf[start];
       if (open === OPEN_BRACE) return NOT_WRITTEN;
       if (open === OPEN_BRACKET && holdsBracket(buf, start + 1, end)) return NOT_WRITTEN;
-      if (key === fields.typeKey) type = valueAt(buf, start, end);
+      if (key === fields.typeKey) type = memberValue(view, k);
     }
     const known = typeof type === "string" ? fields.byType.get(type) : undefined;
     const rules: ObjectRules = known ?? { allow: ctx.allow };
@@ -135,7 +135,7 @@ export class SplitEventWriter {
       }
       this.member = k;
       this.memberKey = key;
-      this.memberValue = valueAt(buf, start, end);
+      this.memberValue = memberValue(view, k);
       redactMember(key, this.memberValue, "$", ctx, rules, this.keep);
     }
     this.write(view, out);
