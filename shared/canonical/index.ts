@@ -36,6 +36,5 @@ export {
   SplitView,
   splitInto,
   splitLine,
-  valueAt,
 } from "./shallow.js";
 export { assertText, sniffText } from "./sniff.js";

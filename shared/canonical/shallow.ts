@@ -138,7 +138,7 @@ export function memberValue(view: SplitView, k: number): JsonValue {
 export const nameBytes = remembered((key: string): Buffer => Buffer.from(`${JSON.stringify(key)}:`));
 
 /** The canonical value at `buf[start, end)`. */
-export function valueAt(buf: Buffer, start: number, end: number): JsonValue {
+function valueAt(buf: Buffer, start: number, end: number): JsonValue {
   if (buf[start] === QUOTE) {
     // A string without escapes is its text between the quotes: decoded once, with no copy.
     const inner = buf.toString("utf8", start + 1, end - 1);
