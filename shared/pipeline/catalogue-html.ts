@@ -5,6 +5,7 @@
  * and from a downloaded copy of the prefix alike.
  */
 import type { CatalogueManifest, ManifestRow } from "./catalogue-types.js";
+import { viewerPageKey } from "./keys.js";
 
 /** The `<meta>` name the page carries its generation in (what a rebuild compares). */
 export const GENERATION_META = "replay-pipeline-catalogue-generation";
@@ -36,7 +37,7 @@ function row(copy: ManifestRow, options: { viewerPages: boolean; reportsBucket: 
     : `<a href="${escapeHtml(relativeHref(copy.key))}">${name}</a>`;
   const viewer =
     options.viewerPages && !withdrawn
-      ? ` <a class="view" href="${escapeHtml(relativeHref(`${copy.key}.view.html`))}">view</a>`
+      ? ` <a class="view" href="${escapeHtml(relativeHref(viewerPageKey(copy.key)))}">view</a>`
       : "";
   const attestation =
     copy.attestation === null

@@ -41,7 +41,7 @@ const CATALOGUE = "_catalogue";
 
 /** How a catalogue is rendered and when it is given up on. */
 export interface CatalogueOptions {
-  /** Link each copy's viewer page in the index (the pages themselves are written elsewhere). */
+  /** Link each copy's viewer page in the index (the publisher writes the pages: viewer-pages.ts). */
   viewerPages?: boolean;
   /** The reports bucket, for the attestations' `s3://` addresses in the index. */
   reportsBucket?: string;

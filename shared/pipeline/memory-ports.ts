@@ -16,6 +16,7 @@ import {
   sha256Tap,
 } from "./catalogue.js";
 import type { CopyFacts } from "./catalogue-types.js";
+import { viewerPageKey } from "./keys.js";
 import type {
   FileRecord,
   ObjectRef,
@@ -29,6 +30,7 @@ import type {
   WithdrawOutcome,
 } from "./ports.js";
 import { isVersionOf, putOutcome, reprocessOutcome } from "./versions.js";
+import { copyViewerPage } from "./viewer-pages.js";
 
 /** Bytes of a stream, whole. */
 async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
@@ -126,7 +128,10 @@ export class MemoryCatalogueStore implements CatalogueStore {
   }
 }
 
-/** A publisher in memory: a copy appears only once its stream ended without error. */
+/**
+ * A publisher in memory: a copy appears only once its stream ended without error; with
+ * `viewerPages`, its viewer page beside it (in `copies` too, as the bucket would hold it).
+ */
 export class MemoryPublisher implements Publisher {
   readonly copies = new Map<string, Buffer>();
   readonly documents = new Map<string, string>();
@@ -138,12 +143,23 @@ export class MemoryPublisher implements Publisher {
 
   async publishCopy(key: string, body: AsyncIterable<Uint8Array>, facts: CopyFacts): Promise<void> {
     const tap = sha256Tap(body);
-    this.copies.set(key, await collect(tap.body));
+    const bytes = await collect(tap.body);
+    this.copies.set(key, bytes);
+    if (this.catalogueOptions.viewerPages === true) {
+      const page = await copyViewerPage(
+        key,
+        (async function* () {
+          yield bytes;
+        })(),
+      );
+      this.copies.set(viewerPageKey(key), Buffer.from(page));
+    }
     await cataloguePublished(this.catalogue, key, tap.digest(), facts, this.catalogueOptions);
   }
 
   async withdrawCopy(key: string): Promise<void> {
     this.copies.delete(key);
+    this.copies.delete(viewerPageKey(key));
     this.withdrawn.push(key);
     await catalogueWithdrawn(this.catalogue, key, this.catalogueOptions);
   }
