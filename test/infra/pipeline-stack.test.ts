@@ -261,9 +261,10 @@ describe("ingest", () => {
   it("with viewer pages, tells the per-file functions so and gives them /tmp for the copy twice", () => {
     const { json: paged } = synthPipeline({ viewerPages: "true" });
     for (const name of ["IngestFunction", "ReprocessFunction"]) {
-      const fn = (paged.Resources[logicalId(paged, "AWS::Lambda::Function", name)] as CfnResource).Properties;
-      expect(fn?.EphemeralStorage, name).toEqual({ Size: VIEWER_PAGES_EPHEMERAL_MIB });
-      expect((fn?.Environment as { Variables: Record<string, unknown> }).Variables.VIEWER_PAGES, name).toBe(
+      const fn =
+        (paged.Resources[logicalId(paged, "AWS::Lambda::Function", name)] as CfnResource).Properties ?? {};
+      expect(fn.EphemeralStorage, name).toEqual({ Size: VIEWER_PAGES_EPHEMERAL_MIB });
+      expect((fn.Environment as { Variables: Record<string, unknown> }).Variables.VIEWER_PAGES, name).toBe(
         "true",
       );
     }

@@ -48,6 +48,8 @@ function step(n: number, name = `tool${n % 7}`, failed = false): ViewStep {
     ],
     markers: [],
     text: null,
+    call: null,
+    receipt: [],
   };
 }
 
