@@ -133,19 +133,27 @@ export class S3Publisher implements Publisher {
   /** Writes the viewer page of the copy `copyKey`, built from the bytes `kept` saw go up. */
   private async putViewerPage(copyKey: string, kept: SpooledStream): Promise<void> {
     const page = await copyViewerPage(copyKey, kept.replay());
-    const key = viewerPageKey(copyKey);
+    await this.put({
+      Bucket: this.options.publishedBucket,
+      Key: viewerPageKey(copyKey),
+      Body: page,
+      ContentType: "text/html; charset=utf-8",
+      CacheControl: PUBLISHED_CACHE_CONTROL,
+    });
+  }
+
+  /** One PutObject of text, its error mapped (a `TransientError` for throttling and 5xx). */
+  private async put(input: {
+    Bucket: string;
+    Key: string;
+    Body: string;
+    ContentType: string;
+    CacheControl?: string;
+  }): Promise<void> {
     try {
-      await this.client.send(
-        new PutObjectCommand({
-          Bucket: this.options.publishedBucket,
-          Key: key,
-          Body: page,
-          ContentType: "text/html; charset=utf-8",
-          CacheControl: PUBLISHED_CACHE_CONTROL,
-        }),
-      );
+      await this.client.send(new PutObjectCommand(input));
     } catch (error) {
-      throw asAdapterError(error, `PutObject ${key}`);
+      throw asAdapterError(error, `PutObject ${input.Key}`);
     }
   }
 
@@ -196,17 +204,11 @@ export class S3Publisher implements Publisher {
 
   /** Writes a verdict document (JSON text) to the reports bucket. */
   async putDocument(key: string, body: string): Promise<void> {
-    try {
-      await this.client.send(
-        new PutObjectCommand({
-          Bucket: this.options.reportsBucket,
-          Key: key,
-          Body: body,
-          ContentType: "application/json",
-        }),
-      );
-    } catch (error) {
-      throw asAdapterError(error, `PutObject ${key}`);
-    }
+    await this.put({
+      Bucket: this.options.reportsBucket,
+      Key: key,
+      Body: body,
+      ContentType: "application/json",
+    });
   }
 }

@@ -7,10 +7,9 @@ import { createHash } from "node:crypto";
 import { ReplayPipelineError } from "../errors.js";
 import { memorySpool } from "../spool/index.js";
 import {
+  type CatalogueKeys,
   type CatalogueOptions,
   type CatalogueStore,
-  catalogueIndexKey,
-  catalogueManifestKey,
   cataloguePublished,
   catalogueWithdrawn,
   sha256Tap,
@@ -103,28 +102,26 @@ export class MemoryCatalogueStore implements CatalogueStore {
       .map(([key, { etag }]) => ({ key, etag }));
   }
 
-  async getCatalogue(tenant: string): Promise<{ manifest: string | null; indexGeneration: string | null }> {
+  async getCatalogue(
+    keys: CatalogueKeys,
+  ): Promise<{ manifest: string | null; indexGeneration: string | null }> {
     await new Promise((r) => setImmediate(r));
     return {
-      manifest: this.objects.get(catalogueManifestKey(tenant))?.body ?? null,
-      indexGeneration: this.objects.get(catalogueIndexKey(tenant))?.generation ?? null,
+      manifest: this.objects.get(keys.manifest)?.body ?? null,
+      indexGeneration: this.objects.get(keys.index)?.generation ?? null,
     };
   }
 
   async putCatalogue(
-    tenant: string,
+    keys: CatalogueKeys,
     files: { manifest: string; index: string; generation: string },
   ): Promise<void> {
     const { manifest, index, generation } = files;
     await new Promise((r) => setImmediate(r));
-    this.objects.set(catalogueIndexKey(tenant), {
-      body: index,
-      etag: MemoryCatalogueStore.etag(index),
-      generation,
-    });
+    this.objects.set(keys.index, { body: index, etag: MemoryCatalogueStore.etag(index), generation });
     await new Promise((r) => setImmediate(r));
     const etag = MemoryCatalogueStore.etag(manifest);
-    this.objects.set(catalogueManifestKey(tenant), { body: manifest, etag, generation });
+    this.objects.set(keys.manifest, { body: manifest, etag, generation });
   }
 }
 

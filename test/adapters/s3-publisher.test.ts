@@ -23,7 +23,8 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { S3ObjectSource } from "../../functions/adapters/s3-objects.js";
 import { PUBLISHED_CACHE_CONTROL, S3Publisher } from "../../functions/adapters/s3-publisher.js";
 import { TransientError } from "../../shared/errors.js";
-import type { CatalogueManifest } from "../../shared/pipeline/catalogue-types.js";
+import { catalogueShardKeys, catalogueShardOf } from "../../shared/pipeline/catalogue.js";
+import type { CatalogueManifest, CatalogueShard } from "../../shared/pipeline/catalogue-types.js";
 import { memorySpool } from "../../shared/spool/index.js";
 import { body, bytes, serviceError, textObjects } from "../support/aws-fakes.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
@@ -315,6 +316,11 @@ describe("S3Publisher.withdrawCopy behind CloudFront", () => {
 describe("S3Publisher's catalogue", () => {
   const manifestOf = (tenant: string) =>
     JSON.parse(stored.get(`${tenant}/_catalogue/manifest.json`)?.body ?? "null") as CatalogueManifest | null;
+  const shardOf = (copyKey: string) =>
+    JSON.parse(
+      stored.get(catalogueShardKeys(copyKey.split("/")[0] as string, catalogueShardOf(copyKey)).manifest)
+        ?.body ?? "null",
+    ) as CatalogueShard | null;
 
   it("files each copy under its tenant's catalogue: entry, manifest and index, no-cache, one generation", async () => {
     const bytesUp = bytes(3 * MiB);
@@ -329,23 +335,32 @@ describe("S3Publisher's catalogue", () => {
       ...FACTS,
       withdrawn_at: null,
     });
+    const shard = shardOf("t/s/REPLAY.layer-c.jsonl");
+    expect(shard?.copies.map((c) => c.key)).toEqual(["t/s/REPLAY.layer-c.jsonl"]);
+    const shardKeys = catalogueShardKeys("t", catalogueShardOf("t/s/REPLAY.layer-c.jsonl"));
     const manifest = manifestOf("t");
-    expect(manifest?.copies.map((c) => c.key)).toEqual(["t/s/REPLAY.layer-c.jsonl"]);
-    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
-      Bucket: "published",
-      Key: "t/_catalogue/index.html",
-      ContentType: "text/html; charset=utf-8",
-      CacheControl: "no-cache",
-      Metadata: { generation: manifest?.generation as string },
-    });
-    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
-      Key: "t/_catalogue/manifest.json",
-      ContentType: "application/json",
-      CacheControl: "no-cache",
-    });
-    // Written once, then found current: one list and one manifest read more, nothing rewritten.
-    expect(putsOf("t/_catalogue/manifest.json")).toHaveLength(1);
-    expect(s3).toHaveReceivedCommandTimes(ListObjectsV2Command, 2);
+    expect(manifest?.shards).toMatchObject([{ shard: shard?.shard, published: 1, withdrawn: 0 }]);
+    for (const [keys, generation] of [
+      [shardKeys, shard?.generation],
+      [{ manifest: "t/_catalogue/manifest.json", index: "t/_catalogue/index.html" }, manifest?.generation],
+    ] as const) {
+      expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
+        Bucket: "published",
+        Key: keys.index,
+        ContentType: "text/html; charset=utf-8",
+        CacheControl: "no-cache",
+        Metadata: { generation: generation as string },
+      });
+      expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
+        Key: keys.manifest,
+        ContentType: "application/json",
+        CacheControl: "no-cache",
+      });
+      // Written once, then found current: nothing rewritten.
+      expect(putsOf(keys.manifest)).toHaveLength(1);
+    }
+    // Each level: one listing to write, one to find it current.
+    expect(s3).toHaveReceivedCommandTimes(ListObjectsV2Command, 4);
   });
 
   it("marks a withdrawn copy with its time and keeps what it was", async () => {
@@ -353,13 +368,15 @@ describe("S3Publisher's catalogue", () => {
     await publisher.publishCopy("u/s/B.layer-c.jsonl", copy(MiB), FACTS);
     s3.on(DeleteObjectCommand).resolves({});
     await publisher.withdrawCopy("t/s/A.layer-c.jsonl");
-    const [row] = manifestOf("t")?.copies ?? [];
+    const [row] = shardOf("t/s/A.layer-c.jsonl")?.copies ?? [];
     expect(row?.withdrawn_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(row?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(manifestOf("t")?.shards).toMatchObject([{ published: 0, withdrawn: 1 }]);
     // Tenant u's catalogue is its own.
-    expect(manifestOf("u")?.copies.map((c) => [c.key, c.withdrawn_at])).toEqual([
+    expect(shardOf("u/s/B.layer-c.jsonl")?.copies.map((c) => [c.key, c.withdrawn_at])).toEqual([
       ["u/s/B.layer-c.jsonl", null],
     ]);
+    expect(manifestOf("u")?.shards).toMatchObject([{ published: 1, withdrawn: 0 }]);
   });
 
   it("a throttled listing is transient (the message is retried)", async () => {
@@ -402,9 +419,8 @@ describe("S3Publisher's viewer pages", () => {
     const page = stored.get("t/s/REPLAY.layer-c.jsonl.view.html")?.body ?? "";
     expect(page).toContain(`sha256:${createHash("sha256").update(EXAMPLE).digest("hex")}`);
     expect(page).toContain("file_read");
-    expect(stored.get("t/_catalogue/index.html")?.body).toContain(
-      'href="../s/REPLAY.layer-c.jsonl.view.html"',
-    );
+    const { index } = catalogueShardKeys("t", catalogueShardOf("t/s/REPLAY.layer-c.jsonl"));
+    expect(stored.get(index)?.body).toContain('href="../../s/REPLAY.layer-c.jsonl.view.html"');
   });
 
   it("writes no page when the copy's upload fails", async () => {

@@ -14,8 +14,17 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pullCommand } from "../../cli/commands/remote.js";
 import { LocalStack } from "../../cli/local/stack.js";
 import { inspect } from "../../shared/formats/inspect.js";
-import { catalogueIndexKey, catalogueManifestKey } from "../../shared/pipeline/catalogue.js";
-import type { CatalogueManifest } from "../../shared/pipeline/catalogue-types.js";
+import {
+  catalogueIndexKey,
+  catalogueManifestKey,
+  catalogueShardKeys,
+  catalogueShardOf,
+} from "../../shared/pipeline/catalogue.js";
+import type {
+  CatalogueManifest,
+  CatalogueShard,
+  ManifestRow,
+} from "../../shared/pipeline/catalogue-types.js";
 import { viewerPageKey } from "../../shared/pipeline/keys.js";
 import { generateReceipt, serializeReceipt } from "../../shared/receipt/index.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
@@ -61,6 +70,26 @@ async function manifestOf(tenant: string): Promise<CatalogueManifest> {
   return JSON.parse((await text("published", catalogueManifestKey(tenant))) ?? "null") as CatalogueManifest;
 }
 
+async function shardOf(tenant: string, shard: string): Promise<CatalogueShard> {
+  return JSON.parse(
+    (await text("published", catalogueShardKeys(tenant, shard).manifest)) ?? "null",
+  ) as CatalogueShard;
+}
+
+/** Every copy the tenant's manifest leads to, through its shards, sorted by key. */
+async function copiesOf(tenant: string): Promise<ManifestRow[]> {
+  const shards = await Promise.all(
+    (await manifestOf(tenant)).shards.map((row) => shardOf(tenant, row.shard)),
+  );
+  return shards.flatMap((s) => s.copies).sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+/** The page of the shard that lists `copyKey`. */
+async function shardPage(copyKey: string): Promise<string> {
+  const tenant = copyKey.slice(0, copyKey.indexOf("/"));
+  return (await text("published", catalogueShardKeys(tenant, catalogueShardOf(copyKey)).index)) ?? "";
+}
+
 beforeAll(async () => {
   root = tempDir("catalogue-");
   stack = await LocalStack.start({
@@ -96,8 +125,18 @@ afterAll(async () => {
 describe("the catalogue after 50 concurrent publishes and withdrawals", () => {
   it("lists every copy of the tenant once, with the sha256 of its bytes, and marks every withdrawn one", async () => {
     const manifest = await manifestOf("acme");
-    const copies = new Map(manifest.copies.map((c) => [c.key, c]));
-    expect(manifest.copies).toHaveLength(2 * FIRST);
+    const listed = await copiesOf("acme");
+    const copies = new Map(listed.map((c) => [c.key, c]));
+    expect(listed).toHaveLength(2 * FIRST);
+    // The tenant's manifest counts what its shards list, and each shard's index is of its manifest.
+    expect(manifest.shards.reduce((n, s) => n + s.published, 0)).toBe(FIRST);
+    expect(manifest.shards.reduce((n, s) => n + s.withdrawn, 0)).toBe(FIRST);
+    for (const row of manifest.shards) {
+      const head = await stack.s3.send(
+        new HeadObjectCommand({ Bucket: "published", Key: catalogueShardKeys("acme", row.shard).index }),
+      );
+      expect(head.Metadata?.generation, row.shard).toBe((await shardOf("acme", row.shard)).generation);
+    }
     for (let n = 0; n < 2 * FIRST; n++) {
       const copyKey = `acme/s-${n}/fix-auth.REPLAY.layer-c.jsonl`;
       const entry = copies.get(copyKey);
@@ -126,20 +165,30 @@ describe("the catalogue after 50 concurrent publishes and withdrawals", () => {
       new HeadObjectCommand({ Bucket: "published", Key: catalogueIndexKey("acme") }),
     );
     expect(index.Metadata?.generation).toBe(manifest.generation);
-    const html = (await text("published", catalogueIndexKey("acme"))) ?? "";
     expect(manifest.viewer_pages).toBe(true);
-    expect(html.match(/\.view\.html"/g)).toHaveLength(FIRST);
-    expect(html).toContain(`href="../s-${FIRST}/fix-auth.REPLAY.layer-c.jsonl.view.html"`);
-    expect(html).not.toContain('href="../s-0/fix-auth.REPLAY.layer-c.jsonl.view.html"');
+    let linked = 0;
+    for (const row of manifest.shards) {
+      const html = (await text("published", catalogueShardKeys("acme", row.shard).index)) ?? "";
+      linked += html.match(/\.view\.html"/g)?.length ?? 0;
+    }
+    expect(linked).toBe(FIRST);
+    const published = `acme/s-${FIRST}/fix-auth.REPLAY.layer-c.jsonl`;
+    expect(await shardPage(published)).toContain(
+      `href="../../s-${FIRST}/fix-auth.REPLAY.layer-c.jsonl.view.html"`,
+    );
+    expect(await shardPage("acme/s-0/fix-auth.REPLAY.layer-c.jsonl")).not.toContain(
+      'href="../../s-0/fix-auth.REPLAY.layer-c.jsonl.view.html"',
+    );
   });
 
   it("keeps each tenant's catalogue to its own copies", async () => {
-    const other = await manifestOf("other");
-    expect(other.copies.map((c) => c.key)).toEqual(
+    expect((await copiesOf("other")).map((c) => c.key)).toEqual(
       [0, 1, 2].map((n) => `other/s-${n}/fix-auth.REPLAY.layer-c.jsonl`),
     );
-    const html = (await text("published", catalogueIndexKey("other"))) ?? "";
-    expect(html).not.toContain("acme/");
+    for (const row of (await manifestOf("other")).shards) {
+      const html = (await text("published", catalogueShardKeys("other", row.shard).index)) ?? "";
+      expect(html).not.toContain("acme/");
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { catalogueIndexKey } from "../../../shared/pipeline/catalogue.js";
+import { catalogueShardKeys, catalogueShardOf } from "../../../shared/pipeline/catalogue.js";
 import { viewerPageKey } from "../../../shared/pipeline/keys.js";
 import { MemoryPublisher, memoryPorts } from "../../../shared/pipeline/memory-ports.js";
 import { processObject } from "../../../shared/pipeline/process-object.js";
@@ -15,6 +15,12 @@ import {
 } from "../../support/sessions.js";
 
 const KEY = "acme/s-1/creds.REPLAY.jsonl";
+
+/** The catalogue page of the shard that lists `copyKey`. */
+function shardPage(publisher: MemoryPublisher, copyKey: string): string {
+  const { index } = catalogueShardKeys("acme", catalogueShardOf(copyKey));
+  return publisher.catalogue.objects.get(index)?.body ?? "";
+}
 
 async function published(viewerPages: boolean, key = KEY, original = replayWithSecrets()) {
   const ports = { ...memoryPorts(), publisher: new MemoryPublisher({ viewerPages }) };
@@ -48,8 +54,9 @@ describe("viewer pages beside published copies", () => {
     expect(page).toContain("Layer C copy");
     expect(page).toContain('"tc_003"');
     expect(page).toMatch(/^<!doctype html>/);
-    const index = ports.publisher.catalogue.objects.get(catalogueIndexKey("acme"))?.body ?? "";
-    expect(index).toContain('href="../s-1/creds.REPLAY.layer-c.jsonl.view.html"');
+    expect(shardPage(ports.publisher, copyKey)).toContain(
+      'href="../../s-1/creds.REPLAY.layer-c.jsonl.view.html"',
+    );
   });
 
   it("shows none of the original's content that Layer C removed, which a page of the original would", async () => {
@@ -67,8 +74,8 @@ describe("viewer pages beside published copies", () => {
     await ports.publisher.withdrawCopy(copyKey);
     expect(ports.publisher.copies.has(copyKey)).toBe(false);
     expect(ports.publisher.copies.has(viewerPageKey(copyKey))).toBe(false);
-    const index = ports.publisher.catalogue.objects.get(catalogueIndexKey("acme"))?.body ?? "";
-    expect(index).not.toContain(".view.html");
+    expect(shardPage(ports.publisher, copyKey)).toContain("creds.REPLAY.layer-c.jsonl");
+    expect(shardPage(ports.publisher, copyKey)).not.toContain(".view.html");
   });
 
   it("writes no page when the setting is off", async () => {

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseHTML } from "linkedom";
 import { describe, expect, it } from "vitest";
 import { readJson } from "#shared/canonical/index.js";
 import { Findings, inspect } from "#shared/formats/index.js";
@@ -8,6 +7,7 @@ import { generateReceipt, serializeReceipt, verifyReplay } from "#shared/receipt
 import { attachReceipt, readSessionView, type SessionView, viewerPage } from "#shared/view/index.js";
 import { PROJECT_ROOT } from "../../support/corpus.js";
 import { chunksOf } from "../../support/sessions.js";
+import { runViewerPage } from "../../support/viewer-page.js";
 
 const REPLAY = readFileSync(join(PROJECT_ROOT, "examples", "fix-auth.REPLAY.jsonl"));
 /** tc_001's params_hash in the example. */
@@ -93,14 +93,7 @@ describe("attachReceipt", () => {
 describe("the viewer page's receipt rows", () => {
   it("marks the step whose receipt check failed, keeps it under 'failed checks only' and details it", async () => {
     const page = viewerPage(await checked());
-    const { document, window } = parseHTML(page);
-    const script = [...document.querySelectorAll("script")].find((s) => s.getAttribute("type") === null);
-    new Function("document", "setTimeout", "clearTimeout", script?.textContent ?? "")(
-      document,
-      (f: () => void) => f(),
-      () => undefined,
-    );
-    const rows = () => [...document.querySelectorAll("#steps tbody tr")];
+    const { document, window, key, rows } = runViewerPage(page);
     expect(rows()[0]?.textContent).toContain("receipt ✗");
     expect(rows()[1]?.textContent).toContain("receipt ✓");
     const failedOnly = document.getElementById("failed") as unknown as {
@@ -110,9 +103,7 @@ describe("the viewer page's receipt rows", () => {
     failedOnly.checked = true;
     failedOnly.dispatchEvent(new window.Event("change"));
     expect(rows().map((r) => r.querySelector("td.id")?.textContent)).toEqual(["tc_001"]);
-    const enter = new window.Event("keydown");
-    Object.assign(enter, { key: "Enter" });
-    document.dispatchEvent(enter);
+    key("Enter");
     const detail = document.getElementById("detail")?.querySelector("table.receipt")?.textContent ?? "";
     expect(detail).toContain("params_hash");
     expect(detail).toContain("failed");
