@@ -66,7 +66,10 @@ export interface CatalogueStore {
   putEntry(key: string, body: string): Promise<void>;
   /** An entry object and its ETag; null when there is none. */
   getEntry(key: string): Promise<{ body: string; etag: string } | null>;
-  /** Every entry object under `prefix`, all pages, with its ETag (a consistent listing). */
+  /**
+   * Every object whose key starts with `prefix` (entries, shard manifests), all pages, with its
+   * ETag (a consistent listing); `prefix` may end mid-name (`entries/3f`).
+   */
   listEntries(prefix: string): Promise<{ key: string; etag: string }[]>;
   /**
    * A manifest's text and the generation its index was written with (null where either is
