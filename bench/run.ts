@@ -16,6 +16,7 @@
  *   npm run bench -- --only receipt-settle a receipt arriving in a session of 1,000 replays (no input file)
  *   npm run bench -- --only view-diff     viewer page of 10 and 100 MB sessions, diff of two (own inputs)
  *   npm run bench -- --only reprocess    10,000 small files through the reprocess path (no input file)
+ *   npm run bench -- --only catalogue    one publish and one withdrawal at 1,000 and 5,000 copies (no input file)
  *
  * A `report` row is not a throughput: it runs in the harness's own process, once, and prints a section of
  * its own after the table (`secret-recall`: bench/secret-recall.ts on gitleaks' samples).
@@ -34,6 +35,7 @@ import { processObject } from "#shared/pipeline/process-object.js";
 import { redactChecked, redactFile } from "#shared/redact/index.js";
 import { folderPorts } from "../cli/adapters/files.js";
 import { parallelOptions } from "../cli/worker-script.js";
+import { catalogueReport } from "./catalogue.js";
 import { lastLineOf } from "./child.js";
 import {
   DATASET_SHAPES,
@@ -358,6 +360,12 @@ export const MEASUREMENTS: Measurement[] = [
     name: "view-diff",
     label: "viewer page of 10 and 100 MB sessions; diff of two 100 MB sessions (time, peak RSS)",
     report: () => viewDiffReport(ROOT, DATA_DIR, VIEW_DIFF_SIZES_MB),
+  },
+  {
+    kind: "report",
+    name: "catalogue",
+    label: "the catalogue: bytes and requests of one publish and one withdrawal at 1,000 and 5,000 copies",
+    report: catalogueReport,
   },
   {
     kind: "report",

@@ -62,6 +62,7 @@ export class PipelineStack extends Stack {
       // The secret's ARN, not its value: the functions read the key at cold start.
       CURSOR_KEY_SECRET: storage.cursorKey.secretArn,
       AUDIT_RECEIPT_AGE_HOURS: String(settings.receiptAgeHours),
+      VIEWER_PAGES: String(settings.viewerPages),
     };
     this.ingest = new Ingest(this, "Ingest", {
       projectRoot,

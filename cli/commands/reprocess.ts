@@ -198,6 +198,8 @@ async function runHere(
     PUBLISHED_BUCKET: t.publishedBucket,
     REPORTS_BUCKET: t.reportsBucket,
     TABLE_NAME: t.tableName,
+    // Republished copies get viewer pages as the pipeline's own do (its setting, from here).
+    VIEWER_PAGES: process.env.VIEWER_PAGES,
   });
   const handle = makeReprocessHandler({
     config,

@@ -65,6 +65,8 @@ export interface StackOptions {
   logLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR" | "SILENT";
   /** Called as each object's fate is known. */
   onOutcome?: (outcome: StackOutcome) => void;
+  /** Write each published copy's viewer page beside it (the functions' `VIEWER_PAGES`). */
+  viewerPages?: boolean;
   /** The rules the ingest handler runs, when not the built-in defaults (a test's rule pack). */
   rules?: IngestDependencies["rules"];
 }
@@ -175,6 +177,7 @@ export class LocalStack {
         TABLE_NAME: info.tableName,
         AWS_ENDPOINT_URL_S3: info.s3Endpoint,
         AWS_ENDPOINT_URL_DYNAMODB: info.dynamoEndpoint,
+        VIEWER_PAGES: options.viewerPages === true ? "true" : "false",
       });
       // EMF lines are for CloudWatch; locally they would only bury the table.
       process.env.POWERTOOLS_METRICS_DISABLED ??= "true";

@@ -28,11 +28,16 @@ export interface PortDependencies {
 /** The job's ports over `deps`' clients and buckets. */
 export function pipelinePorts(deps: PortDependencies): Ports {
   const { config, s3 } = deps;
+  // Layer C copies wait in the function's /tmp (its ephemeral storage), not in its memory; so does
+  // a copy whose viewer page is built once it is up.
+  const spool = fileSpool(tmpdir());
   return {
     objects: new S3ObjectStore(s3, config.ingestBucket),
     publisher: new S3Publisher(s3, {
       publishedBucket: config.publishedBucket,
       reportsBucket: config.reportsBucket,
+      viewerPages: config.viewerPages,
+      spool,
       ...(config.distributionId !== null && deps.cloudFront !== undefined
         ? { distribution: { client: deps.cloudFront, id: config.distributionId } }
         : {}),
@@ -42,8 +47,7 @@ export function pipelinePorts(deps: PortDependencies): Ports {
       shards: config.indexShards,
       cursorKey: config.cursorKey,
     }),
-    // Layer C copies wait in the function's /tmp (its ephemeral storage), not in its memory.
-    spool: fileSpool(tmpdir()),
+    spool,
     signer: deps.signer ?? null,
   };
 }

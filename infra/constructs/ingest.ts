@@ -19,10 +19,10 @@ import { ConfigError } from "../../functions/lib/config.js";
 import { INGEST_SERVICE, METRICS_NAMESPACE } from "../../functions/lib/metrics.js";
 import {
   INGEST_BATCH_SIZE,
-  INGEST_EPHEMERAL_MIB,
   INGEST_MEMORY_MB,
   INGEST_TIMEOUT_SECONDS,
   MAX_RECEIVE_COUNT,
+  perFileEphemeralMib,
   VISIBILITY_FACTOR,
 } from "../sizing.js";
 import { grantPerFileJob } from "./access.js";
@@ -98,7 +98,7 @@ export class Ingest extends Construct {
       description: "replay-pipeline ingest: validate, rehash, verify, publish Layer C, index",
       memoryMb: INGEST_MEMORY_MB,
       timeoutSeconds: INGEST_TIMEOUT_SECONDS,
-      ephemeralStorage: Size.mebibytes(INGEST_EPHEMERAL_MIB),
+      ephemeralStorage: Size.mebibytes(perFileEphemeralMib(props.environment)),
       logRetention: props.logRetention,
       reservedConcurrency: props.reservedConcurrency,
       environment: {

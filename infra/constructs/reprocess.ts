@@ -27,7 +27,7 @@ import { LambdaInvoke } from "aws-cdk-lib/aws-stepfunctions-tasks";
 import { Construct } from "constructs";
 import { ConfigError } from "../../functions/lib/config.js";
 import { METRICS_NAMESPACE } from "../../functions/lib/metrics.js";
-import { INGEST_EPHEMERAL_MIB, INGEST_MEMORY_MB, INGEST_TIMEOUT_SECONDS } from "../sizing.js";
+import { INGEST_MEMORY_MB, INGEST_TIMEOUT_SECONDS, perFileEphemeralMib } from "../sizing.js";
 import { grantPerFileJob } from "./access.js";
 import { OBJECT_WRITE_ACTIONS } from "./ingest.js";
 import { pipelineFunction } from "./pipeline-function.js";
@@ -61,7 +61,7 @@ export class Reprocess extends Construct {
       description: "replay-pipeline reprocess: one stored file through the job again, its record replaced",
       memoryMb: INGEST_MEMORY_MB,
       timeoutSeconds: INGEST_TIMEOUT_SECONDS,
-      ephemeralStorage: Size.mebibytes(INGEST_EPHEMERAL_MIB),
+      ephemeralStorage: Size.mebibytes(perFileEphemeralMib(props.environment)),
       logRetention: props.logRetention,
       reservedConcurrency: null,
       environment: {
