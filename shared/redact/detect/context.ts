@@ -194,6 +194,8 @@ const IDENTIFIER =
   /^(?:[A-Za-z]+(?:[._-][A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+){2,}|[a-z]+|[A-Z]+)$/;
 /** A dotted, snake or kebab name in lower case (`jetbrains.mps.v8_elimination`, `cmp2-qat-12`). */
 const LOWER_IDENTIFIER = /^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)+$/;
+/** 32 to 64 hex digits, letters and digits both. */
+const HEX_KEY = /^(?=[\da-f]*[a-f])(?=[\da-f]*\d)[\da-f]{32,64}$/i;
 /**
  * Eight of one character in a row: typed by hand (`000…0TUVWXYZ`, `xoxp-…-####…`); a generated
  * value has such a run about once in 10^13.
@@ -238,8 +240,10 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
     /[A-Z]|[^\w.-]/.test(value) &&
     !/\s/.test(value) &&
     !LOWER_IDENTIFIER.test(value);
-  // A qualified name (`heroku_key`) also takes a UUID; a bare weak one (`key`, `accessId`) does not.
-  if (strength === "qualified") return passwordLike || UUID.test(value);
+  // A qualified name (`heroku_key`) also takes a UUID, and a key in hex of a key's length
+  // (`-Dsonar.login=<40 hex>`, `license_key=<32 hex>`) however its digits run: digests stand under
+  // names of their own (`sha`, `commit`, `checksum`). A bare weak one (`key`, `accessId`) takes neither.
+  if (strength === "qualified") return passwordLike || UUID.test(value) || HEX_KEY.test(value);
   if (strength === "weak") return passwordLike && !UUID.test(value);
   if (v.loose) {
     // A loose form (`password is`, a blank): a quoted word, or a word with letters and digits.

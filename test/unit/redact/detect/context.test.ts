@@ -215,3 +215,29 @@ describe("a call of an endpoint, a user and a password", () => {
     }
   });
 });
+
+describe("a key in hex under a qualified credential name", () => {
+  // Long digit runs, as real keys have: the shape layer's switch rate alone would take it for a digest.
+  const hexKey = (n: number) =>
+    fc
+      .tuple(chars("0123456789", n - 12), chars("abcdef", 6), chars("0123456789abcdef", 6))
+      .map(([d, l, m]) => `${d.slice(0, 8)}${l}${d.slice(8)}${m}`);
+
+  it("is redacted whatever its digits: `-D<tool>.login=<40 hex>`, `<tool>_license_key: <32 hex>`", () => {
+    for (const [tool, h40, h32] of sample(fc.tuple(word(4, 8), hexKey(40), hexKey(32)))) {
+      for (const text of [`mvn verify -D${tool}.login=${h40}`, `${tool}_license_key: ${h32}`]) {
+        expect(scrub(text), text).not.toContain(text.endsWith(h40) ? h40 : h32);
+        const out = contextOnly.scrub(text, "$.error.message");
+        expect(out, text).not.toContain(text.endsWith(h40) ? h40 : h32);
+        expect(out, text).toContain(tool);
+      }
+    }
+  });
+
+  it("a digest under a name of its own is kept", () => {
+    for (const h of sample(hexKey(40))) {
+      const text = `checked out commit ${h}`;
+      expect(scrub(text), text).toBe(text);
+    }
+  });
+});
