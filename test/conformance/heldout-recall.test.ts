@@ -42,10 +42,10 @@ interface Floors {
 
 const FLOORS: Record<"development" | "heldOut", Floors> = {
   development: {
-    textFull: 284,
-    textGeneric: 280,
-    namesFull: 285,
-    namesGeneric: 280,
+    textFull: 287,
+    textGeneric: 283,
+    namesFull: 288,
+    namesGeneric: 283,
     negativesChangedFull: 33,
   },
   heldOut: { textFull: 123, textGeneric: 120, namesFull: 125, namesGeneric: 123, negativesChangedFull: 0 },
