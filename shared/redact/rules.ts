@@ -7,7 +7,7 @@
 
 import { isIPv6 } from "node:net";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE } from "./detect/context.js";
-import { FAKE_NAME } from "./detect/credential-names.js";
+import { FAKE_NAME, isTypedPlaceholder } from "./detect/credential-names.js";
 import { SHAPE_RULES } from "./detect/shape.js";
 import { STRUCTURE_RULES } from "./detect/structure.js";
 import { NeedleLists } from "./needles.js";
@@ -354,6 +354,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
         value !== undefined &&
         isCredentialShaped(value) &&
         !isPlaceholder(value) &&
+        !isTypedPlaceholder(m[1] ?? "", value) &&
         isCredentialName(text, m.index, m[1] ?? "") &&
         !FAKE_NAME.test(identifierAt(text, m.index))
       );

@@ -15,6 +15,7 @@ import {
   credentialName,
   FAKE_NAME,
   isNameChar,
+  isTypedPlaceholder,
   nameWords,
   type Strength,
   wordStrength,
@@ -300,6 +301,7 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     const inQuery = text[start - 1] === "?" || text[start - 1] === "&";
     const judged = strength === "weak" && (isFlag || inQuery) ? "qualified" : strength;
     if (!isCredentialValue(text, v, judged, followedByCall) || isRecordId(text, v, name)) continue;
+    if (isTypedPlaceholder(name, text.slice(v.start, v.end))) continue;
     out.push({ start: v.start, end: v.end, rule, kind: "secret" });
     // Rescan the value: `token => client_secret='…'` holds a second assignment.
     CREDENTIAL_WORD.lastIndex = v.start;
