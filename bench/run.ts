@@ -59,6 +59,11 @@ export interface RunResult {
   digest?: string;
   /** Peak RSS the run saw itself (kB), used when `/usr/bin/time` is unavailable. */
   maxRssKb?: number;
+  /**
+   * CPU seconds (user and system, every thread) of a `--one` run's timed part: what to compare
+   * two builds by on a shared machine, where wall time follows the neighbours' load.
+   */
+  cpuSeconds?: number;
 }
 
 interface MeasurementBase {
@@ -523,11 +528,14 @@ async function runOne(name: string, file: string): Promise<void> {
     usageError(`--one needs a node measurement, got ${JSON.stringify(name)}`);
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const raw = await m.run(file);
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
   const result: RunResult = typeof raw === "number" ? { bytes: raw } : { ...raw };
   result.seconds = seconds;
+  result.cpuSeconds = (used.user + used.system) / 1e6;
   result.maxRssKb = process.resourceUsage().maxRSS;
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

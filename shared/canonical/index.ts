@@ -29,12 +29,12 @@ export {
   hashOf,
   inputOrder,
   type MemberHashes,
+  memberValue,
   nameBytes,
   readSplit,
   type SplitLine,
   SplitView,
   splitInto,
   splitLine,
-  valueAt,
 } from "./shallow.js";
 export { assertText, sniffText } from "./sniff.js";
