@@ -27,8 +27,8 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 4,
-  "redact/detect": 4,
+  "redact/rules": 5,
+  "redact/detect": 5,
   "redact/layer-c": 3,
   "redact/scrub": 3,
   // Format readers (validation and hashes).

@@ -290,14 +290,15 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     ruleFor: (m) => (DB_SCHEMES.test(m[1] ?? "") ? "db-connection-string" : "url-password"),
   },
   {
-    // `Authorization: Bearer …` / `Proxy-Authorization: Basic …` (credential only; the scheme is kept).
+    // `Authorization: Bearer …` / `Proxy-Authorization: Basic …` / `Authorization: SSWS …`: the
+    // credential only; the scheme, whatever its word, is kept.
     id: "auth-header",
     kind: "secret",
     layer: "context",
     // "authorization" is a mandatory literal of the pattern (both case-insensitive).
     gate: /authorization/i,
     pattern:
-      /authorization["']?\s*(?:=|:|=>)\s*["']?(?:(?:bearer|basic|token|api-token|digest|negotiate|apikey|api-key|bot)\s+)?([^\s"',;]{6,})/dgi,
+      /authorization["']?\s*(?:=|:|=>)\s*["']?(?:[A-Za-z][A-Za-z0-9-]{1,19}[ \t]+(?=[^\s"',;]{6,}))?([^\s"',;]{6,})/dgi,
     group: 1,
     accept: (m) => !isPlaceholder(m[1] ?? ""),
   },
