@@ -5,12 +5,14 @@
  * counts); no import cycle anywhere, type-only imports counted (a type cycle still ties two
  * modules' changes together). Files are split by concept, not by a line count.
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../support/corpus.js";
 import { importCycles, importsOf, sourceFiles } from "../support/imports.js";
+import { LONG_FUNCTION_LINES, LONG_MARKER, longFunctions } from "../support/long-functions.js";
 import { moduleState, moduleStateOf } from "../support/module-state.js";
+import { tempDir } from "../support/temp.js";
 
 /**
  * Module-level state in shared/ kept on purpose, each with why. Anything else found by
@@ -28,8 +30,6 @@ const ALLOWED_MODULE_STATE: Record<string, string> = {
   "shared/pipeline/provenance.ts: digests (a top-level const the module mutates)":
     "a cache of a pure function of its key (the rules digest of a preset: one entry per preset)",
 };
-
-import { tempDir } from "../support/temp.js";
 
 const inside = (folder: string) => (file: string) =>
   !relative(resolve(PROJECT_ROOT, folder), file).startsWith("..");
@@ -127,5 +127,47 @@ describe("project structure", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it(`every function over ${LONG_FUNCTION_LINES} lines in shared/, functions/, cli/ and infra/ says why right above it (${LONG_MARKER} …)`, () => {
+    const files = ["shared", "functions", "cli", "infra"].flatMap(sourceFiles);
+    const found = files.flatMap((file) =>
+      longFunctions(readFileSync(file, "utf8"), file).map((fn) => ({
+        where: `${relative(PROJECT_ROOT, file)}:${fn.line} ${fn.name} (${fn.lines} lines)`,
+        ...fn,
+      })),
+    );
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.filter((fn) => fn.reason === undefined).map((fn) => fn.where)).toEqual([]);
+  });
+
+  it("finds a long function and accepts only a one- or two-line reason with the marker right above it", () => {
+    const body = (name: string) => `function ${name}() {\n${"  f();\n".repeat(LONG_FUNCTION_LINES - 1)}}\n`;
+    const arrow = (name: string) =>
+      `const ${name} = () => {\n${"  f();\n".repeat(LONG_FUNCTION_LINES - 1)}};\n`;
+    const short = `function short() {\n${"  f();\n".repeat(LONG_FUNCTION_LINES - 2)}}\n`;
+    const text = [
+      short,
+      body("bare"),
+      `/** Docs. */\n${body("docOnly")}`,
+      `/** Docs. */\n${LONG_MARKER} a state machine in the hot loop.\n${body("excused")}`,
+      `${LONG_MARKER} one line of reason\n// and a second.\n${arrow("excusedArrow")}`,
+      `${LONG_MARKER} one line\n// a second\n// and a third is too many.\n${body("tooWordy")}`,
+      `${LONG_MARKER}\n${body("noReason")}`,
+      `${LONG_MARKER} not right above.\n\n${body("detached")}`,
+      `class C {\n  ${LONG_MARKER} a method may be excused too.\n  ${body("method").replace("function ", "")}}\n`,
+    ].join("\n");
+    const found = longFunctions(text);
+    expect(found.map((fn) => [fn.name, fn.reason !== undefined])).toEqual([
+      ["bare", false],
+      ["docOnly", false],
+      ["excused", true],
+      ["excusedArrow", true],
+      ["tooWordy", false],
+      ["noReason", false],
+      ["detached", false],
+      ["method", true],
+    ]);
+    expect(found.every((fn) => fn.lines === LONG_FUNCTION_LINES + 1)).toBe(true);
   });
 });
