@@ -30,7 +30,7 @@ import canonicalizeNpm from "canonicalize";
 import { canonicalJsonLines, type Profile } from "#shared/canonical/index.js";
 import { inspect } from "#shared/formats/index.js";
 import { defaultWorkers } from "#shared/parallel/index.js";
-import { processObject } from "#shared/pipeline/process-object.js";
+import { processObject } from "#shared/pipeline/index.js";
 import { redactChecked, redactFile } from "#shared/redact/index.js";
 import { folderPorts } from "../cli/adapters/files.js";
 import { parallelOptions } from "../cli/worker-script.js";

@@ -4,8 +4,8 @@
  * replays whose receipt is not among the period's records, the session's other records.
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import type { CheckRow, Verdict } from "../../shared/formats/types.js";
-import type { FileRecord, ReceiptCheckRecord } from "../../shared/pipeline/ports.js";
+import type { CheckRow, Verdict } from "../../shared/formats/index.js";
+import type { FileRecord, ReceiptCheckRecord } from "../../shared/pipeline/index.js";
 import { type AuditInput, type DayVerdicts, zeroVerdicts } from "../../shared/report/index.js";
 import type { DynamoSessionIndex } from "./dynamo-index.js";
 import { asAdapterError } from "./errors.js";

@@ -19,13 +19,13 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 import { z } from "zod";
 import type { EnvelopeSigner } from "../../shared/attest/index.js";
 import { kindOf, ReplayPipelineError } from "../../shared/errors.js";
-import type { ObjectRef } from "../../shared/pipeline/ports.js";
+import type { ObjectRef } from "../../shared/pipeline/index.js";
 import {
   type ProcessOptions,
   type ProcessResult,
   processObject,
   scrubbedKey,
-} from "../../shared/pipeline/process-object.js";
+} from "../../shared/pipeline/index.js";
 import { ObjectChangedError } from "../adapters/errors.js";
 import { S3ObjectSource } from "../adapters/s3-objects.js";
 import { type Config, ConfigError } from "./config.js";

@@ -14,7 +14,7 @@ import { EventType } from "aws-cdk-lib/aws-s3";
 import { SqsDestination } from "aws-cdk-lib/aws-s3-notifications";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import { INGEST_SUFFIXES } from "#shared/pipeline/keys.js";
+import { INGEST_SUFFIXES } from "#shared/pipeline/index.js";
 import { ConfigError } from "../../functions/lib/config.js";
 import { INGEST_SERVICE, METRICS_NAMESPACE } from "../../functions/lib/metrics.js";
 import {

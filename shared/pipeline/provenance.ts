@@ -10,8 +10,13 @@
  * module's source hash beside its version, so a change to a module without a bumped version fails.
  */
 import { createHash } from "node:crypto";
-import { type Preset, presetPolicy } from "../redact/presets.js";
-import { PATTERN_RULES, type PatternRule, SECRETLINT_PRESET_ID } from "../redact/rules.js";
+import {
+  PATTERN_RULES,
+  type PatternRule,
+  type Preset,
+  presetPolicy,
+  SECRETLINT_PRESET_ID,
+} from "../redact/index.js";
 
 /** What a record, verdict document and attestation say about the rules that made them. */
 export interface Provenance {

@@ -5,10 +5,9 @@
  * while it ran.
  */
 import { ReplayPipelineError } from "../errors.js";
-import { type InspectReport, type InspectResult, inspect } from "../formats/inspect.js";
-import { redactChecked } from "../redact/checked.js";
+import { type InspectReport, type InspectResult, inspect } from "../formats/index.js";
 import type { LayerCSummary } from "../redact/index.js";
-import { scrubReport } from "../redact/report.js";
+import { redactChecked, scrubReport } from "../redact/index.js";
 import { prepend } from "./chunks.js";
 import type { JobRun } from "./job-run.js";
 import type { ProcessResult } from "./job-types.js";

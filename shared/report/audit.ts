@@ -2,10 +2,10 @@
  * The audit report: what the index recorded over a period, in one JSON document that the markdown
  * and HTML renderers print. Pure: records in, report out; fetching them is the caller's business.
  */
-import type { CheckRow, Verdict } from "../formats/types.js";
-import type { FileRecord, ReceiptCheckRecord } from "../pipeline/ports.js";
-import { scrubReport } from "../redact/report.js";
-import type { Scrubber } from "../redact/scrub.js";
+import type { CheckRow, Verdict } from "../formats/index.js";
+import type { FileRecord, ReceiptCheckRecord } from "../pipeline/index.js";
+import type { Scrubber } from "../redact/index.js";
+import { scrubReport } from "../redact/index.js";
 
 /** The verdicts, in the order reports show them. */
 export const VERDICTS: readonly Verdict[] = ["passed", "unverifiable", "failed", "invalid"];

@@ -6,7 +6,7 @@
  */
 import * as Plot from "@observablehq/plot";
 import { parseHTML } from "linkedom";
-import type { Verdict } from "../formats/types.js";
+import type { Verdict } from "../formats/index.js";
 import { type AuditReport, VERDICTS } from "./audit.js";
 
 /** Verdict colors: a person reads red as failed without the legend. */

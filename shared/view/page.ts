@@ -7,7 +7,7 @@
  * and the script writes it with `textContent` only.
  */
 import type { CheckRow } from "../formats/index.js";
-import { barsChart, type Chart } from "../report/charts.js";
+import { barsChart, type Chart } from "../report/index.js";
 import { VIEWER_CSS, VIEWER_SCRIPT } from "./page-assets.js";
 import type { SessionView, ViewStep } from "./types.js";
 

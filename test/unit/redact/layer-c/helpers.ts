@@ -6,15 +6,10 @@ import {
   type JsonValue,
   readJson,
 } from "#shared/canonical/index.js";
-import {
-  type CheckedOptions,
-  isStructuralKey,
-  type LayerCSummary,
-  type Preset,
-  RPK_MASK,
-  redactChecked,
-  UNKNOWN_EVENT_ALLOW,
-} from "#shared/redact/index.js";
+import type { CheckedOptions } from "#shared/redact/checked.js";
+import { type LayerCSummary, type Preset, redactChecked } from "#shared/redact/index.js";
+import { RPK_MASK } from "#shared/redact/layer-c/documents.js";
+import { isStructuralKey, UNKNOWN_EVENT_ALLOW } from "#shared/redact/layer-c/policy.js";
 
 /** The presets, in the order ADR-0016 lists them. */
 export const ALL_PRESETS: Preset[] = ["open_source", "private_repo", "paranoid"];
