@@ -32,15 +32,18 @@ export {
   RPK_FIELDS,
   stepContent,
 } from "./replaykit/index.js";
+export { contentShape } from "./shape.js";
 export {
   type CheckRow,
   type CheckStatus,
+  type ContentShape,
   type FieldSet,
   type Finding,
   Findings,
   FORMAT_IDS,
   type FormatId,
   type FormatOptions,
+  type FusedTask,
   fillResult,
   findingOf,
   type LineTap,

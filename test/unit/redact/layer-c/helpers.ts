@@ -7,7 +7,7 @@ import {
   readJson,
 } from "#shared/canonical/index.js";
 import type { CheckedOptions } from "#shared/redact/checked.js";
-import { type LayerCSummary, type Preset, redactChecked } from "#shared/redact/index.js";
+import { inspectRedactTask, type LayerCSummary, type Preset, redactChecked } from "#shared/redact/index.js";
 import { RPK_MASK } from "#shared/redact/layer-c/documents.js";
 import { isStructuralKey, UNKNOWN_EVENT_ALLOW } from "#shared/redact/layer-c/policy.js";
 
@@ -32,7 +32,12 @@ export async function redactBytes(
     }
     for (let i = 0; i < bytes.length; i += chunkSize) yield bytes.subarray(i, i + chunkSize);
   }
-  const result = redactChecked(source(), { file: "input", allowUnverified: true, ...options });
+  const result = redactChecked(source(), {
+    task: inspectRedactTask,
+    file: "input",
+    allowUnverified: true,
+    ...options,
+  });
   const parts: Buffer[] = [];
   for await (const chunk of result.chunks) parts.push(Buffer.from(chunk));
   return { text: Buffer.concat(parts).toString("utf8"), summary: result.summary() };
