@@ -34,16 +34,16 @@ export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 3,
   "redact/detect": 3,
-  "redact/layer-c": 2,
+  "redact/layer-c": 3,
   "redact/scrub": 3,
   // Format readers (validation and hashes).
-  "formats/replay-jsonl": 2,
-  "formats/replay-bundle": 2,
+  "formats/replay-jsonl": 3,
+  "formats/replay-bundle": 3,
   "formats/braintrust": 2,
   "formats/replaykit": 2,
   // Verdict rules: how findings and receipt checks become a verdict.
   "formats/verdict": 2,
-  "receipt/verify": 2,
+  "receipt/verify": 3,
 };
 
 /** A JSON value of this module's own making (members in a fixed order: `JSON.stringify` is canonical). */
