@@ -4,13 +4,13 @@
  * listings, CPU. Over the memory store, so no network: the S3 requests are counted, not timed.
  */
 import {
+  type CatalogueEntry,
   catalogueEntryKey,
   cataloguePublished,
   catalogueWithdrawn,
+  MemoryCatalogueStore,
   rebuildCatalogue,
-} from "#shared/pipeline/catalogue.js";
-import type { CatalogueEntry } from "#shared/pipeline/catalogue-types.js";
-import { MemoryCatalogueStore } from "#shared/pipeline/memory-ports.js";
+} from "#shared/pipeline/index.js";
 
 /** Copies already catalogued before the measured change. */
 const SIZES = [1000, 5000];

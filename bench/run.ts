@@ -31,8 +31,8 @@ import canonicalizeNpm from "canonicalize";
 import { canonicalJsonLines, type Profile } from "#shared/canonical/index.js";
 import { inspect } from "#shared/formats/index.js";
 import { defaultWorkers } from "#shared/parallel/index.js";
-import { processObject } from "#shared/pipeline/process-object.js";
-import { redactChecked, redactFile } from "#shared/redact/index.js";
+import { processObject } from "#shared/pipeline/index.js";
+import { inspectRedactTask, redactChecked, redactFile } from "#shared/redact/index.js";
 import { folderPorts } from "../cli/adapters/files.js";
 import { parallelOptions } from "../cli/worker-script.js";
 import { catalogueReport } from "./catalogue.js";
@@ -294,6 +294,7 @@ export const MEASUREMENTS: Measurement[] = [
             const counter = { bytes: 0 };
             const hash = new BatchedSha256();
             const result = redactChecked(readChunks(file, counter), {
+              task: inspectRedactTask,
               file,
               parallel: parallelOptions(workers),
             });

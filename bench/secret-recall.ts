@@ -24,12 +24,9 @@ import {
   type JsonValue,
   readJson,
 } from "#shared/canonical/index.js";
-import { REPLAY_EVENT_FIELDS } from "#shared/formats/layer-c-fields.js";
-import type { Layer } from "#shared/redact/index.js";
-import { Context } from "#shared/redact/layer-c/context.js";
-import { redactReplayEvent } from "#shared/redact/layer-c/transform.js";
-import type { Preset } from "#shared/redact/presets.js";
-import { Scrubber } from "#shared/redact/scrub.js";
+import { REPLAY_EVENT_FIELDS } from "#shared/formats/index.js";
+import type { Layer, Preset } from "#shared/redact/index.js";
+import { Context, redactReplayEvent, Scrubber } from "#shared/redact/index.js";
 
 /** One line of gitleaks-samples.jsonl. */
 export interface Sample {

@@ -4,7 +4,7 @@
  * its original, and the session's receipt check of that file).
  */
 import { GetObjectCommand } from "@aws-sdk/client-s3";
-import type { ReceiptCheckRecord } from "#shared/pipeline/ports.js";
+import type { ReceiptCheckRecord } from "#shared/pipeline/index.js";
 import { scrubReport } from "#shared/redact/index.js";
 import { attachReceipt, readSessionView, type SessionView } from "#shared/view/index.js";
 import { UsageError } from "./errors.js";

@@ -10,17 +10,8 @@ import { appendFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } fro
 import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
-import {
-  type CatalogueKeys,
-  type CatalogueStore,
-  cataloguePublished,
-  catalogueWithdrawn,
-  sha256Tap,
-} from "../../shared/pipeline/catalogue.js";
-import { GENERATION_META } from "../../shared/pipeline/catalogue-html.js";
-import type { CopyFacts } from "../../shared/pipeline/catalogue-types.js";
-import { MemorySessionIndex } from "../../shared/pipeline/memory-ports.js";
 import type {
+  CopyFacts,
   FileRecord,
   ObjectRef,
   ObjectSource,
@@ -30,7 +21,18 @@ import type {
   PutOutcome,
   ReceiptCheckRecord,
   WithdrawOutcome,
-} from "../../shared/pipeline/ports.js";
+} from "../../shared/pipeline/index.js";
+import {
+  type CatalogueKeys,
+  type CatalogueStore,
+  catalogueIndexKey,
+  catalogueManifestKey,
+  cataloguePublished,
+  catalogueWithdrawn,
+  GENERATION_META,
+  MemorySessionIndex,
+  sha256Tap,
+} from "../../shared/pipeline/index.js";
 import { fileSpool } from "../../shared/spool/index.js";
 import { withProgress } from "../progress.js";
 

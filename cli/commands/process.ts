@@ -1,7 +1,7 @@
 import { basename, dirname, join, relative } from "node:path";
-import type { Verdict } from "../../shared/formats/types.js";
-import { type ProcessResult, processObject } from "../../shared/pipeline/process-object.js";
-import { PRESETS, type Preset } from "../../shared/redact/presets.js";
+import type { Verdict } from "../../shared/formats/index.js";
+import { type ProcessResult, processObject } from "../../shared/pipeline/index.js";
+import { PRESETS, type Preset } from "../../shared/redact/index.js";
 import { folderPorts } from "../adapters/files.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";

@@ -19,15 +19,24 @@ import {
   verifyEnvelope,
 } from "../../shared/attest/index.js";
 import { ReplayPipelineError, TransientError } from "../../shared/errors.js";
-import type { InspectReport } from "../../shared/formats/inspect.js";
-import type { Verdict } from "../../shared/formats/types.js";
-import { catalogueShardKeys, catalogueShardOf } from "../../shared/pipeline/catalogue.js";
-import type { CatalogueShard } from "../../shared/pipeline/catalogue-types.js";
-import type { VerdictDocument } from "../../shared/pipeline/job-types.js";
-import { attestationKey, parseObjectKey, rejectedPlace } from "../../shared/pipeline/keys.js";
-import type { FileRecord, ReceiptCheckRecord } from "../../shared/pipeline/ports.js";
-import { scrubbedKey } from "../../shared/pipeline/process-object.js";
-import { settlementOf } from "../../shared/pipeline/settlement.js";
+import type { InspectReport, Verdict } from "../../shared/formats/index.js";
+import type {
+  CatalogueManifest,
+  CatalogueShard,
+  FileRecord,
+  ReceiptCheckRecord,
+  VerdictDocument,
+} from "../../shared/pipeline/index.js";
+import {
+  attestationKey,
+  catalogueManifestKey,
+  catalogueShardKeys,
+  catalogueShardOf,
+  parseObjectKey,
+  rejectedPlace,
+  scrubbedKey,
+  settlementOf,
+} from "../../shared/pipeline/index.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { outputError, readInput, toInputError, writeOut } from "../io.js";

@@ -23,9 +23,8 @@ import {
   makeIngestHandler,
 } from "../../functions/lib/ingest.js";
 import { createTable } from "../../functions/lib/table.js";
-import { isIngestKey, parseObjectKey, rejectedPlace } from "../../shared/pipeline/keys.js";
-import type { FileRecord } from "../../shared/pipeline/ports.js";
-import { scrubbedKey } from "../../shared/pipeline/process-object.js";
+import type { FileRecord } from "../../shared/pipeline/index.js";
+import { isIngestKey, parseObjectKey, rejectedPlace, scrubbedKey } from "../../shared/pipeline/index.js";
 import { createdNotification, lambdaContext, sqsEvent, sqsRecord } from "./notifications.js";
 import { type LocalServer, S3RVER_CREDENTIALS, startDynalite, startS3rver } from "./servers.js";
 import type { TornObject } from "./torn-objects.js";

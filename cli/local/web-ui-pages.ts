@@ -3,7 +3,7 @@
  * sessions list, a session's page, the audits list and a message page. Plain HTML with one inline
  * style and no script; every value from the index or a bucket is escaped.
  */
-import type { FileRecord, ReceiptCheckRecord } from "#shared/pipeline/ports.js";
+import type { FileRecord, ReceiptCheckRecord } from "#shared/pipeline/index.js";
 
 const VERDICTS = ["passed", "failed", "unverifiable", "invalid"] as const;
 

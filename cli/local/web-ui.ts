@@ -8,8 +8,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, type S3Client } from "@aws-sdk/client-s3";
 import { diffHtml, diffSessions } from "#shared/diff/index.js";
-import { parseObjectKey } from "#shared/pipeline/keys.js";
-import type { FileRecord } from "#shared/pipeline/ports.js";
+import type { FileRecord } from "#shared/pipeline/index.js";
+import { parseObjectKey } from "#shared/pipeline/index.js";
 import { type SessionView, viewerPage } from "#shared/view/index.js";
 import type { DynamoSessionIndex } from "../../functions/adapters/dynamo-index.js";
 import { InvalidCursorError } from "../../functions/adapters/errors.js";

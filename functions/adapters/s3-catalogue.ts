@@ -11,7 +11,8 @@ import {
   paginateListObjectsV2,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import type { CatalogueKeys, CatalogueStore } from "../../shared/pipeline/catalogue.js";
+import type { CatalogueKeys, CatalogueStore } from "../../shared/pipeline/index.js";
+import { catalogueIndexKey, catalogueManifestKey } from "../../shared/pipeline/index.js";
 import { asAdapterError, isTransientAwsError } from "./errors.js";
 
 /** The `Cache-Control` of the catalogue's objects: they change with every publish and withdrawal. */

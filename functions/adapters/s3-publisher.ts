@@ -10,12 +10,16 @@ import { Readable } from "node:stream";
 import { type CloudFrontClient, CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import { cataloguePublished, catalogueWithdrawn, sha256Tap } from "../../shared/pipeline/catalogue.js";
-import type { CopyFacts } from "../../shared/pipeline/catalogue-types.js";
-import { viewerPageKey } from "../../shared/pipeline/keys.js";
-import type { Publisher } from "../../shared/pipeline/ports.js";
-import { publishedUrlPath } from "../../shared/pipeline/published-urls.js";
-import { copyViewerPage, type SpooledStream, spooled } from "../../shared/pipeline/viewer-pages.js";
+import type { CopyFacts, Publisher, SpooledStream } from "../../shared/pipeline/index.js";
+import {
+  cataloguePublished,
+  catalogueWithdrawn,
+  copyViewerPage,
+  publishedUrlPath,
+  sha256Tap,
+  spooled,
+  viewerPageKey,
+} from "../../shared/pipeline/index.js";
 import { fileSpool, type Spool } from "../../shared/spool/index.js";
 import { asAdapterError } from "./errors.js";
 import { S3CatalogueStore } from "./s3-catalogue.js";

@@ -7,7 +7,7 @@ import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { EnvelopeSigner } from "../../shared/attest/index.js";
-import type { Ports } from "../../shared/pipeline/ports.js";
+import type { Ports } from "../../shared/pipeline/index.js";
 import { fileSpool } from "../../shared/spool/index.js";
 import { DynamoSessionIndex } from "../adapters/dynamo-index.js";
 import { S3ObjectStore } from "../adapters/s3-objects.js";

@@ -328,6 +328,8 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
   }
 
   /** Writes the string at src[i] === '"', which holds escapes, in canonical form. */
+  // Long because: the byte loop of every escaped string, one state machine over one escape at a time; the
+  // position and output cursor stay in locals, which a call per escape kind would write back to the object.
   private escapedString(slot: number): boolean {
     const src = this.src;
     const n = this.n;

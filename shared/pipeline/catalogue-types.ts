@@ -1,5 +1,5 @@
 /** The catalogue's records (catalogue.ts): its entries and its per-tenant manifest. */
-import type { Verdict } from "../formats/types.js";
+import type { Verdict } from "../formats/index.js";
 
 /** What `processObject` knows of a copy it publishes, beyond its bytes. */
 export interface CopyFacts {

@@ -5,7 +5,7 @@
  * original is never read for it. A publisher configured with `viewerPages` writes one with each
  * copy and removes it with the copy.
  */
-import { scrubReport } from "../redact/report.js";
+import { scrubReport } from "../redact/index.js";
 import type { Spool, SpoolFile } from "../spool/index.js";
 import { readSessionView, viewerPage } from "../view/index.js";
 

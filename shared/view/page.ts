@@ -6,8 +6,9 @@
  * from the file reaches the page escaped (HTML) or as JSON that cannot close its script element,
  * and the script writes it with `textContent` only.
  */
+
+import { barsChart, type Chart } from "../charts/index.js";
 import type { CheckRow } from "../formats/index.js";
-import { barsChart, type Chart } from "../report/charts.js";
 import { VIEWER_CSS, VIEWER_SCRIPT } from "./page-assets.js";
 import type { SessionView, ViewStep } from "./types.js";
 

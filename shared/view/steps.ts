@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { isJsonObject, JsonNumber, type JsonValue } from "../canonical/index.js";
 import type { CheckRow, FormatId, Session, ToolCallRecord, Turn } from "../formats/index.js";
-import { member, numberMember, stringMember } from "../formats/validate.js";
+import { member, numberMember, stringMember } from "../formats/index.js";
 import type { RedactionMarker, RedactionRecord, StepHash, StepStatus, ViewStep } from "./types.js";
 
 /** Longest excerpt of a turn's text kept in the view. */

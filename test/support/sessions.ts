@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeUtf8, readJson } from "#shared/canonical/index.js";
 import { exportReplayBundle } from "#shared/formats/index.js";
-import { redactChecked } from "#shared/redact/index.js";
+import { inspectRedactTask, redactChecked } from "#shared/redact/index.js";
 import { memorySpool } from "#shared/spool/index.js";
 import { CORPUS, corpusBytes, PROJECT_ROOT } from "./corpus.js";
 
@@ -40,6 +40,7 @@ export function everyFormat(): Record<string, Buffer> {
 /** The Layer C copy of `bytes` (a failed input copied too, its failed rows recorded). */
 export async function layerCCopy(bytes: Uint8Array, file: string): Promise<Buffer> {
   const result = redactChecked(chunksOf(bytes), {
+    task: inspectRedactTask,
     file,
     allowUnverified: true,
     spool: memorySpool(),
