@@ -25,7 +25,7 @@ import { availableParallelism, cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { processObject } from "#shared/pipeline/process-object.js";
+import { processObject } from "#shared/pipeline/index.js";
 import { folderPorts } from "../cli/adapters/files.js";
 import { LocalStack } from "../cli/local/stack.js";
 import { lastLineOf } from "./child.js";

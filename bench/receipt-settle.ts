@@ -6,9 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { memoryPorts } from "#shared/pipeline/memory-ports.js";
-import { processObject } from "#shared/pipeline/process-object.js";
-import { settlementOf } from "#shared/pipeline/settlement.js";
+import { memoryPorts, processObject, settlementOf } from "#shared/pipeline/index.js";
 import { INGEST_TIMEOUT_SECONDS } from "../infra/sizing.js";
 
 /** Replays in the session. */

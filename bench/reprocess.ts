@@ -7,11 +7,15 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { memoryPorts } from "#shared/pipeline/memory-ports.js";
-import { processObject } from "#shared/pipeline/process-object.js";
-import { rulesDigest } from "#shared/pipeline/provenance.js";
-import { itemOf, selects } from "#shared/pipeline/reprocess.js";
-import { reprocessItem, runItems } from "#shared/pipeline/reprocess-run.js";
+import {
+  itemOf,
+  memoryPorts,
+  processObject,
+  reprocessItem,
+  rulesDigest,
+  runItems,
+  selects,
+} from "#shared/pipeline/index.js";
 
 /** Files reprocessed. */
 const FILES = 10_000;

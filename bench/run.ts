@@ -12,13 +12,14 @@
  *   npm run bench -- --only jcs,python    some rows
  *   npm run bench -- --only redact-secrets-dense,redact-secrets-dense-1t,process-secrets-dense,process-secrets-dense-1t
  *                                         the rows on the file dense in secrets
- *   npm run bench -- --only secret-recall the leave-family-out recall table alone (no input file)
+ *   npm run bench -- --only secret-recall the secret recall tables alone (no input file)
  *   npm run bench -- --only receipt-settle a receipt arriving in a session of 1,000 replays (no input file)
  *   npm run bench -- --only view-diff     viewer page of 10 and 100 MB sessions, diff of two (own inputs)
  *   npm run bench -- --only reprocess    10,000 small files through the reprocess path (no input file)
+ *   npm run bench -- --only catalogue    one publish and one withdrawal at 1,000 and 5,000 copies (no input file)
  *
  * A `report` row is not a throughput: it runs in the harness's own process, once, and prints a section of
- * its own after the table (`secret-recall`: bench/secret-recall.ts on gitleaks' samples).
+ * its own after the table (`secret-recall`: bench/secret-recall.ts on gitleaks' samples, bench/heldout-recall.ts on Nose Parker's and Kingfisher's).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -30,10 +31,11 @@ import canonicalizeNpm from "canonicalize";
 import { canonicalJsonLines, type Profile } from "#shared/canonical/index.js";
 import { inspect } from "#shared/formats/index.js";
 import { defaultWorkers } from "#shared/parallel/index.js";
-import { processObject } from "#shared/pipeline/process-object.js";
-import { redactChecked, redactFile } from "#shared/redact/index.js";
+import { processObject } from "#shared/pipeline/index.js";
+import { inspectRedactTask, redactChecked, redactFile } from "#shared/redact/index.js";
 import { folderPorts } from "../cli/adapters/files.js";
 import { parallelOptions } from "../cli/worker-script.js";
+import { catalogueReport } from "./catalogue.js";
 import { lastLineOf } from "./child.js";
 import {
   DATASET_SHAPES,
@@ -42,6 +44,7 @@ import {
   ensureReplayFile,
   GENERATOR_VERSION,
 } from "./generate.js";
+import { SCANNER_SETS, type ScannerExample, scannerRecall, scannerRecallMarkdown } from "./heldout-recall.js";
 import { receiptSettleReport } from "./receipt-settle.js";
 import { reprocessReport } from "./reprocess.js";
 import { leaveFamilyOut, leaveFamilyOutMarkdown, parseSamples, truePositives } from "./secret-recall.js";
@@ -58,6 +61,11 @@ export interface RunResult {
   digest?: string;
   /** Peak RSS the run saw itself (kB), used when `/usr/bin/time` is unavailable. */
   maxRssKb?: number;
+  /**
+   * CPU seconds (user and system, every thread) of a `--one` run's timed part: what to compare
+   * two builds by on a shared machine, where wall time follows the neighbours' load.
+   */
+  cpuSeconds?: number;
 }
 
 interface MeasurementBase {
@@ -286,6 +294,7 @@ export const MEASUREMENTS: Measurement[] = [
             const counter = { bytes: 0 };
             const hash = new BatchedSha256();
             const result = redactChecked(readChunks(file, counter), {
+              task: inspectRedactTask,
               file,
               parallel: parallelOptions(workers),
             });
@@ -339,7 +348,8 @@ export const MEASUREMENTS: Measurement[] = [
   {
     kind: "report",
     name: "secret-recall",
-    label: "secret recall, leave-family-out (gitleaks' samples, generic layers alone)",
+    label:
+      "secret recall: leave-family-out (gitleaks' samples, generic layers alone); Nose Parker's and Kingfisher's samples",
     report: secretRecallReport,
   },
   {
@@ -356,6 +366,12 @@ export const MEASUREMENTS: Measurement[] = [
   },
   {
     kind: "report",
+    name: "catalogue",
+    label: "the catalogue: bytes and requests of one publish and one withdrawal at 1,000 and 5,000 copies",
+    report: catalogueReport,
+  },
+  {
+    kind: "report",
     name: "reprocess",
     label: "reprocess 10,000 small files (memory ports): files per second, CPU per file, peak heap",
     report: () => reprocessReport(ROOT),
@@ -365,23 +381,39 @@ export const MEASUREMENTS: Measurement[] = [
 /** Session sizes of the `view-diff` row, MB (`VIEW_DIFF_SIZES_MB=1,5` for a quick run). */
 const VIEW_DIFF_SIZES_MB = (process.env.VIEW_DIFF_SIZES_MB ?? "10,100").split(",").map(Number);
 
-/** gitleaks' samples, beside the project as the conformance tests read them (test/support/corpus.ts). */
-const GITLEAKS_SAMPLES = resolve(ROOT, "test", "corpus", "secrets", "gitleaks-samples.jsonl");
+/** The scanners' samples, beside the project as the conformance tests read them (test/support/corpus.ts). */
+const SECRETS_DIR = resolve(ROOT, "test", "corpus", "secrets");
+const GITLEAKS_SAMPLES = resolve(SECRETS_DIR, "gitleaks-samples.jsonl");
 
-/** The `secret-recall` row: the leave-family-out table of bench/secret-recall.ts, timed. */
+/**
+ * The `secret-recall` row: the leave-family-out table of bench/secret-recall.ts and the scanner
+ * sets of bench/heldout-recall.ts (Nose Parker's, development; Kingfisher's, held out), timed.
+ */
 function secretRecallReport(): { text: string } | { skipped: string } {
-  if (!existsSync(GITLEAKS_SAMPLES)) return { skipped: `${GITLEAKS_SAMPLES} missing` };
+  const files = [GITLEAKS_SAMPLES, ...Object.values(SCANNER_SETS).map((f) => resolve(SECRETS_DIR, f))];
+  const missing = files.find((f) => !existsSync(f));
+  if (missing !== undefined) return { skipped: `${missing} missing` };
   const started = performance.now();
   const tps = truePositives(parseSamples(readFileSync(GITLEAKS_SAMPLES, "utf8")));
   const table = leaveFamilyOutMarkdown(leaveFamilyOut(tps));
+  const scanner = (file: string) =>
+    scannerRecall(parseSamples(readFileSync(resolve(SECRETS_DIR, file), "utf8")) as ScannerExample[]);
+  const sets = scannerRecallMarkdown([
+    ["Nose Parker (development)", scanner(SCANNER_SETS.development)],
+    ["Kingfisher (held-out)", scanner(SCANNER_SETS.heldOut)],
+  ]);
   const seconds = (performance.now() - started) / 1000;
   return {
     text: [
       "## Secret recall, leave-family-out",
       "",
-      `${tps.length.toLocaleString("en-US")} tp texts of \`gitleaks-samples.jsonl\`, measured in ${fmt(seconds)} s (\`npm run bench -- --only secret-recall\`; docs/secret-recall.md).`,
+      `${tps.length.toLocaleString("en-US")} tp texts of \`gitleaks-samples.jsonl\`, and the samples of \`noseyparker-examples.jsonl\` and \`kingfisher-examples.jsonl\`, measured in ${fmt(seconds)} s (\`npm run bench -- --only secret-recall\`; docs/secret-recall.md).`,
       "",
       table,
+      "",
+      "## Secret recall on other scanners' samples",
+      "",
+      sets,
     ].join("\n"),
   };
 }
@@ -505,11 +537,14 @@ async function runOne(name: string, file: string): Promise<void> {
     usageError(`--one needs a node measurement, got ${JSON.stringify(name)}`);
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const raw = await m.run(file);
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
   const result: RunResult = typeof raw === "number" ? { bytes: raw } : { ...raw };
   result.seconds = seconds;
+  result.cpuSeconds = (used.user + used.system) / 1e6;
   result.maxRssKb = process.resourceUsage().maxRSS;
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

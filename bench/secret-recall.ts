@@ -24,12 +24,9 @@ import {
   type JsonValue,
   readJson,
 } from "#shared/canonical/index.js";
-import { REPLAY_EVENT_FIELDS } from "#shared/formats/layer-c-fields.js";
-import type { Layer } from "#shared/redact/index.js";
-import { Context } from "#shared/redact/layer-c/context.js";
-import { redactReplayEvent } from "#shared/redact/layer-c/transform.js";
-import type { Preset } from "#shared/redact/presets.js";
-import { Scrubber } from "#shared/redact/scrub.js";
+import { REPLAY_EVENT_FIELDS } from "#shared/formats/index.js";
+import type { Layer, Preset } from "#shared/redact/index.js";
+import { Context, redactReplayEvent, Scrubber } from "#shared/redact/index.js";
 
 /** One line of gitleaks-samples.jsonl. */
 export interface Sample {
@@ -185,15 +182,16 @@ export const GENERIC_LAYERS: readonly Layer[] = ["context", "shape", "structure"
 export const LFO_PLACES: readonly Place[] = ["error.message", "command", "summary"];
 
 /**
- * Which `plantings` leaked through Layer C's per-event transform (`redactReplayEvent`, replay-v1) with
- * `new Scrubber({ preset, layers })` (every layer when `layers` is undefined): each event is written as
- * a line, read back losslessly and redacted, and leaks when its copy holds its sample's secret.
+ * The copies of `plantings` through Layer C's per-event transform (`redactReplayEvent`, replay-v1)
+ * with `new Scrubber({ preset, layers })` (every layer when `layers` is undefined): each event is
+ * written as a line, read back losslessly and redacted; one list of strings (values and member
+ * names) per planting, in order.
  */
-export function transformLeaks(
+export function transformCopies(
   plantings: readonly Planting[],
   preset: Preset,
   layers?: readonly Layer[],
-): Planting[] {
+): string[][] {
   const scrubber = new Scrubber(layers === undefined ? { preset } : { preset, layers });
   const ctx = new Context(preset, scrubber);
   const fields = REPLAY_EVENT_FIELDS["replay-v1"];
@@ -202,7 +200,17 @@ export function transformLeaks(
     const line = readJson(decodeUtf8(Buffer.from(JSON.stringify(e)))) as JsonObject;
     return stringsOf(redactReplayEvent(line, ctx, fields));
   });
-  return plantings.filter((p, i) => leaks(copies[i + 1] ?? [], p.sample.secret ?? ""));
+  return plantings.map((_, i) => copies[i + 1] ?? []);
+}
+
+/** Which `plantings` leaked: their copy (`transformCopies`) holds their sample's secret. */
+export function transformLeaks(
+  plantings: readonly Planting[],
+  preset: Preset,
+  layers?: readonly Layer[],
+): Planting[] {
+  const copies = transformCopies(plantings, preset, layers);
+  return plantings.filter((p, i) => leaks(copies[i] ?? [], p.sample.secret ?? ""));
 }
 
 /** One family's row: counts of distinct (rule, secret) pairs caught. */

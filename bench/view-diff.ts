@@ -105,6 +105,8 @@ function pageBuild(n: number): { seconds: number; bytes: number } {
     ],
     markers: [],
     text: null,
+    call: null,
+    receipt: [],
   }));
   const started = performance.now();
   const page = viewerPage({

@@ -7,7 +7,7 @@ import { readdir, stat } from "node:fs/promises";
 import { basename, dirname, sep } from "node:path";
 import { ReplayPipelineError } from "#shared/errors.js";
 import type { InspectReport } from "#shared/formats/index.js";
-import { isReceiptName } from "#shared/pipeline/keys.js";
+import { isReceiptName } from "#shared/pipeline/index.js";
 import { InputFileError, UsageError } from "./errors.js";
 import { toInputError, writeOut } from "./io.js";
 import { EXIT, exitCodeOfError, renderError, type VerdictSink } from "./output/index.js";

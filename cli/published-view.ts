@@ -4,9 +4,9 @@
  * its original, and the session's receipt check of that file).
  */
 import { GetObjectCommand } from "@aws-sdk/client-s3";
-import type { ReceiptCheckRecord } from "#shared/pipeline/ports.js";
+import type { ReceiptCheckRecord } from "#shared/pipeline/index.js";
 import { scrubReport } from "#shared/redact/index.js";
-import { readSessionView, type SessionView } from "#shared/view/index.js";
+import { attachReceipt, readSessionView, type SessionView } from "#shared/view/index.js";
 import { UsageError } from "./errors.js";
 import { checkName, connect } from "./remote.js";
 import type { parallelOptions } from "./worker-script.js";
@@ -66,11 +66,11 @@ export async function copyView(
     .sort((a, b) => a.processed_at.localeCompare(b.processed_at))
     .at(-1);
   if (check !== undefined)
-    view.receipt = {
+    attachReceipt(view, {
       file: check.receipt.key,
       verdict: check.verdict,
       checks: check.failed,
       checks_total: check.checks_total,
-    };
+    });
   return scrubReport(view);
 }

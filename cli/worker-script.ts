@@ -3,8 +3,9 @@
  * dist/line-worker.js beside them. The pool (shared/parallel/) is handed this path, never guesses.
  */
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import type { ParallelOptions } from "#shared/parallel/index.js";
+import { defaultWorkers, type ParallelOptions } from "#shared/parallel/index.js";
 
 /**
  * dist/line-worker.js beside the bundle this module is part of; from the source tree (tests import
@@ -22,4 +23,15 @@ export function parallelOptions(workers?: number): ParallelOptions {
   return workers === undefined
     ? { workerScript: LINE_WORKER_SCRIPT }
     : { workers, workerScript: LINE_WORKER_SCRIPT };
+}
+
+/**
+ * The worker threads `process` takes when none were asked for: `defaultWorkers()`, but none on two
+ * cores or fewer. There the worker cannot pay for itself: `process` with a worker spent 1.5 to 1.7
+ * times the CPU of one thread (the split's wire form made and read again, a second heap), so with
+ * two cores it gains at most a few percent on a quiet machine and loses as soon as anything else
+ * runs (docs/performance.md, "The worker on two cores").
+ */
+export function processWorkers(): number {
+  return availableParallelism() <= 2 ? 0 : defaultWorkers();
 }

@@ -62,6 +62,7 @@ export class PipelineStack extends Stack {
       // The secret's ARN, not its value: the functions read the key at cold start.
       CURSOR_KEY_SECRET: storage.cursorKey.secretArn,
       AUDIT_RECEIPT_AGE_HOURS: String(settings.receiptAgeHours),
+      VIEWER_PAGES: String(settings.viewerPages),
     };
     this.ingest = new Ingest(this, "Ingest", {
       projectRoot,
@@ -110,7 +111,12 @@ export class PipelineStack extends Stack {
       verdictThreshold: settings.verdictAlarmThreshold,
       oldestMessageMinutes: settings.oldestMessageAlarmMinutes,
     });
+    this.outputs();
+  }
 
+  /** What the CLI and an operator read from the deployed stack. */
+  private outputs(): void {
+    const { storage } = this;
     // The names `replay-pipeline push --stack NAME` and kin read (cli/remote.ts).
     new CfnOutput(this, STACK_OUTPUTS.ingestBucket, { value: storage.ingestBucket.bucketName });
     new CfnOutput(this, STACK_OUTPUTS.publishedBucket, { value: storage.publishedBucket.bucketName });

@@ -116,6 +116,12 @@ const schema = z.object({
   publishingPublicKey: optionalText.refine((text) => text === null || isPublicKeyPem(text), {
     message: "a PEM public key (-----BEGIN PUBLIC KEY-----), RSA 2048 as CloudFront key groups take",
   }),
+  // Each published copy's viewer page beside it (VIEWER_PAGES); `-c viewerPages=true` or cdk.json's true.
+  viewerPages: z
+    .union([z.boolean(), z.enum(["true", "false"]).transform((text) => text === "true")], {
+      error: "true or false",
+    })
+    .default(false),
   tenants: tenants.default([]).refine((list) => new Set(list.map((t) => t.name)).size === list.length, {
     message: "each tenant named once",
   }),

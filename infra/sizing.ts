@@ -31,6 +31,18 @@ export const INGEST_TIMEOUT_SECONDS = 600;
 /** /tmp of the ingest function, MiB: the Layer C spool. */
 export const INGEST_EPHEMERAL_MIB = 5120;
 /**
+ * /tmp of the per-file functions with viewer pages on (`VIEWER_PAGES`): while a copy uploads it is
+ * kept a second time for its page (shared/pipeline/viewer-pages.ts) beside the Layer C spool, so
+ * twice the copy: 2 × 4 GiB with 25% to spare, Lambda's maximum.
+ */
+export const VIEWER_PAGES_EPHEMERAL_MIB = 10240;
+
+/** The /tmp of a per-file function (ingest, reprocess) given its environment. */
+export function perFileEphemeralMib(environment: Record<string, string>): number {
+  return environment.VIEWER_PAGES === "true" ? VIEWER_PAGES_EPHEMERAL_MIB : INGEST_EPHEMERAL_MIB;
+}
+
+/**
  * Messages per invocation. One: the timeout is sized for one large file, and each record is
  * processed in turn (`processInParallel: false`), so a batch of N would need N times the timeout.
  */

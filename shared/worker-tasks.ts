@@ -4,8 +4,6 @@
  * it this script's path.
  */
 import { serveLineTasks, splitTask } from "./parallel/index.js";
-// The task modules themselves, not redact/index.js: a worker loads only what its tasks need.
-import { inspectRedactTask } from "./redact/layer-c/fused.js";
-import { redactTask } from "./redact/layer-c/task.js";
+import { inspectRedactTask, redactTask } from "./redact/index.js";
 
 serveLineTasks([splitTask, redactTask, inspectRedactTask]);

@@ -10,18 +10,8 @@ import { appendFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } fro
 import { tmpdir } from "node:os";
 import { dirname, join, resolve, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
-import {
-  type CatalogueStore,
-  catalogueIndexKey,
-  catalogueManifestKey,
-  cataloguePublished,
-  catalogueWithdrawn,
-  sha256Tap,
-} from "../../shared/pipeline/catalogue.js";
-import { GENERATION_META } from "../../shared/pipeline/catalogue-html.js";
-import type { CopyFacts } from "../../shared/pipeline/catalogue-types.js";
-import { MemorySessionIndex } from "../../shared/pipeline/memory-ports.js";
 import type {
+  CopyFacts,
   FileRecord,
   ObjectRef,
   ObjectSource,
@@ -31,7 +21,18 @@ import type {
   PutOutcome,
   ReceiptCheckRecord,
   WithdrawOutcome,
-} from "../../shared/pipeline/ports.js";
+} from "../../shared/pipeline/index.js";
+import {
+  type CatalogueKeys,
+  type CatalogueStore,
+  catalogueIndexKey,
+  catalogueManifestKey,
+  cataloguePublished,
+  catalogueWithdrawn,
+  GENERATION_META,
+  MemorySessionIndex,
+  sha256Tap,
+} from "../../shared/pipeline/index.js";
 import { fileSpool } from "../../shared/spool/index.js";
 import { withProgress } from "../progress.js";
 
@@ -107,31 +108,36 @@ class FolderCatalogueStore implements CatalogueStore {
     return body === null ? null : { body, etag: FolderCatalogueStore.etag(body) };
   }
 
+  /** The `.json` files whose key starts with `prefix`, in its folder (a shard's prefix ends mid-name). */
   async listEntries(prefix: string): Promise<{ key: string; etag: string }[]> {
-    const names = await readdir(under(this.root, prefix)).catch((error: NodeJS.ErrnoException) =>
+    const folder = prefix.slice(0, prefix.lastIndexOf("/") + 1);
+    const start = prefix.slice(folder.length);
+    const names = await readdir(under(this.root, folder)).catch((error: NodeJS.ErrnoException) =>
       error.code === "ENOENT" ? [] : Promise.reject(error),
     );
     const listed: { key: string; etag: string }[] = [];
-    for (const name of names.filter((n) => n.endsWith(".json"))) {
-      const found = await this.getEntry(`${prefix}${name}`);
-      if (found !== null) listed.push({ key: `${prefix}${name}`, etag: found.etag });
+    for (const name of names.filter((n) => n.startsWith(start) && n.endsWith(".json"))) {
+      const found = await this.getEntry(`${folder}${name}`);
+      if (found !== null) listed.push({ key: `${folder}${name}`, etag: found.etag });
     }
     return listed;
   }
 
-  async getCatalogue(tenant: string): Promise<{ manifest: string | null; indexGeneration: string | null }> {
-    const index = await readIfAny(under(this.root, catalogueIndexKey(tenant)));
+  async getCatalogue(
+    keys: CatalogueKeys,
+  ): Promise<{ manifest: string | null; indexGeneration: string | null }> {
+    const index = await readIfAny(under(this.root, keys.index));
     const meta =
       index === null ? null : new RegExp(`name="${GENERATION_META}" content="([0-9a-f]+)"`).exec(index);
     return {
-      manifest: await readIfAny(under(this.root, catalogueManifestKey(tenant))),
+      manifest: await readIfAny(under(this.root, keys.manifest)),
       indexGeneration: meta?.[1] ?? null,
     };
   }
 
-  async putCatalogue(tenant: string, files: { manifest: string; index: string }): Promise<void> {
-    await replaceFile(under(this.root, catalogueIndexKey(tenant)), files.index);
-    await replaceFile(under(this.root, catalogueManifestKey(tenant)), files.manifest);
+  async putCatalogue(keys: CatalogueKeys, files: { manifest: string; index: string }): Promise<void> {
+    await replaceFile(under(this.root, keys.index), files.index);
+    await replaceFile(under(this.root, keys.manifest), files.manifest);
   }
 }
 

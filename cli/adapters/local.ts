@@ -7,10 +7,14 @@
 
 import { tmpdir } from "node:os";
 import type { InspectReport } from "#shared/formats/index.js";
-import type { LocalReceipt } from "#shared/pipeline/job-types.js";
-import { MemoryObjectStore, MemorySessionIndex } from "#shared/pipeline/memory-ports.js";
-import type { ObjectSource, Publisher } from "#shared/pipeline/ports.js";
-import { type ProcessOptions, type ProcessResult, processObject } from "#shared/pipeline/process-object.js";
+import type { LocalReceipt, ObjectSource, Publisher } from "#shared/pipeline/index.js";
+import {
+  MemoryObjectStore,
+  MemorySessionIndex,
+  type ProcessOptions,
+  type ProcessResult,
+  processObject,
+} from "#shared/pipeline/index.js";
 import { fileSpool } from "#shared/spool/index.js";
 import { openStream, readInput, toInputError, toolVersion } from "../io.js";
 

@@ -1,14 +1,14 @@
 import { basename, dirname, join, relative } from "node:path";
-import type { Verdict } from "../../shared/formats/types.js";
-import { type ProcessResult, processObject } from "../../shared/pipeline/process-object.js";
-import { PRESETS, type Preset } from "../../shared/redact/presets.js";
+import type { Verdict } from "../../shared/formats/index.js";
+import { type ProcessResult, processObject } from "../../shared/pipeline/index.js";
+import { PRESETS, type Preset } from "../../shared/redact/index.js";
 import { folderPorts } from "../adapters/files.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { expandInputs, worseExit } from "../inputs.js";
 import { HMAC_KEY_OPTIONS, readHmacKey, readKeyOption, toInputError, toolVersion, writeOut } from "../io.js";
 import { FORMAT_OPTIONS, formatOption, pushView, VerdictSink } from "../output/index.js";
-import { parallelOptions } from "../worker-script.js";
+import { parallelOptions, processWorkers } from "../worker-script.js";
 import { exitCodeOf } from "./inspect.js";
 
 /** Help text of `process`. */
@@ -36,7 +36,7 @@ Options:
   --hmac-key-env VAR   ReplayKit signature key (then a signature is required)
   --hmac-key-file F    ReplayKit signature key from file F
   --workers N          worker threads for JSON Lines files over 8 MiB (default: one per core
-                       beyond the first, none on a single core; 0 = none)
+                       beyond the first, none on two cores or fewer; 0 = none)
   --json               one verdict document per line instead of the summary (tool_version,
                        schema_version first)
   --format F           text (default), json (= --json), github (annotations for every file
@@ -111,7 +111,7 @@ export async function processCommand(argv: string[]): Promise<number> {
         preset,
         ...(redactionKey === undefined ? {} : { redactionKey }),
         ...(hmacKey === undefined ? {} : { hmacKey }),
-        parallel: parallelOptions(workers),
+        parallel: parallelOptions(workers ?? processWorkers()),
       });
     } catch (error) {
       throw toInputError(path, error);

@@ -2,7 +2,7 @@ import { createWriteStream } from "node:fs";
 import { mkdir, rm, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { RedactError, ReplayPipelineError } from "#shared/errors.js";
-import { layerCName } from "#shared/pipeline/keys.js";
+import { layerCName } from "#shared/pipeline/index.js";
 import { PRESETS, type Preset, refusedError } from "#shared/redact/index.js";
 import { type CopySink, localJob, reportOf } from "../adapters/local.js";
 import { inputPaths, intOption, parseCommandArgs } from "../args.js";

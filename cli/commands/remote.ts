@@ -19,15 +19,24 @@ import {
   verifyEnvelope,
 } from "../../shared/attest/index.js";
 import { ReplayPipelineError, TransientError } from "../../shared/errors.js";
-import type { InspectReport } from "../../shared/formats/inspect.js";
-import type { Verdict } from "../../shared/formats/types.js";
-import { catalogueManifestKey } from "../../shared/pipeline/catalogue.js";
-import type { CatalogueManifest } from "../../shared/pipeline/catalogue-types.js";
-import type { VerdictDocument } from "../../shared/pipeline/job-types.js";
-import { attestationKey, parseObjectKey, rejectedPlace } from "../../shared/pipeline/keys.js";
-import type { FileRecord, ReceiptCheckRecord } from "../../shared/pipeline/ports.js";
-import { scrubbedKey } from "../../shared/pipeline/process-object.js";
-import { settlementOf } from "../../shared/pipeline/settlement.js";
+import type { InspectReport, Verdict } from "../../shared/formats/index.js";
+import type {
+  CatalogueManifest,
+  CatalogueShard,
+  FileRecord,
+  ReceiptCheckRecord,
+  VerdictDocument,
+} from "../../shared/pipeline/index.js";
+import {
+  attestationKey,
+  catalogueManifestKey,
+  catalogueShardKeys,
+  catalogueShardOf,
+  parseObjectKey,
+  rejectedPlace,
+  scrubbedKey,
+  settlementOf,
+} from "../../shared/pipeline/index.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { outputError, readInput, toInputError, writeOut } from "../io.js";
@@ -83,8 +92,9 @@ export const PULL_HELP = `Usage: replay-pipeline pull <tenant>/<session>/<file> 
 Writes the published Layer C copy of the file (never the original) to OUT or standard output.
 Exit 1 when the file has no published copy.
 
-With --verify, checks the copy against the tenant's catalogue (<tenant>/_catalogue/manifest.json
-in the published bucket: listed, not withdrawn, the sha256 of the bytes pulled) and the entry
+With --verify, checks the copy against the tenant's catalogue (the manifest of the copy's shard,
+<tenant>/_catalogue/shards/<xx>.json in the published bucket: listed, not withdrawn, the sha256 of
+the bytes pulled) and the entry
 against the pipeline's attestation (results/<key>.intoto.json: its subject is the file, its digest
 the entry's replay_hash; with --key, its signature too, as verify-attestation checks it). Exit 1,
 naming what differs, when any of it does not match (OUT is then removed); 0 when all of it does.
@@ -533,10 +543,11 @@ async function verifyPulled(
   digest: string,
   keyFile: string | undefined,
 ): Promise<string | null> {
-  const manifestKey = catalogueManifestKey(copyKey.slice(0, copyKey.indexOf("/")));
+  const tenant = copyKey.slice(0, copyKey.indexOf("/"));
+  const manifestKey = catalogueShardKeys(tenant, catalogueShardOf(copyKey)).manifest;
   const text = await getText(t, t.publishedBucket, manifestKey);
   if (text === null) return `the catalogue ${manifestKey} is missing`;
-  const entry = (JSON.parse(text) as CatalogueManifest).copies?.find((c) => c.key === copyKey);
+  const entry = (JSON.parse(text) as CatalogueShard).copies?.find((c) => c.key === copyKey);
   if (entry === undefined) return `the catalogue ${manifestKey} does not list it`;
   if (entry.withdrawn_at !== null) return `the catalogue lists it as withdrawn at ${entry.withdrawn_at}`;
   if (entry.sha256 !== digest)

@@ -13,17 +13,18 @@ import { GetObjectCommand, NoSuchKey, PutObjectCommand } from "@aws-sdk/client-s
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { readConfig } from "../../functions/lib/config.js";
 import { makeReprocessHandler, RUN_ID } from "../../functions/lib/reprocess.js";
-import type { Verdict } from "../../shared/formats/types.js";
-import type { ProcessOptions } from "../../shared/pipeline/job-types.js";
-import { rulesDigest } from "../../shared/pipeline/provenance.js";
+import type { Verdict } from "../../shared/formats/index.js";
+import type { ProcessOptions } from "../../shared/pipeline/index.js";
 import {
   manifestKey,
   type ReprocessItem,
   type ReprocessReport,
   reportOf,
-} from "../../shared/pipeline/reprocess.js";
-import { runItems, selectItems } from "../../shared/pipeline/reprocess-run.js";
-import { isPreset, type Preset } from "../../shared/redact/presets.js";
+  rulesDigest,
+  runItems,
+  selectItems,
+} from "../../shared/pipeline/index.js";
+import { isPreset, type Preset } from "../../shared/redact/index.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { toolVersion, writeOut } from "../io.js";
@@ -198,6 +199,8 @@ async function runHere(
     PUBLISHED_BUCKET: t.publishedBucket,
     REPORTS_BUCKET: t.reportsBucket,
     TABLE_NAME: t.tableName,
+    // Republished copies get viewer pages as the pipeline's own do (its setting, from here).
+    VIEWER_PAGES: process.env.VIEWER_PAGES,
   });
   const handle = makeReprocessHandler({
     config,

@@ -98,53 +98,12 @@ export async function scanCommand(argv: string[]): Promise<number> {
   const rows: FileRow[] = [];
   const scrubber = new Scrubber({ preset: "private_repo" });
   const parallel = parallelOptions();
-  /** The row and view of one file; null for a JSON file found in a folder that is no replay format. */
-  const scan = async (input: Input): Promise<{ row: FileRow; view: VerdictView } | null> => {
-    const { path: file, receipt } = input;
-    const result = await localJob(file, {
-      ...(key === undefined ? {} : { hmacKey: key }),
-      ...(receipt === null ? {} : { receipt }),
-      parallel,
-    });
-    const report = reportOf(result);
-    if (notAReplay(input, report)) return null;
-    // inspect hashed every byte it read: the file's own bytes unless they were gzip.
-    const raw = report.compressed
-      ? await hashPieces(openStream(file))
-      : { hash: report.replay_hash, bytes: report.bytes };
-    const check = result.verifications[0];
-    const row: FileRow = {
-      file,
-      format: report.format,
-      verdict: report.verdict,
-      exit_code: exitCodeOf(report.verdict),
-      checks: report.checks_total,
-      bytes: raw.bytes,
-      raw: raw.hash,
-      canonical: {},
-      errors: {},
-      ...(receipt === null || check === undefined
-        ? {}
-        : { receipt: { file: receipt, verdict: check.verdict, checks: check.checks_total } }),
-    };
-    for (const profile of PROFILES) {
-      try {
-        row.canonical[profile] = (
-          await hashPieces(canonicalPieces({ file, profile, jsonl: isJsonLines(file, false) }))
-        ).hash;
-      } catch (error) {
-        if (!(error instanceof ReplayPipelineError)) throw error;
-        row.errors[profile] = { code: error.code, message: error.message };
-      }
-    }
-    return { row: scrubReport(row, scrubber), view: scanView(inspectView(report), row) };
-  };
   const sink = new VerdictSink(format, "replay-pipeline scan");
   const worst = await runInputs(
     "scan",
     inputs,
     async (input, tally) => {
-      const scanned = await scan(input);
+      const scanned = await scanFile(input, key, parallel, scrubber);
       if (scanned === null) {
         if (values.quiet !== true) process.stderr.write(skipNotice("scan", input));
         return "skipped";
@@ -160,6 +119,53 @@ export async function scanCommand(argv: string[]): Promise<number> {
   );
   if (format === "text") await writeOut(renderTable(rows, given.join(", ")));
   return values["exit-zero"] === true && worst !== EXIT.cannot_run ? EXIT.ok : worst;
+}
+
+/** The row and view of one file; null for a JSON file found in a folder that is no replay format. */
+async function scanFile(
+  input: Input,
+  key: Uint8Array | undefined,
+  parallel: ReturnType<typeof parallelOptions>,
+  scrubber: Scrubber,
+): Promise<{ row: FileRow; view: VerdictView } | null> {
+  const { path: file, receipt } = input;
+  const result = await localJob(file, {
+    ...(key === undefined ? {} : { hmacKey: key }),
+    ...(receipt === null ? {} : { receipt }),
+    parallel,
+  });
+  const report = reportOf(result);
+  if (notAReplay(input, report)) return null;
+  // inspect hashed every byte it read: the file's own bytes unless they were gzip.
+  const raw = report.compressed
+    ? await hashPieces(openStream(file))
+    : { hash: report.replay_hash, bytes: report.bytes };
+  const check = result.verifications[0];
+  const row: FileRow = {
+    file,
+    format: report.format,
+    verdict: report.verdict,
+    exit_code: exitCodeOf(report.verdict),
+    checks: report.checks_total,
+    bytes: raw.bytes,
+    raw: raw.hash,
+    canonical: {},
+    errors: {},
+    ...(receipt === null || check === undefined
+      ? {}
+      : { receipt: { file: receipt, verdict: check.verdict, checks: check.checks_total } }),
+  };
+  for (const profile of PROFILES) {
+    try {
+      row.canonical[profile] = (
+        await hashPieces(canonicalPieces({ file, profile, jsonl: isJsonLines(file, false) }))
+      ).hash;
+    } catch (error) {
+      if (!(error instanceof ReplayPipelineError)) throw error;
+      row.errors[profile] = { code: error.code, message: error.message };
+    }
+  }
+  return { row: scrubReport(row, scrubber), view: scanView(inspectView(report), row) };
 }
 
 /** A file's inspect view with the profiles it could not be canonicalized in as errors. */

@@ -6,11 +6,11 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { ReplayPipelineError } from "#shared/errors.js";
-import { scrubbedKey } from "#shared/pipeline/process-object.js";
+import { scrubbedKey } from "#shared/pipeline/index.js";
 import { Scrubber } from "#shared/redact/index.js";
 import { s3DocumentReader } from "../../functions/adapters/audit-source.js";
 import { auditKeyBase, runAudit, storeAudit } from "../../functions/lib/audit-job.js";
-import type { FileRecord } from "../../shared/pipeline/ports.js";
+import type { FileRecord } from "../../shared/pipeline/index.js";
 import { intOption, parseCommandArgs } from "../args.js";
 import { LocalStackError, UsageError } from "../errors.js";
 import { outputError, packageFile, toInputError, writeOut } from "../io.js";
@@ -51,6 +51,8 @@ Options:
   --timeout S          with --once, seconds to wait for verdicts (default 120)
   --ui-port N          port of the read-only web UI on 127.0.0.1 (default 0: a free one)
   --no-ui              serve no web UI
+  --viewer-pages       write each published copy's viewer page beside it
+                       (<copy key>.view.html), linked from the tenant's catalogue
   --verbose            print the handler's JSON logs too
   -h, --help           this help
 
@@ -69,6 +71,7 @@ const OPTIONS = {
   verbose: { type: "boolean" },
   "ui-port": { type: "string" },
   "no-ui": { type: "boolean" },
+  "viewer-pages": { type: "boolean" },
 } as const;
 
 /**
@@ -183,6 +186,7 @@ export async function startCommand(argv: string[]): Promise<number> {
     s3Port: intOption("start", "s3-port", values["s3-port"], 0) ?? 4569,
     dynamoPort: intOption("start", "dynamo-port", values["dynamo-port"], 0) ?? 4570,
     maxReceives: intOption("start", "max-receives", values["max-receives"]) ?? 3,
+    viewerPages: values["viewer-pages"] === true,
     logLevel: values.verbose === true ? "INFO" : "SILENT",
     onOutcome: (outcome) => {
       if (outcome.type === "dead-letter") deadLetters.set(outcome.key, outcome.path);

@@ -8,8 +8,7 @@
 import { createPrivateKey } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { getSignedUrl } from "@aws-sdk/cloudfront-signer";
-import { layerCKey, parseObjectKey } from "#shared/pipeline/keys.js";
-import { publishedUrlPath, tenantPolicy } from "#shared/pipeline/published-urls.js";
+import { layerCKey, parseObjectKey, publishedUrlPath, tenantPolicy } from "#shared/pipeline/index.js";
 import { parseCommandArgs } from "../args.js";
 import { UsageError } from "../errors.js";
 import { toInputError, writeOut } from "../io.js";

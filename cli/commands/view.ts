@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { Findings } from "#shared/formats/index.js";
 import { parseReceiptJson, verifyReplay } from "#shared/receipt/index.js";
 import { scrubReport } from "#shared/redact/index.js";
-import { readSessionView, type SessionView, viewerPage } from "#shared/view/index.js";
+import { attachReceipt, readSessionView, type SessionView, viewerPage } from "#shared/view/index.js";
 import { intOption, parseCommandArgs, singleFile } from "../args.js";
 import { UsageError } from "../errors.js";
 import {
@@ -30,7 +30,8 @@ dialects, ReplayBundle, Braintrust span traces, ReplayKit .rpk, gzip too) or of 
   verdict, failed checks) and its redaction record (rules, removed members, hashes added);
 - the timeline: tool calls (duration, result status), model turns of span traces, ReplayKit
   steps, runtime events; each step's hashes as recorded and as recomputed (both where a check
-  failed) and, on a Layer C copy, what was removed or masked and by which rule;
+  failed), on a Layer C copy what was removed or masked and by which rule, and the receipt's
+  rows about each tool call (a failed one marked on its step);
 - filters (tool, status, failed checks only), search (name, id, hash) and keys: j/k or arrows
   move, Enter opens a step, n/p change page, / searches.
 The page loads nothing from anywhere (inline style and script, a Content-Security-Policy that
@@ -126,12 +127,12 @@ export async function localView(
     const findings = new Findings();
     const value = parseReceiptJson(await readInput(receipt), receipt, findings);
     const report = verifyReplay(result.inspected, value, findings, { receiptUnreadable: value === null });
-    view.receipt = {
+    attachReceipt(view, {
       file: receipt,
       verdict: report.verdict,
       checks: report.checks,
       checks_total: report.checks_total,
-    };
+    });
   }
   return scrubReport(view);
 }

@@ -23,9 +23,8 @@ import {
   makeIngestHandler,
 } from "../../functions/lib/ingest.js";
 import { createTable } from "../../functions/lib/table.js";
-import { isIngestKey, parseObjectKey, rejectedPlace } from "../../shared/pipeline/keys.js";
-import type { FileRecord } from "../../shared/pipeline/ports.js";
-import { scrubbedKey } from "../../shared/pipeline/process-object.js";
+import type { FileRecord } from "../../shared/pipeline/index.js";
+import { isIngestKey, parseObjectKey, rejectedPlace, scrubbedKey } from "../../shared/pipeline/index.js";
 import { createdNotification, lambdaContext, sqsEvent, sqsRecord } from "./notifications.js";
 import { type LocalServer, S3RVER_CREDENTIALS, startDynalite, startS3rver } from "./servers.js";
 import type { TornObject } from "./torn-objects.js";
@@ -65,6 +64,8 @@ export interface StackOptions {
   logLevel?: "DEBUG" | "INFO" | "WARN" | "ERROR" | "SILENT";
   /** Called as each object's fate is known. */
   onOutcome?: (outcome: StackOutcome) => void;
+  /** Write each published copy's viewer page beside it (the functions' `VIEWER_PAGES`). */
+  viewerPages?: boolean;
   /** The rules the ingest handler runs, when not the built-in defaults (a test's rule pack). */
   rules?: IngestDependencies["rules"];
 }
@@ -175,6 +176,7 @@ export class LocalStack {
         TABLE_NAME: info.tableName,
         AWS_ENDPOINT_URL_S3: info.s3Endpoint,
         AWS_ENDPOINT_URL_DYNAMODB: info.dynamoEndpoint,
+        VIEWER_PAGES: options.viewerPages === true ? "true" : "false",
       });
       // EMF lines are for CloudWatch; locally they would only bury the table.
       process.env.POWERTOOLS_METRICS_DISABLED ??= "true";

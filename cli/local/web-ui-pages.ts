@@ -3,9 +3,12 @@
  * sessions list, a session's page, the audits list and a message page. Plain HTML with one inline
  * style and no script; every value from the index or a bucket is escaped.
  */
-import type { FileRecord, ReceiptCheckRecord } from "#shared/pipeline/ports.js";
+import type { FileRecord, ReceiptCheckRecord } from "#shared/pipeline/index.js";
 
 const VERDICTS = ["passed", "failed", "unverifiable", "invalid"] as const;
+
+/** File records per page of the sessions list unless `size=` says otherwise. */
+export const SESSIONS_PAGE_SIZE = 50;
 
 const CSS = `body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1b1f24;background:#fff}
 main{max-width:1100px;margin:0 auto;padding:12px}
@@ -45,17 +48,31 @@ export function uiPage(title: string, body: string): string {
   ].join("");
 }
 
-/** The filters of the sessions list. */
+/** The filters of the sessions list, and its page size. */
 export interface SessionsQuery {
   day: string;
   tenant: string | null;
   verdict: string | null;
+  /** File records per page. */
+  size: number;
 }
 
-function sessionsHref(q: SessionsQuery): string {
+/** Where the sessions list's pager leads. */
+export interface SessionsNav {
+  /** 1-based. */
+  page: number;
+  /** The previous page's link; null on the first. */
+  prev: string | null;
+  /** The next page's link; null on the last. */
+  next: string | null;
+}
+
+/** The sessions list's first page with filters `q` (a size other than the default kept). */
+export function sessionsHref(q: SessionsQuery): string {
   const params = new URLSearchParams({ day: q.day });
   if (q.tenant !== null) params.set("tenant", q.tenant);
   if (q.verdict !== null) params.set("verdict", q.verdict);
+  if (q.size !== SESSIONS_PAGE_SIZE) params.set("size", String(q.size));
   return `/?${params.toString()}`;
 }
 
@@ -70,13 +87,19 @@ function shiftDay(day: string, by: number): string {
 }
 
 /**
- * The sessions of `q.day`: one row per session of the tenants listed, with its files' verdicts;
- * `records` are the day's file records of those tenants, `tenants` every tenant of the day.
+ * One page of the sessions of `q.day`: one row per session of `records` (this page's file records,
+ * filtered), with its files' verdicts, and the pager; `tenants` is every tenant of the day. A
+ * session whose files the index returns on two pages is listed on both, each time with the files
+ * of that page.
  */
-export function sessionsPage(q: SessionsQuery, tenants: string[], records: FileRecord[]): string {
-  const shown = records.filter((r) => q.verdict === null || r.verdict === q.verdict);
+export function sessionsPage(
+  q: SessionsQuery,
+  tenants: string[],
+  records: FileRecord[],
+  nav: SessionsNav,
+): string {
   const sessions = new Map<string, FileRecord[]>();
-  for (const r of shown) {
+  for (const r of records) {
     const id = `${r.tenant}/${r.session}`;
     sessions.set(id, [...(sessions.get(id) ?? []), r]);
   }
@@ -103,8 +126,13 @@ export function sessionsPage(q: SessionsQuery, tenants: string[], records: FileR
     });
   const table =
     rows.length === 0
-      ? `<p class="muted">No session on ${esc(q.day)} with these filters.</p>`
+      ? `<p class="muted">${nav.page === 1 ? "No session" : "No more sessions"} on ${esc(q.day)} with these filters.</p>`
       : `<div class="scroll"><table id="sessions"><thead><tr><th>session</th><th>files</th><th>verdicts</th></tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
+  const link = (href: string | null, label: string, rel: string) =>
+    href === null
+      ? `<span class="muted">${label}</span>`
+      : `<a rel="${rel}" href="${esc(href)}">${label}</a>`;
+  const pager = `<nav class="filters" id="pager" aria-label="pages">${link(nav.prev, "← previous", "prev")}<span>page ${nav.page} · ${records.length} file${records.length === 1 ? "" : "s"} (up to ${q.size} a page)</span>${link(nav.next, "next →", "next")}</nav>`;
   return uiPage(
     "Sessions",
     [
@@ -112,6 +140,7 @@ export function sessionsPage(q: SessionsQuery, tenants: string[], records: FileR
       `<div class="filters" aria-label="tenant">${tenantLinks.join("")}</div>`,
       `<div class="filters" aria-label="verdict">${verdictLinks.join("")}</div>`,
       table,
+      pager,
     ].join(""),
   );
 }

@@ -8,12 +8,23 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, type S3Client } from "@aws-sdk/client-s3";
 import { diffHtml, diffSessions } from "#shared/diff/index.js";
-import { parseObjectKey } from "#shared/pipeline/keys.js";
-import type { FileRecord } from "#shared/pipeline/ports.js";
+import type { FileRecord } from "#shared/pipeline/index.js";
+import { parseObjectKey } from "#shared/pipeline/index.js";
 import { type SessionView, viewerPage } from "#shared/view/index.js";
 import type { DynamoSessionIndex } from "../../functions/adapters/dynamo-index.js";
+import { InvalidCursorError } from "../../functions/adapters/errors.js";
 import { copyView } from "../published-view.js";
-import { auditsPage, esc, type SessionsQuery, sessionPage, sessionsPage, uiPage } from "./web-ui-pages.js";
+import {
+  auditsPage,
+  esc,
+  SESSIONS_PAGE_SIZE,
+  type SessionsNav,
+  type SessionsQuery,
+  sessionPage,
+  sessionsHref,
+  sessionsPage,
+  uiPage,
+} from "./web-ui-pages.js";
 
 /** The index reads the UI makes (a `DynamoSessionIndex`). */
 export type UiIndex = Pick<
@@ -142,25 +153,113 @@ function isName(value: string): boolean {
   return NAME.test(value) && value !== "." && value !== "..";
 }
 
+/** The largest page `size=` may ask for. */
+const MAX_PAGE = 500;
+/** Index queries one page may make before it ends short (a filter that matches little). */
+const MAX_QUERIES = 40;
+/** A page's start in `back=`: the first page, which has no cursor. */
+const FIRST = "~";
+
+/**
+ * Where a page of the sessions list starts: a tenant, a shard of its day index, and the index's
+ * own cursor (DynamoDB's LastEvaluatedKey, sealed by `queryDay`) in that shard, null at its start.
+ */
+interface PageStart {
+  tenant: string;
+  shard: number;
+  cursor: string | null;
+}
+
+function encodeStart(start: PageStart): string {
+  return Buffer.from(JSON.stringify([start.tenant, start.shard, start.cursor]), "utf8").toString("base64url");
+}
+
+/** The start a link carries, or null when it is not one (edited, or of another tenant list). */
+function decodeStart(token: string, tenants: readonly string[], shards: number): PageStart | null {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(token, "base64url").toString("utf8"));
+    if (!Array.isArray(value) || value.length !== 3) return null;
+    const [tenant, shard, cursor] = value as unknown[];
+    if (typeof tenant !== "string" || !tenants.includes(tenant)) return null;
+    if (typeof shard !== "number" || !Number.isInteger(shard) || shard < 0 || shard >= shards) return null;
+    if (cursor !== null && typeof cursor !== "string") return null;
+    return { tenant, shard, cursor };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The sessions list, a page at a time: the day's file records of the tenants shown, tenant by
+ * tenant and shard by shard, each shard read with `queryDay` (DynamoDB Query with `Limit` and
+ * `ExclusiveStartKey`) from where the page before stopped. A page holds at most `size` records
+ * that pass the verdict filter; the filter is applied to what each query returns, and each query
+ * asks for no more than the page still has room for, so the index's cursor after the last query
+ * is exactly where the next page begins. `back=` carries the starts of the pages before, so
+ * "previous" needs no backward query.
+ */
 async function sessions(source: UiSource, params: URLSearchParams): Promise<UiResponse> {
+  const size = Number(param(params, "size", /^[1-9]\d{0,2}$/) ?? SESSIONS_PAGE_SIZE);
   const q: SessionsQuery = {
     day: param(params, "day", DAY) ?? source.today(),
     tenant: param(params, "tenant", NAME),
     verdict: param(params, "verdict", VERDICT),
+    size: Math.min(size, MAX_PAGE),
   };
   const tenants = await source.index.listTenants(q.day);
+  const shown = q.tenant === null ? tenants : [q.tenant];
+  const shards = source.index.shardCount;
+  const token = params.get("c");
+  const back = (params.get("back") ?? "").split(".").filter((t) => t !== "");
+  const start =
+    token === null ? { tenant: shown[0] ?? "", shard: 0, cursor: null } : decodeStart(token, shown, shards);
+  if (start === null || back.some((t) => t !== FIRST && decodeStart(t, shown, shards) === null))
+    return stalePage(q);
   const records: FileRecord[] = [];
-  for (const tenant of q.tenant === null ? tenants : [q.tenant]) {
-    for (let shard = 0; shard < source.index.shardCount; shard++) {
-      let cursor: string | null = null;
-      do {
-        const page = await source.index.queryDay(tenant, q.day, shard, cursor);
-        records.push(...page.records);
-        cursor = page.cursor;
-      } while (cursor !== null);
+  let at: PageStart | null = shown.length === 0 ? null : start;
+  for (let queries = 0; at !== null && records.length < q.size && queries < MAX_QUERIES; queries++) {
+    let page: Awaited<ReturnType<UiIndex["queryDay"]>>;
+    try {
+      page = await source.index.queryDay(at.tenant, q.day, at.shard, at.cursor, q.size - records.length);
+    } catch (error) {
+      // A cursor sealed by an earlier run of the stack (its key is per process): start over.
+      if (error instanceof InvalidCursorError) return stalePage(q);
+      throw error;
     }
+    records.push(...page.records.filter((r) => q.verdict === null || r.verdict === q.verdict));
+    at = page.cursor !== null ? { ...at, cursor: page.cursor } : nextPartition(at, shown, shards);
   }
-  return html(200, sessionsPage(q, tenants, records));
+  const here = token ?? FIRST;
+  const nav: SessionsNav = {
+    page: back.length + 1,
+    prev: back.length === 0 ? null : pageHref(q, back.at(-1) ?? FIRST, back.slice(0, -1)),
+    next: at === null ? null : pageHref(q, encodeStart(at), [...back, here]),
+  };
+  return html(200, sessionsPage(q, tenants, records, nav));
+}
+
+/** The partition after `at`'s: the next shard, else the next tenant's first; null after the last. */
+function nextPartition(at: PageStart, tenants: readonly string[], shards: number): PageStart | null {
+  if (at.shard + 1 < shards) return { tenant: at.tenant, shard: at.shard + 1, cursor: null };
+  const next = tenants[tenants.indexOf(at.tenant) + 1];
+  return next === undefined ? null : { tenant: next, shard: 0, cursor: null };
+}
+
+/** The link to the page starting at `token` (`FIRST`: the first), with the starts before it. */
+function pageHref(q: SessionsQuery, token: string, back: string[]): string {
+  const base = sessionsHref(q);
+  if (token === FIRST) return base;
+  return `${base}&c=${token}${back.length === 0 ? "" : `&back=${back.join(".")}`}`;
+}
+
+function stalePage(q: SessionsQuery): UiResponse {
+  return html(
+    400,
+    uiPage(
+      "Page link expired",
+      `<p>This page link is not one this UI made, or the stack was restarted since (its index cursors hold for one run). <a href="${esc(sessionsHref(q))}">Start from the first page</a>.</p>`,
+    ),
+  );
 }
 
 /**

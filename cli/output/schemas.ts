@@ -7,14 +7,14 @@
  * Layer C keeps, from the format schemas, as data.
  */
 import { z } from "zod";
+import type { FieldLists, LayerCFieldsData } from "#shared/formats/index.js";
 import {
   type FieldSet,
+  FORMAT_IDS,
   REPLAY_EVENT_FIELDS_OF_SCHEMAS,
   SPAN_FIELD_SET_OF_SCHEMA,
 } from "#shared/formats/index.js";
-import type { FieldLists, LayerCFieldsData } from "#shared/formats/layer-c-fields.js";
-import { FORMAT_IDS } from "#shared/formats/types.js";
-import { PRESETS } from "#shared/redact/presets.js";
+import { PRESETS } from "#shared/redact/index.js";
 import { SCHEMA_VERSION } from "./format.js";
 
 const sha256 = z.string().regex(/^sha256:[0-9a-f]{64}$/);

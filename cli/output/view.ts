@@ -1,6 +1,6 @@
 /** What the CI renderers (GitHub, JUnit) need of any verdict: the file, its rows and diagnostics. */
 import type { CheckRow, InspectReport, Verdict } from "#shared/formats/index.js";
-import type { FileRecord, ReceiptCheckRecord } from "#shared/pipeline/ports.js";
+import type { FileRecord, ReceiptCheckRecord } from "#shared/pipeline/index.js";
 import type { VerifyReport } from "#shared/receipt/index.js";
 import { type Diagnostic, reportDiagnostics, rowDiagnostic } from "./diagnostics.js";
 

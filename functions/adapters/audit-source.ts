@@ -4,8 +4,8 @@
  * replays whose receipt is not among the period's records, the session's other records.
  */
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import type { CheckRow, Verdict } from "../../shared/formats/types.js";
-import type { FileRecord, ReceiptCheckRecord } from "../../shared/pipeline/ports.js";
+import type { CheckRow, Verdict } from "../../shared/formats/index.js";
+import type { FileRecord, ReceiptCheckRecord } from "../../shared/pipeline/index.js";
 import { type AuditInput, type DayVerdicts, zeroVerdicts } from "../../shared/report/index.js";
 import type { DynamoSessionIndex } from "./dynamo-index.js";
 import { asAdapterError } from "./errors.js";
@@ -43,6 +43,56 @@ export async function collectAuditInput(
   query: AuditQuery,
 ): Promise<AuditInput> {
   const limit = limiter(query.concurrency ?? 16);
+  const { filesOf, checksOf } = dayReader(index, query, limit);
+  const period = daysBetween(query.since, query.until);
+  const filesByDay = new Map<string, FileRecord[]>();
+  const checks: ReceiptCheckRecord[] = [];
+  await Promise.all(
+    period.map(async (day) => {
+      const [files, dayChecks] = await Promise.all([filesOf(day), checksOf(day)]);
+      filesByDay.set(day, files);
+      checks.push(...dayChecks);
+    }),
+  );
+  const files = period.flatMap((day) => filesByDay.get(day) ?? []);
+
+  const fileFailures = await failuresOf(files, readDocument, limit);
+  const withReceipt = await receiptedSessions(files, checks, index, query, limit);
+  const history: DayVerdicts[] = [];
+  const historyDays = lastDays(query.until, query.historyDays ?? 30);
+  await Promise.all(
+    historyDays.map(async (day) => {
+      const records = filesByDay.get(day) ?? (await filesOf(day));
+      history.push({ day, verdicts: countVerdicts(records) });
+    }),
+  );
+  history.sort((a, b) => a.day.localeCompare(b.day));
+
+  return {
+    since: query.since,
+    until: query.until,
+    tenant: query.tenant,
+    generatedAt: query.now.toISOString(),
+    receiptAgeHours: query.receiptAgeHours,
+    files,
+    checks,
+    fileFailures,
+    sessionsWithReceipt: [...withReceipt].sort(),
+    history,
+  };
+}
+
+type Limit = ReturnType<typeof limiter>;
+
+/** A day's file records and receipt checks, of every tenant listed that day (or the one audited). */
+function dayReader(
+  index: AuditIndex,
+  query: AuditQuery,
+  limit: Limit,
+): {
+  filesOf: (day: string) => Promise<FileRecord[]>;
+  checksOf: (day: string) => Promise<ReceiptCheckRecord[]>;
+} {
   const pageSize = query.pageSize ?? 100;
   const tenantsOf = (day: string) =>
     query.tenant === null ? index.listTenants(day) : Promise.resolve([query.tenant]);
@@ -81,18 +131,15 @@ export async function collectAuditInput(
   const checksOf = (day: string) =>
     dayRecords<ReceiptCheckRecord>(day, (t, s, c) => index.queryChecksDay(t, day, s, c, pageSize));
 
-  const period = daysBetween(query.since, query.until);
-  const filesByDay = new Map<string, FileRecord[]>();
-  const checks: ReceiptCheckRecord[] = [];
-  await Promise.all(
-    period.map(async (day) => {
-      const [files, dayChecks] = await Promise.all([filesOf(day), checksOf(day)]);
-      filesByDay.set(day, files);
-      checks.push(...dayChecks);
-    }),
-  );
-  const files = period.flatMap((day) => filesByDay.get(day) ?? []);
+  return { filesOf, checksOf };
+}
 
+/** The failed rows of each failed file's own checks, by object key, from its verdict document. */
+async function failuresOf(
+  files: readonly FileRecord[],
+  readDocument: ReadDocument,
+  limit: Limit,
+): Promise<Record<string, CheckRow[]>> {
   const fileFailures: Record<string, CheckRow[]> = {};
   await Promise.all(
     files
@@ -104,6 +151,17 @@ export async function collectAuditInput(
       ),
   );
 
+  return fileFailures;
+}
+
+/** `<tenant>/<session>` of every session known to have a receipt. */
+async function receiptedSessions(
+  files: readonly FileRecord[],
+  checks: readonly ReceiptCheckRecord[],
+  index: AuditIndex,
+  query: AuditQuery,
+  limit: Limit,
+): Promise<Set<string>> {
   // A receipt processed after the period is not among its records: ask the session itself, for
   // the replays old enough to be reported.
   const withReceipt = new Set([
@@ -131,28 +189,7 @@ export async function collectAuditInput(
     ),
   );
 
-  const history: DayVerdicts[] = [];
-  const historyDays = lastDays(query.until, query.historyDays ?? 30);
-  await Promise.all(
-    historyDays.map(async (day) => {
-      const records = filesByDay.get(day) ?? (await filesOf(day));
-      history.push({ day, verdicts: countVerdicts(records) });
-    }),
-  );
-  history.sort((a, b) => a.day.localeCompare(b.day));
-
-  return {
-    since: query.since,
-    until: query.until,
-    tenant: query.tenant,
-    generatedAt: query.now.toISOString(),
-    receiptAgeHours: query.receiptAgeHours,
-    files,
-    checks,
-    fileFailures,
-    sessionsWithReceipt: [...withReceipt].sort(),
-    history,
-  };
+  return withReceipt;
 }
 
 /** Reads reports-bucket documents with `s3`; a missing key reads as null. */

@@ -20,7 +20,7 @@ import type {
   ReceiptCheckRecord,
   SessionIndex,
   WithdrawOutcome,
-} from "../../shared/pipeline/ports.js";
+} from "../../shared/pipeline/index.js";
 import { DEFAULT_DAY_SHARDS, TABLE_SCHEMA as S } from "../lib/table.js";
 import { openCursor, sealCursor } from "./day-cursor.js";
 import { asAdapterError } from "./errors.js";

@@ -1,8 +1,8 @@
 /**
  * The catalogue's storage in the published bucket (shared/pipeline/catalogue.ts says how it stays
- * exact under concurrent writers): entry objects, and each tenant's `index.html` and
- * `manifest.json`, both carrying their generation in user metadata so a rebuild learns the index's
- * with a HEAD. Everything is written `no-cache`: a reader (CloudFront, a browser) revalidates it.
+ * exact under concurrent writers): entry objects, and each manifest and index (a tenant's, a
+ * shard's), both carrying their generation in user metadata so a rebuild learns the index's with
+ * a HEAD. Everything is written `no-cache`: a reader (CloudFront, a browser) revalidates it.
  */
 import {
   GetObjectCommand,
@@ -11,8 +11,8 @@ import {
   paginateListObjectsV2,
   type S3Client,
 } from "@aws-sdk/client-s3";
-import type { CatalogueStore } from "../../shared/pipeline/catalogue.js";
-import { catalogueIndexKey, catalogueManifestKey } from "../../shared/pipeline/catalogue.js";
+import type { CatalogueKeys, CatalogueStore } from "../../shared/pipeline/index.js";
+import { catalogueIndexKey, catalogueManifestKey } from "../../shared/pipeline/index.js";
 import { asAdapterError, isTransientAwsError } from "./errors.js";
 
 /** The `Cache-Control` of the catalogue's objects: they change with every publish and withdrawal. */
@@ -85,9 +85,11 @@ export class S3CatalogueStore implements CatalogueStore {
     return listed;
   }
 
-  async getCatalogue(tenant: string): Promise<{ manifest: string | null; indexGeneration: string | null }> {
-    const manifest = await this.getEntry(catalogueManifestKey(tenant));
-    const indexKey = catalogueIndexKey(tenant);
+  async getCatalogue(
+    keys: CatalogueKeys,
+  ): Promise<{ manifest: string | null; indexGeneration: string | null }> {
+    const manifest = await this.getEntry(keys.manifest);
+    const indexKey = keys.index;
     let indexGeneration: string | null = null;
     try {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: indexKey }));
@@ -99,10 +101,10 @@ export class S3CatalogueStore implements CatalogueStore {
   }
 
   async putCatalogue(
-    tenant: string,
+    keys: CatalogueKeys,
     files: { manifest: string; index: string; generation: string },
   ): Promise<void> {
-    await this.put(catalogueIndexKey(tenant), files.index, "text/html; charset=utf-8", files.generation);
-    await this.put(catalogueManifestKey(tenant), files.manifest, "application/json", files.generation);
+    await this.put(keys.index, files.index, "text/html; charset=utf-8", files.generation);
+    await this.put(keys.manifest, files.manifest, "application/json", files.generation);
   }
 }

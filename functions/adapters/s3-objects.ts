@@ -5,7 +5,7 @@
  */
 import { GetObjectCommand, type GetObjectCommandOutput, type S3Client } from "@aws-sdk/client-s3";
 import { ReplayPipelineError, TransientError } from "../../shared/errors.js";
-import type { ObjectRef, ObjectSource, ObjectStore } from "../../shared/pipeline/ports.js";
+import type { ObjectRef, ObjectSource, ObjectStore } from "../../shared/pipeline/index.js";
 import { asAdapterError, ObjectChangedError } from "./errors.js";
 
 /** How a read meets dropped connections. */

@@ -1,17 +1,26 @@
 /**
- * Writes what the pipeline publishes (Layer C copies) and reports (verdict documents) to their
- * own buckets, never the ingest bucket, so an output can never trigger the pipeline again; keeps
- * each tenant's catalogue of its copies in the published bucket (`S3CatalogueStore`).
+ * Writes what the pipeline publishes (Layer C copies, and with `viewerPages` each copy's viewer
+ * page) and reports (verdict documents) to their own buckets, never the ingest bucket, so an
+ * output can never trigger the pipeline again; keeps each tenant's catalogue of its copies in the
+ * published bucket (`S3CatalogueStore`).
  */
 import { randomUUID } from "node:crypto";
+import { tmpdir } from "node:os";
 import { Readable } from "node:stream";
 import { type CloudFrontClient, CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import { cataloguePublished, catalogueWithdrawn, sha256Tap } from "../../shared/pipeline/catalogue.js";
-import type { CopyFacts } from "../../shared/pipeline/catalogue-types.js";
-import type { Publisher } from "../../shared/pipeline/ports.js";
-import { publishedUrlPath } from "../../shared/pipeline/published-urls.js";
+import type { CopyFacts, Publisher, SpooledStream } from "../../shared/pipeline/index.js";
+import {
+  cataloguePublished,
+  catalogueWithdrawn,
+  copyViewerPage,
+  publishedUrlPath,
+  sha256Tap,
+  spooled,
+  viewerPageKey,
+} from "../../shared/pipeline/index.js";
+import { fileSpool, type Spool } from "../../shared/spool/index.js";
 import { asAdapterError } from "./errors.js";
 import { S3CatalogueStore } from "./s3-catalogue.js";
 
@@ -38,21 +47,28 @@ export interface PublisherOptions {
   /** The CloudFront distribution in front of the published bucket, whose cache a withdrawal clears. */
   distribution?: { client: CloudFrontClient; id: string };
   /**
-   * Link each copy's viewer page (`<copy key>.view.html`) from the catalogue's index. The pages
-   * themselves are not written by this publisher (yet): turn it on only where they are.
+   * Write each copy's viewer page beside it (`<copy key>.view.html`, built from the copy's bytes
+   * alone: shared/pipeline/viewer-pages.ts) and link it from the catalogue's index.
    */
   viewerPages?: boolean;
+  /**
+   * Where a copy is kept while its viewer page is built (default: the OS temp folder, a Lambda's
+   * /tmp): the copy is read again from there, never from the bucket or the original.
+   */
+  spool?: Spool;
 }
 
 /** The `Publisher` port over S3. */
 export class S3Publisher implements Publisher {
   private readonly catalogue: S3CatalogueStore;
+  private readonly spool: Spool;
 
   constructor(
     private readonly client: S3Client,
     private readonly options: PublisherOptions,
   ) {
     this.catalogue = new S3CatalogueStore(client, options.publishedBucket);
+    this.spool = options.spool ?? fileSpool(tmpdir());
   }
 
   private catalogueOptions() {
@@ -64,14 +80,28 @@ export class S3Publisher implements Publisher {
    * fails, the multipart upload is aborted (its parts deleted) and the body's error is thrown, so no
    * half-written copy stays. If the abort fails too, the parts are left to the bucket's
    * incomplete-upload lifecycle rule and the body's error is still the one thrown. Once the copy
-   * is stored, its catalogue entry (with the sha256 taken on the way up) and its tenant's manifest.
+   * is stored: with `viewerPages`, its viewer page (from the copy as it went up, kept in the
+   * spool), then its catalogue entry (with the sha256 taken on the way up) and its tenant's
+   * manifest, so the index never links a page that is not there yet.
    */
   async publishCopy(key: string, body: AsyncIterable<Uint8Array>, facts: CopyFacts): Promise<void> {
-    let bodyError: { error: unknown } | null = null;
     const tap = sha256Tap(body);
+    const kept = this.options.viewerPages === true ? spooled(tap.body, this.spool) : null;
+    try {
+      await this.upload(key, kept?.body ?? tap.body);
+      if (kept !== null) await this.putViewerPage(key, kept);
+    } finally {
+      await kept?.dispose();
+    }
+    await cataloguePublished(this.catalogue, key, tap.digest(), facts, this.catalogueOptions());
+  }
+
+  /** Streams `body` to `key` (see `publishCopy`). */
+  private async upload(key: string, body: AsyncIterable<Uint8Array>): Promise<void> {
+    let bodyError: { error: unknown } | null = null;
     async function* watched(): AsyncGenerator<Uint8Array> {
       try {
-        yield* tap.body;
+        yield* body;
       } catch (error) {
         bodyError = { error };
         throw error;
@@ -102,32 +132,63 @@ export class S3Publisher implements Publisher {
       // A failed upload may stop reading mid-body: release whatever the body holds open.
       stream.destroy();
     }
-    await cataloguePublished(this.catalogue, key, tap.digest(), facts, this.catalogueOptions());
+  }
+
+  /** Writes the viewer page of the copy `copyKey`, built from the bytes `kept` saw go up. */
+  private async putViewerPage(copyKey: string, kept: SpooledStream): Promise<void> {
+    const page = await copyViewerPage(copyKey, kept.replay());
+    await this.put({
+      Bucket: this.options.publishedBucket,
+      Key: viewerPageKey(copyKey),
+      Body: page,
+      ContentType: "text/html; charset=utf-8",
+      CacheControl: PUBLISHED_CACHE_CONTROL,
+    });
+  }
+
+  /** One PutObject of text, its error mapped (a `TransientError` for throttling and 5xx). */
+  private async put(input: {
+    Bucket: string;
+    Key: string;
+    Body: string;
+    ContentType: string;
+    CacheControl?: string;
+  }): Promise<void> {
+    try {
+      await this.client.send(new PutObjectCommand(input));
+    } catch (error) {
+      throw asAdapterError(error, `PutObject ${input.Key}`);
+    }
   }
 
   /**
-   * Deletes a published copy (deleting one that is already gone succeeds, S3's own rule), then,
-   * behind CloudFront, invalidates exactly its path so no edge serves it for the rest of its max-age.
-   * The copy goes first: if the invalidation fails, the copy is already unreadable at the origin and
-   * the error is thrown (a `TransientError` for throttling, a 5xx or too many invalidations in
-   * progress), so the message is retried, the delete repeated harmlessly and the invalidation
-   * asked for again before the withdrawal is recorded. Last, the catalogue marks the copy withdrawn.
+   * Deletes a published copy and its viewer page (deleting one that is already gone succeeds, S3's
+   * own rule; the page is deleted whether or not `viewerPages` is on now, so turning it off never
+   * leaves the page of a withdrawn copy), then, behind CloudFront, invalidates exactly their paths
+   * so no edge serves them for the rest of their max-age. The copy goes first: if the invalidation
+   * fails, both are already unreadable at the origin and the error is thrown (a `TransientError`
+   * for throttling, a 5xx or too many invalidations in progress), so the message is retried, the
+   * deletes repeated harmlessly and the invalidation asked for again before the withdrawal is
+   * recorded. Last, the catalogue marks the copy withdrawn.
    */
   async withdrawCopy(key: string): Promise<void> {
-    try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.options.publishedBucket, Key: key }));
-    } catch (error) {
-      throw asAdapterError(error, `DeleteObject ${key}`);
+    for (const gone of [key, viewerPageKey(key)]) {
+      try {
+        await this.client.send(new DeleteObjectCommand({ Bucket: this.options.publishedBucket, Key: gone }));
+      } catch (error) {
+        throw asAdapterError(error, `DeleteObject ${gone}`);
+      }
     }
     const { distribution } = this.options;
-    if (distribution !== undefined) await this.invalidate(distribution, key);
+    if (distribution !== undefined) await this.invalidate(distribution, [key, viewerPageKey(key)]);
     await catalogueWithdrawn(this.catalogue, key, this.catalogueOptions());
   }
 
   private async invalidate(
     distribution: { client: CloudFrontClient; id: string },
-    key: string,
+    keys: string[],
   ): Promise<void> {
+    const paths = keys.map(publishedUrlPath);
     try {
       await distribution.client.send(
         new CreateInvalidationCommand({
@@ -136,28 +197,22 @@ export class S3Publisher implements Publisher {
             // One per withdrawal: the SDK's own retries of this request reuse it (CloudFront makes
             // one invalidation of them), while a later withdrawal of the same path gets its own.
             CallerReference: randomUUID(),
-            Paths: { Quantity: 1, Items: [publishedUrlPath(key)] },
+            Paths: { Quantity: paths.length, Items: paths },
           },
         }),
       );
     } catch (error) {
-      throw asAdapterError(error, `CreateInvalidation ${publishedUrlPath(key)}`);
+      throw asAdapterError(error, `CreateInvalidation ${paths.join(" ")}`);
     }
   }
 
   /** Writes a verdict document (JSON text) to the reports bucket. */
   async putDocument(key: string, body: string): Promise<void> {
-    try {
-      await this.client.send(
-        new PutObjectCommand({
-          Bucket: this.options.reportsBucket,
-          Key: key,
-          Body: body,
-          ContentType: "application/json",
-        }),
-      );
-    } catch (error) {
-      throw asAdapterError(error, `PutObject ${key}`);
-    }
+    await this.put({
+      Bucket: this.options.reportsBucket,
+      Key: key,
+      Body: body,
+      ContentType: "application/json",
+    });
   }
 }

@@ -38,6 +38,9 @@ const schema = z.object({
     .string()
     .regex(/^[A-Z0-9]{1,64}$/, "must be a CloudFront distribution id")
     .optional(),
+  // Write each published copy's viewer page beside it (`<copy key>.view.html`), linked from the
+  // catalogue: "true" or "false" (default).
+  VIEWER_PAGES: z.enum(["true", "false"], { error: "must be true or false" }).default("false"),
   // Set only for local servers (s3rver, dynalite); the SDK reads the same variables.
   AWS_ENDPOINT_URL_S3: z.url().optional(),
   AWS_ENDPOINT_URL_DYNAMODB: z.url().optional(),
@@ -59,6 +62,8 @@ export interface Config {
   receiptAgeHours: number;
   /** The distribution whose cache a withdrawal invalidates; null: none in front of the bucket. */
   distributionId: string | null;
+  /** Whether each published copy gets its viewer page beside it (shared/pipeline/viewer-pages.ts). */
+  viewerPages: boolean;
   /** Key of `queryDay` cursors; null: each process makes its own (or `cursorKeySecret` holds it). */
   cursorKey: Uint8Array | null;
   /** The Secrets Manager secret holding the cursor key, read at cold start; null: none. */
@@ -96,6 +101,7 @@ export function readConfig(env: Record<string, string | undefined>): Config {
     indexShards: c.INDEX_SHARDS,
     cursorKey: c.CURSOR_KEY,
     distributionId: c.PUBLISHED_DISTRIBUTION_ID ?? null,
+    viewerPages: c.VIEWER_PAGES === "true",
     cursorKeySecret: c.CURSOR_KEY_SECRET ?? null,
     attestationKeyId: c.ATTESTATION_KEY_ID ?? null,
     receiptAgeHours: c.AUDIT_RECEIPT_AGE_HOURS,

@@ -19,13 +19,13 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 import { z } from "zod";
 import type { EnvelopeSigner } from "../../shared/attest/index.js";
 import { kindOf, ReplayPipelineError } from "../../shared/errors.js";
-import type { ObjectRef } from "../../shared/pipeline/ports.js";
+import type { ObjectRef } from "../../shared/pipeline/index.js";
 import {
   type ProcessOptions,
   type ProcessResult,
   processObject,
   scrubbedKey,
-} from "../../shared/pipeline/process-object.js";
+} from "../../shared/pipeline/index.js";
 import { ObjectChangedError } from "../adapters/errors.js";
 import { S3ObjectSource } from "../adapters/s3-objects.js";
 import { type Config, ConfigError } from "./config.js";
@@ -93,48 +93,13 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
     try {
       result = await processObject(new S3ObjectSource(s3, bucket, ref), ports, options);
     } catch (error) {
-      // Logs hold keys only as the scrubber passes them.
-      const shown = scrubbedKey(ref.key);
       // A newer version replaced the object mid-read: its own event will process it.
-      if (error instanceof ObjectChangedError) return logger.info("superseded", { key: shown });
-      const kind = kindOf(error);
-      metrics.addMetric(
-        kind === "transient" ? INGEST_METRIC.transientFaults : INGEST_METRIC.faults,
-        MetricUnit.Count,
-        1,
-      );
-      logger.error("failed: the message will be received again", {
-        key: shown,
-        kind,
-        error: error as Error,
-      });
+      if (error instanceof ObjectChangedError)
+        return logger.info("superseded", { key: scrubbedKey(ref.key) });
+      reportFailure(error, ref, logger, metrics);
       throw error;
     }
-    const { record, outcome } = result;
-    const key = record.kind === "rejected" ? record.verdict_key : record.ref.key;
-    logger.info("processed", {
-      tenant: record.tenant,
-      session: record.session,
-      key,
-      kind: record.kind,
-      verdict: record.verdict,
-      outcome,
-      bytes: record.bytes,
-      ms: record.ms,
-      checks: result.checks.length,
-    });
-    if (outcome !== "written") {
-      metrics.addMetric(INGEST_METRIC.redelivered, MetricUnit.Count, 1);
-      return;
-    }
-    const byVerdict = metrics.singleMetric();
-    byVerdict.addDimension(VERDICT_DIMENSION, record.verdict);
-    byVerdict.addMetric(INGEST_METRIC.files, MetricUnit.Count, 1);
-    metrics.addMetric(INGEST_METRIC.bytes, MetricUnit.Bytes, record.bytes);
-    metrics.addMetric(INGEST_METRIC.processingTime, MetricUnit.Milliseconds, record.ms);
-    // A replay that met no receipt waits for one: the check runs when the receipt lands.
-    if (record.kind === "replay" && result.checks.length === 0)
-      metrics.addMetric(INGEST_METRIC.receiptsPending, MetricUnit.Count, 1);
+    reportProcessed(result, logger, metrics);
   }
 
   async function processRecord(message: IngestRecord): Promise<void> {
@@ -167,4 +132,50 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
   })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics, { captureColdStartMetric: true }));
+}
+
+/** Counts a failed object as a fault (transient or not) and logs it; the message will come again. */
+function reportFailure(error: unknown, ref: ObjectRef, logger: Logger, metrics: Metrics): void {
+  // Logs hold keys only as the scrubber passes them.
+  const shown = scrubbedKey(ref.key);
+  const kind = kindOf(error);
+  metrics.addMetric(
+    kind === "transient" ? INGEST_METRIC.transientFaults : INGEST_METRIC.faults,
+    MetricUnit.Count,
+    1,
+  );
+  logger.error("failed: the message will be received again", {
+    key: shown,
+    kind,
+    error: error as Error,
+  });
+}
+
+/** Logs a processed object and counts it: by verdict, bytes and time when written, else as redelivered. */
+function reportProcessed(result: ProcessResult, logger: Logger, metrics: Metrics): void {
+  const { record, outcome } = result;
+  const key = record.kind === "rejected" ? record.verdict_key : record.ref.key;
+  logger.info("processed", {
+    tenant: record.tenant,
+    session: record.session,
+    key,
+    kind: record.kind,
+    verdict: record.verdict,
+    outcome,
+    bytes: record.bytes,
+    ms: record.ms,
+    checks: result.checks.length,
+  });
+  if (outcome !== "written") {
+    metrics.addMetric(INGEST_METRIC.redelivered, MetricUnit.Count, 1);
+    return;
+  }
+  const byVerdict = metrics.singleMetric();
+  byVerdict.addDimension(VERDICT_DIMENSION, record.verdict);
+  byVerdict.addMetric(INGEST_METRIC.files, MetricUnit.Count, 1);
+  metrics.addMetric(INGEST_METRIC.bytes, MetricUnit.Bytes, record.bytes);
+  metrics.addMetric(INGEST_METRIC.processingTime, MetricUnit.Milliseconds, record.ms);
+  // A replay that met no receipt waits for one: the check runs when the receipt lands.
+  if (record.kind === "replay" && result.checks.length === 0)
+    metrics.addMetric(INGEST_METRIC.receiptsPending, MetricUnit.Count, 1);
 }

@@ -7,7 +7,7 @@ import type { CloudFrontClient } from "@aws-sdk/client-cloudfront";
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { EnvelopeSigner } from "../../shared/attest/index.js";
-import type { Ports } from "../../shared/pipeline/ports.js";
+import type { Ports } from "../../shared/pipeline/index.js";
 import { fileSpool } from "../../shared/spool/index.js";
 import { DynamoSessionIndex } from "../adapters/dynamo-index.js";
 import { S3ObjectStore } from "../adapters/s3-objects.js";
@@ -28,11 +28,16 @@ export interface PortDependencies {
 /** The job's ports over `deps`' clients and buckets. */
 export function pipelinePorts(deps: PortDependencies): Ports {
   const { config, s3 } = deps;
+  // Layer C copies wait in the function's /tmp (its ephemeral storage), not in its memory; so does
+  // a copy whose viewer page is built once it is up.
+  const spool = fileSpool(tmpdir());
   return {
     objects: new S3ObjectStore(s3, config.ingestBucket),
     publisher: new S3Publisher(s3, {
       publishedBucket: config.publishedBucket,
       reportsBucket: config.reportsBucket,
+      viewerPages: config.viewerPages,
+      spool,
       ...(config.distributionId !== null && deps.cloudFront !== undefined
         ? { distribution: { client: deps.cloudFront, id: config.distributionId } }
         : {}),
@@ -42,8 +47,7 @@ export function pipelinePorts(deps: PortDependencies): Ports {
       shards: config.indexShards,
       cursorKey: config.cursorKey,
     }),
-    // Layer C copies wait in the function's /tmp (its ephemeral storage), not in its memory.
-    spool: fileSpool(tmpdir()),
+    spool,
     signer: deps.signer ?? null,
   };
 }

@@ -5,9 +5,8 @@
  */
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { z } from "zod";
-import type { ProcessOptions } from "../../shared/pipeline/job-types.js";
-import type { ReprocessChange } from "../../shared/pipeline/reprocess.js";
-import { reprocessItem } from "../../shared/pipeline/reprocess-run.js";
+import type { ProcessOptions, ReprocessChange } from "../../shared/pipeline/index.js";
+import { reprocessItem } from "../../shared/pipeline/index.js";
 import { type PortDependencies, pipelinePorts } from "./pipeline-ports.js";
 
 /** A run id: what `--run-id` takes and the manifest's key holds. */

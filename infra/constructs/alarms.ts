@@ -74,7 +74,6 @@ export class Alarms extends Construct {
 
   constructor(scope: Construct, id: string, props: AlarmsProps) {
     super(scope, id);
-    const { ingest, audit } = props;
     this.topic = new Topic(this, "Topic", { displayName: "replay-pipeline alarms", enforceSSL: true });
     Validations.of(this.topic).acknowledge({
       id: "AwsSolutions-SNS2",
@@ -83,26 +82,45 @@ export class Alarms extends Construct {
     });
     if (props.email !== null) this.topic.addSubscription(new EmailSubscription(props.email));
     const action = new SnsAction(this.topic);
+    this.ingestAlarms(props, action);
+    this.auditAlarms(props, action);
+    this.dashboard = this.makeDashboard(props);
+  }
+
+  /** An alarm at `threshold` or more of `metric` in one period, no data counting as fine. */
+  private alarm(
+    action: SnsAction,
+    name: string,
+    description: string,
+    metric: IMetric,
+    threshold: number,
+  ): Alarm {
+    const made = new Alarm(this, name, {
+      alarmDescription: description,
+      metric,
+      threshold,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    this.notify(made, action);
+    return made;
+  }
+
+  /** Sends `made`'s alarms and recoveries to the topic and lists it on the dashboard. */
+  private notify(made: Alarm, action: SnsAction): void {
+    made.addAlarmAction(action);
+    made.addOkAction(action);
+    this.alarms.push(made);
+  }
+
+  /** The ingest path's alarms: dead letters, backlog, errors, throttles, faults, bad verdicts. */
+  private ingestAlarms(props: AlarmsProps, action: SnsAction): void {
+    const { ingest } = props;
     const five = Duration.minutes(5);
     const hour = Duration.hours(1);
-    const day = Duration.days(1);
-
-    const alarm = (name: string, description: string, metric: IMetric, threshold: number): Alarm => {
-      const made = new Alarm(this, name, {
-        alarmDescription: description,
-        metric,
-        threshold,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      });
-      made.addAlarmAction(action);
-      made.addOkAction(action);
-      this.alarms.push(made);
-      return made;
-    };
-
-    alarm(
+    this.alarm(
+      action,
       "DeadLetters",
       "Messages are in the ingest dead-letter queue: a file failed every retry. Read the ingest logs, mend, then redrive.",
       ingest.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
@@ -111,39 +129,57 @@ export class Alarms extends Construct {
       }),
       1,
     );
-    alarm(
+    this.alarm(
+      action,
       "OldestMessage",
       `The oldest ingest message has waited ${props.oldestMessageMinutes} minutes or more: the backlog is not draining.`,
       ingest.queue.metricApproximateAgeOfOldestMessage({ period: five, statistic: "Maximum" }),
       props.oldestMessageMinutes * 60,
     );
-    alarm(
+    this.alarm(
+      action,
       "IngestErrors",
       "The ingest function failed invocations.",
       ingest.function.metricErrors({ period: five }),
       1,
     );
-    alarm(
+    this.alarm(
+      action,
       "IngestThrottles",
       "The ingest function was throttled: raise reserved or account concurrency, or lower ingestMaxConcurrency.",
       ingest.function.metricThrottles({ period: five }),
       1,
     );
-    alarm(
+    this.alarm(
+      action,
       "IngestFaults",
       "The ingest handler met faults that are not transient (a bug or a configuration problem); the records are retried, then dead-lettered.",
       pipelineMetric(INGEST_SERVICE, INGEST_METRIC.faults, five),
       1,
     );
     for (const verdict of ["failed", "invalid"] as const)
-      alarm(
+      this.alarm(
+        action,
         `Verdicts${verdict === "failed" ? "Failed" : "Invalid"}`,
         `More than ${props.verdictThreshold} files in an hour had the verdict '${verdict}'.`,
         verdictMetric(verdict, hour),
         props.verdictThreshold + 1,
       );
-    alarm("AuditErrors", "The scheduled audit failed.", audit.function.metricErrors({ period: day }), 1);
-    alarm(
+  }
+
+  /** The scheduled audit's alarms: errors, throttles, a day without a run, missing receipts. */
+  private auditAlarms(props: AlarmsProps, action: SnsAction): void {
+    const { audit } = props;
+    const day = Duration.days(1);
+    this.alarm(
+      action,
+      "AuditErrors",
+      "The scheduled audit failed.",
+      audit.function.metricErrors({ period: day }),
+      1,
+    );
+    this.alarm(
+      action,
       "AuditThrottles",
       "The scheduled audit was throttled.",
       audit.function.metricThrottles({ period: day }),
@@ -159,16 +195,22 @@ export class Alarms extends Construct {
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: TreatMissingData.BREACHING,
     });
-    notRun.addAlarmAction(action);
-    notRun.addOkAction(action);
-    this.alarms.push(notRun);
-    alarm(
+    this.notify(notRun, action);
+    this.alarm(
+      action,
       "ReceiptsMissing",
       "The last audit found replays whose receipt had not arrived within AUDIT_RECEIPT_AGE_HOURS (audits/<day>.md lists them).",
       pipelineMetric(AUDIT_SERVICE, AUDIT_METRIC.missingReceipts, day),
       1,
     );
+  }
 
+  /** The dashboard: the alarms' states, verdicts, bytes and time, queue, functions, receipts, faults. */
+  private makeDashboard(props: AlarmsProps): Dashboard {
+    const { ingest, audit } = props;
+    const five = Duration.minutes(5);
+    const hour = Duration.hours(1);
+    const day = Duration.days(1);
     const lambda = (fn: NodejsFunction, title: string) =>
       new GraphWidget({
         title,
@@ -180,7 +222,7 @@ export class Alarms extends Construct {
         ],
         right: [fn.metricDuration({ period: five, statistic: "p99" })],
       });
-    this.dashboard = new Dashboard(this, "Dashboard", {
+    return new Dashboard(this, "Dashboard", {
       defaultInterval: Duration.days(7),
       widgets: [
         [new AlarmStatusWidget({ title: "Alarms", alarms: this.alarms, width: 24 })],

@@ -14,15 +14,15 @@ import { EventType } from "aws-cdk-lib/aws-s3";
 import { SqsDestination } from "aws-cdk-lib/aws-s3-notifications";
 import { Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import { INGEST_SUFFIXES } from "#shared/pipeline/keys.js";
+import { INGEST_SUFFIXES } from "#shared/pipeline/index.js";
 import { ConfigError } from "../../functions/lib/config.js";
 import { INGEST_SERVICE, METRICS_NAMESPACE } from "../../functions/lib/metrics.js";
 import {
   INGEST_BATCH_SIZE,
-  INGEST_EPHEMERAL_MIB,
   INGEST_MEMORY_MB,
   INGEST_TIMEOUT_SECONDS,
   MAX_RECEIVE_COUNT,
+  perFileEphemeralMib,
   VISIBILITY_FACTOR,
 } from "../sizing.js";
 import { grantPerFileJob } from "./access.js";
@@ -73,24 +73,7 @@ export class Ingest extends Construct {
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
     });
 
-    // S3 may send only for this account's buckets (the notification's own statement names the
-    // bucket's ARN, which a bucket of the same name in another account would match after a delete).
-    this.queue.addToResourcePolicy(
-      new PolicyStatement({
-        sid: "OnlyThisAccountsBuckets",
-        effect: Effect.DENY,
-        principals: [new ServicePrincipal("s3.amazonaws.com")],
-        actions: ["sqs:SendMessage"],
-        resources: [this.queue.queueArn],
-        conditions: { StringNotEquals: { "aws:SourceAccount": Stack.of(this).account } },
-      }),
-    );
-    for (const suffix of INGEST_SUFFIXES)
-      storage.ingestBucket.addEventNotification(
-        EventType.OBJECT_CREATED,
-        new SqsDestination(this.queue),
-        props.keyPrefix === "" ? { suffix } : { prefix: props.keyPrefix, suffix },
-      );
+    this.subscribe(storage, props.keyPrefix);
 
     this.function = pipelineFunction(this, "Function", {
       projectRoot: props.projectRoot,
@@ -98,7 +81,7 @@ export class Ingest extends Construct {
       description: "replay-pipeline ingest: validate, rehash, verify, publish Layer C, index",
       memoryMb: INGEST_MEMORY_MB,
       timeoutSeconds: INGEST_TIMEOUT_SECONDS,
-      ephemeralStorage: Size.mebibytes(INGEST_EPHEMERAL_MIB),
+      ephemeralStorage: Size.mebibytes(perFileEphemeralMib(props.environment)),
       logRetention: props.logRetention,
       reservedConcurrency: props.reservedConcurrency,
       environment: {
@@ -134,6 +117,28 @@ export class Ingest extends Construct {
         resources: [storage.ingestBucket.arnForObjects("*")],
       }),
     );
+  }
+
+  /** The ingest bucket's new objects of the replay suffixes (under `keyPrefix`) notify the queue, and only its own. */
+  private subscribe(storage: Storage, keyPrefix: string): void {
+    // S3 may send only for this account's buckets (the notification's own statement names the
+    // bucket's ARN, which a bucket of the same name in another account would match after a delete).
+    this.queue.addToResourcePolicy(
+      new PolicyStatement({
+        sid: "OnlyThisAccountsBuckets",
+        effect: Effect.DENY,
+        principals: [new ServicePrincipal("s3.amazonaws.com")],
+        actions: ["sqs:SendMessage"],
+        resources: [this.queue.queueArn],
+        conditions: { StringNotEquals: { "aws:SourceAccount": Stack.of(this).account } },
+      }),
+    );
+    for (const suffix of INGEST_SUFFIXES)
+      storage.ingestBucket.addEventNotification(
+        EventType.OBJECT_CREATED,
+        new SqsDestination(this.queue),
+        keyPrefix === "" ? { suffix } : { prefix: keyPrefix, suffix },
+      );
   }
 }
 

@@ -66,30 +66,7 @@ export class Publishing extends Construct {
       enableAcceptEncodingGzip: true,
       enableAcceptEncodingBrotli: true,
     });
-    const responseHeadersPolicy = new ResponseHeadersPolicy(this, "ResponseHeaders", {
-      comment: `replay-pipeline: ${props.mode} Layer C copies`,
-      customHeadersBehavior: {
-        customHeaders: [
-          {
-            // A private copy is for its reader only: no shared cache between them and CloudFront.
-            header: "Cache-Control",
-            value: `${props.mode}, max-age=${PUBLISHED_MAX_AGE_SECONDS}`,
-            override: true,
-          },
-        ],
-      },
-      securityHeadersBehavior: {
-        contentTypeOptions: { override: true },
-        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
-        // A signed URL must not leave in a Referer header.
-        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
-        strictTransportSecurity: {
-          accessControlMaxAge: Duration.days(365),
-          includeSubdomains: true,
-          override: true,
-        },
-      },
-    });
+    const responseHeadersPolicy = responseHeaders(this, props.mode);
     this.signingKey =
       props.mode === "private"
         ? new PublicKey(this, "SigningKey", {
@@ -117,24 +94,57 @@ export class Publishing extends Construct {
       logBucket: storage.logBucket,
       logFilePrefix: "cloudfront/",
     });
-    Validations.of(this.distribution).acknowledge(
-      {
-        id: "AwsSolutions-CFR1",
-        reason:
-          props.mode === "private"
-            ? "Readers are chosen by signed URL, per tenant; which countries may read them as well is the operator's call."
-            : "Layer C copies are published to be shared; which countries may read them is the operator's call.",
-      },
-      {
-        id: "AwsSolutions-CFR2",
-        reason:
-          "A read-only distribution of static objects with no origin logic; a WAF web ACL costs more than it guards here and can be attached by the operator.",
-      },
-      {
-        id: "AwsSolutions-CFR4",
-        reason:
-          "The default *.cloudfront.net certificate, which CloudFront serves with TLSv1 as its floor; a custom domain and certificate (TLSv1.2_2021) are the operator's.",
-      },
-    );
+    acknowledgeDistribution(this.distribution, props.mode);
   }
+}
+
+/** The headers every copy is served with: its cache lifetime, and no framing, sniffing or referrer. */
+function responseHeaders(scope: Construct, mode: PublishingProps["mode"]): ResponseHeadersPolicy {
+  return new ResponseHeadersPolicy(scope, "ResponseHeaders", {
+    comment: `replay-pipeline: ${mode} Layer C copies`,
+    customHeadersBehavior: {
+      customHeaders: [
+        {
+          // A private copy is for its reader only: no shared cache between them and CloudFront.
+          header: "Cache-Control",
+          value: `${mode}, max-age=${PUBLISHED_MAX_AGE_SECONDS}`,
+          override: true,
+        },
+      ],
+    },
+    securityHeadersBehavior: {
+      contentTypeOptions: { override: true },
+      frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+      // A signed URL must not leave in a Referer header.
+      referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
+      strictTransportSecurity: {
+        accessControlMaxAge: Duration.days(365),
+        includeSubdomains: true,
+        override: true,
+      },
+    },
+  });
+}
+
+/** Why the distribution has no geo restriction, WAF or custom certificate. */
+function acknowledgeDistribution(distribution: Distribution, mode: PublishingProps["mode"]): void {
+  Validations.of(distribution).acknowledge(
+    {
+      id: "AwsSolutions-CFR1",
+      reason:
+        mode === "private"
+          ? "Readers are chosen by signed URL, per tenant; which countries may read them as well is the operator's call."
+          : "Layer C copies are published to be shared; which countries may read them is the operator's call.",
+    },
+    {
+      id: "AwsSolutions-CFR2",
+      reason:
+        "A read-only distribution of static objects with no origin logic; a WAF web ACL costs more than it guards here and can be attached by the operator.",
+    },
+    {
+      id: "AwsSolutions-CFR4",
+      reason:
+        "The default *.cloudfront.net certificate, which CloudFront serves with TLSv1 as its floor; a custom domain and certificate (TLSv1.2_2021) are the operator's.",
+    },
+  );
 }

@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import { canonicalize, type JsonValue } from "../canonical/index.js";
-import type { CheckStatus, FormatId, Verdict } from "../formats/types.js";
+import type { CheckStatus, FormatId, Verdict } from "../formats/index.js";
 
 /** The in-toto Statement v1 type. */
 export const STATEMENT_TYPE = "https://in-toto.io/Statement/v1";

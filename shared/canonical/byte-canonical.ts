@@ -64,6 +64,8 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
   private m = 0;
   private order = new Int32Array(256);
   private members: TopLevelMembers | null = null;
+  /** Whether this run's `members` were filled (by `recordMembers`). */
+  private membersRecorded = false;
   /** Where each top-level member's value is in `src` (by slot, which is input order there). */
   private topStarts: number[] = [];
   private topEnds: number[] = [];
@@ -82,13 +84,10 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
     const start = job.start ?? 0;
     this.members = members;
     this.check = check;
-    if (members !== null) {
-      members.keys.length = 0;
-      members.starts.length = 0;
-      members.ends.length = 0;
-      if (members.sourceStarts !== undefined) members.sourceStarts.length = 0;
-      if (members.sourceEnds !== undefined) members.sourceEnds.length = 0;
-    }
+    // The member lists are filled in place by `recordMembers` (when the top-level object closes)
+    // and emptied after the run otherwise: emptying them first would free their backing stores,
+    // one allocation per list and line.
+    this.membersRecorded = false;
     if (!prefix && !isUtf8(src)) return -1;
     this.src = src;
     this.view = new DataView(src.buffer, src.byteOffset, src.length);
@@ -106,6 +105,7 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
     // A prefix's bytes are checked once its end is known.
     const ok =
       this.document(job.maxDepth ?? DEFAULT_DEPTH) && (!prefix || isUtf8(src.subarray(start, this.i)));
+    if (members !== null && !this.membersRecorded) truncateMembers(members, 0);
     if (ok && !check) {
       this.flush();
       sink.len = this.o;
@@ -328,6 +328,8 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
   }
 
   /** Writes the string at src[i] === '"', which holds escapes, in canonical form. */
+  // Long because: the byte loop of every escaped string, one state machine over one escape at a time; the
+  // position and output cursor stay in locals, which a call per escape kind would write back to the object.
   private escapedString(slot: number): boolean {
     const src = this.src;
     const n = this.n;
@@ -490,22 +492,24 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
 
   /** Where each member value of the top-level object is in the output, keys in sorted order. */
   private recordMembers(top: TopLevelMembers, count: number): void {
+    const { keys, starts, ends, sourceStarts, sourceEnds } = top;
     for (let k = 0; k < count; k++) {
       const slot = this.order[k] as number;
       const text = this.kInSrc[slot] === 1 ? this.src : this.buf;
       const ks = this.kStart[slot] as number;
       const ke = this.kEnd[slot] as number;
-      top.keys.push(
+      keys[k] =
         (this.kFlags[slot] as number) & ESCAPED
           ? (JSON.parse(`"${text.toString("utf8", ks, ke)}"`) as string)
-          : this.keyName(text, ks, ke, this.kPrefix[slot] as number),
-      );
+          : this.keyName(text, ks, ke, this.kPrefix[slot] as number);
       // Member text is `"key":value`; the key's canonical text is its bytes plus two quotes.
-      top.starts.push((this.mStart[slot] as number) + (ke - ks) + 3);
-      top.ends.push(this.mEnd[slot] as number);
-      top.sourceStarts?.push(this.topStarts[slot] as number);
-      top.sourceEnds?.push(this.topEnds[slot] as number);
+      starts[k] = (this.mStart[slot] as number) + (ke - ks) + 3;
+      ends[k] = this.mEnd[slot] as number;
+      if (sourceStarts !== undefined) sourceStarts[k] = this.topStarts[slot] as number;
+      if (sourceEnds !== undefined) sourceEnds[k] = this.topEnds[slot] as number;
     }
+    truncateMembers(top, count);
+    this.membersRecorded = true;
   }
 
   /** The name a key's unescaped canonical text `text[start, end)` spells; `prefix` is its kPrefix. */
@@ -586,4 +590,17 @@ export function canonicalizeBytes(
   options: DocumentOptions = {},
 ): boolean {
   return new ByteCanonicalizer().canonicalize(src, profile, out, options);
+}
+
+/**
+ * Cuts `members`' lists to `count` entries: from one line to the next they shrink by a few
+ * entries, which keeps their backing stores (V8 frees a list's store only when it shrinks a lot).
+ */
+function truncateMembers(members: TopLevelMembers, count: number): void {
+  if (members.keys.length === count) return;
+  members.keys.length = count;
+  members.starts.length = count;
+  members.ends.length = count;
+  if (members.sourceStarts !== undefined) members.sourceStarts.length = count;
+  if (members.sourceEnds !== undefined) members.sourceEnds.length = count;
 }

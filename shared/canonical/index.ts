@@ -1,10 +1,5 @@
 /** Lossless JSON reading, the three producers' canonical forms, and SHA-256 tags. */
-export {
-  ByteCanonicalizer,
-  ByteSink,
-  canonicalizeBytes,
-  type TopLevelMembers,
-} from "./byte-canonical.js";
+export { ByteCanonicalizer, ByteSink } from "./byte-canonical.js";
 export { cutsOfSplit, type RawCuts, rawContainers } from "./byte-scan.js";
 export { canonicalHash, SHA256_TAG, type Sha256Tag, sha256Tag } from "./hash.js";
 export { DEFAULT_MAX_DEPTH, lineColumnAt, readJson } from "./json-reader.js";
@@ -29,12 +24,12 @@ export {
   hashOf,
   inputOrder,
   type MemberHashes,
+  memberValue,
   nameBytes,
   readSplit,
   type SplitLine,
   SplitView,
   splitInto,
   splitLine,
-  valueAt,
 } from "./shallow.js";
-export { assertText, sniffText } from "./sniff.js";
+export { assertText } from "./sniff.js";

@@ -98,6 +98,8 @@ function unexpected(text: string, offset: number, expected: string): never {
  * naming both positions, and nesting is bounded by `maxDepth` without recursion (a hostile document
  * cannot overflow the stack). Errors are `JsonInputError`s with line and column inside `text`.
  */
+// Long because: a hand-written, non-recursive state machine run on every JSON line read: the
+// position and container stack are locals its inner readers share, where a split would move them onto an object.
 export function readJson(text: string, options: ReadOptions = {}): JsonValue {
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const rejectLone = options.rejectLoneSurrogates ?? true;

@@ -50,6 +50,13 @@ export class SplitView {
   };
   /** The split's lazy members' hashes (`SplitLine.hashes`). */
   hashes: MemberHashes = {};
+  /**
+   * The member values `readView` read from this split, by slot (undefined for a lazy container's
+   * placeholder), so a second reader of the line (Layer C) decodes none of them again. Valid
+   * while `valuesRead` is true: each split clears it.
+   */
+  readonly values: (JsonValue | undefined)[] = [];
+  valuesRead = false;
   /** `inputOrder`'s answer, reused from line to line. */
   order = new Int32Array(64);
   readonly sink = new ByteSink(1 << 16);
@@ -63,6 +70,7 @@ export class SplitView {
 export function splitInto(bytes: Buffer, lazy: ReadonlySet<string>, view: SplitView): boolean {
   const { sink, members } = view;
   sink.clear();
+  view.valuesRead = false;
   if (!view.canonicalizer.canonicalize(bytes, "openagents", sink, { maxDepth: DEFAULT_MAX_DEPTH, members }))
     return false;
   const buf = sink.buf;
@@ -96,25 +104,47 @@ export function splitLine(
 function readView(view: SplitView, lazy: ReadonlySet<string>): JsonObject {
   const value: JsonObject = {};
   const { keys, starts, ends } = view.members;
-  const buf = view.buf;
+  const { buf, values } = view;
+  values.length = keys.length;
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k] as string;
     const start = starts[k] as number;
     const open = buf[start];
-    const empty = (open === OPEN_BRACE || open === OPEN_BRACKET) && lazy.has(key);
-    setMember(value, key, empty ? (open === OPEN_BRACE ? {} : []) : valueAt(buf, start, ends[k] as number));
+    if ((open === OPEN_BRACE || open === OPEN_BRACKET) && lazy.has(key)) {
+      setMember(value, key, open === OPEN_BRACE ? {} : []);
+      values[k] = undefined;
+    } else {
+      const member = valueAt(buf, start, ends[k] as number);
+      setMember(value, key, member);
+      values[k] = member;
+    }
   }
+  view.valuesRead = true;
   return value;
+}
+
+/**
+ * The value of `view`'s member in slot `k`: the one `readView` read when it did (the same object:
+ * its readers only read it), else read from the canonical bytes.
+ */
+export function memberValue(view: SplitView, k: number): JsonValue {
+  const read = view.valuesRead ? view.values[k] : undefined;
+  return read !== undefined
+    ? read
+    : valueAt(view.buf, view.members.starts[k] as number, view.members.ends[k] as number);
 }
 
 /** A member's name as JSON, and the colon after it: the same few names come on every line. */
 export const nameBytes = remembered((key: string): Buffer => Buffer.from(`${JSON.stringify(key)}:`));
 
 /** The canonical value at `buf[start, end)`. */
-export function valueAt(buf: Buffer, start: number, end: number): JsonValue {
-  const text = buf.toString("utf8", start, end);
-  // A string without escapes is its text between the quotes.
-  return buf[start] === QUOTE && !text.includes("\\") ? text.slice(1, -1) : readCanonical(text);
+function valueAt(buf: Buffer, start: number, end: number): JsonValue {
+  if (buf[start] === QUOTE) {
+    // A string without escapes is its text between the quotes: decoded once, with no copy.
+    const inner = buf.toString("utf8", start + 1, end - 1);
+    if (!inner.includes("\\")) return inner;
+  }
+  return readCanonical(buf.toString("utf8", start, end));
 }
 
 /** One canonical value, read without the full reader where its first character says what it is. */
@@ -126,7 +156,19 @@ function readCanonical(text: string): JsonValue {
   if (first === LOWER_T) return true;
   if (first === LOWER_F) return false;
   if (first === LOWER_N) return null;
+  if (first === OPEN_BRACKET && !text.includes("\\")) {
+    // An array of strings and literals (`side_effects`, labels) without escapes: JSON.parse reads
+    // it exactly, at a fraction of the lossless reader's cost per call. Numbers and containers
+    // (whose number text or member order JSON.parse would lose) go to the lossless reader.
+    const items = JSON.parse(text) as unknown[];
+    if (items.every(isStringOrLiteral)) return items as JsonValue[];
+  }
   return readJson(text);
+}
+
+/** True for a string, `true`, `false` or `null`: what JSON.parse reads as the lossless reader does. */
+function isStringOrLiteral(item: unknown): boolean {
+  return typeof item === "string" || typeof item === "boolean" || item === null;
 }
 
 /**

@@ -6,13 +6,14 @@
  * - `detecting`: no readable line yet. The first one decides: a line-format event starts `lines`;
  *   a one-line document is read whole and ends the read; a bare `{` or `[` starts `document`.
  * - `lines`: every further line goes to the format's consumer. Once the format is known, a large
- *   file's lines are split on worker threads (`mapLines`): by the tap's fused task when a tap
+ *   file's lines are split on worker threads (`mapLines`): by the caller's fused task when a tap
  *   (Layer C) reads the same lines, else by the split task when the format has lazy members.
  * - `document`: a pretty-printed document, its lines gathered (within `maxDocumentBytes`) and read
  *   at the end.
  *
  * Every line reaches the tap (`LineTap.line`) before it is read here, whatever the state: the one
- * way a line reaches Layer C.
+ * way a line reaches Layer C; while detecting, each readable line's shape (`contentShape`) goes
+ * first, so the tap takes the shape this reader found rather than detect it again.
  */
 import {
   type ByteLine,
@@ -29,14 +30,18 @@ import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES } from "../limits.js
 import { mapLines, type ParallelOptions, splitTask } from "../parallel/index.js";
 import { locatePath } from "./locate.js";
 import { detectFormat, readerFor } from "./registry.js";
+import { contentShape } from "./shape.js";
 import {
+  type ContentShape,
   type DocumentFormat,
   type Finding,
   type Findings,
   type FormatId,
   type FormatOptions,
+  type FusedTask,
   findingOf,
   type LineConsumer,
+  type LineFormat,
   type LineTap,
   type Session,
   type TappedLine,
@@ -53,6 +58,8 @@ export interface ContentOptions extends FormatOptions {
   parallel?: ParallelOptions;
   /** A second reader of the same lines (Layer C), fed as they are read: see `LineTap`. */
   tap?: LineTap;
+  /** With `tap`: the one line task that splits a JSON Lines file's lines for both (see `FusedTask`). */
+  fused?: FusedTask;
 }
 
 /** What reading the content gave: the format (null when none was recognized) and the session. */
@@ -122,11 +129,15 @@ export class ContentReader {
     for (;;) {
       const next = await this.source.next();
       if (next.done === true) break;
-      await this.toTap(next.value.item, next.value.result);
+      const { item } = next.value;
+      const shape =
+        this.state.kind === "detecting" && wantsSplit(item) ? contentShape(item.bytes) : undefined;
+      if (shape !== undefined) this.options.tap?.shape?.(shape);
+      await this.toTap(item, next.value.result);
       const step =
         this.state.kind === "document"
-          ? this.gather(this.state, next.value.item)
-          : await this.readLine(next.value);
+          ? this.gather(this.state, item)
+          : await this.readLine(next.value, shape);
       if (step !== undefined) return step;
     }
     this.complete = true;
@@ -153,8 +164,8 @@ export class ContentReader {
     return undefined;
   }
 
-  /** `detecting` or `lines`: one line. */
-  private async readLine({ item, result }: MappedLine): Promise<Step> {
+  /** `detecting` (with the line's shape) or `lines`: one line. */
+  private async readLine({ item, result }: MappedLine, shape: ContentShape | undefined): Promise<Step> {
     const { line, bytes, terminated, tooLong } = item;
     if (tooLong === true) {
       this.findings.error({
@@ -174,6 +185,7 @@ export class ContentReader {
     }
     this.noteCrlf(line, bytes);
     const state = this.state;
+    if (shape !== undefined) return this.detect(line, bytes, terminated, shape);
     if (state.kind === "lines" && state.results !== "none") {
       // Split by a worker (null when its fast read declined the line: read it here).
       const split = state.results === "tapped" ? (result as TappedLine).split : (result as SplitLine | null);
@@ -187,46 +199,57 @@ export class ContentReader {
       value = readJson(decodeUtf8(bytes));
     } catch (error) {
       if (!(error instanceof ReplayPipelineError)) throw error;
-      // A pretty-printed document opens with a bare brace: read the whole file as one document.
-      const text = bytes.toString("utf8").trim();
-      if (state.kind === "detecting" && (text === "{" || text === "[")) {
+      this.findings.error({ ...findingOf(error), line });
+      return undefined;
+    }
+    if (state.kind === "lines") this.consume(state.consumer, line, bytes, value);
+    return undefined;
+  }
+
+  /** `detecting`: the first readable line's shape decides how the rest is read. */
+  private async detect(line: number, bytes: Buffer, terminated: boolean, shape: ContentShape): Promise<Step> {
+    switch (shape.kind) {
+      case "unreadable":
+        this.findings.error({ ...findingOf(shape.error), line });
+        return undefined;
+      case "document":
+        // A pretty-printed document opens with a bare brace: read the whole file as one document.
         this.state = {
           kind: "document",
           parts: [Buffer.from(bytes), Buffer.from(terminated ? "\n" : "")],
           bytes: bytes.length + 1,
         };
         return undefined;
-      }
-      this.findings.error({ ...findingOf(error), line });
-      return undefined;
+      case "unknown":
+        return this.unknown(
+          line,
+          shape.value,
+          "a REPLAY.jsonl event, a Braintrust span, a ReplayBundle or a ReplayKit artifact",
+        );
+      case "one-line-document":
+        return this.oneLineDocument(readerFor(shape.format) as DocumentFormat, shape.value);
+      case "lines":
+        return this.beginLines(line, bytes, shape.format, shape.value);
     }
-    if (state.kind === "lines") {
-      this.consume(state.consumer, line, bytes, value);
-      return undefined;
-    }
-    return this.detect(line, bytes, value);
   }
 
-  /** `detecting`: the first readable line decides the format. */
-  private async detect(line: number, bytes: Buffer, value: JsonValue): Promise<Step> {
-    const format = detectFormat(value);
-    if (format === null)
-      return this.unknown(
-        line,
-        value,
-        "a REPLAY.jsonl event, a Braintrust span, a ReplayBundle or a ReplayKit artifact",
-      );
-    const reader = readerFor(format);
-    if (reader.kind === "document") return this.oneLineDocument(reader, value);
+  /** The first line of a JSON Lines file of `format`: the rest mapped on workers when large. */
+  private beginLines(line: number, bytes: Buffer, format: FormatId, value: JsonValue): Step {
+    const reader = readerFor(format) as LineFormat;
     const consumer = reader.begin(this.findings, this.options);
     const lazy = reader.lazyMembers;
-    // The tap's fused task splits the lines for this reader beside its own work on them.
-    const fused = this.options.tap?.task(format, lazy);
+    // The fused task splits the lines for this reader beside the tap's own work on them.
+    const { tap, fused } = this.options;
     let results: "none" | "split" | "tapped" = "none";
-    if (fused !== undefined) {
+    if (tap !== undefined && fused !== undefined) {
       results = "tapped";
-      this.source = mapLines(this.lines, wantsSplit, fused.task, fused.init, this.options.parallel, (s) =>
-        this.options.tap?.state(s),
+      this.source = mapLines(
+        this.lines,
+        wantsSplit,
+        fused.task,
+        fused.init(format, lazy),
+        this.options.parallel,
+        (s) => tap.state(s),
       );
     } else if (lazy !== undefined) {
       results = "split";

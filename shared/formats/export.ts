@@ -291,6 +291,15 @@ function exportV1(bundle: JsonValue): ExportResult {
       lines.push(line(event, "output", source));
     },
   });
+  lines.push(...v1Verifications(view, id, endedAt, warnings));
+  lines.push(v1SessionEnd(view, id, endedAt, callCount, toolLatency, warnings));
+  const text = lines.join("");
+  return { text, replayHash: sha256Tag(text), warnings };
+}
+
+/** A Verification line per receipt verification whose result the receipts state. */
+function v1Verifications(view: BundleView, id: string, endedAt: string, warnings: string[]): string[] {
+  const lines: string[] = [];
   for (const v of receiptVerification(view.receipts)) {
     // A result the receipts do not state is not a failed check: leave it out and say so.
     if (v.exit_code === null) {
@@ -307,6 +316,22 @@ function exportV1(bundle: JsonValue): ExportResult {
       }),
     );
   }
+  return lines;
+}
+
+/**
+ * The SessionEnd line: the bundle's outcome (v1 has no timeout status: a timeout is a failure with
+ * the fact in the summary) and its stated confidence, 0 with a warning when it states none.
+ */
+function v1SessionEnd(
+  view: BundleView,
+  id: string,
+  endedAt: string,
+  callCount: number,
+  toolLatency: number,
+  warnings: string[],
+): string {
+  const metadata = view.metadata ?? undefined;
   const outcome = bundleOutcome(view.entries);
   const statedConfidence = member(metadata, "confidence");
   const value = statedConfidence instanceof JsonNumber ? Number(statedConfidence.text) : Number.NaN;
@@ -336,9 +361,7 @@ function exportV1(bundle: JsonValue): ExportResult {
   } else if (outcome.message !== null) {
     end.summary = outcome.message;
   }
-  lines.push(line(end));
-  const text = lines.join("");
-  return { text, replayHash: sha256Tag(text), warnings };
+  return line(end);
 }
 
 /** What each dialect writes for a tool call and a tool result of the timeline. */

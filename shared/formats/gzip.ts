@@ -53,61 +53,16 @@ export function decompressed(
     const input = raw();
     const first = await input.next();
     if (first.done === true) return;
-    const head = first.value;
-    let stream: AsyncIterable<Uint8Array>;
-    // Compressed bytes the inflater has taken (what was read ahead of it does not count yet).
-    let consumed = (): number => counters.compressedBytes;
-    if (head.length >= 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1) {
-      counters.compressed = true;
-      const gunzip = createGunzip();
-      consumed = () => gunzip.bytesWritten;
-      Readable.from(
-        (async function* () {
-          yield head;
-          yield* input;
-        })(),
-        { highWaterMark: 1 },
-      )
-        .on("error", (error) => gunzip.destroy(error))
-        .pipe(gunzip);
-      stream = gunzip;
-    } else {
-      stream = (async function* () {
-        yield head;
-        yield* input;
-      })();
-    }
+    const { stream, consumed } = opened(first.value, input, counters);
     try {
       for await (const chunk of stream) {
         counters.bytes += chunk.length;
-        if (counters.compressed) {
-          if (counters.bytes > maxOut) {
-            throw new StreamLimitError(
-              "gzip.too_large",
-              `gzip content expands past ${maxOut} bytes; expected at most that (a gzip bomb?)`,
-            );
-          }
-          if (counters.bytes > RATIO_GRACE_BYTES && counters.bytes > consumed() * maxRatio) {
-            throw new StreamLimitError(
-              "gzip.ratio",
-              `gzip content expands more than ${maxRatio} times; expected real replay data (a gzip bomb?)`,
-            );
-          }
-        }
+        if (counters.compressed) checkExpansion(counters.bytes, consumed(), maxOut, maxRatio);
         hash?.update(chunk);
         yield chunk;
       }
     } catch (error) {
-      if (error instanceof ReplayPipelineError) throw error;
-      if (counters.compressed && (error as NodeJS.ErrnoException).code?.startsWith("Z_")) {
-        throw new StreamLimitError(
-          "gzip.corrupt",
-          `gzip data is corrupt or truncated (${(error as Error).message}); expected a complete gzip stream`,
-          {},
-          { cause: error },
-        );
-      }
-      throw error;
+      throw counters.compressed ? gzipError(error) : error;
     }
   }
   const it = run();
@@ -118,4 +73,58 @@ export function decompressed(
       return: async () => ({ done: true, value: undefined }),
     }),
   };
+}
+
+/**
+ * The bytes of `head` then `input`, through a gunzip stream when `head` starts with the gzip
+ * magic, and how many compressed bytes the inflater has taken so far (what was read ahead of it
+ * does not count yet).
+ */
+function opened(
+  head: Uint8Array,
+  input: AsyncIterable<Uint8Array>,
+  counters: { compressedBytes: number; compressed: boolean },
+): { stream: AsyncIterable<Uint8Array>; consumed: () => number } {
+  const whole = async function* () {
+    yield head;
+    yield* input;
+  };
+  if (!(head.length >= 2 && head[0] === GZIP_MAGIC_0 && head[1] === GZIP_MAGIC_1))
+    return { stream: whole(), consumed: () => counters.compressedBytes };
+  counters.compressed = true;
+  const gunzip = createGunzip();
+  Readable.from(whole(), { highWaterMark: 1 })
+    .on("error", (error) => gunzip.destroy(error))
+    .pipe(gunzip);
+  return { stream: gunzip, consumed: () => gunzip.bytesWritten };
+}
+
+/** Throws when `bytes` gunzipped from `consumed` compressed bytes pass the size or the ratio limit. */
+function checkExpansion(bytes: number, consumed: number, maxOut: number, maxRatio: number): void {
+  if (bytes > maxOut) {
+    throw new StreamLimitError(
+      "gzip.too_large",
+      `gzip content expands past ${maxOut} bytes; expected at most that (a gzip bomb?)`,
+    );
+  }
+  if (bytes > RATIO_GRACE_BYTES && bytes > consumed * maxRatio) {
+    throw new StreamLimitError(
+      "gzip.ratio",
+      `gzip content expands more than ${maxRatio} times; expected real replay data (a gzip bomb?)`,
+    );
+  }
+}
+
+/** What an error while gunzipping becomes: zlib's own errors a `gzip.corrupt` limit error, the rest as they are. */
+function gzipError(error: unknown): unknown {
+  if (error instanceof ReplayPipelineError) return error;
+  if ((error as NodeJS.ErrnoException).code?.startsWith("Z_")) {
+    return new StreamLimitError(
+      "gzip.corrupt",
+      `gzip data is corrupt or truncated (${(error as Error).message}); expected a complete gzip stream`,
+      {},
+      { cause: error },
+    );
+  }
+  return error;
 }

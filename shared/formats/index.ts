@@ -2,13 +2,9 @@
  * Replay formats: detection, one folder per format (schema, reader, summary, and the field lists
  * Layer C keeps), `inspect`, the session model, and the ReplayBundle exporter.
  */
-export { ExportError } from "../errors.js";
+
 export { SPAN_FIELD_SET_OF_SCHEMA } from "./braintrust/index.js";
-export {
-  type ExportOptions,
-  exportReplayBundle,
-  notBundle,
-} from "./export.js";
+export { exportReplayBundle, notBundle } from "./export.js";
 export { gunzipped } from "./gzip.js";
 export {
   type InspectOptions,
@@ -16,8 +12,13 @@ export {
   type InspectResult,
   inspect,
 } from "./inspect.js";
+export {
+  type FieldLists,
+  type LayerCFieldsData,
+  REPLAY_EVENT_FIELDS,
+  SPAN_FIELD_SET,
+} from "./layer-c-fields.js";
 export type { LayerCOrigin } from "./layer-c-record.js";
-
 export { detectFormat } from "./registry.js";
 export { BUNDLE_FIELDS } from "./replay-bundle/index.js";
 export {
@@ -31,17 +32,20 @@ export {
   RPK_FIELDS,
   stepContent,
 } from "./replaykit/index.js";
+export { contentShape } from "./shape.js";
 export {
   type CheckRow,
   type CheckStatus,
+  type ContentShape,
   type FieldSet,
   type Finding,
   Findings,
+  FORMAT_IDS,
   type FormatId,
   type FormatOptions,
+  type FusedTask,
   fillResult,
   findingOf,
-  type LineFormat,
   type LineTap,
   MAX_FAILED_KEPT,
   MAX_ROWS,
@@ -54,4 +58,13 @@ export {
   type Turn,
   type Verdict,
 } from "./types.js";
-export { describe, validate, zHash, zInteger, zNumber } from "./validate.js";
+export {
+  describe,
+  member,
+  numberMember,
+  stringMember,
+  validate,
+  zHash,
+  zInteger,
+  zNumber,
+} from "./validate.js";

@@ -287,20 +287,38 @@ export interface TappedLine {
 }
 
 /**
+ * The line task that serves `inspect` and its tap in one pass over a JSON Lines file (Layer C's
+ * `inspectRedactTask`), given by the caller beside the tap: its results (`TappedLine`) carry
+ * `inspect`'s split of each line beside the tap's work on it. `init` is its init for the format
+ * the first line showed and the reader's lazy members.
+ */
+export interface FusedTask {
+  task: LineTaskModule<unknown>;
+  init(format: FormatId, lazy: ReadonlySet<string> | undefined): unknown;
+}
+
+/**
+ * The shape of a file's content, from its first line that is neither blank nor over-long: a JSON
+ * Lines format (this line its first event), a document format on this one line, the first line of
+ * a pretty-printed document (a bare `{` or `[`), a line that is not JSON (`error`), or JSON of no
+ * format this tool reads.
+ */
+export type ContentShape =
+  | { kind: "lines"; format: FormatId; value: JsonValue }
+  | { kind: "one-line-document"; format: FormatId; value: JsonValue }
+  | { kind: "document" }
+  | { kind: "unreadable"; error: ReplayPipelineError }
+  | { kind: "unknown"; value: JsonValue };
+
+/**
  * A second reader of the lines `inspect` reads (Layer C), fed from the same read of the file.
- * `inspect` gives it every line it takes from the file, in order, before reading the line itself;
- * once the format is known to be JSON Lines it runs the tap's line task (`task`), whose results
- * (`TappedLine`) carry its own split of each line beside the tap's work on it, done in one pass.
+ * `inspect` gives it every line it takes from the file, in order, before reading the line itself,
+ * with the `FusedTask`'s result for the line when the caller gave one; before the first readable
+ * line, what that line says the content is.
  */
 export interface LineTap {
-  /**
-   * The line task for the rest of a JSON Lines file of `format` (`lazy`: the reader's lazy
-   * members), or undefined when the tap wants no more results (it failed).
-   */
-  task(
-    format: FormatId,
-    lazy: ReadonlySet<string> | undefined,
-  ): { task: LineTaskModule<unknown>; init: unknown } | undefined;
+  /** Before each readable line while the format is not known: the shape it gives (`contentShape`). */
+  shape?(shape: ContentShape): void;
   /** The next line; `result` is the task's `tap` for it (undefined without one). A promise when busy. */
   line(item: ByteLine, result: unknown): Promise<void> | undefined;
   /** The task's state for the next part of the lines (`mapLines`' `onState`). */

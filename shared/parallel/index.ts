@@ -2,8 +2,8 @@
  * Worker threads for large JSON Lines files: the pool (`mapLines`), its worker side, and the
  * `split` task with the wire form its lines cross threads in. The pool knows no task.
  */
-export { WorkerPoolError } from "../errors.js";
-export { defaultWorkers, mapLines, type ParallelOptions, poolStats } from "./line-pool.js";
-export { type SplitTaskInit, type SplitTexts, SplitWire, splitsFromWire, splitTask } from "./split-task.js";
+
+export { defaultWorkers, mapLines, type ParallelOptions } from "./line-pool.js";
+export { type SplitTexts, SplitWire, splitsFromWire, splitTask } from "./split-task.js";
 export type { LineTask, LineTaskModule } from "./task.js";
 export { serveLineTasks } from "./worker.js";

@@ -263,6 +263,8 @@ interface Group<T> {
  * cores of a two-core machine stay busy. When a worker's task throws, the batch is run again on
  * the calling thread, so the caller gets the task's own typed error.
  */
+// Long because: one scheduling loop whose state (the queue, `done`, the groups here and batches on
+// workers) every step reads and changes, yielding results in input order as they settle.
 export async function* mapLines<T extends MappedLine, Init>(
   items: AsyncIterator<T>,
   wanted: (item: T) => boolean,

@@ -5,7 +5,7 @@
  * `results/<key>.intoto.json`.
  */
 import { buildAttestation, envelopeStatement, keyIdOf, type VsaStatement } from "../attest/index.js";
-import type { Verdict } from "../formats/types.js";
+import type { Verdict } from "../formats/index.js";
 import type { ProcessOptions } from "./job-types.js";
 import { attestationKey } from "./keys.js";
 import type { FileRecord, Ports } from "./ports.js";

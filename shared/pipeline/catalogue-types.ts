@@ -1,5 +1,5 @@
 /** The catalogue's records (catalogue.ts): its entries and its per-tenant manifest. */
-import type { Verdict } from "../formats/types.js";
+import type { Verdict } from "../formats/index.js";
 
 /** What `processObject` knows of a copy it publishes, beyond its bytes. */
 export interface CopyFacts {
@@ -31,18 +31,43 @@ export interface ManifestRow extends CatalogueEntry {
   entry_etag: string;
 }
 
-/** A tenant's `manifest.json`. */
-export interface CatalogueManifest {
-  schema: typeof MANIFEST_SCHEMA;
+/** One shard's `shards/<xx>.json`: the copies whose key's sha256 begins with `xx`. */
+export interface CatalogueShard {
+  schema: typeof SHARD_SCHEMA;
   tenant: string;
+  /** Two hex digits. */
+  shard: string;
   generated_at: string;
-  /** Whether `index.html` links each copy's viewer page (`<copy key>.view.html`). */
+  /** Whether `shards/<xx>.html` links each copy's viewer page (`<copy key>.view.html`). */
   viewer_pages: boolean;
-  /** The digest of the entries' keys and ETags (and `viewer_pages`) this was built from. */
+  /** The digest of the shard's entries' keys and ETags (and `viewer_pages`) this was built from. */
   generation: string;
   /** Sorted by key. */
   copies: ManifestRow[];
 }
 
-/** The manifest's schema id. */
-export const MANIFEST_SCHEMA = "replay-pipeline.catalogue.v1";
+/** A row of the tenant's manifest: one shard, its counts, and the ETag of its manifest as read. */
+export interface ShardRow {
+  shard: string;
+  published: number;
+  withdrawn: number;
+  manifest_etag: string;
+}
+
+/** A tenant's `manifest.json`: its shards (each shard's manifest lists its copies). */
+export interface CatalogueManifest {
+  schema: typeof MANIFEST_SCHEMA;
+  tenant: string;
+  generated_at: string;
+  viewer_pages: boolean;
+  /** The digest of the shard manifests' keys and ETags (and `viewer_pages`) this was built from. */
+  generation: string;
+  /** Sorted by shard. */
+  shards: ShardRow[];
+}
+
+/** The tenant manifest's schema id (v1 listed every copy itself). */
+export const MANIFEST_SCHEMA = "replay-pipeline.catalogue.v2";
+
+/** A shard manifest's schema id. */
+export const SHARD_SCHEMA = "replay-pipeline.catalogue-shard.v1";

@@ -1,8 +1,13 @@
 /**
- * The catalogue of what is published: per tenant, a manifest of its Layer C copies (key, sha256 of
+ * The catalogue of what is published: per tenant, manifests of its Layer C copies (key, sha256 of
  * the copy's bytes, the original's `replay_hash` and verdict, the attestation's key, published and
- * withdrawn times) and an HTML index of it, kept in the published bucket under
+ * withdrawn times) and HTML indexes of them, kept in the published bucket under
  * `<tenant>/_catalogue/` (inside the tenant's prefix, so its role and its signed URLs read it).
+ *
+ * Sharded, so that one change rewrites a bounded part: a copy's entry, its shard's manifest and
+ * index (`shards/<xx>.json`, `.html`: the copies whose key's sha256 begins with the two hex digits
+ * `xx`, about 1/256 of them), and the tenant's `manifest.json` and `index.html`, which list the
+ * shards (at most 256 rows, with their counts), not the copies.
  *
  * Correct under concurrent publishes and withdrawals without locks or conditional writes (s3rver,
  * the local stack's S3, has no `If-Match` on PUT):
@@ -10,30 +15,35 @@
  * - **One entry object per copy**, `<tenant>/_catalogue/entries/<sha256 of copy key>.json`, written
  *   by the publish or withdrawal itself. No two changes of different copies write the same object,
  *   so none can lose another's entry.
- * - **The manifest is derived**: `manifest.json` and `index.html` are rebuilt from a listing of the
- *   entries (S3 listings are strongly consistent). Every row of the manifest carries the ETag of
- *   the entry it was read from.
- * - **Rebuild until stable**: after each change its writer lists the entries and reads the
- *   manifest; when the listing's (key, ETag) pairs are the manifest's, it stops; otherwise it
- *   writes a new manifest and looks again. Every write of the manifest is thus followed by a look
- *   by its own writer, so the write that ends up stored (the last) was checked against a listing
- *   made after it: a stale rebuild that lands last sees its staleness and writes again, and a
- *   change made after that look has a rebuild of its own. Unchanged entries are reused from the
- *   manifest by ETag, so a round reads only what changed.
+ * - **Each level is derived** from a listing (S3 listings are strongly consistent): a shard's
+ *   manifest and index from its entries (listed by the prefix `entries/<xx>`), the tenant's from
+ *   the shard manifests (`shards/`). Every row carries the ETag of the object it was read from.
+ * - **Rebuild until stable**, level by level: after each change its writer settles the copy's
+ *   shard, then the tenant's manifest. To settle one, it lists its sources and reads the manifest;
+ *   when the listing's (key, ETag) pairs are the manifest's, it stops; otherwise it writes a new
+ *   manifest and looks again. Every write is thus followed by a look by its own writer, so the
+ *   write that ends up stored (the last) was checked against a listing made after it: a stale
+ *   rebuild that lands last sees its staleness and writes again, and a change made after that
+ *   look has a rebuild of its own. A shard's final write is followed by its writer's settling of
+ *   the tenant's manifest, so that one lists it too. Unchanged rows are reused by ETag, so a round
+ *   reads only what changed.
  *
  * Copy keys are `<tenant>/<session>/<file>` with a file name that always holds `.layer-c`
  * (`layerCName`), so no copy is ever `_catalogue/manifest.json`, `_catalogue/index.html` or under
- * `_catalogue/entries/`, even in a session named `_catalogue`.
+ * `_catalogue/entries/` or `_catalogue/shards/`, even in a session named `_catalogue`.
  */
 import { createHash } from "node:crypto";
 import { TransientError } from "../errors.js";
-import { renderCatalogueIndex } from "./catalogue-html.js";
+import { renderCatalogueIndex, renderShardIndex } from "./catalogue-html.js";
 import {
   type CatalogueEntry,
   type CatalogueManifest,
+  type CatalogueShard,
   type CopyFacts,
   MANIFEST_SCHEMA,
   type ManifestRow,
+  SHARD_SCHEMA,
+  type ShardRow,
 } from "./catalogue-types.js";
 
 /** The folder of a tenant's catalogue, inside its prefix of the published bucket. */
@@ -41,7 +51,7 @@ const CATALOGUE = "_catalogue";
 
 /** How a catalogue is rendered and when it is given up on. */
 export interface CatalogueOptions {
-  /** Link each copy's viewer page in the index (the pages themselves are written elsewhere). */
+  /** Link each copy's viewer page in the index (the publisher writes the pages: viewer-pages.ts). */
   viewerPages?: boolean;
   /** The reports bucket, for the attestations' `s3://` addresses in the index. */
   reportsBucket?: string;
@@ -56,15 +66,27 @@ export interface CatalogueStore {
   putEntry(key: string, body: string): Promise<void>;
   /** An entry object and its ETag; null when there is none. */
   getEntry(key: string): Promise<{ body: string; etag: string } | null>;
-  /** Every entry object under `prefix`, all pages, with its ETag (a consistent listing). */
+  /**
+   * Every object whose key starts with `prefix` (entries, shard manifests), all pages, with its
+   * ETag (a consistent listing); `prefix` may end mid-name (`entries/3f`).
+   */
   listEntries(prefix: string): Promise<{ key: string; etag: string }[]>;
   /**
-   * The manifest's text and the generation the index was written with (null where either is
+   * A manifest's text and the generation its index was written with (null where either is
    * missing). Both are read: two rebuilds can each write one of the pair last.
    */
-  getCatalogue(tenant: string): Promise<{ manifest: string | null; indexGeneration: string | null }>;
-  /** Writes the index (HTML) and the manifest (JSON), both marked with `generation`. */
-  putCatalogue(tenant: string, files: { manifest: string; index: string; generation: string }): Promise<void>;
+  getCatalogue(keys: CatalogueKeys): Promise<{ manifest: string | null; indexGeneration: string | null }>;
+  /** Writes an index (HTML) and its manifest (JSON), both marked with `generation`. */
+  putCatalogue(
+    keys: CatalogueKeys,
+    files: { manifest: string; index: string; generation: string },
+  ): Promise<void>;
+}
+
+/** Where one manifest and its index are: the tenant's, or one shard's. */
+export interface CatalogueKeys {
+  manifest: string;
+  index: string;
 }
 
 /** The tenant of a copy key (`<tenant>/<session>/<file>`). */
@@ -91,6 +113,25 @@ export function catalogueManifestKey(tenant: string): string {
 /** A tenant's `index.html` in the published bucket. */
 export function catalogueIndexKey(tenant: string): string {
   return `${tenant}/${CATALOGUE}/index.html`;
+}
+
+/** The shard of a copy: the first two hex digits of its key's sha256 (its entry's name). */
+export function catalogueShardOf(copyKey: string): string {
+  return createHash("sha256").update(copyKey, "utf8").digest("hex").slice(0, 2);
+}
+
+/** Where a tenant's shard manifests and indexes are. */
+function shardsPrefix(tenant: string): string {
+  return `${tenant}/${CATALOGUE}/shards/`;
+}
+
+/** A shard's manifest and index. */
+export function catalogueShardKeys(tenant: string, shard: string): CatalogueKeys {
+  return { manifest: `${shardsPrefix(tenant)}${shard}.json`, index: `${shardsPrefix(tenant)}${shard}.html` };
+}
+
+function tenantKeys(tenant: string): CatalogueKeys {
+  return { manifest: catalogueManifestKey(tenant), index: catalogueIndexKey(tenant) };
 }
 
 /**
@@ -137,7 +178,18 @@ export async function cataloguePublished(
     withdrawn_at: null,
   };
   await store.putEntry(catalogueEntryKey(copyKey), `${JSON.stringify(entry)}\n`);
-  await rebuildCatalogue(store, tenantOfCopy(copyKey), options);
+  await settleChange(store, copyKey, options);
+}
+
+/** Settles the shard of `copyKey`, then its tenant's manifest (the module comment says why). */
+async function settleChange(
+  store: CatalogueStore,
+  copyKey: string,
+  options: CatalogueOptions,
+): Promise<void> {
+  const tenant = tenantOfCopy(copyKey);
+  await settle(store, shardLevel(store, tenant, catalogueShardOf(copyKey), options), options);
+  await settleTenant(store, tenant, options);
 }
 
 /**
@@ -167,27 +219,25 @@ export async function catalogueWithdrawn(
     const entry: CatalogueEntry = { ...before, withdrawn_at: now(options) };
     await store.putEntry(entryKey, `${JSON.stringify(entry)}\n`);
   }
-  await rebuildCatalogue(store, tenantOfCopy(copyKey), options);
+  await settleChange(store, copyKey, options);
 }
 
 function now(options: CatalogueOptions): string {
   return (options.now?.() ?? new Date()).toISOString();
 }
 
-/** The manifest's text as stored, parsed; null when absent, of another schema or unreadable. */
-function parseManifest(text: string | null): CatalogueManifest | null {
+/** JSON text of `schema` as stored, parsed; null when absent, of another schema or unreadable. */
+function parseOf<T>(text: string | null, schema: string): T | null {
   if (text === null) return null;
   try {
-    const value = JSON.parse(text) as Partial<CatalogueManifest>;
-    return value.schema === MANIFEST_SCHEMA && Array.isArray(value.copies)
-      ? (value as CatalogueManifest)
-      : null;
+    const value = JSON.parse(text) as { schema?: unknown };
+    return value.schema === schema ? (value as T) : null;
   } catch {
     return null;
   }
 }
 
-/** The generation of a listing: which entries, at which ETags, rendered how. */
+/** The generation of a listing: which sources, at which ETags, rendered how. */
 function generationOf(listed: readonly { key: string; etag: string }[], viewerPages: boolean): string {
   const hash = createHash("sha256").update(viewerPages ? "viewer\n" : "plain\n");
   for (const { key, etag } of [...listed].sort((a, b) => (a.key < b.key ? -1 : 1)))
@@ -196,56 +246,187 @@ function generationOf(listed: readonly { key: string; etag: string }[], viewerPa
 }
 
 /**
- * Rebuilds `tenant`'s manifest and index until they hold exactly the entries listed after the last
+ * One level of the catalogue: a manifest and index derived from a listing of source objects
+ * (a shard's entries, or the tenant's shard manifests), one row per source.
+ */
+interface Level<Row> {
+  /** For the error when it never settles. */
+  name: string;
+  keys: CatalogueKeys;
+  list(): Promise<{ key: string; etag: string }[]>;
+  /** The rows of the manifest as stored, and its generation; null when there is none of this schema. */
+  stored(text: string | null): { generation: string; rows: Row[] } | null;
+  /** The source key and ETag a row was read from (`<key> <etag>`), for reuse. */
+  sourceOf(row: Row): string;
+  /** A source's row; null when it cannot be read as one (skipped). */
+  read(key: string, body: string, etag: string): Row | null;
+  /** The manifest's and the index's text for `rows` (sorted). */
+  files(rows: Row[], generation: string): { manifest: string; index: string };
+}
+
+/** A shard of `tenant`: its entries → `shards/<xx>.json` and `.html`. */
+function shardLevel(
+  catalogue: CatalogueStore,
+  tenant: string,
+  shard: string,
+  options: CatalogueOptions,
+): Level<ManifestRow> {
+  const viewerPages = options.viewerPages === true;
+  return {
+    name: `the catalogue of ${tenant}, shard ${shard},`,
+    keys: catalogueShardKeys(tenant, shard),
+    list: () => catalogue.listEntries(`${entriesPrefix(tenant)}${shard}`),
+    stored: (text) => {
+      const value = parseOf<CatalogueShard>(text, SHARD_SCHEMA);
+      return value === null || !Array.isArray(value.copies)
+        ? null
+        : { generation: value.generation, rows: value.copies };
+    },
+    sourceOf: (row) => `${catalogueEntryKey(row.key)} ${row.entry_etag}`,
+    read: (_key, body, etag) => ({ ...(JSON.parse(body) as CatalogueEntry), entry_etag: etag }),
+    files: (rows, generation) => {
+      const copies = rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+      const manifest: CatalogueShard = {
+        schema: SHARD_SCHEMA,
+        tenant,
+        shard,
+        generated_at: now(options),
+        viewer_pages: viewerPages,
+        generation,
+        copies,
+      };
+      return {
+        manifest: `${JSON.stringify(manifest)}\n`,
+        index: renderShardIndex(manifest, { reportsBucket: options.reportsBucket ?? null }),
+      };
+    },
+  };
+}
+
+/** `tenant`'s own manifest and index: its shard manifests → `manifest.json` and `index.html`. */
+function tenantLevel(catalogue: CatalogueStore, tenant: string, options: CatalogueOptions): Level<ShardRow> {
+  const viewerPages = options.viewerPages === true;
+  const prefix = shardsPrefix(tenant);
+  return {
+    name: `the catalogue of ${tenant}`,
+    keys: tenantKeys(tenant),
+    list: async () =>
+      (await catalogue.listEntries(prefix)).filter((o) =>
+        /^[0-9a-f]{2}\.json$/.test(o.key.slice(prefix.length)),
+      ),
+    stored: (text) => {
+      const value = parseOf<CatalogueManifest>(text, MANIFEST_SCHEMA);
+      return value === null || !Array.isArray(value.shards)
+        ? null
+        : { generation: value.generation, rows: value.shards };
+    },
+    sourceOf: (row) => `${catalogueShardKeys(tenant, row.shard).manifest} ${row.manifest_etag}`,
+    read: (_key, body, etag) => {
+      const value = parseOf<CatalogueShard>(body, SHARD_SCHEMA);
+      if (value === null || !Array.isArray(value.copies)) return null;
+      const withdrawn = value.copies.filter((c) => c.withdrawn_at !== null).length;
+      return {
+        shard: value.shard,
+        published: value.copies.length - withdrawn,
+        withdrawn,
+        manifest_etag: etag,
+      };
+    },
+    files: (rows, generation) => {
+      const manifest: CatalogueManifest = {
+        schema: MANIFEST_SCHEMA,
+        tenant,
+        generated_at: now(options),
+        viewer_pages: viewerPages,
+        generation,
+        shards: rows.sort((a, b) => (a.shard < b.shard ? -1 : 1)),
+      };
+      return { manifest: `${JSON.stringify(manifest)}\n`, index: renderCatalogueIndex(manifest) };
+    },
+  };
+}
+
+/**
+ * Rebuilds one level until its manifest and index hold exactly the sources listed after the last
  * write (the module comment says why that is enough). Returns the rounds it took. Past
  * `maxRounds` of changes by others, a transient error: the job is retried and rebuilds again.
  */
-export async function rebuildCatalogue(
-  store: CatalogueStore,
-  tenant: string,
-  options: CatalogueOptions = {},
+async function settle<Row>(
+  catalogue: CatalogueStore,
+  level: Level<Row>,
+  options: CatalogueOptions,
 ): Promise<number> {
   const viewerPages = options.viewerPages === true;
   const maxRounds = options.maxRounds ?? 30;
   for (let round = 1; round <= maxRounds; round++) {
-    const listed = await store.listEntries(entriesPrefix(tenant));
+    const listed = await level.list();
     const generation = generationOf(listed, viewerPages);
-    const current = await store.getCatalogue(tenant);
-    const stored = parseManifest(current.manifest);
+    const current = await catalogue.getCatalogue(level.keys);
+    const stored = level.stored(current.manifest);
     if (stored?.generation === generation && current.indexGeneration === generation) return round;
-    const known = new Map((stored?.copies ?? []).map((row) => [row.entry_etag, row]));
-    const copies: ManifestRow[] = [];
+    const known = new Map((stored?.rows ?? []).map((row) => [level.sourceOf(row), row]));
+    const rows: Row[] = [];
     for (const { key, etag } of listed) {
-      const reused = known.get(etag);
-      if (reused !== undefined && catalogueEntryKey(reused.key) === key) {
-        copies.push(reused);
+      const reused = known.get(`${key} ${etag}`);
+      if (reused !== undefined) {
+        rows.push(reused);
         continue;
       }
-      const found = await store.getEntry(key);
-      // Entries are never deleted; one missing here was listed by a store that lost it: skip it.
-      if (found === null) continue;
-      copies.push({ ...(JSON.parse(found.body) as CatalogueEntry), entry_etag: found.etag });
+      const found = await catalogue.getEntry(key);
+      // Sources are never deleted; one missing here was listed by a store that lost it: skip it.
+      const row = found === null ? null : level.read(key, found.body, found.etag);
+      if (row !== null) rows.push(row);
     }
-    copies.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const manifest: CatalogueManifest = {
-      schema: MANIFEST_SCHEMA,
-      tenant,
-      generated_at: now(options),
-      viewer_pages: viewerPages,
-      generation,
-      copies,
-    };
-    await store.putCatalogue(tenant, {
-      manifest: `${JSON.stringify(manifest, null, 1)}\n`,
-      index: renderCatalogueIndex(manifest, { reportsBucket: options.reportsBucket ?? null }),
-      generation,
-    });
+    await catalogue.putCatalogue(level.keys, { ...level.files(rows, generation), generation });
     // Writers that keep overtaking each other back off (random, growing, at most a second) so
     // that one of them finds the catalogue settled rather than all rebuilding in step.
     await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 10 * 2 ** round)));
   }
   throw new TransientError(
     "catalogue.unsettled",
-    `the catalogue of ${tenant} kept changing over ${maxRounds} rebuilds; retried later`,
+    `${level.name} kept changing over ${maxRounds} rebuilds; retried later`,
   );
+}
+
+/**
+ * Settles `tenant`'s own manifest. A tenant whose manifest is of the unsharded schema (v1, which
+ * listed every copy) has shards that no change has written yet: each is settled first, once.
+ */
+async function settleTenant(
+  catalogue: CatalogueStore,
+  tenant: string,
+  options: CatalogueOptions,
+): Promise<number> {
+  const { manifest } = await catalogue.getCatalogue(tenantKeys(tenant));
+  if (manifest !== null && parseOf<CatalogueManifest>(manifest, MANIFEST_SCHEMA) === null)
+    await settleShards(catalogue, tenant, options);
+  return settle(catalogue, tenantLevel(catalogue, tenant, options), options);
+}
+
+/** Settles every shard of `tenant` that has an entry. */
+async function settleShards(
+  catalogue: CatalogueStore,
+  tenant: string,
+  options: CatalogueOptions,
+): Promise<void> {
+  const prefix = entriesPrefix(tenant);
+  const shards = new Set(
+    (await catalogue.listEntries(prefix)).map((e) => e.key.slice(prefix.length, prefix.length + 2)),
+  );
+  for (const shard of [...shards].sort())
+    await settle(catalogue, shardLevel(catalogue, tenant, shard, options), options);
+}
+
+/**
+ * Rebuilds all of `tenant`'s catalogue: every shard with an entry, then the tenant's manifest.
+ * Returns the rounds the tenant's manifest took. A change settles only its own shard; this is for
+ * a catalogue written by other means (tests, a bulk load).
+ */
+export async function rebuildCatalogue(
+  catalogue: CatalogueStore,
+  tenant: string,
+  options: CatalogueOptions = {},
+): Promise<number> {
+  await settleShards(catalogue, tenant, options);
+  return settle(catalogue, tenantLevel(catalogue, tenant, options), options);
 }

@@ -2,10 +2,9 @@
  * One run of the per-file job: its clock, scrubber and mode, the record and verdict document it
  * builds, the receipt checks it collects, and the write that commits them.
  */
-import type { InspectOptions } from "../formats/inspect.js";
-import type { CheckStatus } from "../formats/types.js";
+import type { CheckStatus, InspectOptions } from "../formats/index.js";
 import type { VerifyReport } from "../receipt/index.js";
-import { Scrubber } from "../redact/scrub.js";
+import { Scrubber } from "../redact/index.js";
 import { storeAttestation } from "./attestation.js";
 import type { JobMode, ProcessOptions, ProcessResult, VerdictDocument } from "./job-types.js";
 import { type ObjectKey, verdictKey } from "./keys.js";

@@ -1,10 +1,8 @@
 /** What the per-file job takes and gives: its options, the verdict document and the result. */
-import type { InspectReport } from "../formats/inspect.js";
-import type { CheckRow, CheckStatus, Verdict } from "../formats/types.js";
-import type { ParallelOptions } from "../parallel/line-pool.js";
+import type { CheckRow, CheckStatus, InspectReport, Verdict } from "../formats/index.js";
+import type { ParallelOptions } from "../parallel/index.js";
 import type { VerifyReport } from "../receipt/index.js";
-import type { LayerCSummary } from "../redact/index.js";
-import type { Preset } from "../redact/presets.js";
+import type { LayerCSummary, Preset } from "../redact/index.js";
 import type { FileRecord, ObjectRef, PutOutcome, ReceiptCheckRecord } from "./ports.js";
 import type { Provenance } from "./provenance.js";
 

@@ -93,6 +93,15 @@ export function layerCKey(key: ObjectKey): string {
 }
 
 /**
+ * The key of a published copy's viewer page, beside it: `<copy key>.view.html`. No copy key ends
+ * so (a copy keeps its original's format extension, and an ingest key never ends `.html`), so a
+ * page never overwrites a copy nor a copy a page.
+ */
+export function viewerPageKey(copyKey: string): string {
+  return `${copyKey}.view.html`;
+}
+
+/**
  * A Layer C copy's file name: `.layer-c` before the format extension; a compressed file's copy
  * (written uncompressed) is marked `.layer-c-gz` (the suffix as written), so that `x.jsonl` and
  * `x.jsonl.gz` of one session never share a copy and a withdrawal deletes only its own. One name

@@ -7,15 +7,15 @@ import { createHash } from "node:crypto";
 import { ReplayPipelineError } from "../errors.js";
 import { memorySpool } from "../spool/index.js";
 import {
+  type CatalogueKeys,
   type CatalogueOptions,
   type CatalogueStore,
-  catalogueIndexKey,
-  catalogueManifestKey,
   cataloguePublished,
   catalogueWithdrawn,
   sha256Tap,
 } from "./catalogue.js";
 import type { CopyFacts } from "./catalogue-types.js";
+import { viewerPageKey } from "./keys.js";
 import type {
   FileRecord,
   ObjectRef,
@@ -29,6 +29,7 @@ import type {
   WithdrawOutcome,
 } from "./ports.js";
 import { isVersionOf, putOutcome, reprocessOutcome } from "./versions.js";
+import { copyViewerPage } from "./viewer-pages.js";
 
 /** Bytes of a stream, whole. */
 async function collect(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
@@ -101,32 +102,33 @@ export class MemoryCatalogueStore implements CatalogueStore {
       .map(([key, { etag }]) => ({ key, etag }));
   }
 
-  async getCatalogue(tenant: string): Promise<{ manifest: string | null; indexGeneration: string | null }> {
+  async getCatalogue(
+    keys: CatalogueKeys,
+  ): Promise<{ manifest: string | null; indexGeneration: string | null }> {
     await new Promise((r) => setImmediate(r));
     return {
-      manifest: this.objects.get(catalogueManifestKey(tenant))?.body ?? null,
-      indexGeneration: this.objects.get(catalogueIndexKey(tenant))?.generation ?? null,
+      manifest: this.objects.get(keys.manifest)?.body ?? null,
+      indexGeneration: this.objects.get(keys.index)?.generation ?? null,
     };
   }
 
   async putCatalogue(
-    tenant: string,
+    keys: CatalogueKeys,
     files: { manifest: string; index: string; generation: string },
   ): Promise<void> {
     const { manifest, index, generation } = files;
     await new Promise((r) => setImmediate(r));
-    this.objects.set(catalogueIndexKey(tenant), {
-      body: index,
-      etag: MemoryCatalogueStore.etag(index),
-      generation,
-    });
+    this.objects.set(keys.index, { body: index, etag: MemoryCatalogueStore.etag(index), generation });
     await new Promise((r) => setImmediate(r));
     const etag = MemoryCatalogueStore.etag(manifest);
-    this.objects.set(catalogueManifestKey(tenant), { body: manifest, etag, generation });
+    this.objects.set(keys.manifest, { body: manifest, etag, generation });
   }
 }
 
-/** A publisher in memory: a copy appears only once its stream ended without error. */
+/**
+ * A publisher in memory: a copy appears only once its stream ended without error; with
+ * `viewerPages`, its viewer page beside it (in `copies` too, as the bucket would hold it).
+ */
 export class MemoryPublisher implements Publisher {
   readonly copies = new Map<string, Buffer>();
   readonly documents = new Map<string, string>();
@@ -138,12 +140,23 @@ export class MemoryPublisher implements Publisher {
 
   async publishCopy(key: string, body: AsyncIterable<Uint8Array>, facts: CopyFacts): Promise<void> {
     const tap = sha256Tap(body);
-    this.copies.set(key, await collect(tap.body));
+    const bytes = await collect(tap.body);
+    this.copies.set(key, bytes);
+    if (this.catalogueOptions.viewerPages === true) {
+      const page = await copyViewerPage(
+        key,
+        (async function* () {
+          yield bytes;
+        })(),
+      );
+      this.copies.set(viewerPageKey(key), Buffer.from(page));
+    }
     await cataloguePublished(this.catalogue, key, tap.digest(), facts, this.catalogueOptions);
   }
 
   async withdrawCopy(key: string): Promise<void> {
     this.copies.delete(key);
+    this.copies.delete(viewerPageKey(key));
     this.withdrawn.push(key);
     await catalogueWithdrawn(this.catalogue, key, this.catalogueOptions);
   }

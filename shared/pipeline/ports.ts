@@ -3,7 +3,7 @@
  * with files under a folder, tests with memory (`memory-ports.ts`); the job itself is the same.
  */
 import type { EnvelopeSigner } from "../attest/index.js";
-import type { CheckRow, CheckStatus, FormatId, SessionSummary, Verdict } from "../formats/types.js";
+import type { CheckRow, CheckStatus, FormatId, SessionSummary, Verdict } from "../formats/index.js";
 import type { Spool } from "../spool/index.js";
 import type { CopyFacts } from "./catalogue-types.js";
 import type { Provenance } from "./provenance.js";

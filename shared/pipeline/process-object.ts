@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { ReplayPipelineError } from "../errors.js";
-import { Scrubber } from "../redact/scrub.js";
+import { Scrubber } from "../redact/index.js";
 import { JobRun } from "./job-run.js";
 import type { ProcessOptions, ProcessResult } from "./job-types.js";
 import { isReceiptName, type ObjectKey, parseObjectKey, rejectedPlace } from "./keys.js";

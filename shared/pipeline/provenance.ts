@@ -10,8 +10,13 @@
  * module's source hash beside its version, so a change to a module without a bumped version fails.
  */
 import { createHash } from "node:crypto";
-import { type Preset, presetPolicy } from "../redact/presets.js";
-import { PATTERN_RULES, type PatternRule, SECRETLINT_PRESET_ID } from "../redact/rules.js";
+import {
+  PATTERN_RULES,
+  type PatternRule,
+  type Preset,
+  presetPolicy,
+  SECRETLINT_PRESET_ID,
+} from "../redact/index.js";
 
 /** What a record, verdict document and attestation say about the rules that made them. */
 export interface Provenance {
@@ -27,18 +32,18 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 4,
-  "redact/detect": 4,
-  "redact/layer-c": 2,
+  "redact/rules": 6,
+  "redact/detect": 6,
+  "redact/layer-c": 3,
   "redact/scrub": 4,
   // Format readers (validation and hashes).
-  "formats/replay-jsonl": 2,
-  "formats/replay-bundle": 2,
+  "formats/replay-jsonl": 3,
+  "formats/replay-bundle": 3,
   "formats/braintrust": 2,
   "formats/replaykit": 2,
   // Verdict rules: how findings and receipt checks become a verdict.
   "formats/verdict": 2,
-  "receipt/verify": 2,
+  "receipt/verify": 3,
 };
 
 /** A JSON value of this module's own making (members in a fixed order: `JSON.stringify` is canonical). */

@@ -4,10 +4,9 @@
  * recorded once; a failed one withdraws the replay's published copy and rewrites its attestation.
  */
 import type { JsonValue } from "../canonical/index.js";
-import { type InspectResult, inspect } from "../formats/inspect.js";
-import { Findings, type Verdict } from "../formats/types.js";
+import { Findings, type InspectResult, inspect, type Verdict } from "../formats/index.js";
 import { beginVerify, type VerifyReport } from "../receipt/index.js";
-import { scrubReport } from "../redact/report.js";
+import { scrubReport } from "../redact/index.js";
 import { storeAttestation } from "./attestation.js";
 import type { JobRun } from "./job-run.js";
 import type { ObjectKey } from "./keys.js";

@@ -2,9 +2,9 @@
  * The job for a receipt: its own reading (whole, bounded), its record and document, then a check
  * of every replay of its session against it, the document rewritten with those checks.
  */
-import { Findings } from "../formats/types.js";
+import { Findings } from "../formats/index.js";
 import { combinedVerdict, readReceipt } from "../receipt/index.js";
-import { scrubReport } from "../redact/report.js";
+import { scrubReport } from "../redact/index.js";
 import { type JobRun, zeroTotals } from "./job-run.js";
 import type { ProcessResult } from "./job-types.js";
 import type { ObjectKey } from "./keys.js";

@@ -10,7 +10,7 @@ import type {
   ToolCallRecord,
   ToolCallSink,
   ToolResultFields,
-} from "../formats/types.js";
+} from "../formats/index.js";
 import { parseReceiptJson, type ReceiptCheck } from "../receipt/index.js";
 import type { ObjectRef } from "./ports.js";
 

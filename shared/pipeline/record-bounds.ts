@@ -3,7 +3,7 @@
  * and an error message or a receipt's failed rows can be as long as the file that holds them (a
  * 965 KB receipt made a check record no item could hold). The verdict document keeps them whole.
  */
-import type { CheckRow } from "../formats/types.js";
+import type { CheckRow } from "../formats/index.js";
 import type { FileRecord } from "./ports.js";
 
 /** Characters kept of an error message in a record. */

@@ -5,10 +5,9 @@
  * while it ran.
  */
 import { ReplayPipelineError } from "../errors.js";
-import { type InspectReport, type InspectResult, inspect } from "../formats/inspect.js";
-import { redactChecked } from "../redact/checked.js";
+import { type InspectReport, type InspectResult, inspect } from "../formats/index.js";
 import type { LayerCSummary } from "../redact/index.js";
-import { scrubReport } from "../redact/report.js";
+import { inspectRedactTask, redactChecked, scrubReport } from "../redact/index.js";
 import { prepend } from "./chunks.js";
 import type { JobRun } from "./job-run.js";
 import type { ProcessResult } from "./job-types.js";
@@ -34,7 +33,9 @@ export async function replayJob(run: JobRun, key: ObjectKey): Promise<ProcessRes
   const pendingBefore: PendingCheck[] = [];
   for (const receipt of receiptsBefore) pendingBefore.push(await beginCheck(run, receipt));
   if (run.mode.kind === "inspect-only") return inspectOnly(run, key, pendingBefore);
+  // One line task for both: inspect's split of each line and its Layer C redaction.
   const redaction = redactChecked(source.open(), {
+    task: inspectRedactTask,
     file: source.key,
     allowUnverified: true,
     ...readOptionsOf(pendingBefore),

@@ -3,7 +3,7 @@
  * item of each, what re-running one changed, and the run's report. Pure, over the ports: the CLI,
  * the local stack and the Step Functions item handler share it.
  */
-import type { Verdict } from "../formats/types.js";
+import type { Verdict } from "../formats/index.js";
 import type { FileRecord, Publisher, PutOutcome } from "./ports.js";
 
 /** Which records a reprocess run selects. */

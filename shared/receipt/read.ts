@@ -251,101 +251,123 @@ export function readReceipt(value: JsonValue, findings: Findings): Receipt | nul
     return null;
   }
   const object = value as JsonObject;
-  const where = { line: null, code: "receipt" };
-  let receipt: Receipt | null = null;
-  if (detected.shape === "openagents.receipt.v1") {
-    const r = validate(V1, value, findings, where);
-    if (r !== undefined) {
-      for (const key of ["trajectory_hash", "policy_bundle_id"] as const) {
-        if (r[key] === undefined)
-          findings.notice({
-            line: null,
-            column: null,
-            path: `$.${key}`,
-            code: "receipt.spec_field_missing",
-            message: `${key} is required by openagents.receipt.v1 but absent (null would say the session has none); not compared`,
-          });
-      }
-      receipt = {
-        shape: detected.shape,
-        hasReplayHash: r.replay_hash !== undefined,
-        session_id: r.session_id,
-        trajectory_hash: r.trajectory_hash ?? null,
-        replay_hash: r.replay_hash ?? null,
-        policy_bundle_id: r.policy_bundle_id ?? null,
-        tool_calls:
-          r.tool_calls?.map((c, index) => ({
-            index,
-            id: c.id ?? null,
-            step_id: c.step_id ?? null,
-            tool: c.tool,
-            params_hash: c.params_hash,
-            output_hash: c.output_hash,
-            ok: c.ok ?? null,
-            side_effects: c.side_effects,
-          })) ?? null,
-        verification: r.verification?.map((v) => ({ command: v.command, exit_code: v.exit_code })) ?? null,
-        signature: object.signature,
-      };
-    }
-  } else if (detected.shape === "session-receipt") {
-    const r = validate(SESSION_RECEIPT, value, findings, where);
-    if (r !== undefined) {
-      let verification: ReceiptVerification[] | null = null;
-      if (r.verification !== undefined) {
-        const { commands_run: commands, exit_codes: codes } = r.verification;
-        if (commands.length !== codes.length) {
-          findings.error({
-            line: null,
-            column: null,
-            path: "$.verification.exit_codes",
-            code: "receipt.verification_mismatch",
-            message: `${commands.length} commands_run but ${codes.length} exit_codes`,
-            expected: `${commands.length} exit codes`,
-            found: String(codes.length),
-          });
-        }
-        verification = commands.map((command, k) => ({ command, exit_code: codes[k] ?? null }));
-      }
-      receipt = {
-        shape: detected.shape,
-        hasReplayHash: r.replay_hash !== undefined,
-        session_id: r.session_id,
-        trajectory_hash: null,
-        replay_hash: r.replay_hash ?? null,
-        policy_bundle_id: r.policy_bundle_id ?? null,
-        tool_calls: r.tool_calls.map((c, index) => ({
-          index,
-          id: c.id ?? null,
-          step_id: c.step_id ?? null,
-          tool: c.tool,
-          params_hash: c.params_hash,
-          output_hash: c.output_hash,
-          ok: null,
-          side_effects: c.side_effects === undefined ? null : c.side_effects.map(sideEffectString),
-        })),
-        verification,
-        signature: object.signature,
-      };
-    }
-  } else {
-    const r = validate(ADR0003, value, findings, where);
-    if (r !== undefined) {
-      receipt = {
-        shape: detected.shape,
-        hasReplayHash: true,
-        session_id: r.session_id ?? null,
-        trajectory_hash: null,
-        replay_hash: r.replay_hash,
-        policy_bundle_id: null,
-        tool_calls: null,
-        verification: null,
-        signature: object.signature,
-      };
-    }
-  }
+  const receipt =
+    detected.shape === "openagents.receipt.v1"
+      ? readV1(value, findings)
+      : detected.shape === "session-receipt"
+        ? readSessionReceipt(value, findings)
+        : readAdr0003(value, findings);
   if (typeof object.canonical_json_sha256 === "string") checkCanonicalDigest(object, findings);
   return receipt;
+}
+
+/** An openagents.receipt.v1 receipt, normalized; its missing spec fields are notices. */
+function readV1(value: JsonValue, findings: Findings): Receipt | null {
+  const r = validate(V1, value, findings, { line: null, code: "receipt" });
+  if (r !== undefined) {
+    for (const key of ["trajectory_hash", "policy_bundle_id"] as const) {
+      if (r[key] === undefined)
+        findings.notice({
+          line: null,
+          column: null,
+          path: `$.${key}`,
+          code: "receipt.spec_field_missing",
+          message: `${key} is required by openagents.receipt.v1 but absent (null would say the session has none); not compared`,
+        });
+    }
+    return {
+      shape: "openagents.receipt.v1",
+      hasReplayHash: r.replay_hash !== undefined,
+      session_id: r.session_id,
+      trajectory_hash: r.trajectory_hash ?? null,
+      replay_hash: r.replay_hash ?? null,
+      policy_bundle_id: r.policy_bundle_id ?? null,
+      tool_calls: r.tool_calls?.map((c, index) => toolCallOf(c, index, c.ok ?? null, c.side_effects)) ?? null,
+      verification: r.verification?.map((v) => ({ command: v.command, exit_code: v.exit_code })) ?? null,
+      signature: (value as JsonObject).signature,
+    };
+  }
+  return null;
+}
+
+/** A SessionReceipt, normalized: its verification's two lists paired by index. */
+function readSessionReceipt(value: JsonValue, findings: Findings): Receipt | null {
+  const r = validate(SESSION_RECEIPT, value, findings, { line: null, code: "receipt" });
+  if (r !== undefined) {
+    let verification: ReceiptVerification[] | null = null;
+    if (r.verification !== undefined) {
+      const { commands_run: commands, exit_codes: codes } = r.verification;
+      if (commands.length !== codes.length) {
+        findings.error({
+          line: null,
+          column: null,
+          path: "$.verification.exit_codes",
+          code: "receipt.verification_mismatch",
+          message: `${commands.length} commands_run but ${codes.length} exit_codes`,
+          expected: `${commands.length} exit codes`,
+          found: String(codes.length),
+        });
+      }
+      verification = commands.map((command, k) => ({ command, exit_code: codes[k] ?? null }));
+    }
+    return {
+      shape: "session-receipt",
+      hasReplayHash: r.replay_hash !== undefined,
+      session_id: r.session_id,
+      trajectory_hash: null,
+      replay_hash: r.replay_hash ?? null,
+      policy_bundle_id: r.policy_bundle_id ?? null,
+      tool_calls: r.tool_calls.map((c, index) =>
+        toolCallOf(
+          c,
+          index,
+          null,
+          c.side_effects === undefined ? null : c.side_effects.map(sideEffectString),
+        ),
+      ),
+      verification,
+      signature: (value as JsonObject).signature,
+    };
+  }
+  return null;
+}
+
+/** A receipt's tool call, normalized: `ok` and `side_effects` as its shape states them. */
+function toolCallOf(
+  c: Pick<ReceiptToolCall, "tool" | "params_hash" | "output_hash"> & { id?: string; step_id?: string },
+  index: number,
+  ok: boolean | null,
+  side_effects: string[] | null,
+): ReceiptToolCall {
+  return {
+    index,
+    id: c.id ?? null,
+    step_id: c.step_id ?? null,
+    tool: c.tool,
+    params_hash: c.params_hash,
+    output_hash: c.output_hash,
+    ok,
+    side_effects,
+  };
+}
+
+/** An ADR-0003 receipt, normalized: a replay hash and little else. */
+function readAdr0003(value: JsonValue, findings: Findings): Receipt | null {
+  const r = validate(ADR0003, value, findings, { line: null, code: "receipt" });
+  if (r !== undefined) {
+    return {
+      shape: "adr0003",
+      hasReplayHash: true,
+      session_id: r.session_id ?? null,
+      trajectory_hash: null,
+      replay_hash: r.replay_hash,
+      policy_bundle_id: null,
+      tool_calls: null,
+      verification: null,
+      signature: (value as JsonObject).signature,
+    };
+  }
+  return null;
 }
 
 /**

@@ -59,8 +59,35 @@ function verifyVerification(receipt: Receipt, session: Session, findings: Findin
   }
   const replay = session.summary.verification;
   const used = new Set<number>();
+  const unmatched = pairByCommand(receipt.verification, replay, used, findings);
+  pairInOrder(receipt.verification, replay, unmatched, used, session.original !== undefined, findings);
+  replay.forEach((r, k) => {
+    if (used.has(k)) return;
+    findings.check({
+      check: "verification.command",
+      subject: `verification replay #${k}`,
+      expected: MISSING_IN_RECEIPT,
+      actual: r.command,
+      status: "failed",
+    });
+  });
+}
+
+type ReceiptVerifications = NonNullable<Receipt["verification"]>;
+type ReplayVerifications = Session["summary"]["verification"];
+
+/**
+ * Pairs each receipt entry with the first unused replay entry of the same command, marking it in
+ * `used`, and compares their exit codes; returns the receipt entries left without a pair.
+ */
+function pairByCommand(
+  receipt: ReceiptVerifications,
+  replay: ReplayVerifications,
+  used: Set<number>,
+  findings: Findings,
+): number[] {
   const unmatched: number[] = [];
-  receipt.verification.forEach((v, i) => {
+  receipt.forEach((v, i) => {
     const k = replay.findIndex((r, j) => !used.has(j) && r.command === v.command);
     if (k < 0) {
       unmatched.push(i);
@@ -84,13 +111,23 @@ function verifyVerification(receipt: Receipt, session: Session, findings: Findin
       r?.exit_code === null || r?.exit_code === undefined ? null : String(r.exit_code),
     );
   });
-  // A Layer C copy scrubs commands (paranoid replaces them) and may drop what it cannot vouch for:
-  // the rest pair up in order, the text unverifiable, the exit code still compared; what is left
-  // over cannot be told apart from a dropped entry, so it is unverifiable rather than failed.
-  const copy = session.original !== undefined;
+  return unmatched;
+}
+
+// A Layer C copy scrubs commands (paranoid replaces them) and may drop what it cannot vouch for:
+// the rest pair up in order, the text unverifiable, the exit code still compared; what is left
+// over cannot be told apart from a dropped entry, so it is unverifiable rather than failed.
+function pairInOrder(
+  receipt: ReceiptVerifications,
+  replay: ReplayVerifications,
+  unmatched: readonly number[],
+  used: Set<number>,
+  copy: boolean,
+  findings: Findings,
+): void {
   const leftover = copy ? replay.map((_, k) => k).filter((k) => !used.has(k)) : [];
   for (const i of unmatched) {
-    const v = receipt.verification[i];
+    const v = receipt[i];
     const k = leftover.shift();
     if (k !== undefined) {
       used.add(k);
@@ -120,16 +157,6 @@ function verifyVerification(receipt: Receipt, session: Session, findings: Findin
       status: copy ? "unverifiable" : "failed",
     });
   }
-  replay.forEach((r, k) => {
-    if (used.has(k)) return;
-    findings.check({
-      check: "verification.command",
-      subject: `verification replay #${k}`,
-      expected: MISSING_IN_RECEIPT,
-      actual: r.command,
-      status: "failed",
-    });
-  });
 }
 
 /**

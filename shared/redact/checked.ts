@@ -13,8 +13,9 @@ import {
   type LayerCOrigin,
   MAX_FAILED_KEPT,
 } from "../formats/index.js";
+import type { LineTaskModule } from "../parallel/index.js";
 import type { LayerCOptions, LayerCRedaction } from "./layer-c/entry.js";
-import { tapOf } from "./layer-c/fused.js";
+import { fusedTask, type InspectRedactInit, tapOf } from "./layer-c/fused.js";
 import type { LayerCSummary } from "./layer-c/summary.js";
 import { LayerCWriter } from "./layer-c/writer.js";
 import { scrubReport } from "./report.js";
@@ -56,6 +57,11 @@ export interface CheckedOptions
     Pick<InspectOptions, "hmacKey" | "keepToolCalls" | "toolCalls" | "maxDecompressedBytes"> {
   /** Copy a `failed` or `invalid` input too (its verdict is still recorded in the copy). */
   allowUnverified?: boolean;
+  /**
+   * The line task that inspects and redacts each line of a JSON Lines file in one pass, on the
+   * workers or here: `inspectRedactTask`, named by the caller so that it says which task runs.
+   */
+  task: LineTaskModule<InspectRedactInit>;
 }
 
 /** A running checked redaction: `redactOrThrow`'s, plus the input's own report. */
@@ -101,21 +107,22 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
     keepToolCalls = false,
     toolCalls,
     maxDecompressedBytes,
+    task,
     ...layerC
   } = options;
   const preset = layerC.preset ?? "private_repo";
   const writer = new LayerCWriter(layerC, preset);
-  const tap = tapOf(
-    writer,
-    layerC.key === undefined
-      ? { preset, file: options.file }
-      : { preset, file: options.file, key: layerC.key },
-  );
   const inspected = inspect(source, {
     file: options.file,
     keepToolCalls,
     ...(toolCalls === undefined ? {} : { toolCalls }),
-    tap,
+    tap: tapOf(writer, options.file),
+    fused: fusedTask(
+      task,
+      layerC.key === undefined
+        ? { preset, file: options.file }
+        : { preset, file: options.file, key: layerC.key },
+    ),
     ...(hmacKey === undefined ? {} : { hmacKey }),
     ...(maxDecompressedBytes === undefined ? {} : { maxDecompressedBytes }),
     ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),

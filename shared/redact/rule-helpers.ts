@@ -3,7 +3,7 @@
  * assignment and keyword forms of gitleaks' catalogue, the vendor-family rule maker and scanners.
  */
 import { BASE64_DIGIT, inTable } from "./chars.js";
-import { isMaskChar, isMasked } from "./detect/randomness.js";
+import { isMaskChar, isMasked, ORDERED_RUN } from "./detect/randomness.js";
 import type { Detection, PatternRule } from "./rule-types.js";
 
 const PLACEHOLDER =
@@ -179,11 +179,13 @@ export function firstGroup(m: RegExpExecArray, groups: readonly number[]): strin
 /**
  * Does `value` look like a generated credential (the keyword rule's test)? 10-150 characters of a token
  * alphabet, with a digit and a letter, and a Shannon entropy of at least 3 bits per character: words,
- * numbers, paths, version strings and placeholders are not.
+ * numbers, paths, version strings and placeholders are not; nor is a value holding ten in order
+ * (`ORDERED_RUN`, which the context and shape layers leave alone too: `…0123456789mnop…`).
  */
 export function isCredentialShaped(value: string): boolean {
   if (value.length < 10 || value.length > 150 || !/^[\w.=+/~-]+$/.test(value)) return false;
-  if (!/[0-9]/.test(value) || !/[A-Za-z]/.test(value) || ALPHABET.test(value)) return false;
+  if (!/[0-9]/.test(value) || !/[A-Za-z]/.test(value) || ALPHABET.test(value) || ORDERED_RUN.test(value))
+    return false;
   // Versions (`1.2.3`, `-SNAPSHOT`) are not credentials.
   if (/\d\.\d+\.\d|SNAPSHOT/.test(value)) return false;
   return entropy(value) >= 3;

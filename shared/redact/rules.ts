@@ -8,7 +8,7 @@
 import { isIPv6 } from "node:net";
 import { alnumAnd, inTable } from "./chars.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE } from "./detect/context.js";
-import { FAKE_NAME } from "./detect/credential-names.js";
+import { FAKE_NAME, isTypedPlaceholder } from "./detect/credential-names.js";
 import { SHAPE_RULES } from "./detect/shape.js";
 import { STRUCTURE_RULES } from "./detect/structure.js";
 import { NeedleLists } from "./needles.js";
@@ -293,14 +293,15 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     ruleFor: (m) => (DB_SCHEMES.test(m[1] ?? "") ? "db-connection-string" : "url-password"),
   },
   {
-    // `Authorization: Bearer …` / `Proxy-Authorization: Basic …` (credential only; the scheme is kept).
+    // `Authorization: Bearer …` / `Proxy-Authorization: Basic …` / `Authorization: SSWS …`: the
+    // credential only; the scheme, whatever its word, is kept.
     id: "auth-header",
     kind: "secret",
     layer: "context",
     // "authorization" is a mandatory literal of the pattern (both case-insensitive).
     gate: /authorization/i,
     pattern:
-      /authorization["']?\s*(?:=|:|=>)\s*["']?(?:(?:bearer|basic|token|api-token|digest|negotiate|apikey|api-key|bot)\s+)?([^\s"',;]{6,})/dgi,
+      /authorization["']?\s*(?:=|:|=>)\s*["']?(?:[A-Za-z][A-Za-z0-9-]{1,19}[ \t]+(?=[^\s"',;]{6,}))?([^\s"',;]{6,})/dgi,
     group: 1,
     accept: (m) => !isPlaceholder(m[1] ?? ""),
   },
@@ -356,6 +357,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
         value !== undefined &&
         isCredentialShaped(value) &&
         !isPlaceholder(value) &&
+        !isTypedPlaceholder(m[1] ?? "", value) &&
         isCredentialName(text, m.index, m[1] ?? "") &&
         !FAKE_NAME.test(identifierAt(text, m.index))
       );

@@ -2,10 +2,10 @@
  * The audit report: what the index recorded over a period, in one JSON document that the markdown
  * and HTML renderers print. Pure: records in, report out; fetching them is the caller's business.
  */
-import type { CheckRow, Verdict } from "../formats/types.js";
-import type { FileRecord, ReceiptCheckRecord } from "../pipeline/ports.js";
-import { scrubReport } from "../redact/report.js";
-import type { Scrubber } from "../redact/scrub.js";
+import type { CheckRow, Verdict } from "../formats/index.js";
+import type { FileRecord, ReceiptCheckRecord } from "../pipeline/index.js";
+import type { Scrubber } from "../redact/index.js";
+import { scrubReport } from "../redact/index.js";
 
 /** The verdicts, in the order reports show them. */
 export const VERDICTS: readonly Verdict[] = ["passed", "unverifiable", "failed", "invalid"];
@@ -121,51 +121,12 @@ export function zeroVerdicts(): Record<Verdict, number> {
  */
 export function buildAuditReport(input: AuditInput, scrubber?: Scrubber): AuditReport {
   const files = [...input.files].sort(byTime);
-  const sessionIds = new Map<string, string>();
-  const anchor = (tenant: string, session: string): string => {
-    const id = `${tenant}/${session}`;
-    let name = sessionIds.get(id);
-    if (name === undefined) {
-      name = `session-${sessionIds.size + 1}`;
-      sessionIds.set(id, name);
-    }
-    return name;
-  };
-
-  const totals = zeroVerdicts();
-  const counts = new Map<string, AuditReport["counts"][number]>();
-  const rules = new Map<string, AuditReport["rules"][number]>();
-  for (const f of files) {
-    const made = {
-      tool_version: f.provenance?.tool_version ?? null,
-      rules_digest: f.provenance?.rules_digest ?? null,
-    };
-    const rulesId = JSON.stringify(made);
-    rules.set(rulesId, { ...made, files: (rules.get(rulesId)?.files ?? 0) + 1 });
-    totals[f.verdict]++;
-    const format = f.format ?? (f.kind === "replay" ? "unknown" : f.kind);
-    const id = JSON.stringify([f.tenant, format, f.verdict]);
-    const row = counts.get(id) ?? { tenant: f.tenant, format, verdict: f.verdict, files: 0 };
-    row.files++;
-    counts.set(id, row);
-  }
-
-  const failed: AuditReport["failed_checks"] = [];
-  for (const f of files) {
-    for (const row of input.fileFailures[f.ref.key] ?? [])
-      failed.push({
-        ...failedRow(f.tenant, f.session, f.ref.key, "file", row),
-        anchor: anchor(f.tenant, f.session),
-      });
-  }
+  const anchors = new SessionAnchors();
+  const anchor = (tenant: string, session: string) => anchors.of(tenant, session);
+  const { totals, counts, rules } = tally(files);
   const checks = [...input.checks].sort((a, b) => a.processed_at.localeCompare(b.processed_at));
-  for (const c of checks)
-    for (const row of c.failed)
-      failed.push({
-        ...failedRow(c.tenant, c.session, c.replay.key, "receipt", row),
-        anchor: anchor(c.tenant, c.session),
-      });
-
+  // Anchors are numbered as sessions are first named, so the sections below run in page order.
+  const failed = failedChecks(files, input.fileFailures, checks, anchor);
   const invalid = files
     .filter((f) => f.verdict === "invalid")
     .map((f) => ({
@@ -177,23 +138,7 @@ export function buildAuditReport(input: AuditInput, scrubber?: Scrubber): AuditR
       message: f.first_error?.message ?? null,
       line: f.first_error?.line ?? null,
     }));
-
-  const now = Date.parse(input.generatedAt);
-  const receipted = new Set(input.sessionsWithReceipt);
-  const missing = files
-    .filter(
-      (f) => f.kind === "replay" && f.verdict !== "invalid" && !receipted.has(`${f.tenant}/${f.session}`),
-    )
-    .map((f) => ({ f, age: (now - Date.parse(f.processed_at)) / 3_600_000 }))
-    .filter(({ age }) => age >= input.receiptAgeHours)
-    .map(({ f, age }) => ({
-      anchor: anchor(f.tenant, f.session),
-      tenant: f.tenant,
-      session: f.session,
-      key: f.ref.key,
-      age_hours: Math.floor(age),
-    }));
-
+  const missing = missingReceipts(files, input, anchor);
   const withdrawn = checks
     .filter((c) => c.withdrawn !== null)
     .map((c) => ({
@@ -222,19 +167,14 @@ export function buildAuditReport(input: AuditInput, scrubber?: Scrubber): AuditR
       tenants: new Set(files.map((f) => f.tenant)).size,
       verdicts: totals,
     },
-    counts: [...counts.values()].sort(
-      (a, b) =>
-        a.tenant.localeCompare(b.tenant) ||
-        a.format.localeCompare(b.format) ||
-        VERDICTS.indexOf(a.verdict) - VERDICTS.indexOf(b.verdict),
-    ),
+    counts,
     failed_checks: failed,
     failures_by_check: ranked(failed.map((r) => [r.check, 1])).map(([check, count]) => ({ check, count })),
     invalid_files: invalid,
     missing_receipts: missing,
     withdrawn,
     redactions: ranked([...redactions]).map(([rule, count]) => ({ rule, count })),
-    rules: [...rules.values()].sort((a, b) => b.files - a.files),
+    rules,
     latency_ms: distribution(files.map((f) => f.ms)),
     step_utility: distribution(
       files.flatMap((f) =>
@@ -242,7 +182,29 @@ export function buildAuditReport(input: AuditInput, scrubber?: Scrubber): AuditR
       ),
     ),
     history: input.history,
-    sessions: [...sessionIds].map(([id, name]) => {
+    sessions: anchors.sessions(files),
+  };
+  return scrubReport(report, scrubber);
+}
+
+/** Names each session `session-N` in the order the report first mentions it, for links within the page. */
+class SessionAnchors {
+  private readonly names = new Map<string, string>();
+
+  /** The anchor of `tenant`/`session`, named now if this is its first mention. */
+  of(tenant: string, session: string): string {
+    const id = `${tenant}/${session}`;
+    let name = this.names.get(id);
+    if (name === undefined) {
+      name = `session-${this.names.size + 1}`;
+      this.names.set(id, name);
+    }
+    return name;
+  }
+
+  /** Every named session with its files, in anchor order. */
+  sessions(files: readonly FileRecord[]): SessionEntry[] {
+    return [...this.names].map(([id, name]) => {
       const [tenant = "", session = ""] = id.split("/");
       return {
         anchor: name,
@@ -258,9 +220,90 @@ export function buildAuditReport(input: AuditInput, scrubber?: Scrubber): AuditR
             processed_at: f.processed_at,
           })),
       };
-    }),
+    });
+  }
+}
+
+type Anchor = (tenant: string, session: string) => string;
+
+/** Files per verdict, per tenant, format and verdict, and per tool version and rules digest. */
+function tally(files: readonly FileRecord[]): Pick<AuditReport, "counts" | "rules"> & {
+  totals: Record<Verdict, number>;
+} {
+  const totals = zeroVerdicts();
+  const counts = new Map<string, AuditReport["counts"][number]>();
+  const rules = new Map<string, AuditReport["rules"][number]>();
+  for (const f of files) {
+    const made = {
+      tool_version: f.provenance?.tool_version ?? null,
+      rules_digest: f.provenance?.rules_digest ?? null,
+    };
+    const rulesId = JSON.stringify(made);
+    rules.set(rulesId, { ...made, files: (rules.get(rulesId)?.files ?? 0) + 1 });
+    totals[f.verdict]++;
+    const format = f.format ?? (f.kind === "replay" ? "unknown" : f.kind);
+    const id = JSON.stringify([f.tenant, format, f.verdict]);
+    const row = counts.get(id) ?? { tenant: f.tenant, format, verdict: f.verdict, files: 0 };
+    row.files++;
+    counts.set(id, row);
+  }
+  return {
+    totals,
+    counts: [...counts.values()].sort(
+      (a, b) =>
+        a.tenant.localeCompare(b.tenant) ||
+        a.format.localeCompare(b.format) ||
+        VERDICTS.indexOf(a.verdict) - VERDICTS.indexOf(b.verdict),
+    ),
+    rules: [...rules.values()].sort((a, b) => b.files - a.files),
   };
-  return scrubReport(report, scrubber);
+}
+
+/** The failed rows of every file's own checks, then of every receipt check. */
+function failedChecks(
+  files: readonly FileRecord[],
+  fileFailures: AuditInput["fileFailures"],
+  checks: readonly ReceiptCheckRecord[],
+  anchor: Anchor,
+): AuditReport["failed_checks"] {
+  const failed: AuditReport["failed_checks"] = [];
+  for (const f of files) {
+    for (const row of fileFailures[f.ref.key] ?? [])
+      failed.push({
+        ...failedRow(f.tenant, f.session, f.ref.key, "file", row),
+        anchor: anchor(f.tenant, f.session),
+      });
+  }
+  for (const c of checks)
+    for (const row of c.failed)
+      failed.push({
+        ...failedRow(c.tenant, c.session, c.replay.key, "receipt", row),
+        anchor: anchor(c.tenant, c.session),
+      });
+  return failed;
+}
+
+/** Valid replays whose session has no receipt `input.receiptAgeHours` after they were processed. */
+function missingReceipts(
+  files: readonly FileRecord[],
+  input: AuditInput,
+  anchor: Anchor,
+): AuditReport["missing_receipts"] {
+  const now = Date.parse(input.generatedAt);
+  const receipted = new Set(input.sessionsWithReceipt);
+  return files
+    .filter(
+      (f) => f.kind === "replay" && f.verdict !== "invalid" && !receipted.has(`${f.tenant}/${f.session}`),
+    )
+    .map((f) => ({ f, age: (now - Date.parse(f.processed_at)) / 3_600_000 }))
+    .filter(({ age }) => age >= input.receiptAgeHours)
+    .map(({ f, age }) => ({
+      anchor: anchor(f.tenant, f.session),
+      tenant: f.tenant,
+      session: f.session,
+      key: f.ref.key,
+      age_hours: Math.floor(age),
+    }));
 }
 
 /** The report's period (`D`, or `D1 to D2`) and scope (`all tenants`, `tenant T`), as titles say them. */

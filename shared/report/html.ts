@@ -3,8 +3,10 @@
  * from anywhere, so it opens from a bucket, a mail attachment or a laptop offline, reads on a
  * phone and prints. Charts on top, tables below; every failed row links to its session.
  */
+
+import { barsChart, type Chart } from "../charts/index.js";
 import { type AuditReport, type Distribution, reportScope, VERDICTS } from "./audit.js";
-import { barsChart, type Chart, verdictsPerDayChart } from "./charts.js";
+import { verdictsPerDayChart } from "./charts.js";
 
 const CSS = `
 :root { color-scheme: light; --ink: #1b1f24; --muted: #5b6470; --line: #d9dee4; --soft: #f4f6f8;
@@ -64,16 +66,32 @@ a { color: #0b57d0; }
 
 /** `report` as a self-contained HTML document. */
 export function renderAuditHtml(report: AuditReport): string {
-  const t = report.totals;
   const { period, scope } = reportScope(report);
-  const byCheck = report.failures_by_check.map((r) => ({ name: r.check, count: r.count }));
-  const byRule = report.redactions.map((r) => ({ name: r.rule, count: r.count }));
   const parts = [
     `<!doctype html><html lang="en"><head><meta charset="utf-8">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
     `<title>${esc(`Audit ${period}, ${scope}`)}</title><style>${CSS}</style></head><body><main>`,
     `<h1>Replay audit: ${esc(period)}</h1>`,
     `<p class="meta">${esc(scope)} · generated ${esc(report.generated_at.slice(0, 16).replace("T", " "))} UTC · receipts expected within ${report.receipt_age_hours} h</p>`,
+    ...cards(report),
+    ...charts(report),
+    ...problemSections(report),
+    ...countSections(report),
+    section(
+      "Sessions",
+      report.sessions.map(sessionBlock).join(""),
+      "No session is referred to above.",
+      report.sessions.length,
+    ),
+    `</main></body></html>\n`,
+  ];
+  return parts.join("\n");
+}
+
+/** The totals, one card each. */
+function cards(report: AuditReport): string[] {
+  const t = report.totals;
+  return [
     `<div class="cards">`,
     card("files", t.files),
     card("sessions", t.sessions),
@@ -82,6 +100,14 @@ export function renderAuditHtml(report: AuditReport): string {
     card("withdrawn", report.withdrawn.length),
     card("receipts missing", report.missing_receipts.length),
     `</div>`,
+  ];
+}
+
+/** The charts: verdicts per day, failed rows by check, redactions by rule. */
+function charts(report: AuditReport): string[] {
+  const byCheck = report.failures_by_check.map((r) => ({ name: r.check, count: r.count }));
+  const byRule = report.redactions.map((r) => ({ name: r.rule, count: r.count }));
+  return [
     `<h2>Charts</h2><div class="charts">`,
     chartFigure(
       `Verdicts per day, last ${report.history.length} days`,
@@ -92,6 +118,12 @@ export function renderAuditHtml(report: AuditReport): string {
     chartFigure("Failed rows by check", barsChart(byCheck, "#c62828"), "No failed checks."),
     chartFigure("Redactions by rule", barsChart(byRule, "#1f6feb"), "No redactions."),
     `</div>`,
+  ];
+}
+
+/** The rows that need someone: failed checks, invalid files, missing receipts, withdrawn copies. */
+function problemSections(report: AuditReport): string[] {
+  return [
     section(
       "Failed checks",
       table(
@@ -150,6 +182,12 @@ export function renderAuditHtml(report: AuditReport): string {
       "No copy was withdrawn.",
       report.withdrawn.length,
     ),
+  ];
+}
+
+/** The period in numbers: files per tenant, format and verdict, the rules, redactions, distributions. */
+function countSections(report: AuditReport): string[] {
+  return [
     section(
       "Files per tenant, format and verdict",
       table(
@@ -189,15 +227,7 @@ export function renderAuditHtml(report: AuditReport): string {
         distributionRow("Mean step utility", report.step_utility, 3),
       ],
     ),
-    section(
-      "Sessions",
-      report.sessions.map(sessionBlock).join(""),
-      "No session is referred to above.",
-      report.sessions.length,
-    ),
-    `</main></body></html>\n`,
   ];
-  return parts.join("\n");
 }
 
 function card(label: string, value: number, kind = ""): string {

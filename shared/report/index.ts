@@ -4,8 +4,8 @@ export {
   type AuditReport,
   buildAuditReport,
   type DayVerdicts,
-  distribution,
   zeroVerdicts,
 } from "./audit.js";
+
 export { renderAuditHtml } from "./html.js";
 export { renderAuditMarkdown } from "./markdown.js";

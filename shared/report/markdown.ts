@@ -15,12 +15,33 @@ export function renderAuditMarkdown(report: AuditReport): string {
     "",
     `**${t.files}** files in **${t.sessions}** sessions of **${t.tenants}** tenants: ${VERDICTS.map((v) => `${t.verdicts[v]} ${v}`).join(", ")}; ${report.withdrawn.length} withdrawn, ${report.missing_receipts.length} receipts missing.`,
   ];
-  const section = (title: string, count: number, empty: string, head: string[], rows: string[][]) => {
-    out.push("", `## ${title} (${count})`, "");
-    if (count === 0) out.push(`_${empty}_`);
-    else out.push(...table(head, rows));
-  };
+  problemSections(out, report);
+  countSections(out, report);
+  out.push("", "## Distributions", "");
+  out.push(
+    ...table(
+      ["", "Count", "Min", "p50", "p90", "p99", "Max", "Mean"],
+      [
+        distributionRow("Processing time (ms)", report.latency_ms, 0),
+        distributionRow("Mean step utility", report.step_utility, 3),
+      ],
+    ),
+  );
   section(
+    out,
+    `Verdicts per day, last ${report.history.length} days`,
+    report.history.length,
+    "No history.",
+    ["Day", ...VERDICTS],
+    report.history.map((d) => [d.day, ...VERDICTS.map((v) => String(d.verdicts[v]))]),
+  );
+  return `${out.join("\n")}\n`;
+}
+
+/** The rows that need someone: failed checks, invalid files, missing receipts, withdrawn copies. */
+function problemSections(out: string[], report: AuditReport): void {
+  section(
+    out,
     "Failed checks",
     report.failed_checks.length,
     "No failed checks.",
@@ -36,6 +57,7 @@ export function renderAuditMarkdown(report: AuditReport): string {
     ]),
   );
   section(
+    out,
     "Invalid files",
     report.invalid_files.length,
     "No invalid files.",
@@ -43,6 +65,7 @@ export function renderAuditMarkdown(report: AuditReport): string {
     report.invalid_files.map((r) => [r.session, r.key, r.code ?? "", r.message ?? "", String(r.line ?? "–")]),
   );
   section(
+    out,
     `Receipts missing after ${report.receipt_age_hours} h`,
     report.missing_receipts.length,
     "Every replay old enough has its receipt.",
@@ -50,13 +73,19 @@ export function renderAuditMarkdown(report: AuditReport): string {
     report.missing_receipts.map((r) => [r.session, r.key, String(r.age_hours)]),
   );
   section(
+    out,
     "Copies withdrawn from publication",
     report.withdrawn.length,
     "No copy was withdrawn.",
     ["Session", "Replay", "Receipt", "Withdrawn copy"],
     report.withdrawn.map((r) => [r.session, r.replay, r.receipt, r.copy]),
   );
+}
+
+/** The period in numbers: files per tenant, format and verdict, the rules, redactions. */
+function countSections(out: string[], report: AuditReport): void {
   section(
+    out,
     "Files per tenant, format and verdict",
     report.counts.length,
     "No files in this period.",
@@ -64,6 +93,7 @@ export function renderAuditMarkdown(report: AuditReport): string {
     report.counts.map((r) => [r.tenant, r.format, r.verdict, String(r.files)]),
   );
   section(
+    out,
     "Failures by check",
     report.failures_by_check.length,
     "No failed checks.",
@@ -71,6 +101,7 @@ export function renderAuditMarkdown(report: AuditReport): string {
     report.failures_by_check.map((r) => [r.check, String(r.count)]),
   );
   section(
+    out,
     "Rules that made the verdicts",
     report.rules.length,
     "No files in this period.",
@@ -82,30 +113,27 @@ export function renderAuditMarkdown(report: AuditReport): string {
     ]),
   );
   section(
+    out,
     "Redactions by rule",
     report.redactions.length,
     "No redactions.",
     ["Rule", "Redactions"],
     report.redactions.map((r) => [r.rule, String(r.count)]),
   );
-  out.push("", "## Distributions", "");
-  out.push(
-    ...table(
-      ["", "Count", "Min", "p50", "p90", "p99", "Max", "Mean"],
-      [
-        distributionRow("Processing time (ms)", report.latency_ms, 0),
-        distributionRow("Mean step utility", report.step_utility, 3),
-      ],
-    ),
-  );
-  section(
-    `Verdicts per day, last ${report.history.length} days`,
-    report.history.length,
-    "No history.",
-    ["Day", ...VERDICTS],
-    report.history.map((d) => [d.day, ...VERDICTS.map((v) => String(d.verdicts[v]))]),
-  );
-  return `${out.join("\n")}\n`;
+}
+
+/** A titled table, or a line saying why there is none, appended to `out`. */
+function section(
+  out: string[],
+  title: string,
+  count: number,
+  empty: string,
+  head: string[],
+  rows: string[][],
+): void {
+  out.push("", `## ${title} (${count})`, "");
+  if (count === 0) out.push(`_${empty}_`);
+  else out.push(...table(head, rows));
 }
 
 function distributionRow(label: string, d: Distribution, digits: number): string[] {

@@ -11,7 +11,7 @@ const MAX_RECORD_LINES = 16;
 const REDACTION = Buffer.from('"redaction"');
 
 /**
- * A `LineTap` that asks for no line task (so `inspect` reads as it always does) and keeps: the
+ * A `LineTap` given without a fused task (so `inspect` reads as it always does) that keeps: the
  * lines of a pretty-printed document, the first line (a one-line document or a header), and a few
  * lines that mention `"redaction"`. Document formats are bounded by `maxDocumentBytes`, so so is
  * what this keeps.
@@ -23,10 +23,6 @@ export class ViewCapture implements LineTap {
   private kept = 0;
 
   constructor(private readonly maxBytes: number) {}
-
-  task(): undefined {
-    return undefined;
-  }
 
   line(item: ByteLine): undefined {
     // The line's bytes may be a view into the reader's buffer: copied only when kept.

@@ -67,7 +67,11 @@ function cell(tr, text, cls) {
 function badge(parent, text, cls) {
   var b = document.createElement("span"); b.className = "badge " + (cls || ""); b.textContent = text; parent.appendChild(b);
 }
-function hasFailed(s) { for (var i = 0; i < s[6].length; i++) if (s[6][i][3] === "failed") return true; return false; }
+function hasFailed(s) {
+  for (var i = 0; i < s[6].length; i++) if (s[6][i][3] === "failed") return true;
+  return receiptFailed(s) > 0;
+}
+function receiptFailed(s) { var n = 0; for (var i = 0; i < s[9].length; i++) if (s[9][i][2] === "failed") n++; return n; }
 function matches(s, text) {
   if (names[s[1]].toLowerCase().indexOf(text) >= 0) return true;
   if (s[2] != null && String(s[2]).toLowerCase().indexOf(text) >= 0) return true;
@@ -112,6 +116,9 @@ function row(s, k) {
     badge(td, h[0] + (h[3] === "failed" ? " ✗" : h[3] === "passed" ? " ✓" : ""), h[3] || "");
   }
   for (var j = 0; j < s[7].length; j++) badge(td, s[7][j][0] + " " + s[7][j][1], "marker");
+  var rf = receiptFailed(s);
+  if (rf > 0) badge(td, "receipt ✗" + (rf > 1 ? " " + rf : ""), "failed receipt");
+  else if (s[9].length > 0) badge(td, "receipt ✓", "passed receipt");
   tr.addEventListener("click", function () { select(k, true); });
   return tr;
 }
@@ -144,6 +151,20 @@ function show(s, i) {
     cell(tr, x[3] == null ? "not listed" : x[3]); table.appendChild(tr);
   });
   detail.appendChild(table);
+  if (s[9].length > 0) {
+    var rt = document.createElement("table"), rh = document.createElement("tr");
+    ["receipt check", "subject", "status", "expected (receipt)", "actual (replay)"].forEach(function (x) {
+      var th = document.createElement("th"); th.textContent = x; rh.appendChild(th);
+    });
+    rt.className = "receipt"; rt.appendChild(rh);
+    s[9].forEach(function (r) {
+      var tr = document.createElement("tr"); if (r[2] === "failed") tr.className = "failed";
+      cell(tr, r[0]); cell(tr, r[1]); cell(tr, r[2]);
+      cell(tr, r[3] == null ? "–" : r[3], "hash"); cell(tr, r[4] == null ? "–" : r[4], "hash");
+      rt.appendChild(tr);
+    });
+    detail.appendChild(rt);
+  }
   if (s[7].length > 0) {
     var ul = document.createElement("ul");
     s[7].forEach(function (m) { var li = document.createElement("li"); li.textContent = m[0] + ": " + m[1] + " by " + m[2]; ul.appendChild(li); });

@@ -6,8 +6,9 @@
  * from the file reaches the page escaped (HTML) or as JSON that cannot close its script element,
  * and the script writes it with `textContent` only.
  */
+
+import { barsChart, type Chart } from "../charts/index.js";
 import type { CheckRow } from "../formats/index.js";
-import { barsChart, type Chart } from "../report/charts.js";
 import { VIEWER_CSS, VIEWER_SCRIPT } from "./page-assets.js";
 import type { SessionView, ViewStep } from "./types.js";
 
@@ -87,6 +88,7 @@ function header(view: SessionView): string {
     parts.push(
       `<section class="receipt"><h2>Receipt ${esc(r.file)} <span class="verdict ${esc(r.verdict)}">${esc(r.verdict)}</span></h2>`,
       `<p>${r.checks_total.passed} passed, ${r.checks_total.failed} failed, ${r.checks_total.unverifiable} unverifiable</p>`,
+      `<p class="muted">${attached(view)} of these rows name a tool call and are shown on its step too.</p>`,
       rowsTable("receipt checks", r.checks),
       `</section>`,
     );
@@ -103,6 +105,13 @@ function header(view: SessionView): string {
     );
   parts.push(`</header>`);
   return parts.join("\n");
+}
+
+/** How many receipt rows are on steps. */
+function attached(view: SessionView): number {
+  let n = 0;
+  for (const s of view.steps) n += s.receipt.length;
+  return n;
 }
 
 function countsTable(caption: string, counts: Record<string, number>): string {
@@ -143,8 +152,9 @@ function figure(caption: string, chart: Chart | null): string {
 
 /**
  * The steps as the script reads them: names in a table (a tool name repeats on every call), each
- * step an array `[kind, name index, id, line, status, ms, hashes, markers, text]`, each hash
- * `[field, recorded, actual (1: the same as recorded), status]`, each marker `[what, how, rule]`.
+ * step an array `[kind, name index, id, line, status, ms, hashes, markers, text, receipt]`, each
+ * hash `[field, recorded, actual (1: the same as recorded), status]`, each marker `[what, how,
+ * rule]`, each receipt row `[check, subject, status, expected, actual]`.
  */
 function compact(steps: ViewStep[]): unknown {
   const names: string[] = [];
@@ -172,6 +182,7 @@ function compact(steps: ViewStep[]): unknown {
       ]),
       s.markers.map((m) => [m.what, m.how, m.rule]),
       s.text,
+      s.receipt.map((r) => [r.check, r.subject, r.status, r.expected, r.actual]),
     ];
   });
   return { names, steps: rows };

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { isJsonObject, JsonNumber, type JsonValue } from "../canonical/index.js";
 import type { CheckRow, FormatId, Session, ToolCallRecord, Turn } from "../formats/index.js";
-import { member, numberMember, stringMember } from "../formats/validate.js";
+import { member, numberMember, stringMember } from "../formats/index.js";
 import type { RedactionMarker, RedactionRecord, StepHash, StepStatus, ViewStep } from "./types.js";
 
 /** Longest excerpt of a turn's text kept in the view. */
@@ -112,7 +112,7 @@ function sessionSteps(session: Session | null, rows: RowIndex): ViewStep[] {
   if (session === null) return [];
   const turns = session.summary.turns ?? [];
   if (turns.length > 0) return traceSteps(turns, session.tool_calls, rows);
-  const calls = session.tool_calls.map((call) => toolStep(call, rows));
+  const calls = session.tool_calls.map((call, k) => toolStep(call, k, rows));
   if (calls.length > 0 || session.runtime_events.length === 0) return calls;
   return session.runtime_events.map((event) => {
     const seq = event.seq instanceof JsonNumber ? event.seq.text : String(event.seq);
@@ -128,7 +128,7 @@ function sessionSteps(session: Session | null, rows: RowIndex): ViewStep[] {
   });
 }
 
-function toolStep(call: ToolCallRecord, rows: RowIndex): ViewStep {
+function toolStep(call: ToolCallRecord, k: number, rows: RowIndex): ViewStep {
   const keys = [call.id, call.step_id].flatMap((k) =>
     k === null ? [] : [`ToolCall:${k}`, `ToolResult:${k}`],
   );
@@ -138,6 +138,7 @@ function toolStep(call: ToolCallRecord, rows: RowIndex): ViewStep {
     id: call.id ?? call.step_id,
     name: call.tool ?? "(unnamed tool)",
     line: call.line,
+    call: k,
     status: statusOf(call.ok),
     duration_ms: call.latency_ms,
     hashes: [
@@ -150,6 +151,7 @@ function toolStep(call: ToolCallRecord, rows: RowIndex): ViewStep {
 /** A span trace: each turn, then its tool calls; tool calls of no turn follow in file order. */
 function traceSteps(turns: Turn[], calls: ToolCallRecord[], rows: RowIndex): ViewStep[] {
   const bySpan = new Map(calls.map((c) => [c.id, c]));
+  const position = new Map(calls.map((c, k) => [c, k]));
   const placed = new Set<ToolCallRecord>();
   const out: ViewStep[] = [];
   for (const turn of turns) {
@@ -169,10 +171,12 @@ function traceSteps(turns: Turn[], calls: ToolCallRecord[], rows: RowIndex): Vie
       const call = bySpan.get(ref.span_id);
       if (call === undefined || placed.has(call)) continue;
       placed.add(call);
-      out.push(toolStep(call, rows));
+      out.push(toolStep(call, position.get(call) ?? 0, rows));
     }
   }
-  for (const call of calls) if (!placed.has(call)) out.push(toolStep(call, rows));
+  calls.forEach((call, k) => {
+    if (!placed.has(call)) out.push(toolStep(call, k, rows));
+  });
   return out;
 }
 
@@ -214,6 +218,8 @@ function step(fields: Partial<ViewStep> & Pick<ViewStep, "kind" | "name">): View
     hashes: [],
     markers: [],
     text: null,
+    call: null,
+    receipt: [],
     ...fields,
   };
 }

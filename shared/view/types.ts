@@ -44,6 +44,13 @@ export interface ViewStep {
   markers: RedactionMarker[];
   /** A short excerpt of the turn's text (span traces), already cut to a bounded length. */
   text: string | null;
+  /**
+   * A tool call's 0-based position among the file's tool calls, in file order (what a receipt
+   * row's `replay #k` counts); null for other steps.
+   */
+  call: number | null;
+  /** The receipt check rows about this step (`attachReceipt`): a tool call's, compared with the receipt's. */
+  receipt: CheckRow[];
 }
 
 /** The redaction record a Layer C copy carries (counts by rule, path, removed member). */

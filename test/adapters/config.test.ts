@@ -28,6 +28,7 @@ describe("readConfig", () => {
       indexShards: 8,
       cursorKey: null,
       distributionId: null,
+      viewerPages: false,
       cursorKeySecret: null,
       attestationKeyId: null,
       receiptAgeHours: 24,
@@ -46,8 +47,11 @@ describe("readConfig", () => {
       AWS_ENDPOINT_URL_DYNAMODB: "http://127.0.0.1:4567",
       AUDIT_RECEIPT_AGE_HOURS: "6",
       PUBLISHED_DISTRIBUTION_ID: "E2QWRUHAPOMQZL",
+      VIEWER_PAGES: "true",
     });
     expect(config.indexShards).toBe(16);
+    expect(config.viewerPages).toBe(true);
+    expect(() => readConfig({ ...env, VIEWER_PAGES: "yes" })).toThrow(/VIEWER_PAGES must be true or false/);
     expect(config.distributionId).toBe("E2QWRUHAPOMQZL");
     expect(config.receiptAgeHours).toBe(6);
     expect(Buffer.from(config.cursorKey ?? []).equals(key)).toBe(true);

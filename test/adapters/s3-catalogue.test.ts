@@ -40,8 +40,15 @@ describe("S3CatalogueStore.getEntry", () => {
 
 describe("S3CatalogueStore.getCatalogue", () => {
   it("reads the manifest's text and the index's generation from its metadata", async () => {
-    expect(await store.getCatalogue("t")).toEqual({ manifest: null, indexGeneration: null });
-    await store.putCatalogue("t", { manifest: "{}", index: "<html>", generation: "g1" });
-    expect(await store.getCatalogue("t")).toEqual({ manifest: "{}", indexGeneration: "g1" });
+    const keys = { manifest: "t/_catalogue/shards/3f.json", index: "t/_catalogue/shards/3f.html" };
+    expect(await store.getCatalogue(keys)).toEqual({ manifest: null, indexGeneration: null });
+    await store.putCatalogue(keys, { manifest: "{}", index: "<html>", generation: "g1" });
+    expect(await store.getCatalogue(keys)).toEqual({ manifest: "{}", indexGeneration: "g1" });
+    expect(
+      await store.getCatalogue({ manifest: "t/_catalogue/manifest.json", index: "t/_catalogue/index.html" }),
+    ).toEqual({
+      manifest: null,
+      indexGeneration: null,
+    });
   });
 });

@@ -1,5 +1,7 @@
 import "aws-sdk-client-mock-vitest/extend";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import {
   CloudFrontClient,
   CloudFrontServiceException,
@@ -21,8 +23,11 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { S3ObjectSource } from "../../functions/adapters/s3-objects.js";
 import { PUBLISHED_CACHE_CONTROL, S3Publisher } from "../../functions/adapters/s3-publisher.js";
 import { TransientError } from "../../shared/errors.js";
-import type { CatalogueManifest } from "../../shared/pipeline/catalogue-types.js";
+import { catalogueShardKeys, catalogueShardOf } from "../../shared/pipeline/catalogue.js";
+import type { CatalogueManifest, CatalogueShard } from "../../shared/pipeline/catalogue-types.js";
+import { memorySpool } from "../../shared/spool/index.js";
 import { body, bytes, serviceError, textObjects } from "../support/aws-fakes.js";
+import { PROJECT_ROOT } from "../support/corpus.js";
 
 const MiB = 1024 * 1024;
 const client = new S3Client({ region: "us-east-1" });
@@ -178,13 +183,13 @@ describe("S3Publisher.publishCopy", () => {
 });
 
 describe("S3Publisher.withdrawCopy and putDocument", () => {
-  it("deletes the copy from the published bucket", async () => {
+  it("deletes the copy from the published bucket, then its viewer page (written or not)", async () => {
     s3.on(DeleteObjectCommand).resolves({});
     await publisher.withdrawCopy("t/s/REPLAY.layer-c.jsonl");
-    expect(s3).toHaveReceivedCommandExactlyOnceWith(DeleteObjectCommand, {
-      Bucket: "published",
-      Key: "t/s/REPLAY.layer-c.jsonl",
-    });
+    expect(s3.commandCalls(DeleteObjectCommand).map((call) => call.args[0].input)).toEqual([
+      { Bucket: "published", Key: "t/s/REPLAY.layer-c.jsonl" },
+      { Bucket: "published", Key: "t/s/REPLAY.layer-c.jsonl.view.html" },
+    ]);
   });
 
   it("maps a 500 on delete to a transient error", async () => {
@@ -221,7 +226,7 @@ describe("S3Publisher.withdrawCopy behind CloudFront", () => {
 
   it("without a distribution, only deletes", async () => {
     await publisher.withdrawCopy("t/s/REPLAY.layer-c.jsonl");
-    expect(s3).toHaveReceivedCommandOnce(DeleteObjectCommand);
+    expect(s3).toHaveReceivedCommandTimes(DeleteObjectCommand, 2);
     expect(cloudFront).not.toHaveReceivedAnyCommand();
   });
 
@@ -237,12 +242,12 @@ describe("S3Publisher.withdrawCopy behind CloudFront", () => {
     });
     await fronted.withdrawCopy("t/s/REPLAY.layer-c.jsonl");
     await fronted.withdrawCopy("t/s/REPLAY.layer-c.jsonl");
-    expect(order).toEqual(["delete", "invalidate", "delete", "invalidate"]);
+    expect(order).toEqual(["delete", "delete", "invalidate", "delete", "delete", "invalidate"]);
     expect(cloudFront).toHaveReceivedCommandWith(CreateInvalidationCommand, {
       DistributionId: "E2QWRUHAPOMQZL",
       InvalidationBatch: {
         CallerReference: expect.stringMatching(/^[0-9a-f-]{36}$/),
-        Paths: { Quantity: 1, Items: ["/t/s/REPLAY.layer-c.jsonl"] },
+        Paths: { Quantity: 2, Items: ["/t/s/REPLAY.layer-c.jsonl", "/t/s/REPLAY.layer-c.jsonl.view.html"] },
       },
     });
     // A second withdrawal of one path is a second invalidation: CloudFront would answer a reused
@@ -257,7 +262,13 @@ describe("S3Publisher.withdrawCopy behind CloudFront", () => {
     await fronted.withdrawCopy("t/s/my run #2 ü*.layer-c.jsonl");
     expect(cloudFront).toHaveReceivedCommandWith(CreateInvalidationCommand, {
       InvalidationBatch: expect.objectContaining({
-        Paths: { Quantity: 1, Items: ["/t/s/my%20run%20%232%20%C3%BC*.layer-c.jsonl"] },
+        Paths: {
+          Quantity: 2,
+          Items: [
+            "/t/s/my%20run%20%232%20%C3%BC*.layer-c.jsonl",
+            "/t/s/my%20run%20%232%20%C3%BC*.layer-c.jsonl.view.html",
+          ],
+        },
       }),
     });
   });
@@ -282,14 +293,14 @@ describe("S3Publisher.withdrawCopy behind CloudFront", () => {
       expect((error as TransientError).kind).toBe("transient");
       expect((error as Error).message).toContain("CreateInvalidation /t/s/x.layer-c.jsonl");
       // Fail closed: the origin no longer has the copy, whatever the cache does meanwhile.
-      expect(s3).toHaveReceivedCommandOnce(DeleteObjectCommand);
+      expect(s3).toHaveReceivedCommandTimes(DeleteObjectCommand, 2);
     }
     // The retry deletes again (already gone: S3 succeeds) and invalidates.
     s3.resetHistory();
     cloudFront.reset();
     cloudFront.on(CreateInvalidationCommand).resolves({});
     await fronted.withdrawCopy("t/s/x.layer-c.jsonl");
-    expect(s3).toHaveReceivedCommandOnce(DeleteObjectCommand);
+    expect(s3).toHaveReceivedCommandTimes(DeleteObjectCommand, 2);
     expect(cloudFront).toHaveReceivedCommandOnce(CreateInvalidationCommand);
   });
 
@@ -298,13 +309,18 @@ describe("S3Publisher.withdrawCopy behind CloudFront", () => {
     const error = await fronted.withdrawCopy("t/s/x.layer-c.jsonl").catch((e: unknown) => e);
     expect(error).not.toBeInstanceOf(TransientError);
     expect(error).toMatchObject({ name: "AccessDenied" });
-    expect(s3).toHaveReceivedCommandOnce(DeleteObjectCommand);
+    expect(s3).toHaveReceivedCommandTimes(DeleteObjectCommand, 2);
   });
 });
 
 describe("S3Publisher's catalogue", () => {
   const manifestOf = (tenant: string) =>
     JSON.parse(stored.get(`${tenant}/_catalogue/manifest.json`)?.body ?? "null") as CatalogueManifest | null;
+  const shardOf = (copyKey: string) =>
+    JSON.parse(
+      stored.get(catalogueShardKeys(copyKey.split("/")[0] as string, catalogueShardOf(copyKey)).manifest)
+        ?.body ?? "null",
+    ) as CatalogueShard | null;
 
   it("files each copy under its tenant's catalogue: entry, manifest and index, no-cache, one generation", async () => {
     const bytesUp = bytes(3 * MiB);
@@ -319,23 +335,32 @@ describe("S3Publisher's catalogue", () => {
       ...FACTS,
       withdrawn_at: null,
     });
+    const shard = shardOf("t/s/REPLAY.layer-c.jsonl");
+    expect(shard?.copies.map((c) => c.key)).toEqual(["t/s/REPLAY.layer-c.jsonl"]);
+    const shardKeys = catalogueShardKeys("t", catalogueShardOf("t/s/REPLAY.layer-c.jsonl"));
     const manifest = manifestOf("t");
-    expect(manifest?.copies.map((c) => c.key)).toEqual(["t/s/REPLAY.layer-c.jsonl"]);
-    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
-      Bucket: "published",
-      Key: "t/_catalogue/index.html",
-      ContentType: "text/html; charset=utf-8",
-      CacheControl: "no-cache",
-      Metadata: { generation: manifest?.generation as string },
-    });
-    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
-      Key: "t/_catalogue/manifest.json",
-      ContentType: "application/json",
-      CacheControl: "no-cache",
-    });
-    // Written once, then found current: one list and one manifest read more, nothing rewritten.
-    expect(putsOf("t/_catalogue/manifest.json")).toHaveLength(1);
-    expect(s3).toHaveReceivedCommandTimes(ListObjectsV2Command, 2);
+    expect(manifest?.shards).toMatchObject([{ shard: shard?.shard, published: 1, withdrawn: 0 }]);
+    for (const [keys, generation] of [
+      [shardKeys, shard?.generation],
+      [{ manifest: "t/_catalogue/manifest.json", index: "t/_catalogue/index.html" }, manifest?.generation],
+    ] as const) {
+      expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
+        Bucket: "published",
+        Key: keys.index,
+        ContentType: "text/html; charset=utf-8",
+        CacheControl: "no-cache",
+        Metadata: { generation: generation as string },
+      });
+      expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
+        Key: keys.manifest,
+        ContentType: "application/json",
+        CacheControl: "no-cache",
+      });
+      // Written once, then found current: nothing rewritten.
+      expect(putsOf(keys.manifest)).toHaveLength(1);
+    }
+    // Each level: one listing to write, one to find it current.
+    expect(s3).toHaveReceivedCommandTimes(ListObjectsV2Command, 4);
   });
 
   it("marks a withdrawn copy with its time and keeps what it was", async () => {
@@ -343,13 +368,15 @@ describe("S3Publisher's catalogue", () => {
     await publisher.publishCopy("u/s/B.layer-c.jsonl", copy(MiB), FACTS);
     s3.on(DeleteObjectCommand).resolves({});
     await publisher.withdrawCopy("t/s/A.layer-c.jsonl");
-    const [row] = manifestOf("t")?.copies ?? [];
+    const [row] = shardOf("t/s/A.layer-c.jsonl")?.copies ?? [];
     expect(row?.withdrawn_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(row?.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(manifestOf("t")?.shards).toMatchObject([{ published: 0, withdrawn: 1 }]);
     // Tenant u's catalogue is its own.
-    expect(manifestOf("u")?.copies.map((c) => [c.key, c.withdrawn_at])).toEqual([
+    expect(shardOf("u/s/B.layer-c.jsonl")?.copies.map((c) => [c.key, c.withdrawn_at])).toEqual([
       ["u/s/B.layer-c.jsonl", null],
     ]);
+    expect(manifestOf("u")?.shards).toMatchObject([{ published: 1, withdrawn: 0 }]);
   });
 
   it("a throttled listing is transient (the message is retried)", async () => {
@@ -359,5 +386,48 @@ describe("S3Publisher's catalogue", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TransientError);
     expect((error as Error).message).toContain("ListObjectsV2 t/_catalogue/entries/");
+  });
+});
+
+describe("S3Publisher's viewer pages", () => {
+  const paged = new S3Publisher(client, {
+    publishedBucket: "published",
+    reportsBucket: "reports",
+    viewerPages: true,
+    spool: memorySpool(),
+  });
+  const EXAMPLE = readFileSync(join(PROJECT_ROOT, "examples", "fix-auth.REPLAY.jsonl"));
+
+  it("writes the page of the bytes that went up beside the copy, then the catalogue that links it", async () => {
+    await paged.publishCopy(
+      "t/s/REPLAY.layer-c.jsonl",
+      (async function* () {
+        yield EXAMPLE.subarray(0, 100);
+        yield EXAMPLE.subarray(100);
+      })(),
+      FACTS,
+    );
+    const order = s3.commandCalls(PutObjectCommand).map((call) => call.args[0].input.Key);
+    expect(order.slice(0, 2)).toEqual(["t/s/REPLAY.layer-c.jsonl", "t/s/REPLAY.layer-c.jsonl.view.html"]);
+    expect(order[2]).toMatch(/^t\/_catalogue\/entries\//);
+    expect(s3).toHaveReceivedCommandWith(PutObjectCommand, {
+      Bucket: "published",
+      Key: "t/s/REPLAY.layer-c.jsonl.view.html",
+      ContentType: "text/html; charset=utf-8",
+      CacheControl: PUBLISHED_CACHE_CONTROL,
+    });
+    const page = stored.get("t/s/REPLAY.layer-c.jsonl.view.html")?.body ?? "";
+    expect(page).toContain(`sha256:${createHash("sha256").update(EXAMPLE).digest("hex")}`);
+    expect(page).toContain("file_read");
+    const { index } = catalogueShardKeys("t", catalogueShardOf("t/s/REPLAY.layer-c.jsonl"));
+    expect(stored.get(index)?.body).toContain('href="../../s/REPLAY.layer-c.jsonl.view.html"');
+  });
+
+  it("writes no page when the copy's upload fails", async () => {
+    const error = await paged
+      .publishCopy("t/s/REPLAY.layer-c.jsonl", copy(MiB, new Error("source broke")), FACTS)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ message: "source broke" });
+    expect(putsOf("t/s/REPLAY.layer-c.jsonl.view.html")).toHaveLength(0);
   });
 });

@@ -24,7 +24,7 @@ import { canonicalDocument, canonicalJsonLines, PROFILES } from "#shared/canonic
 import { ReplayPipelineError } from "#shared/errors.js";
 import { inspect } from "#shared/formats/index.js";
 import type { ParallelOptions } from "#shared/parallel/index.js";
-import { type Preset, redactChecked, redactFile } from "#shared/redact/index.js";
+import { inspectRedactTask, type Preset, redactChecked, redactFile } from "#shared/redact/index.js";
 import { DATASET_SHAPES, replayLines } from "../../bench/generate.js";
 import { CORPUS, PROJECT_ROOT } from "../support/corpus.js";
 import { LINE_WORKER } from "../support/worker.js";
@@ -126,7 +126,13 @@ async function layerCDigests(name: string, bytes: Buffer, parallel?: ParallelOpt
   // On workers one preset: the line task is the same for each, and every run starts two threads.
   for (const preset of parallel === undefined ? PRESETS : ["private_repo" as const]) {
     out[`redactChecked:${preset}`] = await digestOf(async () => {
-      const result = redactChecked(chunks(bytes), { file: name, preset, allowUnverified: true, ...withPool });
+      const result = redactChecked(chunks(bytes), {
+        task: inspectRedactTask,
+        file: name,
+        preset,
+        allowUnverified: true,
+        ...withPool,
+      });
       return copyDigest(result.chunks, () => result.summary());
     });
     out[`redactFile:${preset}`] = await digestOf(async () => {

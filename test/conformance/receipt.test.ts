@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type JsonObject, readJson } from "#shared/canonical/index.js";
 import { inspect } from "#shared/formats/index.js";
-import { generateReceipt, receiptDigest, serializeReceipt, verifyReplay } from "#shared/receipt/index.js";
+import { generateReceipt, serializeReceipt, verifyReplay } from "#shared/receipt/index.js";
+import { receiptDigest } from "#shared/receipt/read.js";
 import { corpusBytes, corpusList } from "../support/corpus.js";
 
 // Every replay the producers published (the same list the inspect conformance test holds passed).

@@ -18,7 +18,8 @@ import {
 } from "#shared/canonical/index.js";
 import { inspect } from "#shared/formats/index.js";
 import { stepContent } from "#shared/formats/replaykit/index.js";
-import { type Preset, RPK_REDACTION_POLICY_VERSION } from "#shared/redact/index.js";
+import type { Preset } from "#shared/redact/index.js";
+import { RPK_REDACTION_POLICY_VERSION } from "#shared/redact/layer-c/documents.js";
 import { corpusBytes, corpusList, PROJECT_ROOT } from "../support/corpus.js";
 import { checkArtifacts } from "../support/replaykit-oracle.js";
 import { ALL_PRESETS, redactBytes, unmaskedPaths } from "../unit/redact/layer-c/helpers.js";

@@ -19,7 +19,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { decodeUtf8, isJsonObject, type JsonValue, readJson } from "#shared/canonical/index.js";
-import { RAW_KEYS, Scrubber } from "#shared/redact/index.js";
+import { Scrubber } from "#shared/redact/index.js";
+import { RAW_KEYS } from "#shared/redact/layer-c/policy.js";
 import { corpusBytes, corpusList, PROJECT_ROOT } from "../support/corpus.js";
 
 interface CorpusFile {

@@ -11,7 +11,8 @@
  * was planted in or of the header. The test fails on any leak of a planted text, naming the gitleaks rules
  * that leaked; bare secrets of formats known only by a nearby keyword cannot be told from any other random
  * string, so their recall is held above a floor. False positives: each fp `text` planted in the same text
- * fields must come out unchanged for at least 90% of the samples.
+ * fields; the share that comes out changed is held at its measured value (`FP_ALTERED_MAX`; issue 20
+ * asks for 10%).
  *
  * Leave-family-out (`bench/secret-recall.ts`, also the `secret-recall` row of `npm run bench`): per gitleaks
  * family, the share of its distinct (rule, secret) pairs the generic detection layers alone (`context`,
@@ -182,17 +183,18 @@ async function alteredFps(samples: readonly Sample[]): Promise<Sample[]> {
 }
 
 /** Share of clean fp texts the scrubber may change (see the test). */
-const FP_ALTERED_MAX = 0.14;
+const FP_ALTERED_MAX = 0.133;
 
 describe("false positives on gitleaks' samples (private_repo)", () => {
   /**
    * Issue 20 asks for at most 10%; the generic layers brought it to 15.0% (52 of 347), from 8.6% (30)
-   * before them, and reading masks, documentation keys, command substitutions and access ids to 13.8%
-   * (48). Most texts still changed are tokens of the right shape that gitleaks declines for a
-   * vendor-specific reason (a length one short, a prefix in the wrong case, inside a longer blob):
-   * the next vendor's key looks exactly like them. Others are hand-typed (`dapi1234567890…`), as are
-   * some of gitleaks' true positives (`12345678-ABCD-ABCD-ABCD-1234567890AB`), so no rule tells
-   * them apart. docs/secret-recall.md lists them. Held here so it cannot grow unseen.
+   * before them, and reading masks, documentation keys, command substitutions, access ids, typed
+   * tokens under a token's name and ten in order beside a vendor's keyword to 13.3% (46). Most texts
+   * still changed are tokens of the right shape that gitleaks declines for a vendor-specific reason (a
+   * length one short, a prefix in the wrong case, inside a longer blob): the next vendor's key looks
+   * exactly like them. Others are hand-typed (`dapi1234567890…`), as are some of gitleaks' true
+   * positives (`12345678-ABCD-ABCD-ABCD-1234567890AB`), so no rule tells them apart.
+   * docs/secret-recall.md lists them and what was tried. Held here so it cannot grow unseen.
    */
   it(`at most ${Math.round(100 * FP_ALTERED_MAX)}% of fp texts are altered`, async () => {
     expect(CONTRADICTORY.length).toBe(25);

@@ -19,6 +19,7 @@ import {
   INGEST_EPHEMERAL_MIB,
   INGEST_MEMORY_MB,
   INGEST_TIMEOUT_SECONDS,
+  VIEWER_PAGES_EPHEMERAL_MIB,
   VISIBILITY_FACTOR,
 } from "../../infra/sizing.js";
 import { statementsOf } from "../support/iam-statements.js";
@@ -255,6 +256,23 @@ describe("ingest", () => {
     expect(INGEST_MEMORY_MB).toBeGreaterThanOrEqual(1769);
     expect(INGEST_EPHEMERAL_MIB * 1024 ** 2).toBeGreaterThan(2e9);
     expect(props(ids.ingestFn)).not.toHaveProperty("ReservedConcurrentExecutions");
+  });
+
+  it("with viewer pages, tells the per-file functions so and gives them /tmp for the copy twice", () => {
+    const { json: paged } = synthPipeline({ viewerPages: "true" });
+    for (const name of ["IngestFunction", "ReprocessFunction"]) {
+      const fn =
+        (paged.Resources[logicalId(paged, "AWS::Lambda::Function", name)] as CfnResource).Properties ?? {};
+      expect(fn.EphemeralStorage, name).toEqual({ Size: VIEWER_PAGES_EPHEMERAL_MIB });
+      expect((fn.Environment as { Variables: Record<string, unknown> }).Variables.VIEWER_PAGES, name).toBe(
+        "true",
+      );
+    }
+    expect(VIEWER_PAGES_EPHEMERAL_MIB).toBeGreaterThanOrEqual(2 * INGEST_EPHEMERAL_MIB);
+    expect(VIEWER_PAGES_EPHEMERAL_MIB).toBeLessThanOrEqual(10240);
+    expect(
+      (props(ids.ingestFn).Environment as { Variables: Record<string, unknown> }).Variables.VIEWER_PAGES,
+    ).toBe("false");
   });
 
   it("takes the queue with batch item failures and a maximum concurrency", () => {

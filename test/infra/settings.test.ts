@@ -32,6 +32,7 @@ describe("CDK context settings", () => {
       oldestMessageAlarmMinutes: 60,
       publishing: "private",
       publishingPublicKey: null,
+      viewerPages: false,
       tenants: [],
       githubOidcProvider: "existing",
     });
@@ -68,8 +69,17 @@ describe("CDK context settings", () => {
         indexShards: "16",
         reservedConcurrency: "40",
         alarmEmail: "a@b.io",
+        viewerPages: "true",
       }),
-    ).toMatchObject({ publishing: "public", indexShards: 16, reservedConcurrency: 40, alarmEmail: "a@b.io" });
+    ).toMatchObject({
+      publishing: "public",
+      indexShards: 16,
+      reservedConcurrency: 40,
+      alarmEmail: "a@b.io",
+      viewerPages: true,
+    });
+    expect(settingsOf({ viewerPages: true }).viewerPages).toBe(true);
+    expect(() => settingsOf({ viewerPages: "yes" })).toThrow(/viewerPages: true or false/);
     expect(settingsOf({ publishing: "none", reservedConcurrency: "" })).toMatchObject({
       publishing: "none",
       reservedConcurrency: null,

@@ -1,7 +1,8 @@
 /**
  * The local web UI in headless Chromium over a real local stack holding the examples: from the
  * sessions list to a session to a viewer page, a filter, a diff naming the tampered step, the
- * audits list, nothing erring, and screenshots at a phone's and a desktop's width.
+ * audits list, paging through more sessions than a page holds, nothing erring, and screenshots at
+ * a phone's and a desktop's width.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -16,6 +17,8 @@ import { tempDir } from "../support/temp.js";
 const FIX = "examples/fix-auth/fix-auth.REPLAY.jsonl";
 const TAMPERED = "examples/tampered/tampered.REPLAY.jsonl";
 const SHOTS = tempDir("web-ui-shots-");
+/** Sessions of tenant `paging`, one replay each: more than the pages of 3 the paging test asks for. */
+const PAGED = 8;
 
 describe("local web UI in Chromium", () => {
   let stack: LocalStack;
@@ -40,6 +43,15 @@ describe("local web UI in Chromium", () => {
         }),
       );
     }
+    const replay = await readFile(join(dir, "fix-auth.REPLAY.jsonl"));
+    for (let n = 0; n < PAGED; n++)
+      await stack.s3.send(
+        new PutObjectCommand({
+          Bucket: stack.info.ingestBucket,
+          Key: `paging/p-${n}/fix-auth.REPLAY.jsonl`,
+          Body: replay,
+        }),
+      );
     await stack.settled();
     ui = await startWebUi(stackSource(stack.s3, stack.index, stack.info), { port: 0 });
     browser = await chromium.launch({
@@ -131,6 +143,34 @@ describe("local web UI in Chromium", () => {
       await page.close();
     }, 60_000);
   }
+
+  it("pages through more sessions than a page holds, next and back, each session once", async () => {
+    const problems: string[] = [];
+    const page = await opened(1280, problems);
+    await page.goto(`${ui.url}?tenant=paging&size=3`);
+    const rowsOf = () => page.locator("#sessions tbody tr td:first-child").allTextContents();
+    const pages: string[][] = [];
+    for (;;) {
+      const rows = await rowsOf();
+      expect(rows.length).toBeLessThanOrEqual(3);
+      pages.push(rows);
+      expect(await page.locator("#pager").textContent()).toContain(`page ${pages.length}`);
+      const next = page.locator('#pager a[rel="next"]');
+      if ((await next.count()) === 0) break;
+      await next.click();
+      expect(new URL(page.url()).searchParams.get("tenant")).toBe("paging");
+      expect(pages.length).toBeLessThan(10);
+    }
+    const seen = pages.flat();
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    expect(seen.sort()).toEqual(Array.from({ length: PAGED }, (_, n) => `paging/p-${n}`).sort());
+    // Back one page: the same sessions as on the way forward.
+    await page.locator('#pager a[rel="prev"]').click();
+    expect(await rowsOf()).toEqual(pages.at(-2));
+    expect(await page.locator("#pager").textContent()).toContain(`page ${pages.length - 1}`);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
 
   it("answers only GET and HEAD, and refuses keys that do not fit, with a CSP on every page", async () => {
     const post = await fetch(ui.url, { method: "POST" });

@@ -3,14 +3,19 @@
  * imports nothing of cli/; parallel/ knows no domain module; shared/ keeps no module-level mutable
  * state (scratch is owned by an object made per read; see test/support/module-state.ts for what
  * counts); no import cycle anywhere, type-only imports counted (a type cycle still ties two
- * modules' changes together). Files are split by concept, not by a line count.
+ * modules' changes together); a folder of shared/ is reached only through its index.ts, which
+ * exports only what other folders use. Files are split by concept, not by a line count; a function
+ * over 80 lines says why it is not split.
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../support/corpus.js";
+import { bindingsOf, exportsOf, indexOf, sharedFolderOf } from "../support/folder-imports.js";
 import { importCycles, importsOf, sourceFiles } from "../support/imports.js";
+import { LONG_FUNCTION_LINES, LONG_MARKER, longFunctions } from "../support/long-functions.js";
 import { moduleState, moduleStateOf } from "../support/module-state.js";
+import { tempDir } from "../support/temp.js";
 
 /**
  * Module-level state in shared/ kept on purpose, each with why. Anything else found by
@@ -29,7 +34,16 @@ const ALLOWED_MODULE_STATE: Record<string, string> = {
     "a cache of a pure function of its key (the rules digest of a preset: one entry per preset)",
 };
 
-import { tempDir } from "../support/temp.js";
+/**
+ * Imports that reach past a folder's index.ts on purpose, each with why. Anything else from
+ * outside a top-level folder of shared/ goes through that folder's index.ts. Bundle size is no
+ * reason: package.json says `"sideEffects": false`, so esbuild leaves out the modules of an index
+ * whose exports a bundle does not use (the line worker, the CDK app and the Lambdas stay as small).
+ */
+const ALLOWED_DEEP_IMPORTS: Record<string, string> = {};
+
+/** The code of the product: what the folder rules hold for (tests may import the file they test). */
+const PRODUCT = ["shared", "cli", "functions", "infra", "bench"];
 
 const inside = (folder: string) => (file: string) =>
   !relative(resolve(PROJECT_ROOT, folder), file).startsWith("..");
@@ -124,6 +138,114 @@ describe("project structure", () => {
       expect(importCycles(files).map((cycle) => cycle.length)).toEqual([3]);
       writeFileSync(files[2] as string, "export const c = 1;\n");
       expect(importCycles(files)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it(`every function over ${LONG_FUNCTION_LINES} lines in shared/, functions/, cli/ and infra/ says why right above it (${LONG_MARKER} …)`, () => {
+    const files = ["shared", "functions", "cli", "infra"].flatMap(sourceFiles);
+    const found = files.flatMap((file) =>
+      longFunctions(readFileSync(file, "utf8"), file).map((fn) => ({
+        where: `${relative(PROJECT_ROOT, file)}:${fn.line} ${fn.name} (${fn.lines} lines)`,
+        ...fn,
+      })),
+    );
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.filter((fn) => fn.reason === undefined).map((fn) => fn.where)).toEqual([]);
+  });
+
+  it("finds a long function and accepts only a one- or two-line reason with the marker right above it", () => {
+    const body = (name: string) => `function ${name}() {\n${"  f();\n".repeat(LONG_FUNCTION_LINES - 1)}}\n`;
+    const arrow = (name: string) =>
+      `const ${name} = () => {\n${"  f();\n".repeat(LONG_FUNCTION_LINES - 1)}};\n`;
+    const short = `function short() {\n${"  f();\n".repeat(LONG_FUNCTION_LINES - 2)}}\n`;
+    const text = [
+      short,
+      body("bare"),
+      `/** Docs. */\n${body("docOnly")}`,
+      `/** Docs. */\n${LONG_MARKER} a state machine in the hot loop.\n${body("excused")}`,
+      `${LONG_MARKER} one line of reason\n// and a second.\n${arrow("excusedArrow")}`,
+      `${LONG_MARKER} one line\n// a second\n// and a third is too many.\n${body("tooWordy")}`,
+      `${LONG_MARKER}\n${body("noReason")}`,
+      `${LONG_MARKER} not right above.\n\n${body("detached")}`,
+      `class C {\n  ${LONG_MARKER} a method may be excused too.\n  ${body("method").replace("function ", "")}}\n`,
+    ].join("\n");
+    const found = longFunctions(text);
+    expect(found.map((fn) => [fn.name, fn.reason !== undefined])).toEqual([
+      ["bare", false],
+      ["docOnly", false],
+      ["excused", true],
+      ["excusedArrow", true],
+      ["tooWordy", false],
+      ["noReason", false],
+      ["detached", false],
+      ["method", true],
+    ]);
+    expect(found.every((fn) => fn.lines === LONG_FUNCTION_LINES + 1)).toBe(true);
+  });
+
+  it("code outside a folder of shared/ reaches it only through its index.ts (beyond the allowed list)", () => {
+    const deep = PRODUCT.flatMap(sourceFiles).flatMap((file) =>
+      bindingsOf(file)
+        .filter(({ target }) => {
+          const folder = sharedFolderOf(target);
+          return folder !== undefined && folder !== sharedFolderOf(file) && target !== indexOf(folder);
+        })
+        .map(({ target }) => `${relative(PROJECT_ROOT, file)} -> ${relative(PROJECT_ROOT, target)}`),
+    );
+    expect([...new Set(deep)].filter((edge) => !Object.hasOwn(ALLOWED_DEEP_IMPORTS, edge))).toEqual([]);
+    expect(Object.keys(ALLOWED_DEEP_IMPORTS).filter((edge) => !deep.includes(edge))).toEqual([]);
+  });
+
+  it("every top-level folder of shared/ has an index.ts that exports only what code outside the folder uses", () => {
+    const folders = readdirSync(resolve(PROJECT_ROOT, "shared"), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    expect(folders.length).toBeGreaterThan(5);
+    expect(folders.filter((folder) => !existsSync(indexOf(folder)))).toEqual([]);
+    const bindings = PRODUCT.flatMap(sourceFiles).flatMap((file) =>
+      bindingsOf(file).map((binding) => ({ file, ...binding })),
+    );
+    expect(bindings.length).toBeGreaterThan(500);
+    const unused = folders.flatMap((folder) => {
+      const index = indexOf(folder);
+      const used = new Set(
+        bindings
+          .filter(({ file, target }) => target === index && sharedFolderOf(file) !== folder)
+          .flatMap(({ names }) => names),
+      );
+      if (used.has("*")) return [];
+      return exportsOf(index)
+        .filter((name) => !used.has(name))
+        .map((name) => `shared/${folder}/index.ts: ${name}`);
+    });
+    expect(unused).toEqual([]);
+  });
+
+  it("reads the names an import, a re-export and an index take, type-only ones included", () => {
+    const dir = tempDir("bindings-");
+    try {
+      const file = (name: string, text: string) => {
+        writeFileSync(join(dir, name), text);
+        return join(dir, name);
+      };
+      file("a.ts", "export const a = 1;\nexport type A = number;\n");
+      const index = file(
+        "index.ts",
+        'export { a, type A } from "./a.js";\nexport * from "./a.js";\nexport const own = 2;\n',
+      );
+      const user = file(
+        "user.ts",
+        'import { a as b, type A } from "./index.js";\nimport type { A as C } from "./a.js";\nexport { a } from "./a.js";\nimport * as all from "./a.js";\nimport { x } from "pkg";\nexport const u: A | C = b + all.a + x;\n',
+      );
+      expect(bindingsOf(user)).toEqual([
+        { target: index, names: ["a", "A"] },
+        { target: join(dir, "a.ts"), names: ["A"] },
+        { target: join(dir, "a.ts"), names: ["a"] },
+        { target: join(dir, "a.ts"), names: ["*"] },
+      ]);
+      expect(exportsOf(index)).toEqual(["a", "A", "*", "(a declaration: an index.ts only re-exports)"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -158,37 +158,26 @@ export function readBundle(value: JsonValue, findings: Findings): BundleView {
   const timeline = value.timeline;
   if (!Array.isArray(timeline)) return view;
   view.eventCount = timeline.length;
+  view.entries = timelineEntries(timeline, findings);
+  return view;
+}
+
+/**
+ * The timeline's valid entries, each validated and checked (see `entryNotices`); an entry whose `t`
+ * steps back from the last in-order entry is an error but is kept.
+ */
+function timelineEntries(timeline: readonly JsonValue[], findings: Findings): BundleEntry[] {
+  const entries: BundleEntry[] = [];
   let previous: BundleEntry | null = null;
   for (let i = 0; i < timeline.length; i++) {
     const raw = timeline[i] as JsonValue;
     const base = `$.timeline[${i}]`;
     unknownFieldNotices(raw, ENTRY_FIELDS, base, findings);
-    const entry = validate(entrySchema, raw, findings, { ...where, base });
+    const entry = validate(entrySchema, raw, findings, { line: null, code: "bundle", base });
     if (entry === undefined || !isJsonObject(raw)) continue;
     const tool = entry.tool ?? stringMember(entry.data, "tool");
     const dataTool = stringMember(entry.data, "tool");
-    if (entry.tool != null && dataTool !== null && dataTool !== entry.tool) {
-      findings.notice({
-        line: null,
-        column: null,
-        path: `${base}.data.tool`,
-        code: "bundle.tool_mismatch",
-        message: `${base}.data.tool: ${JSON.stringify(dataTool)} differs from ${base}.tool ${JSON.stringify(entry.tool)}; ${base}.tool is used`,
-        expected: JSON.stringify(entry.tool),
-        found: describe(dataTool),
-      });
-    }
-    if (!KNOWN_TYPES.has(entry.type)) {
-      findings.notice({
-        line: null,
-        column: null,
-        path: `${base}.type`,
-        code: "bundle.unknown_event_type",
-        message: `${base}.type: event type ${JSON.stringify(entry.type)} is not one the producer writes (${BUNDLE_EVENT_TYPES.join(", ")}); kept in counts, otherwise ignored`,
-        expected: BUNDLE_EVENT_TYPES.join(" | "),
-        found: describe(entry.type),
-      });
-    }
+    entryNotices(entry, dataTool, base, findings);
     // The producer computes t from ordered log timestamps, so a step back means a damaged or
     // hand-edited timeline, and every duration derived from it would be wrong.
     if (previous !== null && entry.t < previous.t) {
@@ -203,10 +192,41 @@ export function readBundle(value: JsonValue, findings: Findings): BundleView {
       });
     }
     const kept: BundleEntry = { index: i, t: entry.t, type: entry.type, tool, data: entry.data };
-    view.entries.push(kept);
+    entries.push(kept);
     if (previous === null || entry.t >= previous.t) previous = kept;
   }
-  return view;
+  return entries;
+}
+
+/** Notices for an entry whose `data.tool` disagrees with its `tool`, or whose type the producer never writes. */
+function entryNotices(
+  entry: z.infer<typeof entrySchema>,
+  dataTool: string | null,
+  base: string,
+  findings: Findings,
+): void {
+  if (entry.tool != null && dataTool !== null && dataTool !== entry.tool) {
+    findings.notice({
+      line: null,
+      column: null,
+      path: `${base}.data.tool`,
+      code: "bundle.tool_mismatch",
+      message: `${base}.data.tool: ${JSON.stringify(dataTool)} differs from ${base}.tool ${JSON.stringify(entry.tool)}; ${base}.tool is used`,
+      expected: JSON.stringify(entry.tool),
+      found: describe(dataTool),
+    });
+  }
+  if (!KNOWN_TYPES.has(entry.type)) {
+    findings.notice({
+      line: null,
+      column: null,
+      path: `${base}.type`,
+      code: "bundle.unknown_event_type",
+      message: `${base}.type: event type ${JSON.stringify(entry.type)} is not one the producer writes (${BUNDLE_EVENT_TYPES.join(", ")}); kept in counts, otherwise ignored`,
+      expected: BUNDLE_EVENT_TYPES.join(" | "),
+      found: describe(entry.type),
+    });
+  }
 }
 
 /**

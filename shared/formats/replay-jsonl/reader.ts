@@ -241,182 +241,216 @@ class ReplayConsumer implements LineConsumer {
   }
 
   private apply(line: number, rule: EventRule, type: string, event: JsonObject): void {
-    const { dialect, findings, summary } = this;
-    if (dialect.runEventStandIns.has(type)) this.standInLines++;
+    if (this.dialect.runEventStandIns.has(type)) this.standInLines++;
     switch (type) {
       case "ReplayHeader":
-        this.original = layerCOriginOf(event.redaction) ?? undefined;
-        summary.producer = stringMember(event, "producer");
-        summary.policy_bundle_id ??= stringMember(event, "policy_bundle_id");
-        summary.session_id ??= stringMember(event, "session_id");
-        summary.started_at = stringMember(event, "started_at") ?? stringMember(event, "created_at");
+        this.header(event);
         break;
-      case "SessionStart": {
-        summary.session_id = stringMember(event, "session_id") ?? summary.session_id;
-        summary.policy_bundle_id = stringMember(event, "policy_bundle_id") ?? summary.policy_bundle_id;
-        const time = eventTime(event);
-        if (time !== null) summary.started_at = time;
+      case "SessionStart":
+        this.sessionStart(event);
         break;
-      }
-      case "ToolCall": {
-        const key = stringMember(event, dialect.callKey) as string;
-        const earlier = this.callIds.call(key, line);
-        if (earlier !== 0) {
-          findings.error({
-            line,
-            column: null,
-            path: `$.${dialect.callKey}`,
-            code: "replay.duplicate_call",
-            message: `ToolCall ${dialect.callKey} ${JSON.stringify(key)} repeats the call at line ${earlier}`,
-            expected: "a unique call id",
-            found: JSON.stringify(key),
-          });
-        }
-        this.toolCalls?.call({
-          id: stringMember(event, "id"),
-          step_id: stringMember(event, "step_id"),
-          tool: stringMember(event, "tool"),
-          params_hash: stringMember(event, "params_hash"),
-          output_hash: null,
-          latency_ms: null,
-          ok: null,
-          side_effects: [],
-          line,
-        });
-        summary.counts.tool_calls++;
-        this.rehash(line, event, "params", "params_hash", `line ${line} ToolCall ${key} params`);
-        if (!Object.hasOwn(event, "params")) this.callsWithoutParams++;
+      case "ToolCall":
+        this.toolCall(line, event);
         break;
-      }
-      case "ToolResult": {
-        const key = stringMember(event, dialect.callKey) as string;
-        // The line of the call this result completes; 0: that call has its result; -1: no call.
-        const callLine = this.callIds.result(key);
-        if (callLine < 0) {
-          findings.error({
-            line,
-            column: null,
-            path: `$.${dialect.callKey}`,
-            code: "replay.result_without_call",
-            message: `ToolResult for ${dialect.callKey} ${JSON.stringify(key)} has no earlier ToolCall`,
-            expected: "a ToolCall with the same id before it",
-            found: "none",
-          });
-        } else if (callLine === 0) {
-          findings.error({
-            line,
-            column: null,
-            path: `$.${dialect.callKey}`,
-            code: "replay.duplicate_result",
-            message: `second ToolResult for ${dialect.callKey} ${JSON.stringify(key)}`,
-            expected: "one result per call",
-            found: "another result",
-          });
-        }
-        const latency = numberMember(event, "latency_ms");
-        const exitCode = numberMember(event, "exit_code");
-        // ok, else the exit code, else the absence of an error (not the output's content, which
-        // large-file reading only hashes).
-        const ok =
-          typeof event.ok === "boolean"
-            ? event.ok
-            : exitCode !== null
-              ? exitCode === 0
-              : event.error === undefined || event.error === null;
-        const outputHash = stringMember(event, "output_hash");
-        const unknownHash = outputHash === UNKNOWN_HASH;
-        if (unknownHash) this.unknownOutputHashes++;
-        if (callLine > 0 && this.toolCalls !== undefined) {
-          const effects = event.side_effects;
-          this.toolCalls.result(callLine, {
-            output_hash: unknownHash ? null : outputHash,
-            latency_ms: latency,
-            ok,
-            side_effects: Array.isArray(effects) ? effects.map(effectText) : null,
-          });
-        }
-        if (!ok) summary.counts.failed_tool_calls++;
-        if (latency !== null) this.latencySum += latency;
-        const utility = numberMember(event, "step_utility");
-        if (utility !== null) {
-          this.utilitySum += utility;
-          this.utilityCount++;
-        }
-        if (!unknownHash)
-          this.rehash(line, event, "output", "output_hash", `line ${line} ToolResult ${key} output`);
-        if (!Object.hasOwn(event, "output") && Object.hasOwn(event, "output_hash") && !unknownHash)
-          this.resultsWithoutOutput++;
+      case "ToolResult":
+        this.toolResult(line, event);
         break;
-      }
-      case "Verification": {
-        const commands = event.commands;
-        const codes = event.exit_codes;
-        if (Array.isArray(commands) && Array.isArray(codes)) {
-          if (commands.length !== codes.length) {
-            findings.error({
-              line,
-              column: null,
-              path: "$.exit_codes",
-              code: "replay.verification_mismatch",
-              message: `${commands.length} commands but ${codes.length} exit codes`,
-              expected: `${commands.length} exit codes`,
-              found: String(codes.length),
-            });
-          }
-          commands.forEach((command, k) => {
-            summary.verification.push({ command: String(command), exit_code: numberOf(codes[k]) });
-          });
-        } else if (typeof event.command === "string") {
-          summary.verification.push({ command: event.command, exit_code: numberMember(event, "exit_code") });
-        } else {
-          const before = numberMember(event, "tests_before");
-          const after = numberMember(event, "tests_after");
-          summary.verification.push({
-            command: `tests ${before ?? "?"} -> ${after ?? "?"}`,
-            exit_code: null,
-          });
-        }
+      case "Verification":
+        this.verification(line, event);
         break;
-      }
-      case "SessionEnd": {
-        this.endLine = line;
-        summary.ended_at = eventTime(event) ?? stringMember(event, "ended_at");
-        const key = Object.hasOwn(event, "status") ? "status" : "outcome";
-        const status = stringMember(event, key);
-        const known = status !== null && rule.vocabulary.get(key)?.has(status) === true;
-        summary.status = status === null ? null : (known && STATUS.get(status)) || "unknown";
-        summary.confidence = numberMember(event, "confidence");
-        const total = numberMember(event, "total_latency_ms");
-        if (total !== null) summary.total_latency_ms = total;
+      case "SessionEnd":
+        this.sessionEnd(line, rule, event);
         break;
-      }
-      case "RuntimeEvent": {
-        const ts = eventTime(event) as string;
-        // The runtime writes every member (a JSON null payload included); one left out was
-        // removed (a Layer C copy drops payload) or never written (type/ts idempotency_key).
-        const hasPayload = Object.hasOwn(event, "payload");
-        const hasKey = Object.hasOwn(event, "idempotency_key");
-        if (!hasPayload) this.runtimeEventsWithoutPayload++;
-        if (!hasKey) this.runtimeEventsWithoutKey++;
-        this.runtime.push({
-          seq: event.seq as JsonValue,
-          event_type: event.runtime_event_type as JsonValue,
-          payload: hasPayload ? (event.payload as JsonValue) : {},
-          idempotency_key: hasKey ? (event.idempotency_key as JsonValue) : null,
-          recorded_at: ts.endsWith("Z") ? `${ts.slice(0, -1)}+00:00` : ts,
-        });
-        this.rehash(
-          line,
-          event,
-          "payload",
-          "payload_hash",
-          `line ${line} RuntimeEvent ${String(event.seq)} payload`,
-        );
+      case "RuntimeEvent":
+        this.runtimeEvent(line, event);
         break;
-      }
       default:
         break;
     }
+  }
+
+  /** The header: the producer, the Layer C origin of a copy, and defaults a SessionStart may override. */
+  private header(event: JsonObject): void {
+    const { summary } = this;
+    this.original = layerCOriginOf(event.redaction) ?? undefined;
+    summary.producer = stringMember(event, "producer");
+    summary.policy_bundle_id ??= stringMember(event, "policy_bundle_id");
+    summary.session_id ??= stringMember(event, "session_id");
+    summary.started_at = stringMember(event, "started_at") ?? stringMember(event, "created_at");
+  }
+
+  /** The session's id, policy bundle and start time. */
+  private sessionStart(event: JsonObject): void {
+    const { summary } = this;
+    summary.session_id = stringMember(event, "session_id") ?? summary.session_id;
+    summary.policy_bundle_id = stringMember(event, "policy_bundle_id") ?? summary.policy_bundle_id;
+    const time = eventTime(event);
+    if (time !== null) summary.started_at = time;
+  }
+
+  /** A tool call: its id unique, its record kept, its params rehashed. */
+  private toolCall(line: number, event: JsonObject): void {
+    const { dialect, findings, summary } = this;
+    const key = stringMember(event, dialect.callKey) as string;
+    const earlier = this.callIds.call(key, line);
+    if (earlier !== 0) {
+      findings.error({
+        line,
+        column: null,
+        path: `$.${dialect.callKey}`,
+        code: "replay.duplicate_call",
+        message: `ToolCall ${dialect.callKey} ${JSON.stringify(key)} repeats the call at line ${earlier}`,
+        expected: "a unique call id",
+        found: JSON.stringify(key),
+      });
+    }
+    this.toolCalls?.call({
+      id: stringMember(event, "id"),
+      step_id: stringMember(event, "step_id"),
+      tool: stringMember(event, "tool"),
+      params_hash: stringMember(event, "params_hash"),
+      output_hash: null,
+      latency_ms: null,
+      ok: null,
+      side_effects: [],
+      line,
+    });
+    summary.counts.tool_calls++;
+    this.rehash(line, event, "params", "params_hash", `line ${line} ToolCall ${key} params`);
+    if (!Object.hasOwn(event, "params")) this.callsWithoutParams++;
+  }
+
+  /** A tool result: paired with its call, its outcome, latency and utility summed, its output rehashed. */
+  private toolResult(line: number, event: JsonObject): void {
+    const { dialect, findings, summary } = this;
+    const key = stringMember(event, dialect.callKey) as string;
+    // The line of the call this result completes; 0: that call has its result; -1: no call.
+    const callLine = this.callIds.result(key);
+    if (callLine < 0) {
+      findings.error({
+        line,
+        column: null,
+        path: `$.${dialect.callKey}`,
+        code: "replay.result_without_call",
+        message: `ToolResult for ${dialect.callKey} ${JSON.stringify(key)} has no earlier ToolCall`,
+        expected: "a ToolCall with the same id before it",
+        found: "none",
+      });
+    } else if (callLine === 0) {
+      findings.error({
+        line,
+        column: null,
+        path: `$.${dialect.callKey}`,
+        code: "replay.duplicate_result",
+        message: `second ToolResult for ${dialect.callKey} ${JSON.stringify(key)}`,
+        expected: "one result per call",
+        found: "another result",
+      });
+    }
+    const latency = numberMember(event, "latency_ms");
+    const exitCode = numberMember(event, "exit_code");
+    // ok, else the exit code, else the absence of an error (not the output's content, which
+    // large-file reading only hashes).
+    const ok =
+      typeof event.ok === "boolean"
+        ? event.ok
+        : exitCode !== null
+          ? exitCode === 0
+          : event.error === undefined || event.error === null;
+    const outputHash = stringMember(event, "output_hash");
+    const unknownHash = outputHash === UNKNOWN_HASH;
+    if (unknownHash) this.unknownOutputHashes++;
+    if (callLine > 0 && this.toolCalls !== undefined) {
+      const effects = event.side_effects;
+      this.toolCalls.result(callLine, {
+        output_hash: unknownHash ? null : outputHash,
+        latency_ms: latency,
+        ok,
+        side_effects: Array.isArray(effects) ? effects.map(effectText) : null,
+      });
+    }
+    if (!ok) summary.counts.failed_tool_calls++;
+    if (latency !== null) this.latencySum += latency;
+    const utility = numberMember(event, "step_utility");
+    if (utility !== null) {
+      this.utilitySum += utility;
+      this.utilityCount++;
+    }
+    if (!unknownHash)
+      this.rehash(line, event, "output", "output_hash", `line ${line} ToolResult ${key} output`);
+    if (!Object.hasOwn(event, "output") && Object.hasOwn(event, "output_hash") && !unknownHash)
+      this.resultsWithoutOutput++;
+  }
+
+  /** A verification in any of its three forms (command lists, one command, test counts). */
+  private verification(line: number, event: JsonObject): void {
+    const { findings, summary } = this;
+    const commands = event.commands;
+    const codes = event.exit_codes;
+    if (Array.isArray(commands) && Array.isArray(codes)) {
+      if (commands.length !== codes.length) {
+        findings.error({
+          line,
+          column: null,
+          path: "$.exit_codes",
+          code: "replay.verification_mismatch",
+          message: `${commands.length} commands but ${codes.length} exit codes`,
+          expected: `${commands.length} exit codes`,
+          found: String(codes.length),
+        });
+      }
+      commands.forEach((command, k) => {
+        summary.verification.push({ command: String(command), exit_code: numberOf(codes[k]) });
+      });
+    } else if (typeof event.command === "string") {
+      summary.verification.push({ command: event.command, exit_code: numberMember(event, "exit_code") });
+    } else {
+      const before = numberMember(event, "tests_before");
+      const after = numberMember(event, "tests_after");
+      summary.verification.push({
+        command: `tests ${before ?? "?"} -> ${after ?? "?"}`,
+        exit_code: null,
+      });
+    }
+  }
+
+  /** The end: time, status in the dialect's vocabulary, confidence and total latency. */
+  private sessionEnd(line: number, rule: EventRule, event: JsonObject): void {
+    const { summary } = this;
+    this.endLine = line;
+    summary.ended_at = eventTime(event) ?? stringMember(event, "ended_at");
+    const key = Object.hasOwn(event, "status") ? "status" : "outcome";
+    const status = stringMember(event, key);
+    const known = status !== null && rule.vocabulary.get(key)?.has(status) === true;
+    summary.status = status === null ? null : (known && STATUS.get(status)) || "unknown";
+    summary.confidence = numberMember(event, "confidence");
+    const total = numberMember(event, "total_latency_ms");
+    if (total !== null) summary.total_latency_ms = total;
+  }
+
+  /** A runtime event, kept for the trajectory hash, its payload rehashed. */
+  private runtimeEvent(line: number, event: JsonObject): void {
+    const ts = eventTime(event) as string;
+    // The runtime writes every member (a JSON null payload included); one left out was
+    // removed (a Layer C copy drops payload) or never written (type/ts idempotency_key).
+    const hasPayload = Object.hasOwn(event, "payload");
+    const hasKey = Object.hasOwn(event, "idempotency_key");
+    if (!hasPayload) this.runtimeEventsWithoutPayload++;
+    if (!hasKey) this.runtimeEventsWithoutKey++;
+    this.runtime.push({
+      seq: event.seq as JsonValue,
+      event_type: event.runtime_event_type as JsonValue,
+      payload: hasPayload ? (event.payload as JsonValue) : {},
+      idempotency_key: hasKey ? (event.idempotency_key as JsonValue) : null,
+      recorded_at: ts.endsWith("Z") ? `${ts.slice(0, -1)}+00:00` : ts,
+    });
+    this.rehash(
+      line,
+      event,
+      "payload",
+      "payload_hash",
+      `line ${line} RuntimeEvent ${String(event.seq)} payload`,
+    );
   }
 
   /** Adds a row comparing `event[hashKey]` with the openagents hash of `event[valueKey]`. */

@@ -15,6 +15,7 @@ import {
   credentialName,
   FAKE_NAME,
   isNameChar,
+  isTypedPlaceholder,
   nameWords,
   type Strength,
   wordStrength,
@@ -110,11 +111,21 @@ function bare(text: string, at: number, loose: boolean): Value | undefined {
 /** Authorization schemes written before the credential (`Bearer x`, `Basic x`). */
 const SCHEME =
   /^(?:bearer|basic|token|digest|negotiate|apikey|api-key|bot|sso-key|key|ntlm|hmac|aws4-hmac-sha256)[ \t]+/i;
+/**
+ * An `Authorization` header names its scheme before the credential, whatever the scheme
+ * (`SSWS x`, `Splunk x`, `GenieKey x`): a word, then a blank and more.
+ */
+const AUTHORIZATION = /authorization$/i;
+const ANY_SCHEME = /^[A-Za-z][A-Za-z0-9-]{1,19}[ \t]+(?=\S)/;
 /** Assignment signs, longest first; typed declarations (`: str =`, ` string =`) before `:`. */
 const ASSIGN =
   /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|Optional\[str\])[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\|)[ \t]*/;
-/** Prose between a name and its value: `is`, `was`, `of`, `-`, `set to`. */
-const PROSE = /^[ \t]+(?:(?:is|was|are|were|equals|of|to|set to|is set to):?|=|-|–|:)[ \t]+/i;
+/**
+ * Prose between a name and its value: `is`, `was`, `of`, `-`, `set to`, after the account it is
+ * for (`the password for user 'postgres' is 'admin'`).
+ */
+const PROSE =
+  /^(?:[ \t]+for[ \t]+(?:the[ \t]+)?(?:user(?:name)?|account|login)[ \t]+(?:"[^"\r\n]{1,64}"|'[^'\r\n]{1,64}'|[^\s"']{1,64}))?[ \t]+(?:(?:is|was|are|were|equals|of|to|set to|is set to):?|=|-|–|:)[ \t]+/i;
 
 /**
  * The value given to the name that ends at `at`, if any: after an assignment sign, a flag's
@@ -126,7 +137,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   if (text[i] === "\\" && text[i + 1] === '"') i += 2;
   else if (text[i] === '"' || text[i] === "'" || text[i] === "`") i++;
   if (text[i] === "]") i++;
-  const rest = text.slice(i, i + 40);
+  const rest = text.slice(i, i + 120);
   const pair = /^\s*,\s*/.exec(rest);
   if (pair !== null && i > at) {
     const v = quoted(text, i + pair[0].length, false);
@@ -150,7 +161,9 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   if (assign !== null && assign[0].trim() !== "") {
     let s = i + assign[0].length;
     // A value on the same line only (a YAML block `key:\n  …` holds names, not a value).
-    const scheme = SCHEME.exec(text.slice(s, s + 24));
+    const scheme = (AUTHORIZATION.test(text.slice(nameStart, at)) ? ANY_SCHEME : SCHEME).exec(
+      text.slice(s, s + 24),
+    );
     if (scheme !== null) s += scheme[0].length;
     return quoted(text, s, false) ?? bare(text, s, false);
   }
@@ -182,6 +195,8 @@ const IDENTIFIER =
   /^(?:[A-Za-z]+(?:[._-][A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+){2,}|[a-z]+|[A-Z]+)$/;
 /** A dotted, snake or kebab name in lower case (`jetbrains.mps.v8_elimination`, `cmp2-qat-12`). */
 const LOWER_IDENTIFIER = /^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)+$/;
+/** 32 to 64 hex digits, letters and digits both. */
+const HEX_KEY = /^(?=[\da-f]*[a-f])(?=[\da-f]*\d)[\da-f]{32,64}$/i;
 /**
  * Eight of one character in a row: typed by hand (`000…0TUVWXYZ`, `xoxp-…-####…`); a generated
  * value has such a run about once in 10^13.
@@ -226,8 +241,10 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
     /[A-Z]|[^\w.-]/.test(value) &&
     !/\s/.test(value) &&
     !LOWER_IDENTIFIER.test(value);
-  // A qualified name (`heroku_key`) also takes a UUID; a bare weak one (`key`, `accessId`) does not.
-  if (strength === "qualified") return passwordLike || UUID.test(value);
+  // A qualified name (`heroku_key`) also takes a UUID, and a key in hex of a key's length
+  // (`-Dsonar.login=<40 hex>`, `license_key=<32 hex>`) however its digits run: digests stand under
+  // names of their own (`sha`, `commit`, `checksum`). A bare weak one (`key`, `accessId`) takes neither.
+  if (strength === "qualified") return passwordLike || UUID.test(value) || HEX_KEY.test(value);
   if (strength === "weak") return passwordLike && !UUID.test(value);
   if (v.loose) {
     // A loose form (`password is`, a blank): a quoted word, or a word with letters and digits.
@@ -284,6 +301,7 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     const inQuery = text[start - 1] === "?" || text[start - 1] === "&";
     const judged = strength === "weak" && (isFlag || inQuery) ? "qualified" : strength;
     if (!isCredentialValue(text, v, judged, followedByCall) || isRecordId(text, v, name)) continue;
+    if (isTypedPlaceholder(name, text.slice(v.start, v.end))) continue;
     out.push({ start: v.start, end: v.end, rule, kind: "secret" });
     // Rescan the value: `token => client_secret='…'` holds a second assignment.
     CREDENTIAL_WORD.lastIndex = v.start;
@@ -291,15 +309,19 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
   }
 }
 
-/** Callees that take a credential: `NetworkCredential(u, p)`, `login(u, p)`, `setPassword(p)`. */
 /** Callee names that take a credential (`NetworkCredential`, `login`, `authenticate`, `setPassword`). */
 const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect/i;
 const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')\s*(,\s*|\))/;
+/** An endpoint written as a URL of a scheme (`jdbc:mysql://…`, `LDAP://…`, `ftp://…`). */
+const ENDPOINT = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)+\/\//;
+const WEB = /^https?:/i;
 
 /**
  * Appends the credential arguments of calls: every string argument after the first (the user)
  * of a callee naming a credential, login or connection; a lone argument when the callee names
- * a password, secret or token (`setPassword("p")`).
+ * a password, secret or token (`setPassword("p")`). A call of three strings whose first is an
+ * endpoint takes them as endpoint, user, password (`getConnection("jdbc:…", "u", "p")`,
+ * `new DirectoryEntry("LDAP://…", "u", "p")`), whatever its callee unless the endpoint is a web URL.
  */
 function scanCredentialArguments(text: string, out: Detection[], rule: string): void {
   for (let open = text.indexOf("("); open !== -1; open = text.indexOf("(", open + 1)) {
@@ -310,9 +332,12 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     while (start > 0 && end - start < 80 && isNameChar(text.charCodeAt(start - 1))) start--;
     if (end - start < 4) continue;
     const callee = text.slice(start, end);
-    if (!CALLEE_WORD.test(callee)) continue;
+    const named = CALLEE_WORD.test(callee);
     let at = open + 1;
     while (at < text.length && /\s/.test(text[at] ?? "")) at++;
+    // Any other callee only when its first argument is a quoted endpoint.
+    if (!named && !((text[at] === '"' || text[at] === "'") && ENDPOINT.test(text.slice(at + 1, at + 48))))
+      continue;
     const args: [number, number][] = [];
     for (let k = 0; k < 4; k++) {
       const a = STRING_ARG.exec(text.slice(at, at + 1100));
@@ -322,8 +347,11 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
       at += a[0].length;
       if (a[3] === ")") break;
     }
+    const first = args[0] === undefined ? "" : text.slice(args[0][0], args[0][1]);
+    const endpoint = args.length === 3 && ENDPOINT.test(first) && (named || !WEB.test(first));
+    if (!named && !endpoint) continue;
     const lone = args.length === 1 && /password|secret|token|passphrase/i.test(callee);
-    const picked = lone ? args : args.slice(1, 2);
+    const picked = lone ? args : endpoint ? args.slice(2, 3) : args.slice(1, 2);
     for (const [s, e] of picked) {
       const value = text.slice(s, e);
       if (value.length >= 3 && !isPlaceholder(value) && !REFERENCE.test(value)) {

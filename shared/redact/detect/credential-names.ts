@@ -4,6 +4,8 @@
  * and the qualifiers that make it none (`sort_key`, `max_tokens`, `fake_token`).
  */
 
+import { isTypedRun } from "./randomness.js";
+
 /**
  * Words that name a credential whatever they hold. `key` and the other weak words below name
  * many things that are not secret (`sort_key`, `session`, `signature`), so their values must
@@ -227,6 +229,22 @@ export function nameWords(name: string): string[] {
     .split(/[^a-z0-9]+/)
     .map((w) => (/[a-z]\d+$/.test(w) ? w.replace(/\d+$/, "") : w))
     .filter((w) => w !== "");
+}
+
+/** A vendor's prefix as tokens carry one: `xoxp-`, `sk_`, `tok_`. */
+const VENDOR_PREFIX = /^[A-Za-z][A-Za-z0-9]{1,7}[-_]/;
+
+/**
+ * Is `value`, given to `name`, a token typed where a generated one goes: one typed run
+ * (`isTypedRun`), alone or after a vendor's prefix (`xoxp-1234567890`, `sk_abcdefghij`,
+ * `0000000000`)? Only under the name of a secret a machine generates (`token`, `api_key`,
+ * `secret`): under the name of one a person chooses (`password`, `passphrase`, `pin`) a run is a
+ * weak password (`12345678`), and stays one.
+ */
+export function isTypedPlaceholder(name: string, value: string): boolean {
+  if (!isTypedRun(value) && !isTypedRun(value.slice(VENDOR_PREFIX.exec(value)?.[0].length ?? 0)))
+    return false;
+  return !nameWords(name).some((w) => /pass|pwd/.test(w) || w === "pw" || w === "pin");
 }
 
 /**

@@ -117,6 +117,37 @@ export function looksGenerated(text: string, from: number, to: number, minLength
  */
 export const ORDERED_RUN = /abcdefghij|ABCDEFGHIJ|0123456789/;
 
+/** Fewest characters of a typed run ({@link isTypedRun}). */
+const TYPED_RUN_MIN = 8;
+
+/**
+ * Is `s` one run typed by counting or by holding a key: every character the one before it plus
+ * one in its class (digits wrapping from 9 to 0: `1234567890`, `34567890`; letters in either case:
+ * `abcdefgh`, `KLMNOPQR`) or the same (`00000000`), over 8 characters or more? A generated body
+ * of 8 base62 characters is one about twice in 10^11 (each next character has 2 chances in 62).
+ */
+export function isTypedRun(s: string): boolean {
+  if (s.length < TYPED_RUN_MIN) return false;
+  const step = runStep(s.charCodeAt(0), s.charCodeAt(1));
+  if (step === undefined) return false;
+  for (let i = 2; i < s.length; i++) {
+    if (runStep(s.charCodeAt(i - 1), s.charCodeAt(i)) !== step) return false;
+  }
+  return true;
+}
+
+/** `0` when `b` repeats `a`, `1` when it counts on from it (`9` to `0` wraps), else undefined. */
+function runStep(a: number, b: number): 0 | 1 | undefined {
+  const digit = (c: number) => c >= 48 && c <= 57;
+  const lower = (c: number) => c >= 97 && c <= 122;
+  const upper = (c: number) => c >= 65 && c <= 90;
+  if (!(digit(a) || lower(a) || upper(a))) return undefined;
+  if (a === b) return 0;
+  if (digit(a) && digit(b)) return b === a + 1 || (a === 57 && b === 48) ? 1 : undefined;
+  if ((lower(a) && lower(b)) || (upper(a) && upper(b))) return b === a + 1 ? 1 : undefined;
+  return undefined;
+}
+
 /** A UUID (8-4-4-4-12 hex): generated, and an id wherever it stands alone. */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -4,7 +4,7 @@
  */
 import { type ByteLine, isBlankBytes, readByteLines } from "../../canonical/index.js";
 import { RedactError, ReplayPipelineError } from "../../errors.js";
-import { type Finding, findingOf } from "../../formats/index.js";
+import { contentShape, type Finding, findingOf } from "../../formats/index.js";
 import { mapLines } from "../../parallel/index.js";
 import type { Preset } from "../presets.js";
 import type { RedactedLine } from "./lines.js";
@@ -109,6 +109,8 @@ async function feed(
     for (;;) {
       const next = await lines.next();
       if (next.done === true) return;
+      // This loop is the writer's front end: it gives the shape of the first readable line.
+      if (writer.wantsShape && isContentLine(next.value)) writer.shape(contentShape(next.value.bytes));
       await writer.line(next.value);
       if (writer.failed) return;
       const format = writer.linesFormat;

@@ -1,13 +1,14 @@
 /**
  * Layer C fed by `inspect` (one read of the file for both): the `inspect-redact` line task, which
  * splits a line for `inspect` and redacts it from the same work (the raw members Layer C cuts out
- * are the members `inspect` canonicalizes and hashes), and `tapOf`, the writer as `inspect`'s tap.
+ * are the members `inspect` canonicalizes and hashes); `fusedTask`, its init for the file `inspect`
+ * reads; and `tapOf`, the writer as `inspect`'s tap.
  */
 import { ByteSink, SplitView, splitInto, splitLine } from "../../canonical/index.js";
 import { RedactError } from "../../errors.js";
-import type { LineTap, TappedLine } from "../../formats/index.js";
+import type { FusedTask, LineTap, TappedLine } from "../../formats/index.js";
 import { type LineTaskModule, type SplitTexts, SplitWire, splitsFromWire } from "../../parallel/index.js";
-import { LineRedactor, type RedactedLine } from "./lines.js";
+import { LineRedactor, type LinesFormat, type RedactedLine } from "./lines.js";
 import type { LayerCCounts } from "./summary.js";
 import type { RedactTaskInit } from "./task.js";
 import type { LayerCWriter } from "./writer.js";
@@ -116,23 +117,33 @@ function* tappedFromWire({ splits, texts, ends, flags }: FusedWire): Generator<T
 }
 
 /**
- * `writer` as `inspect`'s `LineTap`: every line `inspect` reads goes to the writer, and the lines
- * of a JSON Lines file after the first are redacted by `inspectRedactTask` beside `inspect`'s split.
- * `inspect` stopping early with the writer still wanting lines is a bug (the copy would be short):
- * the writer fails with `redact.incomplete` rather than make it.
+ * `task` (`inspectRedactTask`) for `inspect`: built, once the first line showed a JSON Lines
+ * format, for that format and its reader's lazy members, with the redaction's `init`.
  */
-export function tapOf(writer: LayerCWriter, init: Omit<RedactTaskInit, "format">): LineTap {
+export function fusedTask(
+  task: LineTaskModule<InspectRedactInit>,
+  init: Omit<RedactTaskInit, "format">,
+): FusedTask {
   return {
-    task: (format, lazy) => {
-      const lines = writer.linesFormat;
-      if (lines === undefined || lines !== format) return undefined;
-      const fused: InspectRedactInit = {
-        ...init,
-        format: lines,
-        lazy: lazy === undefined ? null : [...lazy],
-      };
-      return { task: inspectRedactTask as LineTaskModule<unknown>, init: fused };
-    },
+    task: task as LineTaskModule<unknown>,
+    init: (format, lazy): InspectRedactInit => ({
+      ...init,
+      // A format `inspect` reads line by line is one Layer C redacts line by line.
+      format: format as LinesFormat,
+      lazy: lazy === undefined ? null : [...lazy],
+    }),
+  };
+}
+
+/**
+ * `writer` as `inspect`'s `LineTap`: every line `inspect` reads goes to the writer, the lines of a
+ * JSON Lines file after the first with their redaction by the fused task (ignored once the writer
+ * failed). `inspect` stopping early with the writer still wanting lines is a bug (the copy would
+ * be short): the writer fails with `redact.incomplete` rather than make it.
+ */
+export function tapOf(writer: LayerCWriter, file: string): LineTap {
+  return {
+    shape: (shape) => writer.shape(shape),
     line: (item, result) => writer.line(item, result as RedactedLine | null | undefined),
     state: (state) => writer.addCounts(state as LayerCCounts),
     end: ({ error, complete }) => {
@@ -140,7 +151,7 @@ export function tapOf(writer: LayerCWriter, init: Omit<RedactTaskInit, "format">
       else if (!complete)
         writer.fail(
           new RedactError("redact.incomplete", "inspect stopped reading before the end of the file", {
-            file: init.file,
+            file,
           }),
         );
     },

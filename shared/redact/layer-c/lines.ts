@@ -24,8 +24,7 @@ import {
 } from "../../canonical/index.js";
 import { RedactError, ReplayPipelineError } from "../../errors.js";
 import type { FormatId, ReplayEventFields } from "../../formats/index.js";
-// Not through formats/index.js: the line worker loads this module, and must not load zod.
-import { REPLAY_EVENT_FIELDS, SPAN_FIELD_SET } from "../../formats/layer-c-fields.js";
+import { REPLAY_EVENT_FIELDS, SPAN_FIELD_SET } from "../../formats/index.js";
 import type { Preset } from "../presets.js";
 import { Scrubber, type ScrubOptions } from "../scrub.js";
 import { Context } from "./context.js";

@@ -24,10 +24,10 @@ import {
   hashOf,
   inputOrder,
   type JsonValue,
+  memberValue,
   nameBytes,
   type SplitView,
   sha256Tag,
-  valueAt,
 } from "../../canonical/index.js";
 import type { ReplayEventFields } from "../../formats/index.js";
 import type { Context } from "./context.js";
@@ -98,7 +98,7 @@ export class SplitEventWriter {
       const open = buf[start];
       if (open === OPEN_BRACE) return NOT_WRITTEN;
       if (open === OPEN_BRACKET && holdsBracket(buf, start + 1, end)) return NOT_WRITTEN;
-      if (key === fields.typeKey) type = valueAt(buf, start, end);
+      if (key === fields.typeKey) type = memberValue(view, k);
     }
     const known = typeof type === "string" ? fields.byType.get(type) : undefined;
     const rules: ObjectRules = known ?? { allow: ctx.allow };
@@ -135,7 +135,7 @@ export class SplitEventWriter {
       }
       this.member = k;
       this.memberKey = key;
-      this.memberValue = valueAt(buf, start, end);
+      this.memberValue = memberValue(view, k);
       redactMember(key, this.memberValue, "$", ctx, rules, this.keep);
     }
     this.write(view, out);
@@ -210,12 +210,18 @@ function verbatimScalar(buf: Buffer, start: number, end: number, hash: boolean):
   // `(sha256:|hmac-sha256:)?` and 64 lowercase hex digits, between the quotes.
   let i = start + 1;
   const last = end - 1;
-  if (last - i === 64 + 7 && SHA256_PREFIX.compare(buf, i, i + 7) === 0) i += 7;
-  else if (last - i === 64 + 12 && HMAC_PREFIX.compare(buf, i, i + 12) === 0) i += 12;
+  if (last - i === 64 + 7 && hasPrefix(buf, i, SHA256_PREFIX)) i += 7;
+  else if (last - i === 64 + 12 && hasPrefix(buf, i, HMAC_PREFIX)) i += 12;
   if (last - i !== 64) return false;
   for (; i < last; i++) {
     const c = buf[i] as number;
     if (!((c >= DIGIT_0 && c <= DIGIT_9) || (c >= LOWER_A && c <= LOWER_F))) return false;
   }
+  return true;
+}
+
+/** True when `buf` holds `prefix` at `at` (a loop: `Buffer.compare` is a native call per hash). */
+function hasPrefix(buf: Buffer, at: number, prefix: Buffer): boolean {
+  for (let k = 0; k < prefix.length; k++) if (buf[at + k] !== prefix[k]) return false;
   return true;
 }

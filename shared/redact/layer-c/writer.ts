@@ -5,8 +5,8 @@
  */
 import { tmpdir } from "node:os";
 import { type ByteLine, decodeUtf8, isBlankBytes, type JsonValue, readJson } from "../../canonical/index.js";
-import { JsonInputError, RedactError, ReplayPipelineError } from "../../errors.js";
-import { detectFormat, type FormatId, type LayerCOrigin } from "../../formats/index.js";
+import { ContractError, JsonInputError, RedactError, ReplayPipelineError } from "../../errors.js";
+import { type ContentShape, detectFormat, type FormatId, type LayerCOrigin } from "../../formats/index.js";
 import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES } from "../../limits.js";
 import { fileSpool } from "../../spool/index.js";
 import type { Preset } from "../presets.js";
@@ -24,8 +24,9 @@ type Stage = "start" | "lines" | "document" | "one-line-document";
 
 /**
  * The Layer C copy of one file, fed its lines in order (`line`, over-long ones marked as
- * `readByteLines` marks them when it skips them). The format is detected from the first non-blank
- * line, as `redactOrThrow` has always done: a JSON Lines file is redacted line by line into a
+ * `readByteLines` marks them when it skips them). Its front end (inspect's reader through the tap,
+ * or `redactFile`'s feed) gives the shape the first readable line showed (`shape`, before that
+ * line): a JSON Lines file is redacted line by line into a
  * spool (each line's `RedactedLine` computed by the caller, on workers, or here), a multi-line
  * document is gathered whole, a one-line document kept. The first problem (an unreadable line, a
  * line the transform cannot redact, a source error given to `fail`) ends the work: the rest is
@@ -33,6 +34,8 @@ type Stage = "start" | "lines" | "document" | "one-line-document";
  */
 export class LayerCWriter {
   private stage: Stage = "start";
+  /** The shape of the content, given by the front end before the first readable line. */
+  private given: ContentShape | undefined;
   private failure: { error: unknown } | undefined;
   private format: FormatId | undefined;
   /** The one-line document. */
@@ -63,6 +66,16 @@ export class LayerCWriter {
   /** The JSON Lines format, once the first line said so and while nothing failed. */
   get linesFormat(): LinesFormat | undefined {
     return this.stage === "lines" && this.failure === undefined ? (this.format as LinesFormat) : undefined;
+  }
+
+  /** True until the shape of the content was given: the front end gives it with `shape`. */
+  get wantsShape(): boolean {
+    return this.stage === "start" && this.given === undefined && this.failure === undefined;
+  }
+
+  /** The shape the first readable line showed (`contentShape`), given just before that line. */
+  shape(shape: ContentShape): void {
+    if (this.wantsShape) this.given = shape;
   }
 
   /** True once something failed: further lines are ignored. */
@@ -134,46 +147,50 @@ export class LayerCWriter {
     }
   }
 
-  /** The first non-blank line: the format, or the start of a multi-line document. */
+  /** The first readable line: its shape (given by the front end) starts the copy. */
   private first(item: ByteLine): Promise<void> | undefined {
     const { line, bytes } = item;
     const file = this.options.file;
-    let value: JsonValue;
-    try {
-      value = readJson(decodeUtf8(bytes));
-    } catch (error) {
-      const text = bytes.toString("utf8").trim();
-      if (text === "{" || text === "[") {
+    const shape = this.given;
+    switch (shape?.kind) {
+      case undefined:
+        this.fail(
+          new ContractError("redact.incomplete", "the writer was given a readable line before its shape", {
+            file,
+            line,
+          }),
+        );
+        return undefined;
+      case "document":
         this.stage = "document";
         this.parts.push(Buffer.from(bytes), NEWLINE);
         this.size = bytes.length + 1;
         return undefined;
-      }
-      if (error instanceof ReplayPipelineError) error.locate({ file, lineOffset: line - 1 });
-      this.fail(error);
-      return undefined;
+      case "unreadable":
+        shape.error.locate({ file, lineOffset: line - 1 });
+        this.fail(shape.error);
+        return undefined;
+      case "unknown":
+        this.fail(unknownFormat(file, line));
+        return undefined;
+      case "one-line-document":
+        this.format = shape.format;
+        this.stage = "one-line-document";
+        this.value = shape.value;
+        return undefined;
+      case "lines":
+        this.format = shape.format;
+        this.stage = "lines";
+        this.redactor = new LineRedactor(
+          shape.format as LinesFormat,
+          this.preset,
+          this.options.key === undefined ? { file } : { file, key: this.options.key },
+        );
+        this.spool = LinesSpool.create(this.options.spool ?? fileSpool(tmpdir()));
+        // Settled when the copy is made or given up; a failure to create it surfaces there.
+        this.spool.catch(() => undefined);
+        return this.redact(item, undefined);
     }
-    const format = formatOf(value, file, line);
-    if (format instanceof RedactError) {
-      this.fail(format);
-      return undefined;
-    }
-    this.format = format;
-    if (!isLinesFormat(format)) {
-      this.stage = "one-line-document";
-      this.value = value;
-      return undefined;
-    }
-    this.stage = "lines";
-    this.redactor = new LineRedactor(
-      format,
-      this.preset,
-      this.options.key === undefined ? { file } : { file, key: this.options.key },
-    );
-    this.spool = LinesSpool.create(this.options.spool ?? fileSpool(tmpdir()));
-    // Settled when the copy is made or given up; a failure to create it surfaces there.
-    this.spool.catch(() => undefined);
-    return this.redact(item, undefined);
   }
 
   private redact(item: ByteLine, result: RedactedLine | null | undefined): Promise<void> | undefined {
@@ -263,8 +280,8 @@ export class LayerCWriter {
       throw error;
     }
     this.parts = [];
-    const format = formatOf(value, file, 1);
-    if (format instanceof RedactError) throw format;
+    const format = detectFormat(value);
+    if (format === null) throw unknownFormat(file, 1);
     if (isLinesFormat(format)) {
       throw new RedactError(
         "format.not_lines",
@@ -299,14 +316,11 @@ export class LayerCWriter {
   }
 }
 
-/** The format of a file's first value, or the error that it has none. */
-function formatOf(value: JsonValue, file: string, line: number): FormatId | RedactError {
-  return (
-    detectFormat(value) ??
-    new RedactError(
-      "format.unknown",
-      "not a replay format this tool reads; expected a REPLAY.jsonl event, a Braintrust span, a ReplayBundle or a ReplayKit artifact",
-      { file, line },
-    )
+/** The error of a file whose first value (at `line`) is of no format this tool reads. */
+function unknownFormat(file: string, line: number): RedactError {
+  return new RedactError(
+    "format.unknown",
+    "not a replay format this tool reads; expected a REPLAY.jsonl event, a Braintrust span, a ReplayBundle or a ReplayKit artifact",
+    { file, line },
   );
 }

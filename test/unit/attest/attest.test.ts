@@ -2,6 +2,7 @@ import { generateKeyPairSync, sign } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { IN_TOTO_PAYLOAD_TYPE, pae } from "#shared/attest/dsse.js";
 import {
   type AttestationInput,
   attestationKey,
@@ -9,18 +10,13 @@ import {
   type Envelope,
   type EnvelopeSigner,
   envelopeStatement,
-  IN_TOTO_PAYLOAD_TYPE,
   keyIdOf,
-  POLICY_URI,
-  pae,
-  STATEMENT_TYPE,
   signStatement,
   unverifiedStatement,
   VERDICT_EXTENSION,
-  VERIFIER_ID,
-  VSA_PREDICATE_TYPE,
   verifyEnvelope,
 } from "#shared/attest/index.js";
+import { POLICY_URI, STATEMENT_TYPE, VERIFIER_ID, VSA_PREDICATE_TYPE } from "#shared/attest/statement.js";
 import { AttestationError } from "#shared/errors.js";
 import { memoryPorts } from "#shared/pipeline/memory-ports.js";
 import { processObject } from "#shared/pipeline/process-object.js";

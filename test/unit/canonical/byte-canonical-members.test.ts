@@ -1,13 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  ByteCanonicalizer,
-  ByteSink,
-  canonicalize,
-  canonicalizeBytes,
-  readJson,
-  type TopLevelMembers,
-} from "#shared/canonical/index.js";
+import { canonicalizeBytes, type TopLevelMembers } from "#shared/canonical/byte-canonical.js";
+import { ByteCanonicalizer, ByteSink, canonicalize, readJson } from "#shared/canonical/index.js";
 
 describe("canonicalizeBytes with top-level member spans", () => {
   it("records each member's canonical value, keys in code-point order", () => {

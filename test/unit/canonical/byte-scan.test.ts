@@ -5,16 +5,15 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { canonicalizeBytes, type TopLevelMembers } from "#shared/canonical/byte-canonical.js";
 import {
   ByteCanonicalizer,
   ByteSink,
-  canonicalizeBytes,
   cutsOfSplit,
   type RawCuts,
   rawContainers,
   SplitView,
   splitLine,
-  type TopLevelMembers,
 } from "#shared/canonical/index.js";
 
 const CUT: ReadonlyMap<string, Buffer> = new Map(

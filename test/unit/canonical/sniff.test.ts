@@ -1,7 +1,8 @@
 import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { canonicalDocument, canonicalJsonLines, sniffText } from "#shared/canonical/index.js";
+import { canonicalDocument, canonicalJsonLines } from "#shared/canonical/index.js";
+import { sniffText } from "#shared/canonical/sniff.js";
 import { NotTextError } from "#shared/errors.js";
 import { inspect } from "#shared/formats/index.js";
 

@@ -28,6 +28,8 @@ function session(specs: string[], ids = false): SessionView {
       ],
       markers: [],
       text: null,
+      call: null,
+      receipt: [],
     };
   });
   return {

@@ -2,15 +2,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type ByteLine, JsonNumber, readByteLines, type SplitLine } from "#shared/canonical/index.js";
+import { WorkerPoolError } from "#shared/errors.js";
 import { inspect } from "#shared/formats/index.js";
-import {
-  mapLines,
-  type ParallelOptions,
-  poolStats,
-  type SplitTaskInit,
-  splitTask,
-  WorkerPoolError,
-} from "#shared/parallel/index.js";
+import { mapLines, type ParallelOptions, splitTask } from "#shared/parallel/index.js";
+import { poolStats } from "#shared/parallel/line-pool.js";
+import type { SplitTaskInit } from "#shared/parallel/split-task.js";
 import { ReplayGenerator } from "../../../bench/generate.js";
 import { corpusBytes, corpusList, PROJECT_ROOT } from "../../support/corpus.js";
 import { LINE_WORKER } from "../../support/worker.js";

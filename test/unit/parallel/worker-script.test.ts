@@ -6,14 +6,9 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type ByteLine, readByteLines } from "#shared/canonical/index.js";
-import { kindOf } from "#shared/errors.js";
-import {
-  mapLines,
-  type ParallelOptions,
-  poolStats,
-  splitTask,
-  WorkerPoolError,
-} from "#shared/parallel/index.js";
+import { kindOf, WorkerPoolError } from "#shared/errors.js";
+import { mapLines, type ParallelOptions, splitTask } from "#shared/parallel/index.js";
+import { poolStats } from "#shared/parallel/line-pool.js";
 import { PROJECT_ROOT } from "../../support/corpus.js";
 import { LINE_WORKER } from "../../support/worker.js";
 

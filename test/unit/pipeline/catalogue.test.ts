@@ -4,13 +4,21 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TransientError } from "../../../shared/errors.js";
 import {
+  type CatalogueKeys,
   type CatalogueStore,
   catalogueEntryKey,
   catalogueIndexKey,
   catalogueManifestKey,
+  catalogueShardKeys,
+  catalogueShardOf,
   rebuildCatalogue,
 } from "../../../shared/pipeline/catalogue.js";
-import type { CatalogueManifest, CopyFacts } from "../../../shared/pipeline/catalogue-types.js";
+import type {
+  CatalogueManifest,
+  CatalogueShard,
+  CopyFacts,
+  ManifestRow,
+} from "../../../shared/pipeline/catalogue-types.js";
 import { attestationKey } from "../../../shared/pipeline/keys.js";
 import { MemoryCatalogueStore, MemoryPublisher, memoryPorts } from "../../../shared/pipeline/memory-ports.js";
 import { processObject } from "../../../shared/pipeline/process-object.js";
@@ -31,6 +39,25 @@ function manifestOf(store: MemoryCatalogueStore, tenant: string): CatalogueManif
   return JSON.parse(store.objects.get(catalogueManifestKey(tenant))?.body ?? "null") as CatalogueManifest;
 }
 
+function shardOf(store: MemoryCatalogueStore, tenant: string, shard: string): CatalogueShard {
+  return JSON.parse(
+    store.objects.get(catalogueShardKeys(tenant, shard).manifest)?.body ?? "null",
+  ) as CatalogueShard;
+}
+
+/** Every copy the tenant's manifest leads to (through its shards), sorted by key. */
+function copiesOf(store: MemoryCatalogueStore, tenant: string): ManifestRow[] {
+  return manifestOf(store, tenant)
+    .shards.flatMap((row) => shardOf(store, tenant, row.shard).copies)
+    .sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+/** A shard's page, where its copies are listed. */
+function shardPage(store: MemoryCatalogueStore, copyKey: string): string {
+  const tenant = copyKey.slice(0, copyKey.indexOf("/"));
+  return store.objects.get(catalogueShardKeys(tenant, catalogueShardOf(copyKey)).index)?.body ?? "";
+}
+
 /** A store whose every call waits a random few turns of the event loop, as requests in flight do. */
 class JitteredStore extends MemoryCatalogueStore {
   private static async jitter(): Promise<void> {
@@ -40,16 +67,16 @@ class JitteredStore extends MemoryCatalogueStore {
     await JitteredStore.jitter();
     return super.listEntries(prefix);
   }
-  override async getCatalogue(tenant: string) {
+  override async getCatalogue(keys: CatalogueKeys) {
     await JitteredStore.jitter();
-    return super.getCatalogue(tenant);
+    return super.getCatalogue(keys);
   }
   override async putCatalogue(
-    tenant: string,
+    keys: CatalogueKeys,
     files: { manifest: string; index: string; generation: string },
   ) {
     await JitteredStore.jitter();
-    return super.putCatalogue(tenant, files);
+    return super.putCatalogue(keys, files);
   }
 }
 
@@ -67,29 +94,59 @@ describe("the catalogue under concurrent publishes and withdrawals", () => {
       ...keys.slice(30).map((key) => publisher.publishCopy(key, text(`copy of ${key}`), FACTS)),
       ...withdrawn.map((key) => publisher.withdrawCopy(key)),
     ]);
-    const manifest = manifestOf(publisher.catalogue, "acme");
-    expect(manifest.copies.map((c) => c.key)).toEqual([...keys].sort());
-    for (const row of manifest.copies) {
+    const copies = copiesOf(publisher.catalogue, "acme");
+    expect(copies.map((c) => c.key)).toEqual([...keys].sort());
+    for (const row of copies) {
       expect(row.sha256, row.key).toBe(sha256(`copy of ${row.key}`));
       expect(row.withdrawn_at !== null, row.key).toBe(withdrawn.includes(row.key));
     }
+    const manifest = manifestOf(publisher.catalogue, "acme");
     const index = publisher.catalogue.objects.get(catalogueIndexKey("acme"));
     expect(index?.generation).toBe(manifest.generation);
-    for (const key of keys) expect(index?.body).toContain(key);
+    expect(manifest.shards.reduce((n, s) => n + s.published, 0)).toBe(keys.length - withdrawn.length);
+    expect(manifest.shards.reduce((n, s) => n + s.withdrawn, 0)).toBe(withdrawn.length);
+    for (const row of manifest.shards) {
+      const shard = publisher.catalogue.objects.get(catalogueShardKeys("acme", row.shard).index);
+      expect(shard?.generation).toBe(shardOf(publisher.catalogue, "acme", row.shard).generation);
+      expect(index?.body).toContain(`href="shards/${row.shard}.html"`);
+    }
+    for (const key of keys) expect(shardPage(publisher.catalogue, key)).toContain(key);
   });
 
-  it("rewrites a stale manifest that landed last (a slower rebuild's)", async () => {
+  it("rewrites a stale manifest that landed last (a slower rebuild's), a shard's and the tenant's", async () => {
+    // Two copies of one shard.
+    const [a, b] = Array.from({ length: 600 }, (_, n) => `acme/s/C${n}.layer-c.jsonl`).filter(
+      (key, _, all) => catalogueShardOf(key) === catalogueShardOf(all[0] as string),
+    );
     const publisher = new MemoryPublisher();
-    await publisher.publishCopy("acme/s/A.layer-c.jsonl", text("a"), FACTS);
-    const before = publisher.catalogue.objects.get(catalogueManifestKey("acme"));
-    await publisher.publishCopy("acme/s/B.layer-c.jsonl", text("b"), FACTS);
-    // The first rebuild's manifest, written after the second's: it misses B.
-    publisher.catalogue.objects.set(catalogueManifestKey("acme"), before as never);
+    await publisher.publishCopy(a as string, text("a"), FACTS);
+    const shardKey = catalogueShardKeys("acme", catalogueShardOf(a as string)).manifest;
+    const beforeShard = publisher.catalogue.objects.get(shardKey);
+    const beforeTenant = publisher.catalogue.objects.get(catalogueManifestKey("acme"));
+    await publisher.publishCopy(b as string, text("b"), FACTS);
+    // The first rebuilds' manifests, written after the second's: they miss B.
+    publisher.catalogue.objects.set(shardKey, beforeShard as never);
+    publisher.catalogue.objects.set(catalogueManifestKey("acme"), beforeTenant as never);
     expect(await rebuildCatalogue(publisher.catalogue, "acme")).toBe(2);
-    expect(manifestOf(publisher.catalogue, "acme").copies.map((c) => c.key)).toEqual([
-      "acme/s/A.layer-c.jsonl",
-      "acme/s/B.layer-c.jsonl",
-    ]);
+    expect(copiesOf(publisher.catalogue, "acme").map((c) => c.key)).toEqual([a, b].sort());
+    expect(manifestOf(publisher.catalogue, "acme").shards).toMatchObject([{ published: 2, withdrawn: 0 }]);
+  });
+
+  it("builds the shards of a tenant whose manifest is of the unsharded schema on its next change", async () => {
+    const publisher = new MemoryPublisher();
+    const keys = Array.from({ length: 20 }, (_, n) => `acme/s-${n}/R.layer-c.jsonl`);
+    for (const key of keys) await publisher.publishCopy(key, text(key), FACTS);
+    // As an older release left it: no shard manifests, a v1 manifest listing every copy.
+    for (const key of [...publisher.catalogue.objects.keys()])
+      if (key.includes("/_catalogue/shards/")) publisher.catalogue.objects.delete(key);
+    publisher.catalogue.objects.set(catalogueManifestKey("acme"), {
+      body: JSON.stringify({ schema: "replay-pipeline.catalogue.v1", copies: [] }),
+      etag: "old",
+    });
+    await publisher.publishCopy("acme/new/R.layer-c.jsonl", text("new"), FACTS);
+    expect(copiesOf(publisher.catalogue, "acme").map((c) => c.key)).toEqual(
+      [...keys, "acme/new/R.layer-c.jsonl"].sort(),
+    );
   });
 
   it("gives up with a transient error when the catalogue never settles", async () => {
@@ -111,10 +168,10 @@ describe("the catalogue under concurrent publishes and withdrawals", () => {
     });
     await publisher.publishCopy("acme/s/A.layer-c.jsonl", text("a"), FACTS);
     await publisher.withdrawCopy("acme/s/A.layer-c.jsonl");
-    const first = manifestOf(publisher.catalogue, "acme").copies[0];
+    const first = copiesOf(publisher.catalogue, "acme")[0];
     await publisher.withdrawCopy("acme/s/A.layer-c.jsonl");
     await publisher.withdrawCopy("acme/s/OLD.layer-c.jsonl");
-    const [a, old] = manifestOf(publisher.catalogue, "acme").copies;
+    const [a, old] = copiesOf(publisher.catalogue, "acme");
     expect(first?.withdrawn_at).toMatch(/^2026-03-01T/);
     expect(a?.withdrawn_at).toBe(first?.withdrawn_at);
     expect((a?.withdrawn_at ?? "") > (a?.published_at ?? "")).toBe(true);
@@ -131,10 +188,10 @@ describe("the catalogue's index page", () => {
     const publisher = new MemoryPublisher({ reportsBucket: "reports" });
     const key = `acme/s 1/<img src=x onerror=alert(1)>.layer-c.jsonl`;
     await publisher.publishCopy(key, text("x"), { ...FACTS, attestation: 'results/"quoted".intoto.json' });
-    const html = publisher.catalogue.objects.get(catalogueIndexKey("acme"))?.body ?? "";
+    const html = shardPage(publisher.catalogue, key);
     expect(html).not.toContain("<img");
     expect(html).toContain("&lt;img src=x onerror=alert(1)&gt;");
-    expect(html).toContain(`href="../s%201/%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E.layer-c.jsonl"`);
+    expect(html).toContain(`href="../../s%201/%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E.layer-c.jsonl"`);
     expect(html).toContain('href="s3://reports/results/&quot;quoted&quot;.intoto.json"');
     expect(html).toContain("default-src 'none'");
     expect(html).not.toMatch(/<script|<link|src="|https?:\/\//);
@@ -146,9 +203,13 @@ describe("the catalogue's index page", () => {
     await publisher.publishCopy("acme/s/A.layer-c.jsonl", text("a"), FACTS);
     await publisher.publishCopy("acme/s/B.layer-c.jsonl", text("b"), FACTS);
     await publisher.withdrawCopy("acme/s/B.layer-c.jsonl");
-    const html = publisher.catalogue.objects.get(catalogueIndexKey("acme"))?.body ?? "";
-    expect(html).toContain('href="../s/A.layer-c.jsonl.view.html"');
-    expect(html).not.toContain("B.layer-c.jsonl.view.html");
+    expect(shardPage(publisher.catalogue, "acme/s/A.layer-c.jsonl")).toContain(
+      'href="../../s/A.layer-c.jsonl.view.html"',
+    );
+    expect(shardPage(publisher.catalogue, "acme/s/B.layer-c.jsonl")).toContain("B.layer-c.jsonl");
+    expect(shardPage(publisher.catalogue, "acme/s/B.layer-c.jsonl")).not.toContain(
+      "B.layer-c.jsonl.view.html",
+    );
   });
 });
 

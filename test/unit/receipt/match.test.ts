@@ -6,14 +6,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Findings, inspect, MAX_ROWS, type ToolCallRecord } from "#shared/formats/index.js";
-import {
-  beginVerify,
-  normalizeReplaySideEffect,
-  type ReceiptToolCall,
-  ToolCallMatcher,
-  verifyReplay,
-} from "#shared/receipt/index.js";
-import { compareValues } from "#shared/receipt/match.js";
+import { beginVerify, verifyReplay } from "#shared/receipt/index.js";
+import { compareValues, ToolCallMatcher } from "#shared/receipt/match.js";
+import { normalizeReplaySideEffect, type ReceiptToolCall } from "#shared/receipt/read.js";
 
 // ---- the reference: pairing whole lists, as verify did before it streamed ----
 

@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { canonicalHash, type JsonObject, type JsonValue, readJson } from "#shared/canonical/index.js";
 import { type CheckRow, Findings, inspect } from "#shared/formats/index.js";
-import {
-  generateReceipt,
-  type Inspected,
-  readReceipt,
-  receiptDigest,
-  serializeReceipt,
-  verifyReplay,
-} from "#shared/receipt/index.js";
+import { generateReceipt, readReceipt, serializeReceipt, verifyReplay } from "#shared/receipt/index.js";
+import { receiptDigest } from "#shared/receipt/read.js";
+import type { Inspected } from "#shared/receipt/verify.js";
 
 const json = (v: unknown): JsonValue => readJson(JSON.stringify(v));
 const hashOf = (v: unknown) => canonicalHash(json(v), "openagents");

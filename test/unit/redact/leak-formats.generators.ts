@@ -16,7 +16,7 @@
 import fc from "fast-check";
 import { canonicalHash, JsonNumber, type JsonObject, type JsonValue } from "#shared/canonical/index.js";
 import { STEP_TYPES } from "#shared/formats/replaykit/index.js";
-import { isStructuralKey } from "#shared/redact/index.js";
+import { isStructuralKey } from "#shared/redact/layer-c/policy.js";
 
 // ---------------------------------------------------------------------------------------------------------
 // Secrets

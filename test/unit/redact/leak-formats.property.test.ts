@@ -33,7 +33,8 @@ import {
   SHA256_TAG,
 } from "#shared/canonical/index.js";
 import { inspect } from "#shared/formats/index.js";
-import { PRESETS, type Preset, RAW_KEYS } from "#shared/redact/index.js";
+import { PRESETS, type Preset } from "#shared/redact/index.js";
+import { RAW_KEYS } from "#shared/redact/layer-c/policy.js";
 import { Scrubber } from "#shared/redact/scrub.js";
 import { redactBytes, stringsOf, unmaskedPaths } from "./layer-c/helpers.js";
 import {

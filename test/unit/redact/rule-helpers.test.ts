@@ -1,11 +1,13 @@
 /**
  * `isPlaceholderToken`'s documentation keys: AWS's end in `EXAMPLE`, a base64 one with its `=` padding
  * after it (`ABSK…EXAMPLEEXAMPLE=`). Generated from a fixed seed, with the keys beside them that are not
- * placeholders: `EXAMPLE` inside a key, a padded key without it.
+ * placeholders: `EXAMPLE` inside a key, a padded key without it. And the keyword rule's shape test: a value
+ * holding ten in order (`ORDERED_RUN`) is no credential, the same value with nine of them is.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isPlaceholderToken } from "#shared/redact/rule-helpers.js";
+import { ORDERED_RUN } from "#shared/redact/detect/randomness.js";
+import { isCredentialShaped, isPlaceholderToken } from "#shared/redact/rule-helpers.js";
 import { Scrubber } from "#shared/redact/scrub.js";
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -31,6 +33,34 @@ describe("documentation keys ending in EXAMPLE", () => {
       const key = `${mid}${b}${pad}`;
       expect(isPlaceholderToken(key), key).toBe(false);
       expect(isPlaceholderToken(`${b.slice(0, 10)}EXAMPLE${b.slice(10)}${pad}`)).toBe(false);
+    }
+  });
+});
+
+describe("the keyword rule's shape test (isCredentialShaped)", () => {
+  // Vendors' keywords from gitleaks' list, not credential words: only the keyword rule reads them.
+  const keyword = fc.constantFrom("meraki", "sonar", "zendesk", "beamer", "etsy");
+  const ordered = fc.constantFrom("0123456789", "abcdefghij", "ABCDEFGHIJ");
+  const generated = body.map((b) => b.replace(/[+/]/g, "7"));
+
+  it("a value holding ten in order is a character set or an example: kept", () => {
+    for (const [k, b, o, at] of sample(fc.tuple(keyword, generated, ordered, fc.nat()))) {
+      const i = at % b.length;
+      const value = `${b.slice(0, i)}${o}${b.slice(i)}`;
+      expect(isCredentialShaped(value), value).toBe(false);
+      const text = `${k}: ${value}`;
+      expect(new Scrubber().scrub(text, "$.x"), text).toBe(text);
+    }
+  });
+
+  it("a generated value beside the keyword, nine in order at most, is a credential", () => {
+    for (const [k, b, o, at] of sample(fc.tuple(keyword, generated, ordered, fc.nat()))) {
+      const i = at % b.length;
+      const value = `${b.slice(0, i)}${o.slice(0, 9)}${b.slice(i)}`;
+      // The body beside it may carry the run on to ten by chance.
+      if (ORDERED_RUN.test(value)) continue;
+      expect(isCredentialShaped(value), value).toBe(true);
+      expect(new Scrubber().scrub(`${k}: ${value}`, "$.x"), value).not.toContain(value);
     }
   });
 });

@@ -8,7 +8,8 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { LineRedactor, type Preset, Scrubber } from "#shared/redact/index.js";
+import { type Preset, Scrubber } from "#shared/redact/index.js";
+import { LineRedactor } from "#shared/redact/layer-c/lines.js";
 import type { ScrubOptions } from "#shared/redact/scrub.js";
 import { ReplayGenerator } from "../../../bench/generate.js";
 

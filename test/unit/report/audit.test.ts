@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  buildAuditReport,
-  distribution,
-  renderAuditHtml,
-  renderAuditMarkdown,
-} from "../../../shared/report/index.js";
+import { distribution } from "../../../shared/report/audit.js";
+import { buildAuditReport, renderAuditHtml, renderAuditMarkdown } from "../../../shared/report/index.js";
 import { OWN_FAILURES, PLANTED_SECRET, seededInput } from "../../support/audit-records.js";
 
 describe("buildAuditReport", () => {

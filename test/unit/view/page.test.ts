@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { SessionView, ViewStep } from "#shared/view/index.js";
 import { readSessionView, viewerPage } from "#shared/view/index.js";
 import { chunksOf, everyFormat } from "../../support/sessions.js";
+import { runViewerPage } from "../../support/viewer-page.js";
 
 const HOSTILE = '</script><script>alert(1)</script><img src=x onerror="alert(2)">';
 
@@ -48,25 +49,9 @@ function step(n: number, name = `tool${n % 7}`, failed = false): ViewStep {
     ],
     markers: [],
     text: null,
+    call: null,
+    receipt: [],
   };
-}
-
-/** The page's timeline run in a linkedom document: the inline script, with `keydown` sent to it. */
-function run(page: string) {
-  const { document, window } = parseHTML(page);
-  const script = [...document.querySelectorAll("script")].find((s) => s.getAttribute("type") === null);
-  new Function("document", "setTimeout", "clearTimeout", script?.textContent ?? "")(
-    document,
-    (f: () => void) => f(),
-    () => undefined,
-  );
-  const key = (k: string): void => {
-    const event = new window.Event("keydown");
-    Object.assign(event, { key: k });
-    document.dispatchEvent(event);
-  };
-  const rows = () => [...document.querySelectorAll("#steps tbody tr")];
-  return { document, key, rows };
 }
 
 /** `src`/`href` attributes and script calls that would make a request. */
@@ -98,7 +83,7 @@ describe("viewerPage", () => {
     expect(page.match(/<script\b/gi)).toHaveLength(2);
     expect(page.match(/<\/script/gi)).toHaveLength(2);
     expect(page).not.toMatch(/<img/i);
-    const { document, key, rows } = run(page);
+    const { document, key, rows } = runViewerPage(page);
     expect(document.querySelectorAll("img")).toHaveLength(0);
     expect(document.querySelectorAll("script")).toHaveLength(2);
     // The name reaches the reader as text, unchanged.
@@ -113,7 +98,7 @@ describe("viewerPage", () => {
     const started = performance.now();
     const page = viewerPage(view(steps));
     expect(performance.now() - started).toBeLessThan(10_000);
-    const { document, key, rows } = run(page);
+    const { document, key, rows } = runViewerPage(page);
     expect(rows()).toHaveLength(200);
     expect(document.querySelector("#count")?.textContent).toBe("(100000 of 100000 steps)");
     key("j");

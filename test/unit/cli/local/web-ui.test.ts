@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { handleUi, type UiIndex, type UiSource } from "../../../../cli/local/web-ui.js";
+import { InvalidCursorError } from "../../../../functions/adapters/errors.js";
 import type { FileRecord } from "../../../../shared/pipeline/ports.js";
 import { PROJECT_ROOT } from "../../../support/corpus.js";
 import { fileRecord } from "../../../support/index-records.js";
@@ -23,12 +24,18 @@ function memorySource(
     shardCount: 2,
     listTenants: async (day) =>
       [...new Set(records.filter((r) => r.processed_at.startsWith(day)).map((r) => r.tenant))].sort(),
-    queryDay: async (tenant, day, shard) => {
+    queryDay: async (tenant, day, shard, cursor, limit = 100) => {
       queries.push(`${tenant} ${day} ${shard}`);
-      // Every record in shard 0: the handler must still ask each shard.
-      const records_ =
-        shard === 0 ? records.filter((r) => r.tenant === tenant && r.processed_at.startsWith(day)) : [];
-      return { records: records_, cursor: null };
+      if (cursor === "sealed-by-another-run") throw new InvalidCursorError();
+      // Shards by the session's last digit, as many as there are: the handler must ask each.
+      const all = records.filter(
+        (r) =>
+          r.tenant === tenant && r.processed_at.startsWith(day) && Number(r.session.at(-1)) % 2 === shard,
+      );
+      // DynamoDB's Limit: at most `limit` items, and a cursor whenever it stopped at the limit.
+      const from = cursor === null || cursor === undefined ? 0 : Number(cursor);
+      const end = Math.min(all.length, from + limit);
+      return { records: all.slice(from, end), cursor: end - from === limit ? String(end) : null };
     },
     listFiles: async (tenant, session) => records.filter((r) => r.tenant === tenant && r.session === session),
     listChecks: async () => [],
@@ -110,8 +117,8 @@ describe("web UI handlers", () => {
     const data = /<script type="application\/json" id="data">(.*?)<\/script>/s.exec(page.body)?.[1];
     const { steps } = JSON.parse(data ?? "null") as { steps: unknown[][] };
     expect(steps.length).toBeGreaterThan(0);
-    // Each row's last cell is the step's text: none is shown.
-    for (const row of steps) expect(row.at(-1)).toBeNull();
+    // Each row's ninth cell is the step's text (page.ts: `compact`): none is shown.
+    for (const row of steps) expect(row[8]).toBeNull();
   });
 
   it("diffs two files", async () => {
@@ -143,5 +150,73 @@ describe("web UI handlers", () => {
       "/elsewhere",
     ])
       expect((await handleUi(source, "GET", path)).status, path).toBe(404);
+  });
+});
+
+describe("the sessions list's pages", () => {
+  // Nine sessions of t1 (one file each) over both shards, four of them failed.
+  const many = Array.from({ length: 9 }, (_, n) => ({
+    ...fileRecord("t1", `p${n}`, "r.REPLAY.jsonl"),
+    verdict: n % 2 === 0 ? ("passed" as const) : ("failed" as const),
+  }));
+  const paged = memorySource(many, {});
+  const sessionsOn = (body: string) => [...body.matchAll(/href="\/s\/t1\/(p\d)"/g)].map((m) => m[1]);
+  const linkOf = (body: string, rel: string) =>
+    new RegExp(`rel="${rel}" href="([^"]+)"`).exec(body)?.[1]?.replaceAll("&amp;", "&") ?? null;
+
+  /** Every page from `first`, following "next". */
+  async function walk(first: string): Promise<string[]> {
+    const pages: string[] = [];
+    for (let path: string | null = first; path !== null; ) {
+      const page = await handleUi(paged, "GET", path);
+      expect(page.status, path).toBe(200);
+      pages.push(page.body);
+      path = linkOf(page.body, "next");
+      expect(pages.length).toBeLessThan(20);
+    }
+    return pages;
+  }
+
+  it("shows at most a page of files, and every session exactly once across the pages", async () => {
+    const pages = await walk("/?size=4");
+    const seen = pages.flatMap(sessionsOn);
+    expect(pages.length).toBeGreaterThanOrEqual(3);
+    for (const body of pages) expect(sessionsOn(body).length).toBeLessThanOrEqual(4);
+    expect(seen.sort()).toEqual(many.map((r) => r.session).sort());
+    expect(pages[0]).toContain("page 1");
+    expect(pages[0]).not.toContain('rel="prev"');
+    expect(pages.at(-1)).not.toContain('rel="next"');
+  });
+
+  it("goes back to the very page it came from", async () => {
+    const first = await handleUi(paged, "GET", "/?size=4");
+    const second = await handleUi(paged, "GET", linkOf(first.body, "next") ?? "");
+    const third = await handleUi(paged, "GET", linkOf(second.body, "next") ?? "");
+    expect(third.body).toContain("page 3");
+    const back = await handleUi(paged, "GET", linkOf(third.body, "prev") ?? "");
+    expect(sessionsOn(back.body)).toEqual(sessionsOn(second.body));
+    const backAgain = await handleUi(paged, "GET", linkOf(back.body, "prev") ?? "");
+    expect(sessionsOn(backAgain.body)).toEqual(sessionsOn(first.body));
+    expect(linkOf(back.body, "prev")).toBe("/?day=2026-11-26&size=4");
+  });
+
+  it("pages through the filtered records, with the filter kept", async () => {
+    const pages = await walk("/?size=2&verdict=failed");
+    expect(pages.flatMap(sessionsOn).sort()).toEqual(["p1", "p3", "p5", "p7"]);
+    expect(linkOf(pages[0] ?? "", "next")).toContain("verdict=failed");
+  });
+
+  it("answers a page link it did not make, or one of an earlier run, with a way back to the first page", async () => {
+    for (const path of [
+      "/?c=bm90LWpzb24",
+      `/?c=${Buffer.from(JSON.stringify(["t9", 0, null])).toString("base64url")}`,
+      `/?c=${Buffer.from(JSON.stringify(["t1", 7, null])).toString("base64url")}`,
+      `/?c=${Buffer.from(JSON.stringify(["t1", 0, null])).toString("base64url")}&back=nope`,
+      `/?c=${Buffer.from(JSON.stringify(["t1", 0, "sealed-by-another-run"])).toString("base64url")}`,
+    ]) {
+      const page = await handleUi(paged, "GET", path);
+      expect(page.status, path).toBe(400);
+      expect(page.body).toContain('href="/?day=2026-11-26"');
+    }
   });
 });

@@ -1,13 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { canonicalHash, canonicalize, type JsonValue, readJson, sha256Tag } from "#shared/canonical/index.js";
-import { ReplayPipelineError } from "#shared/errors.js";
-import {
-  ExportError,
-  type ExportOptions,
-  exportReplayBundle,
-  Findings,
-  type Session,
-} from "#shared/formats/index.js";
+import { ExportError, ReplayPipelineError } from "#shared/errors.js";
+import type { ExportOptions } from "#shared/formats/export.js";
+import { exportReplayBundle, Findings, type Session } from "#shared/formats/index.js";
 import {
   bundleOutcome,
   isReplayBundle,

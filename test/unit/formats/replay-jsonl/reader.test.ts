@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { canonicalHash, type JsonValue, readJson } from "#shared/canonical/index.js";
-import { Findings, type LineFormat } from "#shared/formats/index.js";
+import { Findings } from "#shared/formats/index.js";
 import {
   detectReplayDialect,
   replayAdr0003Format,
   replayDsrsFormat,
   replayV1Format,
 } from "#shared/formats/replay-jsonl/index.js";
+import type { LineFormat } from "#shared/formats/types.js";
 
 const hashOf = (v: unknown) => canonicalHash(readJson(JSON.stringify(v)), "openagents");
 

@@ -140,3 +140,104 @@ describe("a bare value that names a credential", () => {
     for (const value of sample(chance)) expect(scrub(`password=${value} `), value).not.toContain(value);
   });
 });
+
+const word = (min: number, max: number) => chars("abcdefghijklmnopqrstuvwxyz", min, max);
+const capitalized = word(3, 10).map((w) => `${w[0]?.toUpperCase()}${w.slice(1)}`);
+
+const contextOnly = new Scrubber({ layers: ["context"] });
+
+describe("an Authorization header of any scheme", () => {
+  it("the credential after the scheme word is redacted, the scheme kept", () => {
+    const scheme = fc.oneof(
+      capitalized,
+      word(3, 8).map((w) => w.toUpperCase()),
+    );
+    for (const [s, t, sep] of sample(fc.tuple(scheme, token, fc.constantFrom(": ", ":", " = ")))) {
+      const text = `curl -H "Authorization${sep}${s} ${t}" https://api.example.com/v1`;
+      expect(scrub(text), text).not.toContain(t);
+      // The context layer alone reads past the scheme: it redacts the credential, not the word.
+      const out = contextOnly.scrub(text, "$.error.message");
+      expect(out, text).not.toContain(t);
+      expect(out, text).toContain(`${s} `);
+    }
+  });
+});
+
+describe("a password in prose, after the account it is for", () => {
+  it("`the password for user 'u' is 'p'`: the password is redacted, the user kept", () => {
+    const quote = fc.constantFrom("'", '"');
+    const pw = fc.tuple(word(4, 8), chars("0123456789", 1, 3)).map(([w, d]) => `${w}${d}`);
+    for (const [q, lead, user, p, who] of sample(
+      fc.tuple(
+        quote,
+        fc.constantFrom("the", "The default", "Ensure the"),
+        word(4, 10),
+        pw,
+        fc.constantFrom("user", "the user", "account"),
+      ),
+    )) {
+      const text = `${lead} password for ${who} ${q}${user}${q} is ${q}${p}${q}.`;
+      const out = scrub(text);
+      expect(out, text).not.toContain(p);
+      expect(out, text).toContain(`${q}${user}${q}`);
+    }
+  });
+
+  it("prose about an account without a value is kept", () => {
+    for (const user of sample(word(4, 10))) {
+      const text = `the token for user ${user} is expired`;
+      expect(scrub(text), text).toBe(text);
+    }
+  });
+});
+
+describe("a call of an endpoint, a user and a password", () => {
+  const scheme = fc.constantFrom("jdbc:mysql", "jdbc:postgresql", "LDAP", "ldaps", "ftp", "smb");
+  const pw = fc
+    .tuple(capitalized, chars("0123456789", 2, 4), fc.constantFrom("!", "#", ""))
+    .map((a) => a.join(""));
+  const callee = fc.constantFrom("new DirectoryEntry", "DriverManager.getConnection", "Open", "client.bind");
+
+  it("the third string is the password: redacted; the endpoint and the user kept", () => {
+    for (const [c, s, user, p] of sample(fc.tuple(callee, scheme, word(4, 10), pw))) {
+      const text = `${c}("${s}://db.example.com:3306/app", "${user}", "${p}");`;
+      const out = scrub(text);
+      expect(out, text).not.toContain(p);
+      expect(out, text).toContain(`"${user}"`);
+      expect(out, text).toContain(`${s}://db.example.com`);
+    }
+  });
+
+  it("three strings after a web URL, to a callee naming no credential, are kept", () => {
+    for (const [a, b] of sample(fc.tuple(word(3, 8), word(3, 8)))) {
+      const text = `fetch("https://api.example.com/items", "${a}", "${b}")`;
+      expect(scrub(text), text).toBe(text);
+    }
+  });
+});
+
+describe("a key in hex under a qualified credential name", () => {
+  // Long digit runs, as real keys have: the shape layer's switch rate alone would take it for a digest.
+  const hexKey = (n: number) =>
+    fc
+      .tuple(chars("0123456789", n - 12), chars("abcdef", 6), chars("0123456789abcdef", 6))
+      .map(([d, l, m]) => `${d.slice(0, 8)}${l}${d.slice(8)}${m}`);
+
+  it("is redacted whatever its digits: `-D<tool>.login=<40 hex>`, `<tool>_license_key: <32 hex>`", () => {
+    for (const [tool, h40, h32] of sample(fc.tuple(word(4, 8), hexKey(40), hexKey(32)))) {
+      for (const text of [`mvn verify -D${tool}.login=${h40}`, `${tool}_license_key: ${h32}`]) {
+        expect(scrub(text), text).not.toContain(text.endsWith(h40) ? h40 : h32);
+        const out = contextOnly.scrub(text, "$.error.message");
+        expect(out, text).not.toContain(text.endsWith(h40) ? h40 : h32);
+        expect(out, text).toContain(tool);
+      }
+    }
+  });
+
+  it("a digest under a name of its own is kept", () => {
+    for (const h of sample(hexKey(40))) {
+      const text = `checked out commit ${h}`;
+      expect(scrub(text), text).toBe(text);
+    }
+  });
+});

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { decodeUtf8, isJsonObject, type JsonObject, readJson } from "#shared/canonical/index.js";
 import { inspect } from "#shared/formats/index.js";
 import { computeChecksum, computeStepHash, stepContent } from "#shared/formats/replaykit/index.js";
-import { RPK_MASK, RPK_REDACTION_POLICY_VERSION } from "#shared/redact/index.js";
+import { RPK_MASK, RPK_REDACTION_POLICY_VERSION } from "#shared/redact/layer-c/documents.js";
 import { corpusBytes } from "../../../support/corpus.js";
 import { tempDir } from "../../../support/temp.js";
 import { ALL_PRESETS, redactBytes } from "./helpers.js";

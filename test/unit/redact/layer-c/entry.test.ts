@@ -10,7 +10,8 @@ import {
   readJson,
 } from "#shared/canonical/index.js";
 import { inspect, type LayerCOrigin } from "#shared/formats/index.js";
-import { isStructuralKey, PARANOID_TEXT, redactFile } from "#shared/redact/index.js";
+import { redactFile } from "#shared/redact/index.js";
+import { isStructuralKey, PARANOID_TEXT } from "#shared/redact/layer-c/policy.js";
 import { ALL_PRESETS, fakeHash, parseLines, redactBytes } from "./helpers.js";
 
 const H = (v: JsonValue): string => canonicalHash(v, "openagents");

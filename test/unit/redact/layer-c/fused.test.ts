@@ -9,9 +9,13 @@ import { join } from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ReplayPipelineError } from "#shared/errors.js";
-import { findingOf, type InspectReport, inspect } from "#shared/formats/index.js";
-import { type ParallelOptions, poolStats } from "#shared/parallel/index.js";
-import { LayerCWriter, originOf, redactChecked, redactFile, tapOf } from "#shared/redact/index.js";
+import { contentShape, findingOf, type InspectReport, inspect } from "#shared/formats/index.js";
+import type { ParallelOptions } from "#shared/parallel/index.js";
+import { poolStats } from "#shared/parallel/line-pool.js";
+import { originOf } from "#shared/redact/checked.js";
+import { inspectRedactTask, redactChecked, redactFile } from "#shared/redact/index.js";
+import { tapOf } from "#shared/redact/layer-c/fused.js";
+import { LayerCWriter } from "#shared/redact/layer-c/writer.js";
 import { DEFAULT_SEED, ReplayGenerator } from "../../../../bench/generate.js";
 import { CORPUS, PROJECT_ROOT } from "../../../support/corpus.js";
 import { LINE_WORKER } from "../../../support/worker.js";
@@ -118,7 +122,12 @@ async function fused(
   bytes: Buffer,
   parallel: ParallelOptions,
 ): Promise<{ report: InspectReport; copy: Outcome }> {
-  const result = redactChecked(chunksOf(bytes), { file: name, allowUnverified: true, parallel });
+  const result = redactChecked(chunksOf(bytes), {
+    task: inspectRedactTask,
+    file: name,
+    allowUnverified: true,
+    parallel,
+  });
   const copy = await drain(result.chunks, () => result.summary());
   return { report: await result.report, copy };
 }
@@ -176,6 +185,7 @@ describe("redactChecked (fused) against inspect and the Layer C transform separa
   it("reads a JSON Lines file once: one worker pool for inspect and Layer C together", async () => {
     const before = poolStats.pools;
     const result = redactChecked(chunksOf(GENERATED["generated.REPLAY.jsonl"] as Buffer), {
+      task: inspectRedactTask,
       file: "one-pool",
       parallel: WORKERS,
     });
@@ -188,7 +198,11 @@ describe("redactChecked (fused) against inspect and the Layer C transform separa
 
   it("refuses a failed input as before: RedactRefusedError with inspect's report, no byte of a copy", async () => {
     const bytes = GENERATED["tampered.REPLAY.jsonl"] as Buffer;
-    const result = redactChecked(chunksOf(bytes), { file: "tampered", parallel: WORKERS });
+    const result = redactChecked(chunksOf(bytes), {
+      task: inspectRedactTask,
+      file: "tampered",
+      parallel: WORKERS,
+    });
     const copy = await drain(result.chunks, () => result.summary());
     expect(copy).toEqual({ errors: expect.stringContaining('"code":"redact.refused"') });
     expect((await result.report).verdict).toBe("failed");
@@ -198,11 +212,11 @@ describe("redactChecked (fused) against inspect and the Layer C transform separa
 describe("tapOf", () => {
   it("fails the writer when inspect stops before the end of the file (no short copy)", async () => {
     const writer = new LayerCWriter({ file: "short" }, "private_repo");
-    const tap = tapOf(writer, { preset: "private_repo", file: "short" });
-    await tap.line(
-      { line: 1, bytes: Buffer.from(generated(1, true).split("\n")[0] as string), terminated: true },
-      undefined,
-    );
+    const tap = tapOf(writer, "short");
+    const bytes = Buffer.from(generated(1, true).split("\n")[0] as string);
+    // As inspect does: the shape of the first readable line, then the line.
+    tap.shape?.(contentShape(bytes));
+    await tap.line({ line: 1, bytes, terminated: true }, undefined);
     expect(writer.failed).toBe(false);
     tap.end({ complete: false });
     expect(writer.failed).toBe(true);
@@ -216,9 +230,36 @@ describe("tapOf", () => {
     expect([code, kind]).toEqual(["redact.incomplete", "bug"]);
   });
 
+  it("makes the copy of the shape its front end gave, and refuses a readable line given without one", async () => {
+    const line = {
+      line: 1,
+      bytes: Buffer.from(generated(1, true).split("\n")[0] as string),
+      terminated: true,
+    };
+    // A line of a known format, given as JSON of no format: the writer goes by the shape.
+    const told = new LayerCWriter({ file: "told" }, "private_repo");
+    told.shape({ kind: "unknown", value: null });
+    await told.line(line);
+    const unknown = await told
+      .copy(originOf(await reportOf("t")), () => undefined)
+      .next()
+      .catch((e: unknown) => e);
+    expect((unknown as ReplayPipelineError).code).toBe("format.unknown");
+    const untold = new LayerCWriter({ file: "untold" }, "private_repo");
+    await untold.line(line);
+    const refused = await untold
+      .copy(originOf(await reportOf("u")), () => undefined)
+      .next()
+      .catch((e: unknown) => e);
+    expect([(refused as ReplayPipelineError).code, (refused as ReplayPipelineError).kind]).toEqual([
+      "redact.incomplete",
+      "bug",
+    ]);
+  });
+
   it("passes inspect's source error to the writer, which throws it in place of a copy", async () => {
     const writer = new LayerCWriter({ file: "broken" }, "private_repo");
-    const tap = tapOf(writer, { preset: "private_repo", file: "broken" });
+    const tap = tapOf(writer, "broken");
     const cause = new ReplayPipelineError("gzip.corrupt", "gzip data is corrupt");
     tap.end({ error: cause, complete: false });
     await expect(writer.copy(originOf(await reportOf("y")), () => undefined).next()).rejects.toBe(cause);

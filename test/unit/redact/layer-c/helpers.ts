@@ -6,15 +6,10 @@ import {
   type JsonValue,
   readJson,
 } from "#shared/canonical/index.js";
-import {
-  type CheckedOptions,
-  isStructuralKey,
-  type LayerCSummary,
-  type Preset,
-  RPK_MASK,
-  redactChecked,
-  UNKNOWN_EVENT_ALLOW,
-} from "#shared/redact/index.js";
+import type { CheckedOptions } from "#shared/redact/checked.js";
+import { inspectRedactTask, type LayerCSummary, type Preset, redactChecked } from "#shared/redact/index.js";
+import { RPK_MASK } from "#shared/redact/layer-c/documents.js";
+import { isStructuralKey, UNKNOWN_EVENT_ALLOW } from "#shared/redact/layer-c/policy.js";
 
 /** The presets, in the order ADR-0016 lists them. */
 export const ALL_PRESETS: Preset[] = ["open_source", "private_repo", "paranoid"];
@@ -37,7 +32,12 @@ export async function redactBytes(
     }
     for (let i = 0; i < bytes.length; i += chunkSize) yield bytes.subarray(i, i + chunkSize);
   }
-  const result = redactChecked(source(), { file: "input", allowUnverified: true, ...options });
+  const result = redactChecked(source(), {
+    task: inspectRedactTask,
+    file: "input",
+    allowUnverified: true,
+    ...options,
+  });
   const parts: Buffer[] = [];
   for await (const chunk of result.chunks) parts.push(Buffer.from(chunk));
   return { text: Buffer.concat(parts).toString("utf8"), summary: result.summary() };

@@ -26,17 +26,10 @@ import {
   splitInto,
 } from "#shared/canonical/index.js";
 import type { LayerCOrigin } from "#shared/formats/index.js";
-import {
-  type LayerCCounts,
-  LineRedactor,
-  type LinesFormat,
-  layerCSummary,
-  mergeCounts,
-  PRESETS,
-  type Preset,
-  RAW_KEYS,
-  withSummary,
-} from "#shared/redact/index.js";
+import { PRESETS, type Preset } from "#shared/redact/index.js";
+import { LineRedactor, type LinesFormat, withSummary } from "#shared/redact/layer-c/lines.js";
+import { RAW_KEYS } from "#shared/redact/layer-c/policy.js";
+import { type LayerCCounts, layerCSummary, mergeCounts } from "#shared/redact/layer-c/summary.js";
 import { FORMATS, plantsArb, type Session } from "../leak-formats.generators.js";
 import { redactBytes } from "./helpers.js";
 

@@ -8,8 +8,9 @@
 import { describe, expect, it } from "vitest";
 import { ByteSink, SplitView, splitInto } from "#shared/canonical/index.js";
 import { REPLAY_EVENT_FIELDS } from "#shared/formats/layer-c-fields.js";
-import { LineRedactor, type Preset, Scrubber } from "#shared/redact/index.js";
+import { type Preset, Scrubber } from "#shared/redact/index.js";
 import { Context } from "#shared/redact/layer-c/context.js";
+import { LineRedactor } from "#shared/redact/layer-c/lines.js";
 import {
   NOT_WRITTEN,
   SplitEventWriter,
