@@ -33,7 +33,7 @@ export interface Provenance {
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 6,
-  "redact/detect": 6,
+  "redact/detect": 7,
   "redact/layer-c": 3,
   "redact/scrub": 4,
   // Format readers (validation and hashes).
