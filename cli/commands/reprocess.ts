@@ -14,7 +14,7 @@ import { SFNClient } from "@aws-sdk/client-sfn";
 import { readConfig } from "../../functions/lib/config.js";
 import { makeReprocessHandler, RUN_ID } from "../../functions/lib/reprocess.js";
 import type { Verdict } from "../../shared/formats/types.js";
-import type { ProcessOptions } from "../../shared/pipeline/job-types.js";
+import type { RulePack } from "../../shared/pipeline/job-types.js";
 import { rulesDigest } from "../../shared/pipeline/provenance.js";
 import {
   manifestKey,
@@ -82,7 +82,7 @@ export interface ReprocessHooks {
   /** Stops taking files once aborted (SIGINT does the same); the run can be resumed by its id. */
   signal?: AbortSignal;
   /** The rules to run instead of `--preset`'s (a test's rule pack). */
-  rules?: Pick<ProcessOptions, "preset" | "redactionKey" | "rulesDigest">;
+  rules?: RulePack;
 }
 
 function dayOption(name: string, value: string | undefined, fallback: Date): string {

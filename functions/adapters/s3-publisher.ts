@@ -3,14 +3,21 @@
  * own buckets, never the ingest bucket, so an output can never trigger the pipeline again; keeps
  * each tenant's catalogue of its copies in the published bucket (`S3CatalogueStore`).
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import { type CloudFrontClient, CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import { cataloguePublished, catalogueWithdrawn, sha256Tap } from "../../shared/pipeline/catalogue.js";
+import {
+  cataloguedSame,
+  cataloguePublished,
+  catalogueWithdrawn,
+  rebuildCatalogue,
+  sha256Tap,
+  tenantOfCopy,
+} from "../../shared/pipeline/catalogue.js";
 import type { CopyFacts } from "../../shared/pipeline/catalogue-types.js";
-import type { Publisher } from "../../shared/pipeline/ports.js";
+import type { Publisher, PublishOptions } from "../../shared/pipeline/ports.js";
 import { publishedUrlPath } from "../../shared/pipeline/published-urls.js";
 import { asAdapterError } from "./errors.js";
 import { S3CatalogueStore } from "./s3-catalogue.js";
@@ -44,6 +51,34 @@ export interface PublisherOptions {
   viewerPages?: boolean;
 }
 
+/** S3's smallest multipart part, and the default part size: a copy under it is one PUT. */
+const MIN_PART_BYTES = 5 * 1024 * 1024;
+
+/**
+ * The first chunks of `body`, up to `limit` bytes or its end: `whole` when it ended within them,
+ * and `body` again from its start (the chunks read, then the rest).
+ */
+async function peek(
+  body: AsyncIterable<Uint8Array>,
+  limit: number,
+): Promise<{ whole: Buffer | null; body: AsyncIterable<Uint8Array> }> {
+  const it = body[Symbol.asyncIterator]();
+  const head: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const next = await it.next();
+    if (next.done === true) return { whole: Buffer.concat(head), body: Readable.from(head) };
+    head.push(next.value);
+    bytes += next.value.length;
+    if (bytes > limit) break;
+  }
+  async function* again(): AsyncGenerator<Uint8Array> {
+    yield* head;
+    for (let next = await it.next(); next.done !== true; next = await it.next()) yield next.value;
+  }
+  return { whole: null, body: again() };
+}
+
 /** The `Publisher` port over S3. */
 export class S3Publisher implements Publisher {
   private readonly catalogue: S3CatalogueStore;
@@ -55,8 +90,27 @@ export class S3Publisher implements Publisher {
     this.catalogue = new S3CatalogueStore(client, options.publishedBucket);
   }
 
-  private catalogueOptions() {
-    return { viewerPages: this.options.viewerPages === true, reportsBucket: this.options.reportsBucket };
+  private catalogueOptions(deferRebuild = false) {
+    return {
+      viewerPages: this.options.viewerPages === true,
+      reportsBucket: this.options.reportsBucket,
+      deferRebuild,
+    };
+  }
+
+  /**
+   * A view of this publisher for one batch of jobs: its publishes and withdrawals write their
+   * catalogue entries only, and its `settle()` rebuilds each tenant they touched once, so a batch
+   * of ten copies rebuilds its tenant's catalogue (a listing of all the tenant's entries) once
+   * rather than ten times.
+   */
+  batch(): CatalogueBatch {
+    return new CatalogueBatch(this);
+  }
+
+  /** Rebuilds `tenant`'s catalogue until settled (what a batch's `settle` does per tenant). */
+  async rebuild(tenant: string): Promise<void> {
+    await rebuildCatalogue(this.catalogue, tenant, this.catalogueOptions());
   }
 
   /**
@@ -64,9 +118,27 @@ export class S3Publisher implements Publisher {
    * fails, the multipart upload is aborted (its parts deleted) and the body's error is thrown, so no
    * half-written copy stays. If the abort fails too, the parts are left to the bucket's
    * incomplete-upload lifecycle rule and the body's error is still the one thrown. Once the copy
-   * is stored, its catalogue entry (with the sha256 taken on the way up) and its tenant's manifest.
+   * is stored, its catalogue entry (with the sha256 taken on the way up) and its tenant's manifest
+   * (`deferRebuild`: the entry only; a `CatalogueBatch` rebuilds). With `keepIfSame`, a copy under
+   * one part is read first and, when the catalogue lists the same bytes and facts published under
+   * `key`, nothing is written (`kept`); a larger copy is published again.
    */
-  async publishCopy(key: string, body: AsyncIterable<Uint8Array>, facts: CopyFacts): Promise<void> {
+  async publishCopy(
+    key: string,
+    body: AsyncIterable<Uint8Array>,
+    facts: CopyFacts,
+    options: PublishOptions = {},
+    deferRebuild = false,
+  ): Promise<void | "kept"> {
+    if (options.keepIfSame === true) {
+      const peeked = await peek(body, Math.max(this.options.partSize ?? 0, MIN_PART_BYTES));
+      const { whole } = peeked;
+      if (whole !== null) {
+        const sha256 = createHash("sha256").update(whole).digest("hex");
+        if (await cataloguedSame(this.catalogue, key, sha256, facts)) return "kept";
+      }
+      body = peeked.body;
+    }
     let bodyError: { error: unknown } | null = null;
     const tap = sha256Tap(body);
     async function* watched(): AsyncGenerator<Uint8Array> {
@@ -102,7 +174,7 @@ export class S3Publisher implements Publisher {
       // A failed upload may stop reading mid-body: release whatever the body holds open.
       stream.destroy();
     }
-    await cataloguePublished(this.catalogue, key, tap.digest(), facts, this.catalogueOptions());
+    await cataloguePublished(this.catalogue, key, tap.digest(), facts, this.catalogueOptions(deferRebuild));
   }
 
   /**
@@ -113,7 +185,7 @@ export class S3Publisher implements Publisher {
    * progress), so the message is retried, the delete repeated harmlessly and the invalidation
    * asked for again before the withdrawal is recorded. Last, the catalogue marks the copy withdrawn.
    */
-  async withdrawCopy(key: string): Promise<void> {
+  async withdrawCopy(key: string, deferRebuild = false): Promise<void> {
     try {
       await this.client.send(new DeleteObjectCommand({ Bucket: this.options.publishedBucket, Key: key }));
     } catch (error) {
@@ -121,7 +193,7 @@ export class S3Publisher implements Publisher {
     }
     const { distribution } = this.options;
     if (distribution !== undefined) await this.invalidate(distribution, key);
-    await catalogueWithdrawn(this.catalogue, key, this.catalogueOptions());
+    await catalogueWithdrawn(this.catalogue, key, this.catalogueOptions(deferRebuild));
   }
 
   private async invalidate(
@@ -159,5 +231,49 @@ export class S3Publisher implements Publisher {
     } catch (error) {
       throw asAdapterError(error, `PutObject ${key}`);
     }
+  }
+}
+
+/**
+ * One batch's view of an `S3Publisher` (`S3Publisher.batch`): copies and withdrawals write their
+ * catalogue entries, and `settle()`, called once the batch's jobs are done and before they are
+ * reported done, rebuilds the catalogue of every tenant touched. A job retried after its batch
+ * stopped before settling finds its record written (a duplicate) and publishes nothing: its
+ * handler `touch`es the tenant so the retry settles it.
+ */
+export class CatalogueBatch implements Publisher {
+  private readonly tenants = new Set<string>();
+
+  constructor(private readonly publisher: S3Publisher) {}
+
+  async publishCopy(
+    key: string,
+    body: AsyncIterable<Uint8Array>,
+    facts: CopyFacts,
+    options?: PublishOptions,
+  ): Promise<void | "kept"> {
+    const outcome = await this.publisher.publishCopy(key, body, facts, options, true);
+    if (outcome !== "kept") this.tenants.add(tenantOfCopy(key));
+    return outcome;
+  }
+
+  async withdrawCopy(key: string): Promise<void> {
+    await this.publisher.withdrawCopy(key, true);
+    this.tenants.add(tenantOfCopy(key));
+  }
+
+  putDocument(key: string, body: string): Promise<void> {
+    return this.publisher.putDocument(key, body);
+  }
+
+  /** Has `settle()` rebuild `tenant`'s catalogue even if this batch published nothing there. */
+  touch(tenant: string): void {
+    this.tenants.add(tenant);
+  }
+
+  /** Rebuilds the catalogue of each tenant touched, once; then forgets them. */
+  async settle(): Promise<void> {
+    for (const tenant of this.tenants) await this.publisher.rebuild(tenant);
+    this.tenants.clear();
   }
 }

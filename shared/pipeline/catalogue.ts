@@ -47,6 +47,11 @@ export interface CatalogueOptions {
   reportsBucket?: string;
   /** Rebuild rounds before giving up with a transient error (default 30). */
   maxRounds?: number;
+  /**
+   * Write the entry only: the caller rebuilds the tenant's catalogue itself (`rebuildCatalogue`),
+   * once for many changes, before it reports them done.
+   */
+  deferRebuild?: boolean;
   now?: () => Date;
 }
 
@@ -54,8 +59,11 @@ export interface CatalogueOptions {
 export interface CatalogueStore {
   /** Writes an entry object (JSON text). */
   putEntry(key: string, body: string): Promise<void>;
-  /** An entry object and its ETag; null when there is none. */
-  getEntry(key: string): Promise<{ body: string; etag: string } | null>;
+  /**
+   * An entry object and its ETag; null when there is none. Given the ETag a listing showed, a store
+   * may answer from what it wrote or read before at that ETag (an object's bytes at one ETag never change).
+   */
+  getEntry(key: string, etag?: string): Promise<{ body: string; etag: string } | null>;
   /** Every entry object under `prefix`, all pages, with its ETag (a consistent listing). */
   listEntries(prefix: string): Promise<{ key: string; etag: string }[]>;
   /**
@@ -68,7 +76,7 @@ export interface CatalogueStore {
 }
 
 /** The tenant of a copy key (`<tenant>/<session>/<file>`). */
-function tenantOfCopy(copyKey: string): string {
+export function tenantOfCopy(copyKey: string): string {
   return copyKey.slice(0, Math.max(0, copyKey.indexOf("/")));
 }
 
@@ -119,6 +127,28 @@ export function sha256Tap(body: AsyncIterable<Uint8Array>): {
   };
 }
 
+/**
+ * Whether the catalogue lists `copyKey` as published (not withdrawn) with these bytes (`sha256`)
+ * and `facts`: a copy to keep rather than publish again.
+ */
+export async function cataloguedSame(
+  store: Pick<CatalogueStore, "getEntry">,
+  copyKey: string,
+  sha256: string,
+  facts: CopyFacts,
+): Promise<boolean> {
+  const found = await store.getEntry(catalogueEntryKey(copyKey));
+  if (found === null) return false;
+  const entry = JSON.parse(found.body) as CatalogueEntry;
+  return (
+    entry.withdrawn_at === null &&
+    entry.sha256 === sha256 &&
+    entry.replay_hash === facts.replay_hash &&
+    entry.verdict === facts.verdict &&
+    entry.attestation === facts.attestation
+  );
+}
+
 /** Records a copy just published (`sha256` of its bytes) and rebuilds its tenant's catalogue. */
 export async function cataloguePublished(
   store: CatalogueStore,
@@ -137,7 +167,7 @@ export async function cataloguePublished(
     withdrawn_at: null,
   };
   await store.putEntry(catalogueEntryKey(copyKey), `${JSON.stringify(entry)}\n`);
-  await rebuildCatalogue(store, tenantOfCopy(copyKey), options);
+  if (options.deferRebuild !== true) await rebuildCatalogue(store, tenantOfCopy(copyKey), options);
 }
 
 /**
@@ -167,7 +197,7 @@ export async function catalogueWithdrawn(
     const entry: CatalogueEntry = { ...before, withdrawn_at: now(options) };
     await store.putEntry(entryKey, `${JSON.stringify(entry)}\n`);
   }
-  await rebuildCatalogue(store, tenantOfCopy(copyKey), options);
+  if (options.deferRebuild !== true) await rebuildCatalogue(store, tenantOfCopy(copyKey), options);
 }
 
 function now(options: CatalogueOptions): string {
@@ -221,7 +251,7 @@ export async function rebuildCatalogue(
         copies.push(reused);
         continue;
       }
-      const found = await store.getEntry(key);
+      const found = await store.getEntry(key, etag);
       // Entries are never deleted; one missing here was listed by a store that lost it: skip it.
       if (found === null) continue;
       copies.push({ ...(JSON.parse(found.body) as CatalogueEntry), entry_etag: found.etag });

@@ -5,6 +5,7 @@ import type { ParallelOptions } from "../parallel/line-pool.js";
 import type { VerifyReport } from "../receipt/index.js";
 import type { LayerCSummary } from "../redact/index.js";
 import type { Preset } from "../redact/presets.js";
+import type { PackRule } from "../redact/rules.js";
 import type { FileRecord, ObjectRef, PutOutcome, ReceiptCheckRecord } from "./ports.js";
 import type { Provenance } from "./provenance.js";
 
@@ -49,6 +50,8 @@ export interface ProcessOptions {
   preset?: Preset;
   /** Key for Layer C's keyed pseudonyms. */
   redactionKey?: Uint8Array;
+  /** A rule pack's secret rules, run beside the built-in ones (they go into the rules digest). */
+  packRules?: readonly PackRule[];
   /** ReplayKit signature key: with it a signature is required. */
   hmacKey?: Uint8Array;
   /** Worker threads for large JSON Lines files. */
@@ -61,13 +64,23 @@ export interface ProcessOptions {
   /** Publish the copy of a `failed` or `invalid` replay too; its record says so (`redact --allow-unverified`). */
   publishUnverified?: boolean;
   /**
-   * The digest of the rules this job runs (`Provenance.rules_digest`); default `rulesDigest(preset)`.
-   * A rule pack laid over the built-in rules gives its own.
+   * The digest of the rules this job runs (`Provenance.rules_digest`); default
+   * `rulesDigest(preset, packRules)`. A rule pack that changes more than rules (a key) gives its own.
    */
   rulesDigest?: string;
   /** Which job runs (default `pipeline`). */
   mode?: JobMode;
 }
+
+/**
+ * The rules a deployment (or a test) runs when not the built-in defaults: a preset, a pseudonym
+ * key, a rule pack's secret rules, a signature key (a signature then required), and the digest
+ * recorded for them (default: `rulesDigest(preset, packRules)`).
+ */
+export type RulePack = Pick<
+  ProcessOptions,
+  "preset" | "redactionKey" | "packRules" | "hmacKey" | "rulesDigest"
+>;
 
 /** The verdict document: what the reports store keeps for one processed object. */
 export interface VerdictDocument {
@@ -111,4 +124,6 @@ export interface ProcessResult {
   checks: ReceiptCheckRecord[];
   /** The whole report of each receipt check this run made, scrubbed: what `verify` prints. */
   verifications: VerifyReport[];
+  /** Reprocess: the copy published before was kept (the new rules made the same bytes). */
+  copyKept?: true;
 }

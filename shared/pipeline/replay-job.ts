@@ -22,6 +22,8 @@ import { withdrawReplaced } from "./reprocess.js";
 /** What became of the Layer C copy. */
 interface CopyOutcome {
   published: string | null;
+  /** The copy published before (reprocess) was kept: the new one is the same bytes. */
+  kept: boolean;
   notPublished: string | null;
   summary: LayerCSummary | null;
 }
@@ -40,6 +42,7 @@ export async function replayJob(run: JobRun, key: ObjectKey): Promise<ProcessRes
     ...readOptionsOf(pendingBefore),
     ...(options.preset === undefined ? {} : { preset: options.preset }),
     ...(options.redactionKey === undefined ? {} : { key: options.redactionKey }),
+    ...(options.packRules === undefined ? {} : { packRules: options.packRules }),
     spool: ports.spool,
     ...run.readOptions(),
   });
@@ -51,6 +54,7 @@ export async function replayJob(run: JobRun, key: ObjectKey): Promise<ProcessRes
   let published: string | null = null;
   let notPublished: string | null = null;
   let summary: LayerCSummary | null = null;
+  let kept = false;
   try {
     try {
       inspected = await redaction.inspected;
@@ -82,11 +86,15 @@ export async function replayJob(run: JobRun, key: ObjectKey): Promise<ProcessRes
         const target = layerCKey(key);
         // Reprocess: a copy made by rules that redacted less goes first (and from the CDN's cache).
         await withdrawReplaced(ports.publisher, run.previous, () => redaction.summary().by_rule);
-        await ports.publisher.publishCopy(target, prepend(ended, copy), {
+        const facts = {
           replay_hash: report.replay_hash,
           verdict: report.verdict,
           attestation: attestationKey(verdictKey(source.key)),
-        });
+        };
+        // Reprocess: a copy the new rules leave byte for byte as it was stays (no new version).
+        const keepIfSame = run.previous?.layer_c_key === target;
+        kept =
+          (await ports.publisher.publishCopy(target, prepend(ended, copy), facts, { keepIfSame })) === "kept";
         published = target;
         summary = redaction.summary();
       }
@@ -97,7 +105,7 @@ export async function replayJob(run: JobRun, key: ObjectKey): Promise<ProcessRes
     await copy.return?.(undefined).catch(() => undefined);
   }
 
-  return replayDone(run, key, inspected, receiptsBefore, { published, notPublished, summary });
+  return replayDone(run, key, inspected, receiptsBefore, { published, notPublished, summary, kept });
 }
 
 /**
@@ -130,7 +138,12 @@ async function inspectOnly(run: JobRun, key: ObjectKey, pending: PendingCheck[])
     key,
     inspected,
     pending.map((p) => p.receipt),
-    { published: null, notPublished: "only inspected: no Layer C copy was asked for", summary: null },
+    {
+      published: null,
+      notPublished: "only inspected: no Layer C copy was asked for",
+      summary: null,
+      kept: false,
+    },
   );
 }
 
@@ -182,6 +195,7 @@ async function replayDone(
     not_published: notPublished,
   });
   const result = await run.finish(record, { ...document, receipt_checks: run.documentChecks() });
+  if (copy.kept) result.copyKept = true;
   // A local job has no session to look in again.
   if (result.outcome !== "written" || (run.mode.kind !== "pipeline" && run.mode.kind !== "reprocess"))
     return result;

@@ -519,7 +519,7 @@ export function isSecretMemberName(name: string): boolean {
 }
 
 export { isPlaceholderToken } from "./rule-helpers.js";
-export { type Detection, LAYERS, type Layer, type PatternRule } from "./rule-types.js";
+export { type Detection, LAYERS, type Layer, type PackRule, type PatternRule } from "./rule-types.js";
 export {
   canSkipSecretlint,
   SECRETLINT_PRESET_ID,
