@@ -82,6 +82,10 @@ async function peek(
 /** The `Publisher` port over S3. */
 export class S3Publisher implements Publisher {
   private readonly catalogue: S3CatalogueStore;
+  /** Per tenant, the rebuild not started yet, which calls join. */
+  private readonly waiting = new Map<string, Promise<void>>();
+  /** Per tenant, the last rebuild scheduled, which the next one waits for. */
+  private readonly lastRebuild = new Map<string, Promise<void>>();
 
   constructor(
     private readonly client: S3Client,
@@ -108,9 +112,29 @@ export class S3Publisher implements Publisher {
     return new CatalogueBatch(this);
   }
 
-  /** Rebuilds `tenant`'s catalogue until settled (what a batch's `settle` does per tenant). */
-  async rebuild(tenant: string): Promise<void> {
-    await rebuildCatalogue(this.catalogue, tenant, this.catalogueOptions());
+  /**
+   * Rebuilds `tenant`'s catalogue until settled (what a batch's `settle` does per tenant). Calls
+   * while one runs share the next one, which starts after it (so it lists their entries): batches
+   * settling at once in one process (the local stack's) rebuild once together, not in turn.
+   */
+  rebuild(tenant: string): Promise<void> {
+    const waiting = this.waiting.get(tenant);
+    if (waiting !== undefined) return waiting;
+    const before = this.lastRebuild.get(tenant) ?? Promise.resolve();
+    const next = before
+      .catch(() => undefined)
+      .then(async () => {
+        this.waiting.delete(tenant);
+        await rebuildCatalogue(this.catalogue, tenant, this.catalogueOptions());
+      });
+    this.waiting.set(tenant, next);
+    this.lastRebuild.set(tenant, next);
+    next
+      .finally(() => {
+        if (this.lastRebuild.get(tenant) === next) this.lastRebuild.delete(tenant);
+      })
+      .catch(() => undefined);
+    return next;
   }
 
   /**

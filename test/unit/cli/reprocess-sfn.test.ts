@@ -7,7 +7,8 @@ import {
 } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { followRun, runStatus, startRun } from "../../../cli/reprocess-sfn.js";
+import { followStatus } from "../../../cli/reprocess-results.js";
+import { runStatus, startRun } from "../../../cli/reprocess-sfn.js";
 
 const sfn = mockClient(SFNClient);
 const client = new SFNClient({ region: "us-east-1" });
@@ -46,14 +47,21 @@ describe("reprocess on AWS: the Step Functions client", () => {
     expect(await runStatus(client, EXECUTION)).toEqual({
       status: "RUNNING",
       items: { total: 10, succeeded: 6, failed: 2, pending: 1, running: 1 },
+      results: null,
     });
   });
 
-  it("follows the execution until it is no longer running; counts are zero before the map starts", async () => {
+  it("follows the execution until it is no longer running; counts are zero before the map starts; the results' place at the end", async () => {
     sfn
       .on(DescribeExecutionCommand)
       .resolvesOnce({ status: "RUNNING" } as never)
-      .resolves({ status: "SUCCEEDED" } as never);
+      .resolves({
+        status: "SUCCEEDED",
+        output: JSON.stringify({
+          MapRunArn: MAP_RUN,
+          ResultWriterDetails: { Bucket: "reports", Key: "reprocess/abc/manifest.json" },
+        }),
+      } as never);
     sfn
       .on(ListMapRunsCommand)
       .resolvesOnce({ mapRuns: [] })
@@ -62,8 +70,14 @@ describe("reprocess on AWS: the Step Functions client", () => {
       .on(DescribeMapRunCommand)
       .resolves({ itemCounts: { total: 3, succeeded: 3, failed: 0 } as never } as never);
     const seen: string[] = [];
-    const end = await followRun(client, EXECUTION, (s) => seen.push(`${s.status}:${s.items.succeeded}`), 1);
+    const end = await followStatus(
+      () => runStatus(client, EXECUTION),
+      (s) => seen.push(`${s.status}:${s.items.succeeded}`),
+      1,
+    );
     expect(seen).toEqual(["RUNNING:0", "SUCCEEDED:3"]);
-    expect(end.items.total).toBe(3);
+    expect(end?.items.total).toBe(3);
+    // The ResultWriter's manifest, from the execution's output.
+    expect(end?.results).toEqual({ bucket: "reports", key: "reprocess/abc/manifest.json" });
   });
 });
