@@ -317,6 +317,7 @@ async function startOnLocalStack(t: Target, runId: string): Promise<() => Promis
   );
   process.stderr.write(`reprocess: queued on the local stack as ${execution}\n`);
   const started = Date.now();
+  let seen = false;
   return async () => {
     let text: string | null;
     try {
@@ -327,11 +328,18 @@ async function startOnLocalStack(t: Target, runId: string): Promise<() => Promis
         error,
       );
     }
-    if (text === null && Date.now() - started > LOCAL_START_MS)
+    if (text === null && !seen && Date.now() - started > LOCAL_START_MS)
       throw new LocalStackError(
         `reprocess: the local stack did not take run ${runId} within ${LOCAL_START_MS / 1000} s: is it this version's (npm start)?`,
       );
-    return text === null ? null : (JSON.parse(text) as RunStatus);
+    if (text === null) return null;
+    seen = true;
+    try {
+      return JSON.parse(text) as RunStatus;
+    } catch {
+      // Read while the stack rewrote it (the local S3 cuts such a read short): the next poll reads it.
+      return null;
+    }
   };
 }
 

@@ -15,6 +15,7 @@ import {
 } from "../formats/index.js";
 import type { LayerCOptions, LayerCRedaction } from "./layer-c/entry.js";
 import { tapOf } from "./layer-c/fused.js";
+import { scrubSettings } from "./layer-c/lines.js";
 import type { LayerCSummary } from "./layer-c/summary.js";
 import { LayerCWriter } from "./layer-c/writer.js";
 import { scrubReport } from "./report.js";
@@ -105,12 +106,7 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
   } = options;
   const preset = layerC.preset ?? "private_repo";
   const writer = new LayerCWriter(layerC, preset);
-  const tap = tapOf(
-    writer,
-    layerC.key === undefined
-      ? { preset, file: options.file }
-      : { preset, file: options.file, key: layerC.key },
-  );
+  const tap = tapOf(writer, { preset, file: options.file, ...scrubSettings(layerC) });
   const inspected = inspect(source, {
     file: options.file,
     keepToolCalls,
