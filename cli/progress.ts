@@ -82,7 +82,7 @@ export interface CountProgress {
 }
 
 /** The progress line of `done` of `total` items (`failed` of them failed) after `ms`. */
-export function countLine(label: string, done: number, total: number, ms: number, failed = 0): string {
+function countLine(label: string, done: number, total: number, ms: number, failed = 0): string {
   const rate = ms > 0 ? done / (ms / 1000) : 0;
   const pct = total > 0 ? Math.min(100, Math.floor((done / total) * 100)) : 100;
   const left = rate > 0 ? clock((total - done) / rate) : "?";

@@ -41,7 +41,7 @@ export interface ChildResult {
 }
 
 /** The ResultWriter's manifest (the members read here). */
-export interface ResultManifest {
+interface ResultManifest {
   ResultFiles?: Partial<Record<"SUCCEEDED" | "FAILED" | "PENDING", { Key: string }[]>>;
 }
 

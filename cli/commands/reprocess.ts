@@ -318,11 +318,16 @@ async function startOnLocalStack(t: Target, runId: string): Promise<() => Promis
   process.stderr.write(`reprocess: queued on the local stack as ${execution}\n`);
   const started = Date.now();
   let seen = false;
+  let failures = 0;
   return async () => {
     let text: string | null;
     try {
       text = await readText(t.s3, { bucket: t.reportsBucket, key: localStatusKey(runId, execution) });
+      failures = 0;
     } catch (error) {
+      // One read cut short (the local S3 resets a read of a key being rewritten) is read again;
+      // several in a row: the stack is gone.
+      if (++failures < LOCAL_FAILED_POLLS) return null;
       throw new LocalStackError(
         `reprocess: the local stack stopped during run ${runId}; start it again and resume with --run-id ${runId}`,
         error,
@@ -342,6 +347,9 @@ async function startOnLocalStack(t: Target, runId: string): Promise<() => Promis
     }
   };
 }
+
+/** Status reads failed in a row (each after the SDK's own retries) that mean the local stack is gone. */
+const LOCAL_FAILED_POLLS = 4;
 
 /** How long a local stack may take to answer a start request with a status, ms. */
 const LOCAL_START_MS = 30_000;

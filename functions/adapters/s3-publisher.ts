@@ -143,9 +143,9 @@ export class S3Publisher implements Publisher {
    * half-written copy stays. If the abort fails too, the parts are left to the bucket's
    * incomplete-upload lifecycle rule and the body's error is still the one thrown. Once the copy
    * is stored, its catalogue entry (with the sha256 taken on the way up) and its tenant's manifest
-   * (`deferRebuild`: the entry only; a `CatalogueBatch` rebuilds). With `keepIfSame`, a copy under
-   * one part is read first and, when the catalogue lists the same bytes and facts published under
-   * `key`, nothing is written (`kept`); a larger copy is published again.
+   * (`deferRebuild`: the entry only; a `CatalogueBatch` rebuilds). With `onKept`, a copy under one
+   * part is read first and, when the catalogue lists the same bytes and facts published under
+   * `key`, nothing is written and `onKept` is called; a larger copy is published again.
    */
   async publishCopy(
     key: string,
@@ -153,13 +153,13 @@ export class S3Publisher implements Publisher {
     facts: CopyFacts,
     options: PublishOptions = {},
     deferRebuild = false,
-  ): Promise<void | "kept"> {
-    if (options.keepIfSame === true) {
+  ): Promise<void> {
+    if (options.onKept !== undefined) {
       const peeked = await peek(body, Math.max(this.options.partSize ?? 0, MIN_PART_BYTES));
       const { whole } = peeked;
       if (whole !== null) {
         const sha256 = createHash("sha256").update(whole).digest("hex");
-        if (await cataloguedSame(this.catalogue, key, sha256, facts)) return "kept";
+        if (await cataloguedSame(this.catalogue, key, sha256, facts)) return options.onKept();
       }
       body = peeked.body;
     }
@@ -274,11 +274,21 @@ export class CatalogueBatch implements Publisher {
     key: string,
     body: AsyncIterable<Uint8Array>,
     facts: CopyFacts,
-    options?: PublishOptions,
-  ): Promise<void | "kept"> {
-    const outcome = await this.publisher.publishCopy(key, body, facts, options, true);
-    if (outcome !== "kept") this.tenants.add(tenantOfCopy(key));
-    return outcome;
+    options: PublishOptions = {},
+  ): Promise<void> {
+    let kept = false;
+    const onKept = options.onKept;
+    const watched: PublishOptions =
+      onKept === undefined
+        ? {}
+        : {
+            onKept: () => {
+              kept = true;
+              onKept();
+            },
+          };
+    await this.publisher.publishCopy(key, body, facts, watched, true);
+    if (!kept) this.tenants.add(tenantOfCopy(key));
   }
 
   async withdrawCopy(key: string): Promise<void> {

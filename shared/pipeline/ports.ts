@@ -47,11 +47,11 @@ export interface ObjectStore {
 /** How a copy is published. */
 export interface PublishOptions {
   /**
-   * Keep the copy already published under the key, and resolve to `kept`, when the new one is the
-   * same bytes with the same facts (a reprocess whose rules change nothing in it): no new version,
+   * Given, keep the copy already published under the key when the new one is the same bytes with
+   * the same facts (a reprocess whose rules change nothing in it), and call this: no new version,
    * no catalogue change. A publisher may not look (a large copy) and publish anyway.
    */
-  keepIfSame?: boolean;
+  onKept?: () => void;
 }
 
 export interface Publisher {
@@ -64,7 +64,7 @@ export interface Publisher {
     body: AsyncIterable<Uint8Array>,
     facts: CopyFacts,
     options?: PublishOptions,
-  ): Promise<void | "kept">;
+  ): Promise<void>;
   /** Removes a published copy (a receipt check failed after it was published), kept in the catalogue as withdrawn. */
   withdrawCopy(key: string): Promise<void>;
   /** Writes a verdict document (reports store), JSON text. */

@@ -93,8 +93,10 @@ export async function replayJob(run: JobRun, key: ObjectKey): Promise<ProcessRes
         };
         // Reprocess: a copy the new rules leave byte for byte as it was stays (no new version).
         const keepIfSame = run.previous?.layer_c_key === target;
-        kept =
-          (await ports.publisher.publishCopy(target, prepend(ended, copy), facts, { keepIfSame })) === "kept";
+        const onKept = () => {
+          kept = true;
+        };
+        await ports.publisher.publishCopy(target, prepend(ended, copy), facts, keepIfSame ? { onKept } : {});
         published = target;
         summary = redaction.summary();
       }
