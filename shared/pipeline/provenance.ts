@@ -29,8 +29,8 @@ export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 3,
   "redact/detect": 3,
-  "redact/layer-c": 2,
-  "redact/scrub": 3,
+  "redact/layer-c": 3,
+  "redact/scrub": 4,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 2,
   "formats/replay-bundle": 2,

@@ -9,7 +9,7 @@
  * pack that requires a ReplayKit signature: the `.rpk` files now fail, their copies withdrawn,
  * and the records and catalogue say so. `REPROCESS_FILES` sets the count.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
@@ -96,10 +96,23 @@ describe("reprocess on the local stack", () => {
     const root = tempDir("reprocess-");
     const cpu0 = process.cpuUsage();
     let stack = await LocalStack.start({ root, s3Port: 0, dynamoPort: 0, concurrency: 4 });
-    onTestFinished(() => stack.close());
-    const restart = async (rules: RulePack) => {
-      await stack.close();
+    let running = true;
+    // The stack's data (some 10,000 small files) goes within the test's time, not a hook's ten seconds.
+    onTestFinished(async () => {
+      if (running) await stack.close();
+      await rm(root, { recursive: true, force: true });
+    }, 120_000);
+    const start = async (rules: RulePack) => {
       stack = await LocalStack.start({ root, s3Port: 0, dynamoPort: 0, concurrency: 4, rules });
+      running = true;
+    };
+    const stop = async () => {
+      running = false;
+      await stack.close();
+    };
+    const restart = async (rules: RulePack) => {
+      await stop();
+      await start(rules);
     };
     const put = (Key: string, Body: string | Buffer) =>
       stack.s3.send(new PutObjectCommand({ Bucket: stack.info.ingestBucket, Key, Body }));
@@ -162,7 +175,7 @@ describe("reprocess on the local stack", () => {
     const watch = setInterval(async () => {
       if (!killed && (await recordOf(stopKey).catch(() => null))?.reprocess_run === "run-a") {
         killed = true;
-        await stack.close();
+        await stop();
       }
     }, 50);
     await expect(
@@ -171,13 +184,7 @@ describe("reprocess on the local stack", () => {
       ),
     ).rejects.toThrow(/the local stack stopped during run run-a/);
     expect(killed).toBe(true);
-    stack = await LocalStack.start({
-      root,
-      s3Port: 0,
-      dynamoPort: 0,
-      concurrency: 4,
-      rules: WITH_TOKEN_RULE,
-    });
+    await start(WITH_TOKEN_RULE);
     const afterKill = await records(acmeKeys);
     const done = afterKill.filter((r) => r.reprocess_run === "run-a").length;
     expect(done).toBeGreaterThan(0);
