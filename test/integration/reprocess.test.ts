@@ -13,7 +13,7 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
-import { reprocessCommand } from "../../cli/commands/reprocess.js";
+import { type ReprocessHooks, reprocessCommand } from "../../cli/commands/reprocess.js";
 import { LocalStack } from "../../cli/local/stack.js";
 import { catalogueManifestKey } from "../../shared/pipeline/catalogue.js";
 import type { CatalogueManifest } from "../../shared/pipeline/catalogue-types.js";
@@ -59,7 +59,7 @@ const SIGNATURE_REQUIRED: RulePack = {
 };
 
 /** Runs `reprocess` with `args --json` in this process; its exit code and report. */
-async function reprocess(args: string[]) {
+async function reprocess(args: string[], hooks: ReprocessHooks = {}) {
   const out: string[] = [];
   const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
     out.push(String(chunk));
@@ -67,7 +67,7 @@ async function reprocess(args: string[]) {
   });
   const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
   try {
-    const code = await reprocessCommand([...args, "--json"]);
+    const code = await reprocessCommand([...args, "--json"], hooks);
     return { code, report: JSON.parse(out.join("")) as ReprocessReport & { items?: unknown[] } };
   } finally {
     write.mockRestore();
@@ -282,5 +282,62 @@ describe("reprocess on the local stack", () => {
     process.stderr.write(
       `reprocess test: ingest ${FILES + BETA_FILES} files ${ingestMs} ms; reprocess (killed + resumed) ${runMs} ms; CPU ${Math.round((cpu.user + cpu.system) / 1000)} ms\n`,
     );
+  });
+
+  it("--in-process runs the files in the CLI over the stack's buckets with the rules given; stopped and resumed, each once", {
+    timeout: 120_000,
+  }, async () => {
+    const root = tempDir("reprocess-in-process-");
+    const stack = await LocalStack.start({ root, memory: true, s3Port: 0, dynamoPort: 0, concurrency: 4 });
+    onTestFinished(() => stack.close());
+    const n = 40;
+    await mapLimit(n, 8, (i) =>
+      stack.s3.send(
+        new PutObjectCommand({ Bucket: stack.info.ingestBucket, Key: keyOf(i), Body: replayOf(i) }),
+      ),
+    );
+    await stack.settled();
+    const target = ["--local-dir", root, "--tenant", "acme", "--in-process", "--stale"];
+    const hooks = { rules: WITH_TOKEN_RULE };
+    // The rules given decide what is stale here, not the stack's (which runs the built-in ones).
+    expect((await reprocess([...target, "--dry-run"], hooks)).report.selected).toBe(n);
+    expect((await reprocess([...target, "--dry-run"])).report.selected).toBe(0);
+    // Stopped once the manifest's tenth file (key order) is through.
+    const stopKey = Array.from({ length: n }, (_, i) => keyOf(i)).sort()[10] as string;
+    const stop = new AbortController();
+    let looking = false;
+    const watch = setInterval(() => {
+      if (looking || stop.signal.aborted) return;
+      looking = true;
+      stack
+        .recordOf(stopKey)
+        .then((r) => r?.reprocess_run === "run-b" && stop.abort())
+        .catch(() => undefined)
+        .finally(() => {
+          looking = false;
+        });
+    }, 20);
+    const first = await reprocess([...target, "--run-id", "run-b", "--max-concurrency", "2"], {
+      ...hooks,
+      signal: stop.signal,
+    }).finally(() => clearInterval(watch));
+    expect(first.code).toBe(1);
+    expect(first.report.processed).toBeGreaterThan(0);
+    expect(first.report.processed + first.report.remaining).toBe(n);
+    const second = await reprocess([...target, "--run-id", "run-b"], hooks);
+    expect(second.code).toBe(0);
+    expect(second.report).toMatchObject({
+      selected: n,
+      already_done: first.report.processed,
+      processed: n - first.report.processed,
+      failed: [],
+    });
+    const tokens = Array.from({ length: n }, (_, i) => i).filter(hasToken).length;
+    expect(first.report.republished + second.report.republished).toBe(tokens);
+    for (let i = 0; i < n; i++) {
+      const record = (await stack.recordOf(keyOf(i))) as FileRecord;
+      expect(record.reprocess_run).toBe("run-b");
+      expect((record.redactions?.["acme-token"] ?? 0) > 0).toBe(hasToken(i));
+    }
   });
 });
