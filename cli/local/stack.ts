@@ -77,7 +77,7 @@ export interface StackOptions {
 /** What became of one queued object. */
 export type StackOutcome =
   | { type: "verdict"; key: string; record: FileRecord }
-  | { type: "retry"; key: string; receives: number }
+  | { type: "retry"; key: string; receives: number /** A reprocess item's fault. */; error?: unknown }
   | { type: "dead-letter"; key: string; receives: number /** The message's file in `dlq/`. */; path: string };
 
 interface Message {
@@ -423,6 +423,8 @@ export class LocalStack {
       const outcome = outcomes[i] ?? { ok: false, error: new Error("no outcome") };
       if (!outcome.ok && message.receives < (this.options.maxReceives ?? 3)) {
         message.visibleAt = Date.now() + (this.options.retryDelayMs ?? 1000);
+        const key = (JSON.parse(message.body) as { item: { key: string } }).item.key;
+        this.options.onOutcome?.({ type: "retry", key, receives: message.receives, error: outcome.error });
         continue;
       }
       this.queue.splice(this.queue.indexOf(message), 1);
