@@ -73,20 +73,20 @@ async function* drawn(
   }
 }
 
-/** A progress line over a count of items (`reprocess`): done of total, items/s, time left. */
+/** A progress line over a count of items (`reprocess`): done of total, items/s, time left, failures. */
 export interface CountProgress {
-  /** Redraws the line with `done` items finished (at most every 250 ms). */
-  update(done: number): void;
+  /** Redraws the line with `done` items finished, `failed` of them failed (at most every 250 ms). */
+  update(done: number, failed?: number): void;
   /** Erases the line. */
   end(): void;
 }
 
-/** The progress line of `done` of `total` items after `ms`. */
-function countLine(label: string, done: number, total: number, ms: number): string {
+/** The progress line of `done` of `total` items (`failed` of them failed) after `ms`. */
+function countLine(label: string, done: number, total: number, ms: number, failed = 0): string {
   const rate = ms > 0 ? done / (ms / 1000) : 0;
   const pct = total > 0 ? Math.min(100, Math.floor((done / total) * 100)) : 100;
   const left = rate > 0 ? clock((total - done) / rate) : "?";
-  return `${label}: ${done} of ${total} (${pct}%), ${rate.toFixed(1)}/s, ETA ${left}`;
+  return `${label}: ${done} of ${total} (${pct}%), ${rate.toFixed(1)}/s, ETA ${left}${failed > 0 ? `, ${failed} failed` : ""}`;
 }
 
 /** A count progress line on standard error, drawn only where `configureProgress` turned progress on. */
@@ -94,11 +94,11 @@ export function countProgress(label: string, total: number): CountProgress {
   const started = Date.now();
   let last = 0;
   return {
-    update(done) {
+    update(done, failed = 0) {
       const now = Date.now();
       if (!enabled || (last !== 0 && now - last < EVERY_MS)) return;
       last = now;
-      process.stderr.write(`\r${countLine(label, done, total, now - started)}\x1b[K`);
+      process.stderr.write(`\r${countLine(label, done, total, now - started, failed)}\x1b[K`);
     },
     end() {
       if (enabled && last !== 0) process.stderr.write("\r\x1b[K");

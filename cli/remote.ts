@@ -27,6 +27,8 @@ export interface Target {
   publishedBucket: string;
   reportsBucket: string;
   tableName: string;
+  /** The local stack's own: the digest of the rules its handlers run; absent for other targets. */
+  localRules?: { rulesDigest: string | null };
   close(): void;
 }
 
@@ -74,7 +76,10 @@ export async function connect(
       endpoint: info.dynamoEndpoint,
       credentials: S3RVER_CREDENTIALS,
     });
-    return target(s3, makeDocumentClient(raw), info);
+    return {
+      ...target(s3, makeDocumentClient(raw), info),
+      localRules: { rulesDigest: info.rulesDigest ?? null },
+    };
   }
   let names: Record<keyof typeof STACK_OUTPUTS, string | undefined>;
   if (values.stack !== undefined) {

@@ -1,6 +1,7 @@
 /**
  * A reprocess run on AWS: the deployed stack's Step Functions state machine (a Distributed Map over
- * the run's manifest, one reprocess Lambda call per item) started and followed until it ends.
+ * the run's manifest, one reprocess Lambda call per item) started and followed until it ends; its
+ * status carries where the map's ResultWriter put the results (`reprocess-results.ts` reads them).
  */
 import {
   DescribeExecutionCommand,
@@ -9,22 +10,10 @@ import {
   type SFNClient,
   StartExecutionCommand,
 } from "@aws-sdk/client-sfn";
+import type { RunInput, RunStatus, S3Location } from "./reprocess-results.js";
 
 /** The stack output naming the reprocess state machine. */
 export const STATE_MACHINE_OUTPUT = "ReprocessStateMachineArn";
-
-/** What a run's execution is given (the map's item reader and item selector read it). */
-export interface RunInput {
-  run_id: string;
-  manifest: { bucket: string; key: string };
-}
-
-/** Where a followed execution stands. */
-export interface RunStatus {
-  status: string;
-  /** The map run's item counts; zero until the map has started. */
-  items: { total: number; succeeded: number; failed: number; pending: number; running: number };
-}
 
 /** Starts the state machine on `input`; the execution's name is the run id and a try number. */
 export async function startRun(sfn: SFNClient, stateMachineArn: string, input: RunInput): Promise<string> {
@@ -55,20 +44,19 @@ export async function runStatus(sfn: SFNClient, executionArn: string): Promise<R
     items.pending = c?.pending ?? 0;
     items.running = c?.running ?? 0;
   }
-  return { status: execution.status ?? "UNKNOWN", items };
+  return { status: execution.status ?? "UNKNOWN", items, results: resultsOf(execution.output) };
 }
 
-/** Polls `executionArn` every `everyMs` until it is no longer RUNNING, reporting each status. */
-export async function followRun(
-  sfn: SFNClient,
-  executionArn: string,
-  onStatus: (status: RunStatus) => void,
-  everyMs = 5_000,
-): Promise<RunStatus> {
-  for (;;) {
-    const status = await runStatus(sfn, executionArn);
-    onStatus(status);
-    if (status.status !== "RUNNING") return status;
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
+/** Where the map's ResultWriter put the results, from the execution's output; null before it ends. */
+function resultsOf(output: string | undefined): S3Location | null {
+  try {
+    const details = (
+      JSON.parse(output ?? "null") as { ResultWriterDetails?: { Bucket?: string; Key?: string } }
+    )?.ResultWriterDetails;
+    return details?.Bucket === undefined || details.Key === undefined
+      ? null
+      : { bucket: details.Bucket, key: details.Key };
+  } catch {
+    return null;
   }
 }

@@ -76,6 +76,7 @@ export const ERROR_KINDS = {
   "redact.not_finished": "bug",
   "redact.incomplete": "bug",
   "redact.unknown_preset": "bug",
+  "redact.pack_rule": "config",
   "receipt.no_session": "bug",
   "findings.unlisted_within_cap": "bug",
   // Worker threads. A task's own error is raised again on the calling thread (with its own code),

@@ -25,8 +25,6 @@ import type {
 import {
   type CatalogueKeys,
   type CatalogueStore,
-  catalogueIndexKey,
-  catalogueManifestKey,
   cataloguePublished,
   catalogueWithdrawn,
   GENERATION_META,

@@ -21,7 +21,6 @@ import {
 import { ReplayPipelineError, TransientError } from "../../shared/errors.js";
 import type { InspectReport, Verdict } from "../../shared/formats/index.js";
 import type {
-  CatalogueManifest,
   CatalogueShard,
   FileRecord,
   ReceiptCheckRecord,
@@ -29,7 +28,6 @@ import type {
 } from "../../shared/pipeline/index.js";
 import {
   attestationKey,
-  catalogueManifestKey,
   catalogueShardKeys,
   catalogueShardOf,
   parseObjectKey,

@@ -2,9 +2,12 @@
  * `replay-pipeline reprocess`: runs the per-file job again on stored originals when rules change.
  * Selects records from the day index (no scan), writes the run's manifest to the reports bucket
  * (`reprocess/<run-id>/manifest.json`), then runs it: on AWS (`--stack`) through the stack's Step
- * Functions Distributed Map, else in this process over the target's buckets and table. A run
- * stopped midway and started again with its `--run-id` reads its manifest back and does only what
- * it had not finished (each record is replaced once per run id).
+ * Functions Distributed Map, on the local stack (`--local`) through its queue like an upload, or
+ * (`--in-process`, and for a target named by environment variables) in this process over the
+ * target's buckets and table. The first two are followed (items done and failed, ETA) and their
+ * results read back into the same change report. A run stopped midway and started again with its
+ * `--run-id` reads its manifest back and does only what it had not finished (each record is
+ * replaced once per run id).
  */
 import { randomBytes } from "node:crypto";
 import { Logger } from "@aws-lambda-powertools/logger";
@@ -14,7 +17,7 @@ import { SFNClient } from "@aws-sdk/client-sfn";
 import { readConfig } from "../../functions/lib/config.js";
 import { makeReprocessHandler, RUN_ID } from "../../functions/lib/reprocess.js";
 import type { Verdict } from "../../shared/formats/index.js";
-import type { ProcessOptions } from "../../shared/pipeline/index.js";
+import type { RulePack } from "../../shared/pipeline/index.js";
 import {
   manifestKey,
   type ReprocessItem,
@@ -26,16 +29,25 @@ import {
 } from "../../shared/pipeline/index.js";
 import { isPreset, type Preset } from "../../shared/redact/index.js";
 import { intOption, parseCommandArgs } from "../args.js";
-import { UsageError } from "../errors.js";
+import { LocalStackError, UsageError } from "../errors.js";
 import { toolVersion, writeOut } from "../io.js";
 import { countProgress } from "../progress.js";
 import { checkName, connect, TARGET_HELP, TARGET_OPTIONS, type Target } from "../remote.js";
-import { followRun, STATE_MACHINE_OUTPUT, startRun } from "../reprocess-sfn.js";
+import {
+  followStatus,
+  localInputKey,
+  localStatusKey,
+  type RunInput,
+  type RunStatus,
+  readRunResults,
+  readText,
+} from "../reprocess-results.js";
+import { runStatus, STATE_MACHINE_OUTPUT, startRun } from "../reprocess-sfn.js";
 
 /** Help text of `reprocess`. */
 export const REPROCESS_HELP = `Usage: replay-pipeline reprocess (--tenant T | --all-tenants) [--since D] [--until D]
          [--verdict V,...] [--stale] [--dry-run] [--run-id ID] [--max-concurrency N] [--preset P]
-         [--json] [--local | --local-dir DIR | --stack NAME]
+         [--in-process] [--json] [--local | --local-dir DIR | --stack NAME]
 
 Runs the pipeline's per-file job again on the stored originals (the version each record names)
 and replaces their records, verdict documents, attestations and published copies; reports what
@@ -46,17 +58,22 @@ Selection (from the index's day index, processed_at):
   --all-tenants         every tenant the index lists on each day (operator)
   --since D, --until D  processed from day D (default: 365 days ago) to day D (default: today)
   --verdict V,...       only these verdicts (passed, failed, unverifiable, invalid)
-  --stale               only records made by other rules than this tool's (rules digest differs)
+  --stale               only records made by other rules than the ones that run (rules digest
+                        differs): the local stack's (its stack.json), else --preset's
   --preset P            the Layer C preset the pipeline runs (default private_repo): the rules
 
 Run:
   --dry-run             print the selection, change nothing
   --run-id ID           the run's id (default: a new one, printed); give it again to resume a
                         stopped run: its manifest is read back and finished files are skipped
-  --max-concurrency N   files at once (default 4 in this process; the state machine's own on AWS)
+  --max-concurrency N   files at once with --in-process (default 4)
+  --in-process          run the files in this process, not through the stack's own queue or
+                        state machine (the only way for a target given by environment variables)
   --json                print the report as one JSON line
 ${TARGET_HELP}
-With --stack the run goes through the stack's state machine (output ${STATE_MACHINE_OUTPUT}).
+With --stack the run goes through the stack's state machine (output ${STATE_MACHINE_OUTPUT}); with
+--local through the local stack's queue, like an upload. Both are followed until they end (items
+done and failed, ETA) and their results read back into the report; Ctrl-C stops following only.
 
 Exit codes: 0 done (or dry run), 1 some files failed or the run stopped early, 2 usage or configuration error.`;
 
@@ -72,18 +89,24 @@ const OPTIONS = {
   "dry-run": { type: "boolean" },
   "run-id": { type: "string" },
   "max-concurrency": { type: "string" },
+  "in-process": { type: "boolean" },
   json: { type: "boolean" },
 } as const;
 
 const VERDICTS: readonly Verdict[] = ["passed", "failed", "unverifiable", "invalid"];
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** What a caller other than the command line (a test) may add: a stop signal and a rule pack. */
+/** What a caller other than the command line (a test) may add: a stop signal, a rule pack, a poll interval. */
 export interface ReprocessHooks {
-  /** Stops taking files once aborted (SIGINT does the same); the run can be resumed by its id. */
+  /**
+   * In process: stops taking files once aborted (SIGINT does the same); the run can be resumed by
+   * its id. Through a stack's queue or state machine: stops following (the run goes on).
+   */
   signal?: AbortSignal;
-  /** The rules to run instead of `--preset`'s (a test's rule pack). */
-  rules?: Pick<ProcessOptions, "preset" | "redactionKey" | "rulesDigest">;
+  /** The rules an in-process run runs instead of `--preset`'s (a test's rule pack). */
+  rules?: RulePack;
+  /** How often a run on a stack is polled, ms (default 5000 on AWS, 250 locally). */
+  pollMs?: number;
 }
 
 function dayOption(name: string, value: string | undefined, fallback: Date): string {
@@ -109,13 +132,12 @@ async function readManifest(t: Target, runId: string): Promise<ReprocessItem[] |
   }
 }
 
-/** `replay-pipeline reprocess`. */
-export async function reprocessCommand(argv: string[], hooks: ReprocessHooks = {}): Promise<number> {
-  const { values, positionals } = parseCommandArgs("reprocess", argv, OPTIONS);
-  if (values.help === true) {
-    await writeOut(`${REPROCESS_HELP}\n`);
-    return 0;
-  }
+/** What `reprocess` selects and runs with, from its options, checked. */
+function selection(
+  values: ReturnType<typeof parseReprocessArgs>["values"],
+  positionals: string[],
+  hooks: ReprocessHooks,
+) {
   if (positionals.length > 0) throw new UsageError(`reprocess: unexpected argument '${positionals[0]}'`);
   if ((values.tenant === undefined) === (values["all-tenants"] !== true))
     throw new UsageError("reprocess: give --tenant T or --all-tenants (one of them)");
@@ -131,14 +153,36 @@ export async function reprocessCommand(argv: string[], hooks: ReprocessHooks = {
   if (!isPreset(preset))
     throw new UsageError(`reprocess: --preset '${preset}'; expected open_source, private_repo or paranoid`);
   const rules = hooks.rules ?? { preset: preset as Preset };
-  const digest = rules.rulesDigest ?? rulesDigest(rules.preset);
   const runId = values["run-id"] ?? newRunId();
   if (!RUN_ID.test(runId))
     throw new UsageError(`reprocess: --run-id '${runId}'; expected 1-80 of A-Z a-z 0-9 . _ -`);
   const concurrency = intOption("reprocess", "max-concurrency", values["max-concurrency"]) ?? 4;
+  return { tenant, since, until, verdicts, rules, runId, concurrency };
+}
+
+const parseReprocessArgs = (argv: string[]) => parseCommandArgs("reprocess", argv, OPTIONS);
+
+/** `replay-pipeline reprocess`. */
+export async function reprocessCommand(argv: string[], hooks: ReprocessHooks = {}): Promise<number> {
+  const { values, positionals } = parseReprocessArgs(argv);
+  if (values.help === true) {
+    await writeOut(`${REPROCESS_HELP}\n`);
+    return 0;
+  }
+  const { tenant, since, until, verdicts, rules, runId, concurrency } = selection(values, positionals, hooks);
 
   const t = await connect("reprocess", values);
   try {
+    const queued = t.localRules !== undefined && values["in-process"] !== true;
+    if (values.stack !== undefined && values["in-process"] === true)
+      throw new UsageError(
+        "reprocess: --in-process runs over a stack's buckets, not its state machine: give one",
+      );
+    // What runs decides what is stale: the local stack's handlers run its own rules.
+    const digest =
+      queued && hooks.rules === undefined && t.localRules?.rulesDigest
+        ? t.localRules.rulesDigest
+        : (rules.rulesDigest ?? rulesDigest(rules.preset, rules.packRules));
     let items = await readManifest(t, runId);
     const resumed = items !== null;
     if (items === null) {
@@ -172,9 +216,26 @@ export async function reprocessCommand(argv: string[], hooks: ReprocessHooks = {
           ContentType: "application/json",
         }),
       );
-    if (values.stack !== undefined)
-      return await runOnAws(t, values.stack, values.region, runId, items.length);
-    const report = await runHere(t, values.region, runId, items, concurrency, rules, digest, hooks.signal);
+    let report: ReprocessReport;
+    if (values.stack !== undefined) {
+      const run = await startOnAws(t, values.stack, values.region, runId);
+      try {
+        report = await followed(
+          t,
+          runId,
+          digest,
+          items.length,
+          run.poll,
+          hooks.pollMs ?? 5_000,
+          hooks.signal,
+        );
+      } finally {
+        run.close();
+      }
+    } else if (queued) {
+      const poll = await startOnLocalStack(t, runId);
+      report = await followed(t, runId, digest, items.length, poll, hooks.pollMs ?? 250, hooks.signal);
+    } else report = await runHere(t, values.region, runId, items, concurrency, rules, digest, hooks.signal);
     await writeOut(values.json === true ? `${JSON.stringify(report)}\n` : reportText(report));
     return report.failed.length > 0 || report.remaining > 0 ? 1 : 0;
   } finally {
@@ -229,14 +290,13 @@ async function runHere(
   }
 }
 
-/** Starts the stack's state machine on the run's manifest and follows it to its end. */
-async function runOnAws(
+/** Starts the stack's state machine on the run's manifest; its status poll and a way to let go. */
+async function startOnAws(
   t: Target,
   stack: string,
   region: string | undefined,
   runId: string,
-  total: number,
-): Promise<number> {
+): Promise<{ poll: () => Promise<RunStatus>; close: () => void }> {
   const settings = region === undefined ? {} : { region };
   const cfn = new CloudFormationClient(settings);
   const out = await cfn.send(new DescribeStacksCommand({ StackName: stack })).finally(() => cfn.destroy());
@@ -248,16 +308,111 @@ async function runOnAws(
     const input = { run_id: runId, manifest: { bucket: t.reportsBucket, key: manifestKey(runId) } };
     const execution = await startRun(sfn, arn, input);
     process.stderr.write(`reprocess: started ${execution}\n`);
-    const progress = countProgress(`reprocess ${runId}`, total);
-    const end = await followRun(sfn, execution, (s) => progress.update(s.items.succeeded + s.items.failed));
-    progress.end();
-    await writeOut(
-      `run ${runId}: ${end.status}; ${end.items.succeeded} of ${total} file(s) done, ${end.items.failed} failed; per-file changes under s3://${t.reportsBucket}/reprocess/${runId}/results/\n`,
-    );
-    return end.status === "SUCCEEDED" && end.items.failed === 0 ? 0 : 1;
-  } finally {
+    return { poll: () => runStatus(sfn, execution), close: () => sfn.destroy() };
+  } catch (error) {
     sfn.destroy();
+    throw error;
   }
+}
+
+/**
+ * Starts the run on the local stack: a start request beside the manifest, which the stack turns
+ * into queued items for its reprocess handler; the poll reads the status the stack keeps.
+ */
+async function startOnLocalStack(t: Target, runId: string): Promise<() => Promise<RunStatus | null>> {
+  const execution = `${runId}-${Date.now().toString(36)}`;
+  const input: RunInput = { run_id: runId, manifest: { bucket: t.reportsBucket, key: manifestKey(runId) } };
+  await t.s3.send(
+    new PutObjectCommand({
+      Bucket: t.reportsBucket,
+      Key: localInputKey(runId, execution),
+      Body: JSON.stringify(input),
+      ContentType: "application/json",
+    }),
+  );
+  process.stderr.write(`reprocess: queued on the local stack as ${execution}\n`);
+  const started = Date.now();
+  let seen = false;
+  let failures = 0;
+  return async () => {
+    let text: string | null;
+    try {
+      text = await readText(t.s3, { bucket: t.reportsBucket, key: localStatusKey(runId, execution) });
+      failures = 0;
+    } catch (error) {
+      // One read cut short (the local S3 resets a read of a key being rewritten) is read again;
+      // several in a row: the stack is gone.
+      if (++failures < LOCAL_FAILED_POLLS) return null;
+      throw new LocalStackError(
+        `reprocess: the local stack stopped during run ${runId}; start it again and resume with --run-id ${runId}`,
+        error,
+      );
+    }
+    if (text === null && !seen && Date.now() - started > LOCAL_START_MS)
+      throw new LocalStackError(
+        `reprocess: the local stack did not take run ${runId} within ${LOCAL_START_MS / 1000} s: is it this version's (npm start)?`,
+      );
+    if (text === null) return null;
+    seen = true;
+    try {
+      return JSON.parse(text) as RunStatus;
+    } catch {
+      // Read while the stack rewrote it (the local S3 cuts such a read short): the next poll reads it.
+      return null;
+    }
+  };
+}
+
+/** Status reads failed in a row (each after the SDK's own retries) that mean the local stack is gone. */
+const LOCAL_FAILED_POLLS = 4;
+
+/** How long a local stack may take to answer a start request with a status, ms. */
+const LOCAL_START_MS = 30_000;
+
+/**
+ * Follows a run on a stack to its end (items done and failed, ETA on the progress line), then
+ * reads its results into the report local runs print; stopped following early (`signal`, Ctrl-C),
+ * the report counts what the status said and leaves the rest `remaining`.
+ */
+async function followed(
+  t: Target,
+  runId: string,
+  digest: string,
+  total: number,
+  poll: () => Promise<RunStatus | null>,
+  everyMs: number,
+  signal?: AbortSignal,
+): Promise<ReprocessReport> {
+  const stop = new AbortController();
+  const interrupt = () => stop.abort();
+  process.once("SIGINT", interrupt);
+  signal?.addEventListener("abort", interrupt, { once: true });
+  const progress = countProgress(`reprocess ${runId}`, total);
+  let end: RunStatus | null;
+  try {
+    end = await followStatus(
+      poll,
+      (s) => progress.update(s.items.succeeded + s.items.failed, s.items.failed),
+      everyMs,
+      stop.signal,
+    );
+  } finally {
+    progress.end();
+    process.removeListener("SIGINT", interrupt);
+  }
+  if (end === null || end.status === "RUNNING") {
+    process.stderr.write(
+      `reprocess: stopped following run ${runId}; it goes on (resume or look again with --run-id ${runId})\n`,
+    );
+    return reportOf(runId, digest, total, []);
+  }
+  if (end.results === null) {
+    process.stderr.write(`reprocess: run ${runId} ended ${end.status} without results\n`);
+    return reportOf(runId, digest, total, [], [{ key: "(run)", error: `the run ended ${end.status}` }]);
+  }
+  const { changes, failed } = await readRunResults(t.s3, end.results);
+  if (end.status !== "SUCCEEDED") failed.push({ key: "(run)", error: `the run ended ${end.status}` });
+  return reportOf(runId, digest, total, changes, failed);
 }
 
 function dryRunText(items: ReprocessItem[]): string {

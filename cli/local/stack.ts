@@ -3,7 +3,8 @@
  * table made, and a queue with SQS's semantics between them: each object stored in the ingest
  * bucket becomes an S3 notification as AWS shapes it, handed in batches to the same ingest handler
  * the Lambda runs; a record it fails comes back after a visibility delay, and after `maxReceives`
- * receives goes to a dead-letter folder.
+ * receives goes to a dead-letter folder. A reprocess run started with `reprocess --local` goes
+ * through the same queue: its items, in batches, to the reprocess handler (`LocalRuns`).
  */
 import { createHash, randomUUID } from "node:crypto";
 import { mkdir, rm, writeFile } from "node:fs/promises";
@@ -17,15 +18,19 @@ import type { S3rverEvent } from "s3rver";
 import { DynamoSessionIndex } from "../../functions/adapters/dynamo-index.js";
 import { makeDocumentClient, makeDynamoClient, makeS3Client } from "../../functions/lib/aws-clients.js";
 import { readConfig } from "../../functions/lib/config.js";
-import {
-  type IngestDependencies,
-  type IngestHandler,
-  makeIngestHandler,
-} from "../../functions/lib/ingest.js";
+import { type IngestHandler, makeIngestHandler } from "../../functions/lib/ingest.js";
+import { makeReprocessBatchHandler, type ReprocessOutcome } from "../../functions/lib/reprocess.js";
 import { createTable } from "../../functions/lib/table.js";
-import type { FileRecord } from "../../shared/pipeline/index.js";
-import { isIngestKey, parseObjectKey, rejectedPlace, scrubbedKey } from "../../shared/pipeline/index.js";
+import type { FileRecord, RulePack } from "../../shared/pipeline/index.js";
+import {
+  isIngestKey,
+  parseObjectKey,
+  rejectedPlace,
+  rulesDigest,
+  scrubbedKey,
+} from "../../shared/pipeline/index.js";
 import { createdNotification, lambdaContext, sqsEvent, sqsRecord } from "./notifications.js";
+import { LocalRuns } from "./reprocess-runs.js";
 import { type LocalServer, S3RVER_CREDENTIALS, startDynalite, startS3rver } from "./servers.js";
 import type { TornObject } from "./torn-objects.js";
 
@@ -40,6 +45,8 @@ export interface StackInfo {
   tableName: string;
   /** The process serving the stack: a reader tells a file a killed stack left behind by it. */
   pid?: number;
+  /** The digest of the rules the stack's handlers run: what `reprocess --local --stale` compares with. */
+  rulesDigest?: string;
 }
 
 /** How the local stack runs. */
@@ -66,19 +73,24 @@ export interface StackOptions {
   onOutcome?: (outcome: StackOutcome) => void;
   /** Write each published copy's viewer page beside it (the functions' `VIEWER_PAGES`). */
   viewerPages?: boolean;
-  /** The rules the ingest handler runs, when not the built-in defaults (a test's rule pack). */
-  rules?: IngestDependencies["rules"];
+  /** The rules the ingest and reprocess handlers run, when not the built-in defaults (a test's rule pack). */
+  rules?: RulePack;
+  /** Reprocess items per handler call (default 10). */
+  reprocessBatchSize?: number;
 }
 
 /** What became of one queued object. */
 export type StackOutcome =
   | { type: "verdict"; key: string; record: FileRecord }
-  | { type: "retry"; key: string; receives: number }
+  | { type: "retry"; key: string; receives: number /** A reprocess item's fault. */; error?: unknown }
   | { type: "dead-letter"; key: string; receives: number /** The message's file in `dlq/`. */; path: string };
 
 interface Message {
   id: string;
+  /** The object key (an upload), or the reprocess execution the item belongs to. */
   key: string;
+  /** Which handler takes it. */
+  kind: "ingest" | "reprocess";
   body: string;
   receives: number;
   visibleAt: number;
@@ -101,6 +113,44 @@ function nextSequencer(): string {
   return lastSequencer.toString(16).toUpperCase().padStart(16, "0");
 }
 
+/** The stack's ingest and reprocess handlers, configured as the functions are at a cold start. */
+function localHandlers(options: StackOptions, info: StackInfo, s3: S3Client, dynamo: DynamoDBDocumentClient) {
+  // The function's own configuration, parsed as at a Lambda cold start.
+  const config = readConfig({
+    AWS_REGION: REGION,
+    INGEST_BUCKET: info.ingestBucket,
+    PUBLISHED_BUCKET: info.publishedBucket,
+    REPORTS_BUCKET: info.reportsBucket,
+    TABLE_NAME: info.tableName,
+    AWS_ENDPOINT_URL_S3: info.s3Endpoint,
+    AWS_ENDPOINT_URL_DYNAMODB: info.dynamoEndpoint,
+    VIEWER_PAGES: options.viewerPages === true ? "true" : "false",
+  });
+  // EMF lines are for CloudWatch; locally they would only bury the table.
+  process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
+  const handler = makeIngestHandler({
+    config,
+    s3,
+    dynamo,
+    logger: new Logger({ serviceName: "replay-pipeline-ingest", logLevel: options.logLevel ?? "SILENT" }),
+    metrics: new Metrics({ namespace: "ReplayPipeline", serviceName: "ingest" }),
+    toolVersion: "local",
+    ...(options.rules === undefined ? {} : { rules: options.rules }),
+  });
+  const reprocess = makeReprocessBatchHandler({
+    config,
+    s3,
+    dynamo,
+    logger: new Logger({
+      serviceName: "replay-pipeline-reprocess",
+      logLevel: options.logLevel ?? "SILENT",
+    }),
+    toolVersion: "local",
+    ...(options.rules === undefined ? {} : { rules: options.rules }),
+  });
+  return { handler, reprocess };
+}
+
 /** A running local stack. */
 export class LocalStack {
   private readonly queue: Message[] = [];
@@ -111,6 +161,7 @@ export class LocalStack {
   private closed = false;
   /** The record a key's verdict lands in (rejected keys: see `rejectedPlace`). */
   readonly index: DynamoSessionIndex;
+  private readonly runs: LocalRuns;
 
   private constructor(
     private readonly options: StackOptions,
@@ -120,11 +171,15 @@ export class LocalStack {
     readonly s3: S3Client,
     readonly dynamo: DynamoDBDocumentClient,
     private readonly handler: IngestHandler,
+    private readonly reprocess: (events: readonly unknown[]) => Promise<ReprocessOutcome[]>,
     private readonly servers: LocalServer[],
     /** Objects found torn in the data folder at start (a crash mid-upload) and set aside: not served, not processed. */
     readonly torn: TornObject[],
   ) {
     this.index = new DynamoSessionIndex(dynamo, { tableName: info.tableName });
+    this.runs = new LocalRuns(s3, info.reportsBucket, (execution, body) =>
+      this.enqueue(execution, body, "reprocess"),
+    );
   }
 
   /** Starts the servers, makes buckets and table, writes `stack.json`, and queues objects stored before. */
@@ -154,6 +209,7 @@ export class LocalStack {
       dynamoEndpoint: dynamoServer.endpoint,
       ...STACK_NAMES,
       pid: process.pid,
+      rulesDigest: options.rules?.rulesDigest ?? rulesDigest(options.rules?.preset, options.rules?.packRules),
     };
     const s3 = makeS3Client({ region: REGION, endpoint: info.s3Endpoint, credentials: S3RVER_CREDENTIALS });
     const raw = makeDynamoClient({
@@ -167,29 +223,17 @@ export class LocalStack {
         if (!(error instanceof ResourceInUseException)) throw error;
       });
       const dynamo = makeDocumentClient(raw);
-      // The function's own configuration, parsed as at a Lambda cold start.
-      const config = readConfig({
-        AWS_REGION: REGION,
-        INGEST_BUCKET: info.ingestBucket,
-        PUBLISHED_BUCKET: info.publishedBucket,
-        REPORTS_BUCKET: info.reportsBucket,
-        TABLE_NAME: info.tableName,
-        AWS_ENDPOINT_URL_S3: info.s3Endpoint,
-        AWS_ENDPOINT_URL_DYNAMODB: info.dynamoEndpoint,
-        VIEWER_PAGES: options.viewerPages === true ? "true" : "false",
-      });
-      // EMF lines are for CloudWatch; locally they would only bury the table.
-      process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
-      const handler = makeIngestHandler({
-        config,
+      const { handler, reprocess } = localHandlers(options, info, s3, dynamo);
+      stack = new LocalStack(
+        options,
+        info,
         s3,
         dynamo,
-        logger: new Logger({ serviceName: "replay-pipeline-ingest", logLevel: options.logLevel ?? "SILENT" }),
-        metrics: new Metrics({ namespace: "ReplayPipeline", serviceName: "ingest" }),
-        toolVersion: "local",
-        ...(options.rules === undefined ? {} : { rules: options.rules }),
-      });
-      stack = new LocalStack(options, info, s3, dynamo, handler, [s3server, dynamoServer], s3server.torn);
+        handler,
+        reprocess,
+        [s3server, dynamoServer],
+        s3server.torn,
+      );
       await mkdir(options.root, { recursive: true });
       await writeFile(join(options.root, "stack.json"), `${JSON.stringify(info, null, 2)}\n`);
       for (const event of early) stack.accept(event);
@@ -210,7 +254,11 @@ export class LocalStack {
 
   /** Queues a message as SQS `SendMessage` would (a redelivery, a message moved back from the dead-letter folder). */
   send(key: string, body: string): void {
-    this.queue.push({ id: randomUUID(), key, body, receives: 0, visibleAt: Date.now() });
+    this.enqueue(key, body, "ingest");
+  }
+
+  private enqueue(key: string, body: string, kind: Message["kind"]): void {
+    this.queue.push({ id: randomUUID(), key, kind, body, receives: 0, visibleAt: Date.now() });
     this.pump();
   }
 
@@ -239,6 +287,7 @@ export class LocalStack {
   async close(): Promise<void> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
+    this.runs.close();
     while (this.inFlight > 0 || this.pending > 0) await new Promise((r) => setTimeout(r, 20));
     this.s3.destroy();
     this.dynamo.destroy();
@@ -254,7 +303,19 @@ export class LocalStack {
   private accept(event: S3rverEvent): void {
     for (const record of event.Records) {
       const { bucket, object } = record.s3;
-      if (bucket.name !== this.info.ingestBucket || !record.eventName.startsWith("ObjectCreated:")) continue;
+      if (!record.eventName.startsWith("ObjectCreated:")) continue;
+      if (bucket.name === this.info.reportsBucket && LocalRuns.isStart(object.key)) {
+        this.pending++;
+        this.runs
+          .start(object.key)
+          .catch((error: unknown) => process.stderr.write(`local stack: ${object.key}: ${String(error)}\n`))
+          .finally(() => {
+            this.pending--;
+            this.pump();
+          });
+        continue;
+      }
+      if (bucket.name !== this.info.ingestBucket) continue;
       // The deployed bucket notifies only its suffixes (case-sensitive): the same here.
       if (!isIngestKey(object.key)) continue;
       this.pending++;
@@ -308,17 +369,20 @@ export class LocalStack {
   private pump(): void {
     if (this.closed) return;
     const limit = this.options.concurrency ?? 2;
-    const size = this.options.batchSize ?? 10;
     while (this.inFlight < limit) {
       const now = Date.now();
-      const batch = this.queue.filter((m) => m.visibleAt <= now).slice(0, size);
-      if (batch.length === 0) break;
+      // A batch is of one kind: the first visible message's.
+      const first = this.queue.find((m) => m.visibleAt <= now);
+      if (first === undefined) break;
+      const size =
+        first.kind === "ingest" ? (this.options.batchSize ?? 10) : (this.options.reprocessBatchSize ?? 10);
+      const batch = this.queue.filter((m) => m.visibleAt <= now && m.kind === first.kind).slice(0, size);
       for (const message of batch) {
         message.visibleAt = Number.POSITIVE_INFINITY;
         message.receives++;
       }
       this.inFlight++;
-      this.invoke(batch).finally(() => {
+      (first.kind === "ingest" ? this.invoke(batch) : this.invokeReprocess(batch)).finally(() => {
         this.inFlight--;
         this.pump();
       });
@@ -352,6 +416,35 @@ export class LocalStack {
         message.visibleAt = Date.now() + (this.options.retryDelayMs ?? 1000);
         this.options.onOutcome?.({ type: "retry", key: message.key, receives: message.receives });
       }
+    }
+  }
+
+  /**
+   * A batch of reprocess items through the reprocess handler; an item that failed comes back after
+   * the visibility delay and, after `maxReceives` receives, ends failed in its execution's results
+   * (as a Distributed Map reports an item past its retries).
+   */
+  private async invokeReprocess(batch: Message[]): Promise<void> {
+    let outcomes: ReprocessOutcome[];
+    try {
+      outcomes = await this.reprocess(batch.map((m) => JSON.parse(m.body) as unknown));
+    } catch (error) {
+      outcomes = batch.map(() => ({ ok: false, error }));
+    }
+    for (const [i, message] of batch.entries()) {
+      const outcome = outcomes[i] ?? { ok: false, error: new Error("no outcome") };
+      if (!outcome.ok && message.receives < (this.options.maxReceives ?? 3)) {
+        message.visibleAt = Date.now() + (this.options.retryDelayMs ?? 1000);
+        const key = (JSON.parse(message.body) as { item: { key: string } }).item.key;
+        this.options.onOutcome?.({ type: "retry", key, receives: message.receives, error: outcome.error });
+        continue;
+      }
+      this.queue.splice(this.queue.indexOf(message), 1);
+      await this.runs
+        .ended(message.key, message.body, outcome)
+        .catch((error: unknown) =>
+          process.stderr.write(`local stack: reprocess ${message.key}: ${String(error)}\n`),
+        );
     }
   }
 

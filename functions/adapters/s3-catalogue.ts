@@ -12,7 +12,6 @@ import {
   type S3Client,
 } from "@aws-sdk/client-s3";
 import type { CatalogueKeys, CatalogueStore } from "../../shared/pipeline/index.js";
-import { catalogueIndexKey, catalogueManifestKey } from "../../shared/pipeline/index.js";
 import { asAdapterError, isTransientAwsError } from "./errors.js";
 
 /** The `Cache-Control` of the catalogue's objects: they change with every publish and withdrawal. */
@@ -24,16 +23,32 @@ function isMissing(error: unknown): boolean {
   return name === "NoSuchKey" || name === "NotFound";
 }
 
+/** Entries kept by a store (a few hundred bytes each): a warm function's recent ones. */
+const CACHED_ENTRIES = 10_000;
+
 /** The `CatalogueStore` over one bucket. */
 export class S3CatalogueStore implements CatalogueStore {
+  /**
+   * Entries this store wrote or read, by key, with their ETag: a rebuild lists the entries and
+   * reads only those it does not hold at the listed ETag (others' changes), not the ones it wrote.
+   */
+  private readonly entries = new Map<string, { body: string; etag: string }>();
+
   constructor(
     private readonly client: S3Client,
     private readonly bucket: string,
   ) {}
 
-  private async put(key: string, body: string, contentType: string, generation?: string): Promise<void> {
+  private remember(key: string, entry: { body: string; etag: string }): void {
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    // Oldest first in a Map: drop it past the bound.
+    if (this.entries.size > CACHED_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  private async put(key: string, body: string, contentType: string, generation?: string): Promise<string> {
     try {
-      await this.client.send(
+      const out = await this.client.send(
         new PutObjectCommand({
           Bucket: this.bucket,
           Key: key,
@@ -43,13 +58,16 @@ export class S3CatalogueStore implements CatalogueStore {
           ...(generation === undefined ? {} : { Metadata: { generation } }),
         }),
       );
+      return out.ETag ?? "";
     } catch (error) {
       throw asAdapterError(error, `PutObject ${key}`);
     }
   }
 
   async putEntry(key: string, body: string): Promise<void> {
-    await this.put(key, body, "application/json");
+    const etag = await this.put(key, body, "application/json");
+    if (etag !== "") this.remember(key, { body, etag });
+    else this.entries.delete(key);
   }
 
   /**
@@ -57,11 +75,15 @@ export class S3CatalogueStore implements CatalogueStore {
    * tries): the SDK retries a request, not a body, and the manifest is small and rewritten often
    * (s3rver cuts a read of a key being overwritten).
    */
-  async getEntry(key: string): Promise<{ body: string; etag: string } | null> {
+  async getEntry(key: string, etag?: string): Promise<{ body: string; etag: string } | null> {
+    const known = this.entries.get(key);
+    if (etag !== undefined && known?.etag === etag) return known;
     for (let attempt = 1; ; attempt++) {
       try {
         const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-        return { body: (await out.Body?.transformToString("utf8")) ?? "", etag: out.ETag ?? "" };
+        const found = { body: (await out.Body?.transformToString("utf8")) ?? "", etag: out.ETag ?? "" };
+        if (etag !== undefined && found.etag === etag) this.remember(key, found);
+        return found;
       } catch (error) {
         if (isMissing(error)) return null;
         if (attempt < 3 && isTransientAwsError(error)) continue;

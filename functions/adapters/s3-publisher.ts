@@ -4,20 +4,24 @@
  * output can never trigger the pipeline again; keeps each tenant's catalogue of its copies in the
  * published bucket (`S3CatalogueStore`).
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { tmpdir } from "node:os";
 import { Readable } from "node:stream";
 import { type CloudFrontClient, CreateInvalidationCommand } from "@aws-sdk/client-cloudfront";
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
-import type { CopyFacts, Publisher, SpooledStream } from "../../shared/pipeline/index.js";
+import type { CopyFacts, Publisher, PublishOptions, SpooledStream } from "../../shared/pipeline/index.js";
 import {
+  cataloguedSame,
   cataloguePublished,
+  catalogueShardOf,
   catalogueWithdrawn,
   copyViewerPage,
   publishedUrlPath,
+  settleCatalogue,
   sha256Tap,
   spooled,
+  tenantOfCopy,
   viewerPageKey,
 } from "../../shared/pipeline/index.js";
 import { fileSpool, type Spool } from "../../shared/spool/index.js";
@@ -58,10 +62,42 @@ export interface PublisherOptions {
   spool?: Spool;
 }
 
+/** S3's smallest multipart part, and the default part size: a copy under it is one PUT. */
+const MIN_PART_BYTES = 5 * 1024 * 1024;
+
+/**
+ * The first chunks of `body`, up to `limit` bytes or its end: `whole` when it ended within them,
+ * and `body` again from its start (the chunks read, then the rest).
+ */
+async function peek(
+  body: AsyncIterable<Uint8Array>,
+  limit: number,
+): Promise<{ whole: Buffer | null; body: AsyncIterable<Uint8Array> }> {
+  const it = body[Symbol.asyncIterator]();
+  const head: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const next = await it.next();
+    if (next.done === true) return { whole: Buffer.concat(head), body: Readable.from(head) };
+    head.push(next.value);
+    bytes += next.value.length;
+    if (bytes > limit) break;
+  }
+  async function* again(): AsyncGenerator<Uint8Array> {
+    yield* head;
+    for (let next = await it.next(); next.done !== true; next = await it.next()) yield next.value;
+  }
+  return { whole: null, body: again() };
+}
+
 /** The `Publisher` port over S3. */
 export class S3Publisher implements Publisher {
   private readonly catalogue: S3CatalogueStore;
   private readonly spool: Spool;
+  /** Per tenant, the rebuild not started yet, which calls join, and the shards it settles (null: all). */
+  private readonly waiting = new Map<string, { shards: Set<string> | null; run: Promise<void> }>();
+  /** Per tenant, the last rebuild scheduled, which the next one waits for. */
+  private readonly lastRebuild = new Map<string, Promise<void>>();
 
   constructor(
     private readonly client: S3Client,
@@ -71,8 +107,55 @@ export class S3Publisher implements Publisher {
     this.spool = options.spool ?? fileSpool(tmpdir());
   }
 
-  private catalogueOptions() {
-    return { viewerPages: this.options.viewerPages === true, reportsBucket: this.options.reportsBucket };
+  private catalogueOptions(deferRebuild = false) {
+    return {
+      viewerPages: this.options.viewerPages === true,
+      reportsBucket: this.options.reportsBucket,
+      deferRebuild,
+    };
+  }
+
+  /**
+   * A view of this publisher for one batch of jobs: its publishes and withdrawals write their
+   * catalogue entries only, and its `settle()` rebuilds each tenant they touched once, so a batch
+   * of ten copies rebuilds its tenant's catalogue (a listing of all the tenant's entries) once
+   * rather than ten times.
+   */
+  batch(): CatalogueBatch {
+    return new CatalogueBatch(this);
+  }
+
+  /**
+   * Settles `tenant`'s catalogue: the shards of `copyKeys` (null: every shard), then the tenant's
+   * manifest (what a batch's `settle` does per tenant). Calls while one waits join it (their shards
+   * added), and it starts after the one before (so it lists their entries): batches settling at
+   * once in one process (the local stack's) settle together, not in turn.
+   */
+  rebuild(tenant: string, copyKeys: Iterable<string> | null = null): Promise<void> {
+    const shards = copyKeys === null ? null : new Set([...copyKeys].map(catalogueShardOf));
+    const waiting = this.waiting.get(tenant);
+    if (waiting !== undefined) {
+      if (shards === null) waiting.shards = null;
+      else for (const shard of shards) waiting.shards?.add(shard);
+      return waiting.run;
+    }
+    const before = this.lastRebuild.get(tenant) ?? Promise.resolve();
+    const entry: { shards: Set<string> | null; run: Promise<void> } = { shards, run: before };
+    entry.run = before
+      .catch(() => undefined)
+      .then(async () => {
+        this.waiting.delete(tenant);
+        await settleCatalogue(this.catalogue, tenant, entry.shards, this.catalogueOptions());
+      });
+    const next = entry.run;
+    this.waiting.set(tenant, entry);
+    this.lastRebuild.set(tenant, next);
+    next
+      .finally(() => {
+        if (this.lastRebuild.get(tenant) === next) this.lastRebuild.delete(tenant);
+      })
+      .catch(() => undefined);
+    return next;
   }
 
   /**
@@ -82,9 +165,27 @@ export class S3Publisher implements Publisher {
    * incomplete-upload lifecycle rule and the body's error is still the one thrown. Once the copy
    * is stored: with `viewerPages`, its viewer page (from the copy as it went up, kept in the
    * spool), then its catalogue entry (with the sha256 taken on the way up) and its tenant's
-   * manifest, so the index never links a page that is not there yet.
+   * manifest, so the index never links a page that is not there yet (`deferRebuild`: the entry
+   * only; a `CatalogueBatch` settles). With `onKept`, a copy under one part is read first and, when
+   * the catalogue lists the same bytes and facts published under `key`, nothing is written and
+   * `onKept` is called; a larger copy is published again.
    */
-  async publishCopy(key: string, body: AsyncIterable<Uint8Array>, facts: CopyFacts): Promise<void> {
+  async publishCopy(
+    key: string,
+    body: AsyncIterable<Uint8Array>,
+    facts: CopyFacts,
+    options: PublishOptions = {},
+    deferRebuild = false,
+  ): Promise<void> {
+    if (options.onKept !== undefined) {
+      const peeked = await peek(body, Math.max(this.options.partSize ?? 0, MIN_PART_BYTES));
+      const { whole } = peeked;
+      if (whole !== null) {
+        const sha256 = createHash("sha256").update(whole).digest("hex");
+        if (await cataloguedSame(this.catalogue, key, sha256, facts)) return options.onKept();
+      }
+      body = peeked.body;
+    }
     const tap = sha256Tap(body);
     const kept = this.options.viewerPages === true ? spooled(tap.body, this.spool) : null;
     try {
@@ -93,7 +194,7 @@ export class S3Publisher implements Publisher {
     } finally {
       await kept?.dispose();
     }
-    await cataloguePublished(this.catalogue, key, tap.digest(), facts, this.catalogueOptions());
+    await cataloguePublished(this.catalogue, key, tap.digest(), facts, this.catalogueOptions(deferRebuild));
   }
 
   /** Streams `body` to `key` (see `publishCopy`). */
@@ -171,7 +272,7 @@ export class S3Publisher implements Publisher {
    * deletes repeated harmlessly and the invalidation asked for again before the withdrawal is
    * recorded. Last, the catalogue marks the copy withdrawn.
    */
-  async withdrawCopy(key: string): Promise<void> {
+  async withdrawCopy(key: string, deferRebuild = false): Promise<void> {
     for (const gone of [key, viewerPageKey(key)]) {
       try {
         await this.client.send(new DeleteObjectCommand({ Bucket: this.options.publishedBucket, Key: gone }));
@@ -181,7 +282,7 @@ export class S3Publisher implements Publisher {
     }
     const { distribution } = this.options;
     if (distribution !== undefined) await this.invalidate(distribution, [key, viewerPageKey(key)]);
-    await catalogueWithdrawn(this.catalogue, key, this.catalogueOptions());
+    await catalogueWithdrawn(this.catalogue, key, this.catalogueOptions(deferRebuild));
   }
 
   private async invalidate(
@@ -214,5 +315,71 @@ export class S3Publisher implements Publisher {
       Body: body,
       ContentType: "application/json",
     });
+  }
+}
+
+/**
+ * One batch's view of an `S3Publisher` (`S3Publisher.batch`): copies and withdrawals write their
+ * catalogue entries, and `settle()`, called once the batch's jobs are done and before they are
+ * reported done, rebuilds the catalogue of every tenant touched. A job retried after its batch
+ * stopped before settling finds its record written (a duplicate) and publishes nothing: its
+ * handler `touch`es the tenant so the retry settles it.
+ */
+export class CatalogueBatch implements Publisher {
+  /** Per tenant touched, the copies changed (null: settle every shard, after a retried job). */
+  private readonly touched = new Map<string, Set<string> | null>();
+
+  constructor(private readonly publisher: S3Publisher) {}
+
+  async publishCopy(
+    key: string,
+    body: AsyncIterable<Uint8Array>,
+    facts: CopyFacts,
+    options: PublishOptions = {},
+  ): Promise<void> {
+    let kept = false;
+    const onKept = options.onKept;
+    const watched: PublishOptions =
+      onKept === undefined
+        ? {}
+        : {
+            onKept: () => {
+              kept = true;
+              onKept();
+            },
+          };
+    await this.publisher.publishCopy(key, body, facts, watched, true);
+    if (!kept) this.changed(key);
+  }
+
+  async withdrawCopy(key: string): Promise<void> {
+    await this.publisher.withdrawCopy(key, true);
+    this.changed(key);
+  }
+
+  putDocument(key: string, body: string): Promise<void> {
+    return this.publisher.putDocument(key, body);
+  }
+
+  /**
+   * Has `settle()` settle all of `tenant`'s catalogue even if this batch published nothing there
+   * (a retried job does not know which copy its stopped try changed).
+   */
+  touch(tenant: string): void {
+    this.touched.set(tenant, null);
+  }
+
+  private changed(copyKey: string): void {
+    const tenant = tenantOfCopy(copyKey);
+    const keys = this.touched.has(tenant) ? this.touched.get(tenant) : new Set<string>();
+    if (keys === null || keys === undefined) return;
+    keys.add(copyKey);
+    this.touched.set(tenant, keys);
+  }
+
+  /** Settles the shards changed and the manifest of each tenant touched, once; then forgets them. */
+  async settle(): Promise<void> {
+    for (const [tenant, keys] of this.touched) await this.publisher.rebuild(tenant, keys);
+    this.touched.clear();
   }
 }

@@ -19,18 +19,14 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda"
 import { z } from "zod";
 import type { EnvelopeSigner } from "../../shared/attest/index.js";
 import { kindOf, ReplayPipelineError } from "../../shared/errors.js";
-import type { ObjectRef } from "../../shared/pipeline/index.js";
-import {
-  type ProcessOptions,
-  type ProcessResult,
-  processObject,
-  scrubbedKey,
-} from "../../shared/pipeline/index.js";
+import type { ObjectRef, Ports, RulePack } from "../../shared/pipeline/index.js";
+import { type ProcessResult, processObject, scrubbedKey } from "../../shared/pipeline/index.js";
 import { ObjectChangedError } from "../adapters/errors.js";
 import { S3ObjectSource } from "../adapters/s3-objects.js";
+import type { CatalogueBatch } from "../adapters/s3-publisher.js";
 import { type Config, ConfigError } from "./config.js";
 import { INGEST_METRIC, VERDICT_DIMENSION } from "./metrics.js";
-import { pipelinePorts } from "./pipeline-ports.js";
+import { batchPorts, pipelinePorts } from "./pipeline-ports.js";
 
 /** What the ingest handler is made of. */
 export interface IngestDependencies {
@@ -46,7 +42,7 @@ export interface IngestDependencies {
   /** Signs the attestations (the KMS key); absent or null: stored unsigned (the local stack). */
   signer?: EnvelopeSigner | null;
   /** The rules the job runs, when not the built-in defaults (a test's rule pack). */
-  rules?: Pick<ProcessOptions, "preset" | "redactionKey" | "rulesDigest">;
+  rules?: RulePack;
 }
 
 /** The ingest Lambda handler: an SQS batch in, the records to retry out. */
@@ -83,7 +79,13 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
   const options = { toolVersion: deps.toolVersion, parallel: { workers: 0 }, ...deps.rules };
   const processor = new BatchProcessor(EventType.SQS, { parser, schema: IngestRecordSchema, logger });
 
-  async function processEvent(ref: ObjectRef, bucket: string): Promise<void> {
+  /** One object through the job, over `batch`'s ports (its catalogue rebuilt when the batch settles). */
+  async function processEvent(
+    ref: ObjectRef,
+    bucket: string,
+    jobPorts: Ports,
+    batch: CatalogueBatch,
+  ): Promise<void> {
     if (bucket !== config.ingestBucket)
       throw new ReplayPipelineError(
         "ingest.bucket",
@@ -91,7 +93,7 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
       );
     let result: ProcessResult;
     try {
-      result = await processObject(new S3ObjectSource(s3, bucket, ref), ports, options);
+      result = await processObject(new S3ObjectSource(s3, bucket, ref), jobPorts, options);
     } catch (error) {
       // A newer version replaced the object mid-read: its own event will process it.
       if (error instanceof ObjectChangedError)
@@ -99,10 +101,12 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
       reportFailure(error, ref, logger, metrics);
       throw error;
     }
+    // A try before this one may have stopped between its publish and its batch's rebuild.
+    if (result.outcome !== "written" && result.record.kind === "replay") batch.touch(result.record.tenant);
     reportProcessed(result, logger, metrics);
   }
 
-  async function processRecord(message: IngestRecord): Promise<void> {
+  async function processRecord(message: IngestRecord, jobPorts: Ports, batch: CatalogueBatch): Promise<void> {
     if (!("Records" in message.body)) return logger.info("s3:TestEvent ignored");
     for (const event of message.body.Records) {
       if (!event.eventName.startsWith("ObjectCreated:")) continue;
@@ -114,21 +118,26 @@ export function makeIngestHandler(deps: IngestDependencies): IngestHandler {
         size: object.size ?? null,
         sequencer: object.sequencer ?? null,
       };
-      await processEvent(ref, event.s3.bucket.name);
+      await processEvent(ref, event.s3.bucket.name, jobPorts, batch);
     }
   }
 
   return middy(async (event: SQSEvent, context: Context) => {
     metrics.addMetric(INGEST_METRIC.messages, MetricUnit.Count, event.Records.length);
+    const { ports: jobPorts, batch } = batchPorts(ports);
     // The processor hands each record over as its parser made it (IngestRecordSchema).
-    const handle = (record: SQSRecord) => processRecord(record as unknown as IngestRecord);
-    return processPartialResponse(event, handle, processor, {
+    const handle = (record: SQSRecord) => processRecord(record as unknown as IngestRecord, jobPorts, batch);
+    const response = await processPartialResponse(event, handle, processor, {
       context,
       // One at a time: memory stays one file's worth, and a 1-vCPU Lambda gains little from overlap.
       processInParallel: false,
       // All failed is answered like some failed: the listed records come back, the others do not.
       throwOnFullBatchFailure: false,
     });
+    // The batch's copies reach their tenants' catalogues (one rebuild each) before any message is
+    // reported done; if this fails, the whole batch comes back and its retries settle again.
+    await batch.settle();
+    return response;
   })
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics, { captureColdStartMetric: true }));

@@ -11,7 +11,7 @@ import type { Ports } from "../../shared/pipeline/index.js";
 import { fileSpool } from "../../shared/spool/index.js";
 import { DynamoSessionIndex } from "../adapters/dynamo-index.js";
 import { S3ObjectStore } from "../adapters/s3-objects.js";
-import { S3Publisher } from "../adapters/s3-publisher.js";
+import { type CatalogueBatch, S3Publisher } from "../adapters/s3-publisher.js";
 import type { Config } from "./config.js";
 
 /** What the ports are made of. */
@@ -25,8 +25,21 @@ export interface PortDependencies {
   signer?: EnvelopeSigner | null;
 }
 
+/** The job's ports over AWS, their publisher the S3 one (which makes batch views). */
+export type PipelinePorts = Ports & { publisher: S3Publisher };
+
+/**
+ * The ports one batch of jobs runs over: `ports` with a batch view of its publisher, whose
+ * `settle()` (once the batch's jobs are done, before they are reported done) rebuilds each
+ * tenant's catalogue once.
+ */
+export function batchPorts(ports: PipelinePorts): { ports: Ports; batch: CatalogueBatch } {
+  const batch = ports.publisher.batch();
+  return { ports: { ...ports, publisher: batch }, batch };
+}
+
 /** The job's ports over `deps`' clients and buckets. */
-export function pipelinePorts(deps: PortDependencies): Ports {
+export function pipelinePorts(deps: PortDependencies): PipelinePorts {
   const { config, s3 } = deps;
   // Layer C copies wait in the function's /tmp (its ephemeral storage), not in its memory; so does
   // a copy whose viewer page is built once it is up.

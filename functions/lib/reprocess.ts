@@ -5,9 +5,9 @@
  */
 import type { Logger } from "@aws-lambda-powertools/logger";
 import { z } from "zod";
-import type { ProcessOptions, ReprocessChange } from "../../shared/pipeline/index.js";
+import type { ReprocessChange, RulePack } from "../../shared/pipeline/index.js";
 import { reprocessItem } from "../../shared/pipeline/index.js";
-import { type PortDependencies, pipelinePorts } from "./pipeline-ports.js";
+import { batchPorts, type PortDependencies, pipelinePorts } from "./pipeline-ports.js";
 
 /** A run id: what `--run-id` takes and the manifest's key holds. */
 export const RUN_ID = /^[A-Za-z0-9._-]{1,80}$/;
@@ -30,23 +30,55 @@ export interface ReprocessDependencies extends PortDependencies {
   /** Written into every record and document it replaces. */
   toolVersion: string;
   /** The rules it runs (a deployment's preset, a test's rule pack). */
-  rules?: Pick<ProcessOptions, "preset" | "redactionKey" | "rulesDigest">;
+  rules?: RulePack;
 }
 
-/** Builds the handler over `deps`: one port set per container. */
+/** What one event of a batch came to: its change, or the fault that stopped it. */
+export type ReprocessOutcome = { ok: true; change: ReprocessChange } | { ok: false; error: unknown };
+
+/**
+ * Builds the batch handler over `deps` (one port set per container): each event (one manifest
+ * item) through the job in turn, then each touched tenant's catalogue rebuilt once, before the
+ * batch's outcomes are returned. The local stack's queue hands it batches; a fault of one event
+ * is its outcome, not the batch's.
+ */
+export function makeReprocessBatchHandler(
+  deps: ReprocessDependencies,
+): (events: readonly unknown[]) => Promise<ReprocessOutcome[]> {
+  const ports = pipelinePorts(deps);
+  return async (events) => {
+    const { ports: jobPorts, batch } = batchPorts(ports);
+    const outcomes: ReprocessOutcome[] = [];
+    for (const event of events) {
+      try {
+        const { run_id, item } = ReprocessEventSchema.parse(event);
+        const change = await reprocessItem(item, jobPorts, {
+          toolVersion: deps.toolVersion,
+          parallel: { workers: 0 },
+          ...deps.rules,
+          mode: { kind: "reprocess", runId: run_id },
+        });
+        // A try before this one may have stopped between its publish and its batch's rebuild.
+        if (change.outcome === "duplicate") batch.touch(item.tenant);
+        deps.logger.info("reprocessed", { run_id, ...change });
+        outcomes.push({ ok: true, change });
+      } catch (error) {
+        outcomes.push({ ok: false, error });
+      }
+    }
+    await batch.settle();
+    return outcomes;
+  };
+}
+
+/** Builds the handler of one event (a Distributed Map child's item) over `deps`; a fault throws. */
 export function makeReprocessHandler(
   deps: ReprocessDependencies,
 ): (event: unknown) => Promise<ReprocessChange> {
-  const ports = pipelinePorts(deps);
+  const handle = makeReprocessBatchHandler(deps);
   return async (event) => {
-    const { run_id, item } = ReprocessEventSchema.parse(event);
-    const change = await reprocessItem(item, ports, {
-      toolVersion: deps.toolVersion,
-      parallel: { workers: 0 },
-      ...deps.rules,
-      mode: { kind: "reprocess", runId: run_id },
-    });
-    deps.logger.info("reprocessed", { run_id, ...change });
-    return change;
+    const [outcome] = await handle([event]);
+    if (outcome === undefined || !outcome.ok) throw outcome?.error;
+    return outcome.change;
   };
 }

@@ -57,6 +57,11 @@ export interface CatalogueOptions {
   reportsBucket?: string;
   /** Rebuild rounds before giving up with a transient error (default 30). */
   maxRounds?: number;
+  /**
+   * Write the entry only: the caller settles the touched shards and the tenant itself
+   * (`settleCatalogue`), once for many changes, before it reports them done.
+   */
+  deferRebuild?: boolean;
   now?: () => Date;
 }
 
@@ -64,8 +69,12 @@ export interface CatalogueOptions {
 export interface CatalogueStore {
   /** Writes an entry object (JSON text). */
   putEntry(key: string, body: string): Promise<void>;
-  /** An entry object and its ETag; null when there is none. */
-  getEntry(key: string): Promise<{ body: string; etag: string } | null>;
+  /**
+   * An object's text (an entry, a shard's manifest) and its ETag; null when there is none. Given the
+   * ETag a listing showed, a store may answer from what it wrote or read before at that ETag (an
+   * object's bytes at one ETag never change).
+   */
+  getEntry(key: string, etag?: string): Promise<{ body: string; etag: string } | null>;
   /**
    * Every object whose key starts with `prefix` (entries, shard manifests), all pages, with its
    * ETag (a consistent listing); `prefix` may end mid-name (`entries/3f`).
@@ -90,7 +99,7 @@ export interface CatalogueKeys {
 }
 
 /** The tenant of a copy key (`<tenant>/<session>/<file>`). */
-function tenantOfCopy(copyKey: string): string {
+export function tenantOfCopy(copyKey: string): string {
   return copyKey.slice(0, Math.max(0, copyKey.indexOf("/")));
 }
 
@@ -160,6 +169,28 @@ export function sha256Tap(body: AsyncIterable<Uint8Array>): {
   };
 }
 
+/**
+ * Whether the catalogue lists `copyKey` as published (not withdrawn) with these bytes (`sha256`)
+ * and `facts`: a copy to keep rather than publish again.
+ */
+export async function cataloguedSame(
+  store: Pick<CatalogueStore, "getEntry">,
+  copyKey: string,
+  sha256: string,
+  facts: CopyFacts,
+): Promise<boolean> {
+  const found = await store.getEntry(catalogueEntryKey(copyKey));
+  if (found === null) return false;
+  const entry = JSON.parse(found.body) as CatalogueEntry;
+  return (
+    entry.withdrawn_at === null &&
+    entry.sha256 === sha256 &&
+    entry.replay_hash === facts.replay_hash &&
+    entry.verdict === facts.verdict &&
+    entry.attestation === facts.attestation
+  );
+}
+
 /** Records a copy just published (`sha256` of its bytes) and rebuilds its tenant's catalogue. */
 export async function cataloguePublished(
   store: CatalogueStore,
@@ -178,7 +209,7 @@ export async function cataloguePublished(
     withdrawn_at: null,
   };
   await store.putEntry(catalogueEntryKey(copyKey), `${JSON.stringify(entry)}\n`);
-  await settleChange(store, copyKey, options);
+  if (options.deferRebuild !== true) await settleChange(store, copyKey, options);
 }
 
 /** Settles the shard of `copyKey`, then its tenant's manifest (the module comment says why). */
@@ -187,9 +218,7 @@ async function settleChange(
   copyKey: string,
   options: CatalogueOptions,
 ): Promise<void> {
-  const tenant = tenantOfCopy(copyKey);
-  await settle(store, shardLevel(store, tenant, catalogueShardOf(copyKey), options), options);
-  await settleTenant(store, tenant, options);
+  await settleCatalogue(store, tenantOfCopy(copyKey), new Set([catalogueShardOf(copyKey)]), options);
 }
 
 /**
@@ -219,7 +248,7 @@ export async function catalogueWithdrawn(
     const entry: CatalogueEntry = { ...before, withdrawn_at: now(options) };
     await store.putEntry(entryKey, `${JSON.stringify(entry)}\n`);
   }
-  await settleChange(store, copyKey, options);
+  if (options.deferRebuild !== true) await settleChange(store, copyKey, options);
 }
 
 function now(options: CatalogueOptions): string {
@@ -372,7 +401,7 @@ async function settle<Row>(
         rows.push(reused);
         continue;
       }
-      const found = await catalogue.getEntry(key);
+      const found = await catalogue.getEntry(key, etag);
       // Sources are never deleted; one missing here was listed by a store that lost it: skip it.
       const row = found === null ? null : level.read(key, found.body, found.etag);
       if (row !== null) rows.push(row);
@@ -415,6 +444,23 @@ async function settleShards(
   );
   for (const shard of [...shards].sort())
     await settle(catalogue, shardLevel(catalogue, tenant, shard, options), options);
+}
+
+/**
+ * Settles the shards `shards` of `tenant` (null: every shard with an entry), then the tenant's
+ * manifest: the changes of one copy, or of a batch that deferred its rebuilds (`deferRebuild`).
+ */
+export async function settleCatalogue(
+  catalogue: CatalogueStore,
+  tenant: string,
+  shards: ReadonlySet<string> | null,
+  options: CatalogueOptions = {},
+): Promise<void> {
+  if (shards === null) await settleShards(catalogue, tenant, options);
+  else
+    for (const shard of [...shards].sort())
+      await settle(catalogue, shardLevel(catalogue, tenant, shard, options), options);
+  await settleTenant(catalogue, tenant, options);
 }
 
 /**

@@ -6,19 +6,20 @@
 export {
   type CatalogueKeys,
   type CatalogueStore,
+  cataloguedSame,
   catalogueEntryKey,
-  catalogueIndexKey,
-  catalogueManifestKey,
   cataloguePublished,
   catalogueShardKeys,
   catalogueShardOf,
   catalogueWithdrawn,
   rebuildCatalogue,
+  settleCatalogue,
   sha256Tap,
+  tenantOfCopy,
 } from "./catalogue.js";
 export { GENERATION_META } from "./catalogue-html.js";
-export type { CatalogueEntry, CatalogueManifest, CatalogueShard, CopyFacts } from "./catalogue-types.js";
-export type { LocalReceipt, VerdictDocument } from "./job-types.js";
+export type { CatalogueEntry, CatalogueShard, CopyFacts } from "./catalogue-types.js";
+export type { LocalReceipt, RulePack, VerdictDocument } from "./job-types.js";
 export {
   attestationKey,
   INGEST_SUFFIXES,
@@ -38,6 +39,7 @@ export type {
   ObjectStore,
   Ports,
   Publisher,
+  PublishOptions,
   PutOutcome,
   ReceiptCheckRecord,
   SessionIndex,

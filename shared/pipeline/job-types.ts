@@ -2,7 +2,7 @@
 import type { CheckRow, CheckStatus, InspectReport, Verdict } from "../formats/index.js";
 import type { ParallelOptions } from "../parallel/index.js";
 import type { VerifyReport } from "../receipt/index.js";
-import type { LayerCSummary, Preset } from "../redact/index.js";
+import type { LayerCSummary, PackRule, Preset } from "../redact/index.js";
 import type { FileRecord, ObjectRef, PutOutcome, ReceiptCheckRecord } from "./ports.js";
 import type { Provenance } from "./provenance.js";
 
@@ -47,6 +47,8 @@ export interface ProcessOptions {
   preset?: Preset;
   /** Key for Layer C's keyed pseudonyms. */
   redactionKey?: Uint8Array;
+  /** A rule pack's secret rules, run beside the built-in ones (they go into the rules digest). */
+  packRules?: readonly PackRule[];
   /** ReplayKit signature key: with it a signature is required. */
   hmacKey?: Uint8Array;
   /** Worker threads for large JSON Lines files. */
@@ -59,13 +61,23 @@ export interface ProcessOptions {
   /** Publish the copy of a `failed` or `invalid` replay too; its record says so (`redact --allow-unverified`). */
   publishUnverified?: boolean;
   /**
-   * The digest of the rules this job runs (`Provenance.rules_digest`); default `rulesDigest(preset)`.
-   * A rule pack laid over the built-in rules gives its own.
+   * The digest of the rules this job runs (`Provenance.rules_digest`); default
+   * `rulesDigest(preset, packRules)`. A rule pack that changes more than rules (a key) gives its own.
    */
   rulesDigest?: string;
   /** Which job runs (default `pipeline`). */
   mode?: JobMode;
 }
+
+/**
+ * The rules a deployment (or a test) runs when not the built-in defaults: a preset, a pseudonym
+ * key, a rule pack's secret rules, a signature key (a signature then required), and the digest
+ * recorded for them (default: `rulesDigest(preset, packRules)`).
+ */
+export type RulePack = Pick<
+  ProcessOptions,
+  "preset" | "redactionKey" | "packRules" | "hmacKey" | "rulesDigest"
+>;
 
 /** The verdict document: what the reports store keeps for one processed object. */
 export interface VerdictDocument {
@@ -109,4 +121,6 @@ export interface ProcessResult {
   checks: ReceiptCheckRecord[];
   /** The whole report of each receipt check this run made, scrubbed: what `verify` prints. */
   verifications: VerifyReport[];
+  /** Reprocess: the copy published before was kept (the new rules made the same bytes). */
+  copyKept?: true;
 }

@@ -44,12 +44,27 @@ export interface ObjectStore {
  * that keeps the catalogue (catalogue.ts) records each copy's publication and withdrawal in it
  * before it returns.
  */
+/** How a copy is published. */
+export interface PublishOptions {
+  /**
+   * Given, keep the copy already published under the key when the new one is the same bytes with
+   * the same facts (a reprocess whose rules change nothing in it), and call this: no new version,
+   * no catalogue change. A publisher may not look (a large copy) and publish anyway.
+   */
+  onKept?: () => void;
+}
+
 export interface Publisher {
   /**
    * Writes a Layer C copy (published store) as a stream; nothing is left if the stream fails.
    * `facts` are what the catalogue lists beside the copy's own sha256.
    */
-  publishCopy(key: string, body: AsyncIterable<Uint8Array>, facts: CopyFacts): Promise<void>;
+  publishCopy(
+    key: string,
+    body: AsyncIterable<Uint8Array>,
+    facts: CopyFacts,
+    options?: PublishOptions,
+  ): Promise<void>;
   /** Removes a published copy (a receipt check failed after it was published), kept in the catalogue as withdrawn. */
   withdrawCopy(key: string): Promise<void>;
   /** Writes a verdict document (reports store), JSON text. */

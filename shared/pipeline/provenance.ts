@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import {
   PATTERN_RULES,
+  type PackRule,
   type PatternRule,
   type Preset,
   presetPolicy,
@@ -32,10 +33,10 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 6,
+  "redact/rules": 7,
   "redact/detect": 7,
-  "redact/layer-c": 3,
-  "redact/scrub": 4,
+  "redact/layer-c": 5,
+  "redact/scrub": 5,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 3,
   "formats/replay-bundle": 3,
@@ -71,38 +72,52 @@ function describeRule(rule: PatternRule): Described {
   };
 }
 
-/** The canonical description of the rules a job runs with `preset`. */
-export function rulesDescription(preset: Preset): Described {
+/**
+ * The canonical description of the rules a job runs with `preset` and a rule pack's `packRules`
+ * (listed after the built-in rules, only when there are any: without a pack the description is
+ * the built-in rules' alone).
+ */
+export function rulesDescription(preset: Preset, packRules: readonly PackRule[] = []): Described {
   return {
     schema: "replay-pipeline.rules.v1",
     preset: { ...presetPolicy(preset) },
     pattern_rules: PATTERN_RULES.map(describeRule),
     secretlint: SECRETLINT_PRESET_ID,
     modules: { ...RULE_MODULES },
+    ...(packRules.length === 0
+      ? {}
+      : {
+          pack_rules: packRules.map((r) => ({ id: r.id, pattern: r.pattern, needles: [...r.needles] })),
+        }),
   };
 }
 
 const digests = new Map<string, string>();
 
-/** `sha256:<hex>` of `rulesDescription(preset)` as JSON, computed once per process and preset. */
-export function rulesDigest(preset: Preset = "private_repo"): string {
-  let digest = digests.get(preset);
+/**
+ * `sha256:<hex>` of `rulesDescription(preset, packRules)` as JSON, computed once per process and
+ * description.
+ */
+export function rulesDigest(preset: Preset = "private_repo", packRules: readonly PackRule[] = []): string {
+  const id = `${preset}\n${JSON.stringify(packRules)}`;
+  let digest = digests.get(id);
   if (digest === undefined) {
-    const text = JSON.stringify(rulesDescription(preset));
+    const text = JSON.stringify(rulesDescription(preset, packRules));
     digest = `sha256:${createHash("sha256").update(text, "utf8").digest("hex")}`;
-    digests.set(preset, digest);
+    digests.set(id, digest);
   }
   return digest;
 }
 
-/** The provenance of what a job with `options` makes: its digest given, else that of its preset. */
+/** The provenance of what a job with `options` makes: its digest given, else that of its rules. */
 export function provenanceOf(options: {
   toolVersion: string;
   preset?: Preset;
+  packRules?: readonly PackRule[];
   rulesDigest?: string;
 }): Provenance {
   return {
     tool_version: options.toolVersion,
-    rules_digest: options.rulesDigest ?? rulesDigest(options.preset),
+    rules_digest: options.rulesDigest ?? rulesDigest(options.preset, options.packRules),
   };
 }

@@ -21,6 +21,8 @@ import { withdrawReplaced } from "./reprocess.js";
 /** What became of the Layer C copy. */
 interface CopyOutcome {
   published: string | null;
+  /** The copy published before (reprocess) was kept: the new one is the same bytes. */
+  kept: boolean;
   notPublished: string | null;
   summary: LayerCSummary | null;
 }
@@ -41,6 +43,7 @@ export async function replayJob(run: JobRun, key: ObjectKey): Promise<ProcessRes
     ...readOptionsOf(pendingBefore),
     ...(options.preset === undefined ? {} : { preset: options.preset }),
     ...(options.redactionKey === undefined ? {} : { key: options.redactionKey }),
+    ...(options.packRules === undefined ? {} : { packRules: options.packRules }),
     spool: ports.spool,
     ...run.readOptions(),
   });
@@ -52,6 +55,7 @@ export async function replayJob(run: JobRun, key: ObjectKey): Promise<ProcessRes
   let published: string | null = null;
   let notPublished: string | null = null;
   let summary: LayerCSummary | null = null;
+  let kept = false;
   try {
     try {
       inspected = await redaction.inspected;
@@ -64,11 +68,7 @@ export async function replayJob(run: JobRun, key: ObjectKey): Promise<ProcessRes
     const report = inspected.report;
     await checkGiven(run, key, inspected, pendingBefore, againstNone(run));
 
-    if ((report.verdict === "failed" || report.verdict === "invalid") && options.publishUnverified !== true) {
-      notPublished = `the file is ${report.verdict}: only a file that is not failed or invalid is published`;
-    } else if (run.decided.some((c) => c.verdict === "failed" || c.verdict === "invalid")) {
-      notPublished = "a receipt check failed: the copy is not published";
-    }
+    notPublished = refusal(run, report.verdict);
     if (notPublished === null) {
       let ended: IteratorResult<Uint8Array>;
       try {
@@ -83,11 +83,17 @@ export async function replayJob(run: JobRun, key: ObjectKey): Promise<ProcessRes
         const target = layerCKey(key);
         // Reprocess: a copy made by rules that redacted less goes first (and from the CDN's cache).
         await withdrawReplaced(ports.publisher, run.previous, () => redaction.summary().by_rule);
-        await ports.publisher.publishCopy(target, prepend(ended, copy), {
+        const facts = {
           replay_hash: report.replay_hash,
           verdict: report.verdict,
           attestation: attestationKey(verdictKey(source.key)),
-        });
+        };
+        // Reprocess: a copy the new rules leave byte for byte as it was stays (no new version).
+        const keepIfSame = run.previous?.layer_c_key === target;
+        const onKept = () => {
+          kept = true;
+        };
+        await ports.publisher.publishCopy(target, prepend(ended, copy), facts, keepIfSame ? { onKept } : {});
         published = target;
         summary = redaction.summary();
       }
@@ -98,7 +104,16 @@ export async function replayJob(run: JobRun, key: ObjectKey): Promise<ProcessRes
     await copy.return?.(undefined).catch(() => undefined);
   }
 
-  return replayDone(run, key, inspected, receiptsBefore, { published, notPublished, summary });
+  return replayDone(run, key, inspected, receiptsBefore, { published, notPublished, summary, kept });
+}
+
+/** Why the copy of a replay of `verdict` is not published; null when it is. */
+function refusal(run: JobRun, verdict: InspectResult["report"]["verdict"]): string | null {
+  if ((verdict === "failed" || verdict === "invalid") && run.options.publishUnverified !== true)
+    return `the file is ${verdict}: only a file that is not failed or invalid is published`;
+  if (run.decided.some((c) => c.verdict === "failed" || c.verdict === "invalid"))
+    return "a receipt check failed: the copy is not published";
+  return null;
 }
 
 /**
@@ -131,7 +146,12 @@ async function inspectOnly(run: JobRun, key: ObjectKey, pending: PendingCheck[])
     key,
     inspected,
     pending.map((p) => p.receipt),
-    { published: null, notPublished: "only inspected: no Layer C copy was asked for", summary: null },
+    {
+      published: null,
+      notPublished: "only inspected: no Layer C copy was asked for",
+      summary: null,
+      kept: false,
+    },
   );
 }
 
@@ -183,6 +203,7 @@ async function replayDone(
     not_published: notPublished,
   });
   const result = await run.finish(record, { ...document, receipt_checks: run.documentChecks() });
+  if (copy.kept) result.copyKept = true;
   // A local job has no session to look in again.
   if (result.outcome !== "written" || (run.mode.kind !== "pipeline" && run.mode.kind !== "reprocess"))
     return result;

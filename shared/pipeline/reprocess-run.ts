@@ -107,7 +107,7 @@ export async function reprocessItem(
   }
   const ref = before.ref;
   const result = await processObject({ ...ref, open: () => ports.objects.open(ref) }, ports, options);
-  return changeOf(before, result.record, result.outcome);
+  return changeOf(before, result.record, result.outcome, result.copyKept === true);
 }
 
 /** How `runItems` runs. */

@@ -76,7 +76,7 @@ export interface ReprocessChange {
   outcome: PutOutcome;
   verdict_before: Verdict;
   verdict_after: Verdict;
-  /** A copy was published again (a new version of the same key). */
+  /** A copy was published again (a new version of the same key); false when the same bytes were kept. */
   republished: boolean;
   /** The old copy was withdrawn (from the bucket and the CDN's cache), and why; null when not. */
   withdrawn: WithdrawReason | null;
@@ -90,8 +90,16 @@ function redactsMore(
   return Object.entries(after).some(([rule, n]) => n > (before?.[rule] ?? 0));
 }
 
-/** What replacing `before` with `after` (the same version, new rules) changed. */
-export function changeOf(before: FileRecord, after: FileRecord, outcome: PutOutcome): ReprocessChange {
+/**
+ * What replacing `before` with `after` (the same version, new rules) changed; `kept`: the copy
+ * published before was kept, the new rules making the same bytes.
+ */
+export function changeOf(
+  before: FileRecord,
+  after: FileRecord,
+  outcome: PutOutcome,
+  kept = false,
+): ReprocessChange {
   const written = outcome === "written";
   const had = before.layer_c_key !== null;
   const has = after.layer_c_key !== null;
@@ -104,7 +112,7 @@ export function changeOf(before: FileRecord, after: FileRecord, outcome: PutOutc
     outcome,
     verdict_before: before.verdict,
     verdict_after: written ? after.verdict : before.verdict,
-    republished: written && has,
+    republished: written && has && !kept,
     withdrawn,
   };
 }

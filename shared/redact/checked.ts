@@ -16,6 +16,7 @@ import {
 import type { LineTaskModule } from "../parallel/index.js";
 import type { LayerCOptions, LayerCRedaction } from "./layer-c/entry.js";
 import { fusedTask, type InspectRedactInit, tapOf } from "./layer-c/fused.js";
+import { scrubSettings } from "./layer-c/lines.js";
 import type { LayerCSummary } from "./layer-c/summary.js";
 import { LayerCWriter } from "./layer-c/writer.js";
 import { scrubReport } from "./report.js";
@@ -117,12 +118,7 @@ export function redactChecked(source: AsyncIterable<Uint8Array>, options: Checke
     keepToolCalls,
     ...(toolCalls === undefined ? {} : { toolCalls }),
     tap: tapOf(writer, options.file),
-    fused: fusedTask(
-      task,
-      layerC.key === undefined
-        ? { preset, file: options.file }
-        : { preset, file: options.file, key: layerC.key },
-    ),
+    fused: fusedTask(task, { preset, file: options.file, ...scrubSettings(layerC) }),
     ...(hmacKey === undefined ? {} : { hmacKey }),
     ...(maxDecompressedBytes === undefined ? {} : { maxDecompressedBytes }),
     ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),

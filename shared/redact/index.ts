@@ -13,5 +13,5 @@ export { redactReplayEvent } from "./layer-c/transform.js";
 
 export { isPreset, PRESETS, type Preset, presetPolicy } from "./presets.js";
 export { scrubReport, scrubText } from "./report.js";
-export { type Layer, PATTERN_RULES, type PatternRule, SECRETLINT_PRESET_ID } from "./rules.js";
+export { type Layer, PATTERN_RULES, type PackRule, type PatternRule, SECRETLINT_PRESET_ID } from "./rules.js";
 export { Scrubber } from "./scrub.js";

@@ -28,6 +28,19 @@ export type Layer = "vendor" | "context" | "shape" | "structure";
 /** Every layer, in the order the scrubber runs them. */
 export const LAYERS: readonly Layer[] = ["vendor", "context", "shape", "structure"];
 
+/**
+ * A secret rule a rule pack lays over the built-in ones (a producer's new token shape): data only,
+ * so a pack is configuration that crosses to worker threads and goes into the rules digest as it is.
+ */
+export interface PackRule {
+  /** Rule id, written into the replacement (`[REDACTED:<id>]`); not a built-in rule's id. */
+  id: string;
+  /** A regular expression's source (JavaScript syntax, case-sensitive); every match is replaced. */
+  pattern: string;
+  /** Strings of which every match holds one: the rule runs only on a text holding one. */
+  needles: readonly string[];
+}
+
 /** Which preset switch enables a privacy rule. */
 type PolicySwitch = "redactEmails" | "redactIps" | "homePaths";
 

@@ -536,7 +536,7 @@ export function isSecretMemberName(name: string): boolean {
 }
 
 export { isPlaceholderFinding } from "./rule-helpers.js";
-export { type Detection, LAYERS, type Layer, type PatternRule } from "./rule-types.js";
+export { type Detection, LAYERS, type Layer, type PackRule, type PatternRule } from "./rule-types.js";
 export {
   canSkipSecretlint,
   SECRETLINT_PRESET_ID,

@@ -18,6 +18,7 @@
  * the per-format transform (`layer-c.ts`), which then scrubs the values it keeps with this class.
  */
 import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
+import { RedactError } from "../errors.js";
 import { remembered } from "../memo.js";
 import { BASE64_OR_URL, inTable } from "./chars.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE, scanCredentialPairName } from "./detect/context.js";
@@ -30,6 +31,7 @@ import {
   scanGeneratedRuns,
 } from "./detect/shape.js";
 import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
+import type { PackRule } from "./rule-types.js";
 import {
   canSkipSecretlint,
   type Detection,
@@ -37,6 +39,7 @@ import {
   isSecretMemberName,
   LAYERS,
   type Layer,
+  OWN_RULE_IDS,
   PATTERN_RULES,
   type PatternRule,
   runPatternRules as runPattern,
@@ -60,6 +63,21 @@ export interface ScrubOptions {
    * secretlint's preset counts as `vendor`; the member-name rule (`secret-key-name`) as `context`.
    */
   layers?: readonly Layer[];
+  /** A rule pack's secret rules, run beside the built-in ones in the `vendor` layer. */
+  packRules?: readonly PackRule[];
+}
+
+/** A rule pack's rule as one of ours: a `vendor` secret rule; an id of a built-in rule is refused. */
+function patternRuleOf(rule: PackRule): PatternRule {
+  if (OWN_RULE_IDS.includes(rule.id) || rule.id.startsWith("secretlint"))
+    throw new RedactError("redact.pack_rule", `rule pack: '${rule.id}' is the id of a built-in rule`);
+  return {
+    id: rule.id,
+    kind: "secret",
+    layer: "vendor",
+    needles: [...rule.needles],
+    pattern: new RegExp(rule.pattern, "gd"),
+  };
 }
 
 /** Counts of replacements made so far by a {@link Scrubber}. */
@@ -177,7 +195,7 @@ export class Scrubber {
     if (!layers.has("vendor")) disabled.add("secretlint");
     if (!layers.has("context")) disabled.add("secret-key-name");
     this.disabled = disabled;
-    this.rules = PATTERN_RULES.filter(
+    this.rules = [...PATTERN_RULES, ...(options.packRules ?? []).map(patternRuleOf)].filter(
       (r) =>
         !this.disabled.has(r.id) &&
         (r.layer === undefined || layers.has(r.layer)) &&

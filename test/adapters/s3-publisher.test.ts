@@ -24,7 +24,7 @@ import { S3ObjectSource } from "../../functions/adapters/s3-objects.js";
 import { PUBLISHED_CACHE_CONTROL, S3Publisher } from "../../functions/adapters/s3-publisher.js";
 import { TransientError } from "../../shared/errors.js";
 import { catalogueShardKeys, catalogueShardOf } from "../../shared/pipeline/catalogue.js";
-import type { CatalogueManifest, CatalogueShard } from "../../shared/pipeline/catalogue-types.js";
+import type { CatalogueManifest, CatalogueShard, CopyFacts } from "../../shared/pipeline/catalogue-types.js";
 import { memorySpool } from "../../shared/spool/index.js";
 import { body, bytes, serviceError, textObjects } from "../support/aws-fakes.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
@@ -429,5 +429,81 @@ describe("S3Publisher's viewer pages", () => {
       .catch((e: unknown) => e);
     expect(error).toMatchObject({ message: "source broke" });
     expect(putsOf("t/s/REPLAY.layer-c.jsonl.view.html")).toHaveLength(0);
+  });
+});
+
+describe("S3Publisher: reprocess and batches", () => {
+  const text = (s: string) =>
+    (async function* () {
+      yield Buffer.from(s);
+    })();
+
+  /** Publishes with `onKept`; whether the copy was kept. */
+  const keeps = async (key: string, body: AsyncIterable<Uint8Array>, facts: CopyFacts) => {
+    let kept = false;
+    await publisher.publishCopy(key, body, facts, {
+      onKept: () => {
+        kept = true;
+      },
+    });
+    return kept;
+  };
+
+  it("keeps a copy the catalogue lists with the same bytes and facts (onKept), and publishes a changed one", async () => {
+    const key = "t/s/k.layer-c.jsonl";
+    await publisher.publishCopy(key, text("same"), FACTS);
+    expect(putsOf(key)).toHaveLength(1);
+    expect(await keeps(key, text("same"), FACTS)).toBe(true);
+    expect(putsOf(key)).toHaveLength(1);
+    // Other bytes, or other facts: published again, a new version.
+    expect(await keeps(key, text("other"), FACTS)).toBe(false);
+    expect(await keeps(key, text("other"), { ...FACTS, verdict: "unverifiable" })).toBe(false);
+    expect(putsOf(key)).toHaveLength(3);
+    // Withdrawn: never kept.
+    s3.on(DeleteObjectCommand).resolves({});
+    await publisher.withdrawCopy(key);
+    expect(await keeps(key, text("other"), { ...FACTS, verdict: "unverifiable" })).toBe(false);
+    expect(putsOf(key)).toHaveLength(4);
+  });
+
+  it("publishes a copy beyond one part in full even with onKept (it is not read twice)", async () => {
+    const key = "t/s/big.layer-c.jsonl";
+    await publisher.publishCopy(key, copy(6 * MiB), FACTS);
+    expect(await keeps(key, copy(6 * MiB), FACTS)).toBe(false);
+    expect(s3).toHaveReceivedCommandTimes(CompleteMultipartUploadCommand, 2);
+  });
+
+  it("rebuilds each tenant's catalogue once per batch, when the batch settles, listing every entry", async () => {
+    const batch = publisher.batch();
+    for (const n of [1, 2, 3]) await batch.publishCopy(`t/s/${n}.layer-c.jsonl`, text(`copy ${n}`), FACTS);
+    await batch.publishCopy("u/s/1.layer-c.jsonl", text("u's copy"), FACTS);
+    // Entries only so far: no catalogue yet.
+    expect(s3).not.toHaveReceivedCommand(ListObjectsV2Command);
+    expect(stored.has("t/_catalogue/manifest.json")).toBe(false);
+    await batch.settle();
+    const tKeys = [1, 2, 3].map((n) => `t/s/${n}.layer-c.jsonl`);
+    const tShards = [...new Set(tKeys.map(catalogueShardOf))];
+    const listed = tShards.flatMap((shard) => {
+      const { manifest } = catalogueShardKeys("t", shard);
+      return (JSON.parse(stored.get(manifest)?.body ?? "null") as CatalogueShard).copies.map((c) => c.key);
+    });
+    expect(listed.sort()).toEqual(tKeys);
+    const tenant = JSON.parse(stored.get("t/_catalogue/manifest.json")?.body ?? "null") as CatalogueManifest;
+    expect(tenant.schema).toBe("replay-pipeline.catalogue.v2");
+    expect(stored.has("u/_catalogue/manifest.json")).toBe(true);
+    // Each shard changed and each tenant: one write, and one look after it that found it settled.
+    expect(putsOf("t/_catalogue/manifest.json")).toHaveLength(1);
+    const levels = tShards.length + 1 + 2;
+    expect(s3).toHaveReceivedCommandTimes(ListObjectsV2Command, 2 * levels);
+    // The entries it wrote are not read back: the store knows them by ETag.
+    expect(
+      s3.commandCalls(GetObjectCommand).filter((c) => c.args[0].input.Key?.includes("/entries/")),
+    ).toHaveLength(0);
+    // A tenant touched without a change (a retried file already recorded) is looked at again.
+    batch.touch("t");
+    await batch.settle();
+    // Every shard of the tenant (one listing of its entries, one look per shard), then the tenant.
+    expect(s3).toHaveReceivedCommandTimes(ListObjectsV2Command, 2 * levels + 1 + tShards.length + 1);
+    expect(putsOf("t/_catalogue/manifest.json")).toHaveLength(1);
   });
 });

@@ -24,6 +24,7 @@ import {
 import type { Preset } from "../presets.js";
 import { Scrubber, type ScrubOptions } from "../scrub.js";
 import { Context } from "./context.js";
+import { scrubSettings } from "./lines.js";
 import type { LayerCOptions } from "./options.js";
 import { child, HASH_VALUE, isHashKey, isStructuralKey, isVerbatimKey, RAW_KEYS } from "./policy.js";
 import { type LayerCSummary, summaryOf, summaryValue } from "./summary.js";
@@ -259,8 +260,7 @@ export async function* document(
   options: LayerCOptions,
   done: (summary: LayerCSummary) => void,
 ): AsyncGenerator<Uint8Array> {
-  const { key } = options;
-  const scrubOptions: ScrubOptions = key === undefined ? { preset } : { preset, key };
+  const scrubOptions: ScrubOptions = { preset, ...scrubSettings(options) };
   const doc = value as JsonObject;
   const original = await options.original;
   const pass = (scrubber: Scrubber) => {

@@ -7,7 +7,7 @@ import { RedactError, ReplayPipelineError } from "../../errors.js";
 import { contentShape, type Finding, findingOf } from "../../formats/index.js";
 import { mapLines } from "../../parallel/index.js";
 import type { Preset } from "../presets.js";
-import type { RedactedLine } from "./lines.js";
+import { type RedactedLine, scrubSettings } from "./lines.js";
 import type { LayerCOptions } from "./options.js";
 import type { LayerCCounts, LayerCSummary } from "./summary.js";
 import { type RedactTaskInit, redactTask } from "./task.js";
@@ -115,10 +115,7 @@ async function feed(
       if (writer.failed) return;
       const format = writer.linesFormat;
       if (format === undefined) continue;
-      const init: RedactTaskInit =
-        options.key === undefined
-          ? { format, preset, file: options.file }
-          : { format, preset, file: options.file, key: options.key };
+      const init: RedactTaskInit = { format, preset, file: options.file, ...scrubSettings(options) };
       const redacted = mapLines(lines, isContentLine, redactTask, init, options.parallel, (state) =>
         writer.addCounts(state as LayerCCounts),
       );

@@ -8,7 +8,7 @@ import { ByteSink, SplitView, splitInto, splitLine } from "../../canonical/index
 import { RedactError } from "../../errors.js";
 import type { FusedTask, LineTap, TappedLine } from "../../formats/index.js";
 import { type LineTaskModule, type SplitTexts, SplitWire, splitsFromWire } from "../../parallel/index.js";
-import { LineRedactor, type LinesFormat, type RedactedLine } from "./lines.js";
+import { LineRedactor, type LinesFormat, type RedactedLine, scrubSettings } from "./lines.js";
 import type { LayerCCounts } from "./summary.js";
 import type { RedactTaskInit } from "./task.js";
 import type { LayerCWriter } from "./writer.js";
@@ -45,11 +45,7 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
   tuning: { youngGenerationMb: 16, batchesInFlight: 2 },
   create(init) {
     const lazy = init.lazy === null ? undefined : new Set(init.lazy);
-    const redactor = new LineRedactor(
-      init.format,
-      init.preset,
-      init.key === undefined ? { file: init.file } : { file: init.file, key: init.key },
-    );
+    const redactor = new LineRedactor(init.format, init.preset, { file: init.file, ...scrubSettings(init) });
     const view = new SplitView();
     // On a worker (`wireLine`): the lines since the last `toWire` in their wire form (`FusedWire`).
     const splits = lazy === undefined ? undefined : new SplitWire(lazy);

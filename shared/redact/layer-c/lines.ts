@@ -26,6 +26,7 @@ import { RedactError, ReplayPipelineError } from "../../errors.js";
 import type { FormatId, ReplayEventFields } from "../../formats/index.js";
 import { REPLAY_EVENT_FIELDS, SPAN_FIELD_SET } from "../../formats/index.js";
 import type { Preset } from "../presets.js";
+import type { PackRule } from "../rule-types.js";
 import { Scrubber, type ScrubOptions } from "../scrub.js";
 import { Context } from "./context.js";
 import { RAW_KEYS } from "./policy.js";
@@ -41,12 +42,25 @@ export function isLinesFormat(format: FormatId): format is LinesFormat {
   return format !== "replaykit-rpk" && format !== "replay-bundle";
 }
 
+/** The scrubber's key and a rule pack's rules of `o`, only those given (what each redaction passes on). */
+export function scrubSettings(o: {
+  key?: Uint8Array | undefined;
+  packRules?: readonly PackRule[] | undefined;
+}): { key?: Uint8Array; packRules?: readonly PackRule[] } {
+  return {
+    ...(o.key === undefined ? {} : { key: o.key }),
+    ...(o.packRules === undefined || o.packRules.length === 0 ? {} : { packRules: o.packRules }),
+  };
+}
+
 /** What a `LineRedactor` needs beside the format and preset. */
 export interface LineRedactorOptions {
   /** File name, for error locations. */
   file: string;
   /** Key for the scrubber's keyed pseudonyms. */
   key?: Uint8Array;
+  /** A rule pack's secret rules, beside the built-in ones. */
+  packRules?: readonly PackRule[];
   /**
    * Read lines with the fast path (raw top-level objects and arrays checked, and hashed when a hash
    * must be added, at byte level, never read). Default true; false reads every line with the
@@ -111,7 +125,7 @@ export class LineRedactor {
         file: options.file,
       });
     }
-    const scrubOptions: ScrubOptions = options.key === undefined ? { preset } : { preset, key: options.key };
+    const scrubOptions: ScrubOptions = { preset, ...scrubSettings(options) };
     this.ctx = new Context(preset, new Scrubber(scrubOptions));
     this.replay = format === "braintrust-spans" ? undefined : REPLAY_EVENT_FIELDS[format];
     this.file = options.file;

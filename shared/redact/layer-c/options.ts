@@ -3,6 +3,7 @@ import type { LayerCOrigin } from "../../formats/index.js";
 import type { ParallelOptions } from "../../parallel/index.js";
 import type { Spool } from "../../spool/index.js";
 import type { Preset } from "../presets.js";
+import type { PackRule } from "../rule-types.js";
 
 /** What `redactFile` and `redactOrThrow` need. */
 export interface LayerCOptions {
@@ -12,6 +13,8 @@ export interface LayerCOptions {
   preset?: Preset;
   /** Key for the scrubber's keyed pseudonyms. */
   key?: Uint8Array;
+  /** A rule pack's secret rules, run beside the built-in ones. */
+  packRules?: readonly PackRule[];
   /** Longest JSON Lines line, bytes (default 64 MiB). */
   maxLineBytes?: number;
   /** Largest whole-document input (`.rpk`, ReplayBundle), bytes (default 256 MiB). */

@@ -1,7 +1,8 @@
 /** The line redaction as a `mapLines` task, run on the calling thread and on workers alike. */
 import type { LineTask, LineTaskModule } from "../../parallel/index.js";
 import type { Preset } from "../presets.js";
-import { LineRedactor, type LinesFormat, type RedactedLine } from "./lines.js";
+import type { PackRule } from "../rule-types.js";
+import { LineRedactor, type LinesFormat, type RedactedLine, scrubSettings } from "./lines.js";
 
 /** How `mapLines` builds the line redaction, on this thread and on workers. */
 export interface RedactTaskInit {
@@ -9,6 +10,7 @@ export interface RedactTaskInit {
   preset: Preset;
   file: string;
   key?: Uint8Array;
+  packRules?: readonly PackRule[];
 }
 
 /**
@@ -27,11 +29,7 @@ export const redactTask: LineTaskModule<RedactTaskInit> = {
 
 /** The `LineTask` of `redactTask`. */
 function lineTask(init: RedactTaskInit): LineTask {
-  const redactor = new LineRedactor(
-    init.format,
-    init.preset,
-    init.key === undefined ? { file: init.file } : { file: init.file, key: init.key },
-  );
+  const redactor = new LineRedactor(init.format, init.preset, { file: init.file, ...scrubSettings(init) });
   return {
     line: (bytes, line) => redactor.line(bytes, line),
     finish: () => redactor.takeSnapshot(),

@@ -11,7 +11,14 @@ import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES } from "../../limits
 import { fileSpool } from "../../spool/index.js";
 import type { Preset } from "../presets.js";
 import { document } from "./documents.js";
-import { isLinesFormat, LineRedactor, type LinesFormat, type RedactedLine, withSummary } from "./lines.js";
+import {
+  isLinesFormat,
+  LineRedactor,
+  type LinesFormat,
+  type RedactedLine,
+  scrubSettings,
+  withSummary,
+} from "./lines.js";
 import type { LayerCOptions } from "./options.js";
 import { LinesSpool } from "./spool.js";
 import { type LayerCCounts, type LayerCSummary, layerCSummary, mergeCounts } from "./summary.js";
@@ -181,11 +188,10 @@ export class LayerCWriter {
       case "lines":
         this.format = shape.format;
         this.stage = "lines";
-        this.redactor = new LineRedactor(
-          shape.format as LinesFormat,
-          this.preset,
-          this.options.key === undefined ? { file } : { file, key: this.options.key },
-        );
+        this.redactor = new LineRedactor(shape.format as LinesFormat, this.preset, {
+          file,
+          ...scrubSettings(this.options),
+        });
         this.spool = LinesSpool.create(this.options.spool ?? fileSpool(tmpdir()));
         // Settled when the copy is made or given up; a failure to create it surfaces there.
         this.spool.catch(() => undefined);

@@ -80,6 +80,18 @@ describe("provenance: the rules digest", () => {
     expect(rulesDigest("private_repo")).toBe(digests[1]);
   });
 
+  it("has a digest of its own for a rule pack's rules, the built-in description unchanged without one", () => {
+    const pack = [{ id: "acme-token", pattern: "acmetok-[0-9]{4}", needles: ["acmetok-"] }];
+    const withPack = rulesDigest("private_repo", pack);
+    expect(withPack).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(withPack).not.toBe(rulesDigest("private_repo"));
+    expect(
+      rulesDigest("private_repo", [{ ...pack[0], pattern: "acmetok-[0-9]{5}" } as (typeof pack)[0]]),
+    ).not.toBe(withPack);
+    expect(rulesDigest("private_repo", [])).toBe(rulesDigest("private_repo"));
+    expect(JSON.stringify(rulesDescription("private_repo"))).not.toContain("pack_rules");
+  });
+
   it("describes every rule's expressions, so a changed regular expression changes it", () => {
     const description = JSON.stringify(rulesDescription("private_repo"));
     for (const rule of PATTERN_RULES) {
