@@ -34,7 +34,7 @@ export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 5,
   "redact/detect": 5,
-  "redact/layer-c": 3,
+  "redact/layer-c": 4,
   "redact/scrub": 3,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 3,
