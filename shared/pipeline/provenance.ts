@@ -32,10 +32,10 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 5,
-  "redact/detect": 5,
+  "redact/rules": 6,
+  "redact/detect": 7,
   "redact/layer-c": 4,
-  "redact/scrub": 3,
+  "redact/scrub": 4,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 3,
   "formats/replay-bundle": 3,

@@ -12,6 +12,8 @@ interface Index {
   ofList: readonly (readonly number[] | undefined)[];
   /** Per pair of ASCII characters (`c0 << 7 | c1`): the ids of the needles starting with it. */
   byPair: readonly (readonly number[] | undefined)[];
+  /** Per pair of ASCII characters: 1 when some needle starts with it (a byte read per character of a text). */
+  starts: Uint8Array;
   /** Needles not in `byPair` (shorter than two characters, or not ASCII there): searched alone. */
   other: readonly number[];
 }
@@ -46,7 +48,9 @@ function indexOf(lists: readonly (readonly string[] | undefined)[]): Index {
     const pair = (c0 << 7) | c1;
     byPair[pair] = [...(byPair[pair] ?? []), id];
   }
-  index = { needles: [...ids.keys()], ofList, byPair, other };
+  const starts = new Uint8Array(128 * 128);
+  for (let pair = 0; pair < byPair.length; pair++) if (byPair[pair] !== undefined) starts[pair] = 1;
+  index = { needles: [...ids.keys()], ofList, byPair, other, starts };
   INDEXES.set(key, index);
   return index;
 }
@@ -68,7 +72,7 @@ export class NeedleLists {
 
   /** Looks for every needle in `text` in one pass; returns the mark to read the result with (`holds`). */
   find(text: string): number {
-    const { needles, byPair, other } = this.index;
+    const { needles, byPair, other, starts } = this.index;
     const seen = this.seen;
     if (this.mark === 0xffffffff) {
       seen.fill(0);
@@ -81,10 +85,8 @@ export class NeedleLists {
     for (let i = 0; i < last; i++) {
       const c0 = c1;
       c1 = text.charCodeAt(i + 1);
-      if (c0 >= 128 || c1 >= 128) continue;
-      const candidates = byPair[(c0 << 7) | c1];
-      if (candidates === undefined) continue;
-      for (const id of candidates) {
+      if ((c0 | c1) >= 128 || starts[(c0 << 7) | c1] === 0) continue;
+      for (const id of byPair[(c0 << 7) | c1] as readonly number[]) {
         if (seen[id] !== mark && text.startsWith(needles[id] as string, i)) seen[id] = mark;
       }
     }

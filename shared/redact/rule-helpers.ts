@@ -3,7 +3,7 @@
  * assignment and keyword forms of gitleaks' catalogue, the vendor-family rule maker and scanners.
  */
 import { BASE64_DIGIT, inTable } from "./chars.js";
-import { isMasked, ORDERED_RUN } from "./detect/randomness.js";
+import { isMaskChar, isMasked, ORDERED_RUN } from "./detect/randomness.js";
 import type { Detection, PatternRule } from "./rule-types.js";
 
 const PLACEHOLDER =
@@ -194,12 +194,29 @@ export function isCredentialShaped(value: string): boolean {
 /** A value spelling the alphabet is a character set or an example (gitleaks' stop word). */
 const ALPHABET = /abcdefghijklmnopqrstuvwxyz/i;
 
-/** Shannon entropy of `s`, in bits per character. */
+/**
+ * Shannon entropy of `s` (ASCII, as `isCredentialShaped` lets through), in bits per character,
+ * summed in the order each character first occurs (the sum's rounding depends on its order).
+ */
 function entropy(s: string): number {
-  const counts = new Map<string, number>();
-  for (const c of s) counts.set(c, (counts.get(c) ?? 0) + 1);
+  // Per call, owned by it: counts per character and the characters in order of first occurrence
+  // (plain arrays: a typed array's store lives outside the heap and is freed late).
+  const counts: number[] = new Array(128).fill(0);
+  const order: number[] = [];
+  let distinct = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (counts[c] === 0) {
+      order.push(c);
+      distinct++;
+    }
+    counts[c] = (counts[c] as number) + 1;
+  }
   let bits = 0;
-  for (const n of counts.values()) bits -= (n / s.length) * Math.log2(n / s.length);
+  for (let k = 0; k < distinct; k++) {
+    const n = counts[order[k] as number] as number;
+    bits -= (n / s.length) * Math.log2(n / s.length);
+  }
   return bits;
 }
 
@@ -220,6 +237,30 @@ export function isPlaceholderToken(s: string): boolean {
   return endsInExample(s) || saysPlaceholder(s) || isMasked(s) || PUBLIC_GCP_API_KEYS.has(s);
 }
 const FILLER = "axX1*#";
+
+/**
+ * Is the secret finding `f` on `text` a placeholder (`isPlaceholderToken`), or masked where its
+ * rule's match stops (`xoxp-<ids>-####…`, where a rule's alphabet stops short of the mask)? The
+ * scrubber drops such findings, whichever rule made them.
+ */
+export function isPlaceholderFinding(text: string, f: Detection): boolean {
+  const end = maskEnd(text, f.end);
+  return (
+    isPlaceholderToken(text.slice(f.start, f.end)) || (end > f.end && isMasked(text.slice(f.start, end)))
+  );
+}
+
+/**
+ * The end of a mask that starts at `at` (`at` itself when none does): one mask character
+ * (`#`, `*`, `•`) repeated, which a rule's alphabet stops short of.
+ */
+function maskEnd(text: string, at: number): number {
+  const c = text[at];
+  if (!isMaskChar(c)) return at;
+  let end = at + 1;
+  while (end < text.length && text[end] === c) end++;
+  return end;
+}
 /** AWS's documentation keys end in `EXAMPLE`; a base64 one keeps its `=` padding after it. */
 function endsInExample(s: string): boolean {
   let end = s.length;

@@ -58,9 +58,10 @@ export interface PatternRule {
   /**
    * Speed only: where a match of `pattern` can start. Every match holds `at` starting at most `before`
    * characters after its own start, so only those starts are tried (a regexp without a literal at its
-   * start is otherwise tried at every position of the text).
+   * start is otherwise tried at every position of the text). `before` may be measured at each `at`
+   * found (`before(text, at)`), when what can stand before `at` is a run of a known alphabet.
    */
-  anchor?: { at: string; before: number };
+  anchor?: { at: string; before: number | ((text: string, at: number) => number) };
   /**
    * Global regexp with the `d` flag; `group` names the capture to replace (default: whole match), or several
    * captures of which the first one that matched is replaced.

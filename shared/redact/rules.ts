@@ -6,6 +6,7 @@
  */
 
 import { isIPv6 } from "node:net";
+import { alnumAnd, inTable } from "./chars.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE } from "./detect/context.js";
 import { FAKE_NAME, isTypedPlaceholder } from "./detect/credential-names.js";
 import { SHAPE_RULES } from "./detect/shape.js";
@@ -282,6 +283,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     needles: ["://"],
     // Every match is "://", then non-blank user ":" password (no \s in either), then "@".
     gate: /:\/\/\S*@/,
+    // A match starts in the run of scheme characters (and `jdbc:`'s colon) right before its "://".
+    anchor: { at: "://", before: schemeRunBefore },
     pattern:
       /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}|jdbc:[a-z]+):\/\/([^\s:/?#@"'<>[\]\\]*):([^\s?#"'<>\\]+)@(?=[A-Za-z0-9[_])/dg,
     group: 3,
@@ -428,6 +431,17 @@ function matchRange(m: RegExpExecArray, group: PatternRule["group"]): [number, n
   return undefined;
 }
 
+/**
+ * How many characters before `at` are of `[A-Za-z0-9+.:-]`: a URL's scheme (`jdbc:mysql`) is
+ * all of them, so a match of the URL rule starts no further back than that.
+ */
+function schemeRunBefore(text: string, at: number): number {
+  let i = at;
+  while (i > 0 && inTable(SCHEME_CHAR, text.charCodeAt(i - 1))) i--;
+  return at - i;
+}
+const SCHEME_CHAR = alnumAnd("+.:-");
+
 const STICKY = new WeakMap<RegExp, RegExp>();
 
 /**
@@ -448,7 +462,8 @@ function nextMatch(rule: PatternRule, re: RegExp, text: string, from: number): R
   }
   let tried = from - 1;
   for (let c = text.indexOf(anchor.at, from); c !== -1; c = text.indexOf(anchor.at, c + 1)) {
-    for (let start = Math.max(tried + 1, c - anchor.before); start <= c; start++) {
+    const before = typeof anchor.before === "number" ? anchor.before : anchor.before(text, c);
+    for (let start = Math.max(tried + 1, c - before); start <= c; start++) {
       sticky.lastIndex = start;
       const m = sticky.exec(text);
       if (m !== null) return m;
@@ -520,7 +535,7 @@ export function isSecretMemberName(name: string): boolean {
   return SECRET_NAME.test(name) || SECRET_CAMEL_KEY.test(name);
 }
 
-export { isPlaceholderToken } from "./rule-helpers.js";
+export { isPlaceholderFinding } from "./rule-helpers.js";
 export { type Detection, LAYERS, type Layer, type PatternRule } from "./rule-types.js";
 export {
   canSkipSecretlint,

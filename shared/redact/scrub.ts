@@ -21,7 +21,6 @@ import { createHmac, createSecretKey, type KeyObject } from "node:crypto";
 import { remembered } from "../memo.js";
 import { BASE64_OR_URL, inTable } from "./chars.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE, scanCredentialPairName } from "./detect/context.js";
-import { isMaskChar, isMasked } from "./detect/randomness.js";
 import { encodedForms, KnownSecrets, recurrences } from "./detect/recurrence.js";
 import {
   GENERATED_NAME_MIN,
@@ -34,7 +33,7 @@ import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
 import {
   canSkipSecretlint,
   type Detection,
-  isPlaceholderToken,
+  isPlaceholderFinding,
   isSecretMemberName,
   LAYERS,
   type Layer,
@@ -125,14 +124,22 @@ function percentDecoded(text: string): { text: string; map: Int32Array } {
   return { text: parts.join(""), map: map.subarray(0, n + 1) };
 }
 
-/** Decoded text of a base64 run if (at some alignment) it is at least 90% printable ASCII, else undefined. */
-function printableBase64(run: string): string | undefined {
+/**
+ * Decoded text of a base64 run if (at some alignment) it is at least 90% printable ASCII, else
+ * undefined. `scratch` is a buffer of at least `run.length` bytes to decode into (base64 never
+ * decodes to more bytes than it has characters): most runs are no text, and fail without a buffer
+ * of their own.
+ */
+function printableBase64(run: string, scratch: Buffer): string | undefined {
   for (let k = 0; k < 4; k++) {
-    const bytes = Buffer.from(run.slice(k), "base64");
-    if (bytes.length < 12) continue;
+    const length = scratch.write(run.slice(k), "base64");
+    if (length < 12) continue;
     let printable = 0;
-    for (const b of bytes) if ((b >= 0x20 && b < 0x7f) || b === 9 || b === 10 || b === 13) printable++;
-    if (printable >= bytes.length * 0.9) return bytes.toString("latin1");
+    for (let i = 0; i < length; i++) {
+      const b = scratch[i] as number;
+      if ((b >= 0x20 && b < 0x7f) || b === 9 || b === 10 || b === 13) printable++;
+    }
+    if (printable >= length * 0.9) return scratch.toString("latin1", 0, length);
   }
   return undefined;
 }
@@ -156,6 +163,8 @@ export class Scrubber {
   private readonly rulesBesideShapes: readonly PatternRule[];
   /** Secrets found so far in this document, looked for in every later string. */
   private readonly known = new KnownSecrets();
+  /** Where `scanBase64` decodes runs (grown to the longest run seen). */
+  private scratch = Buffer.allocUnsafe(1024);
   private byRule: Record<string, number> = {};
   private byPath: Record<string, number> = {};
   private total = 0;
@@ -291,14 +300,7 @@ export class Scrubber {
     // with a mask right after (`xoxp-…-…-####`), where a rule's alphabet stops short of it.
     for (let i = out.length - 1; i >= before; i--) {
       const f = out[i];
-      if (f?.kind !== "secret") continue;
-      const end = maskEnd(text, f.end);
-      if (
-        isPlaceholderToken(text.slice(f.start, f.end)) ||
-        (end > f.end && isMasked(text.slice(f.start, end)))
-      ) {
-        out.splice(i, 1);
-      }
+      if (f?.kind === "secret" && isPlaceholderFinding(text, f)) out.splice(i, 1);
     }
     // secretlint reports whole URLs for credentials; ours keeps scheme/user/host: prefer ours when present.
     const own = out.slice(before).filter((f) => DB_LIKE.has(f.rule));
@@ -317,7 +319,9 @@ export class Scrubber {
     const secrets = out.filter((f) => f.kind === "secret");
     base64Runs(text, (start, end) => {
       if (secrets.some((f) => f.start <= start && f.end >= end)) return;
-      const decoded = printableBase64(text.slice(start, end));
+      if (this.scratch.length < end - start)
+        this.scratch = Buffer.allocUnsafe(Math.max(end - start, 2 * this.scratch.length));
+      const decoded = printableBase64(text.slice(start, end), this.scratch);
       if (decoded === undefined) return;
       const inner: Detection[] = [];
       this.detect(decoded, this.secretRules, inner);
@@ -378,18 +382,6 @@ export class Scrubber {
     this.byPath[path] = (this.byPath[path] ?? 0) + 1;
     this.total++;
   }
-}
-
-/**
- * The end of a mask that starts at `at` (`at` itself when none does): one mask character
- * (`#`, `*`, `•`) repeated, which a rule's alphabet stops short of.
- */
-function maskEnd(text: string, at: number): number {
-  const c = text[at];
-  if (!isMaskChar(c)) return at;
-  let end = at + 1;
-  while (end < text.length && text[end] === c) end++;
-  return end;
 }
 
 /** Longest string whose findings are remembered, and how many are (then the memory starts over). */

@@ -19,8 +19,8 @@ function classOf(c: number): number {
   return OTHER;
 }
 
-/** What {@link bodyStats} counts over the letters and digits of a range. */
-interface BodyStats {
+/** What {@link bodyCounts} counts over the letters and digits of a range. */
+interface BodyCounts {
   /** Letters and digits. */
   length: number;
   lower: number;
@@ -33,32 +33,10 @@ interface BodyStats {
   switches: number;
   /** All letters are hex digits (`a-f` or `A-F`). */
   hexOnly: boolean;
-  /** Shannon entropy of the letters and digits, in bits per character. */
-  entropy: number;
 }
 
-/**
- * A cheap first look (speed only): enough letters and digits, and at least one switch of class
- * per ten of them, which every body `looksGenerated` accepts has (it asks for 0.22 or more).
- */
-function mayBeGenerated(text: string, from: number, to: number, minLength: number): boolean {
-  let length = 0;
-  let switches = 0;
-  let last = OTHER;
-  for (let i = from; i < to; i++) {
-    const k = classOf(text.charCodeAt(i));
-    if (k === OTHER) continue;
-    length++;
-    if (last !== OTHER && last !== k && !(last === UPPER && k === LOWER)) switches++;
-    last = k;
-  }
-  return length >= minLength && switches * 10 >= length;
-}
-
-/** Counts the letters and digits of `text[from, to)`. */
-function bodyStats(text: string, from = 0, to = text.length): BodyStats {
-  // Per call, owned by it (256 bytes): no module-level scratch.
-  const seen = new Uint16Array(128);
+/** Counts the letters and digits of `text[from, to)` in one pass (the entropy is `bodyEntropy`'s). */
+function bodyCounts(text: string, from: number, to: number): BodyCounts {
   let length = 0;
   let lower = 0;
   let upper = 0;
@@ -71,7 +49,6 @@ function bodyStats(text: string, from = 0, to = text.length): BodyStats {
     const k = classOf(c);
     if (k === OTHER) continue;
     length++;
-    seen[c] = (seen[c] as number) + 1;
     if (k === LOWER) {
       lower++;
       if (c > 102) hexOnly = false;
@@ -82,31 +59,40 @@ function bodyStats(text: string, from = 0, to = text.length): BodyStats {
     if (last !== OTHER && last !== k && !(last === UPPER && k === LOWER)) switches++;
     last = k;
   }
-  let entropy = 0;
-  if (length > 0) {
-    // In character order, as always: the sum's rounding must not depend on the text's order.
-    for (let c = 48; c < 123; c++) {
-      const n = seen[c] as number;
-      if (n === 0) continue;
-      seen[c] = 0;
-      const p = n / length;
-      entropy -= p * Math.log2(p);
-    }
-  }
   // Mixed-case hex (`aB3f`) is not a hex digest.
   if (lower > 0 && upper > 0) hexOnly = false;
-  return { length, lower, upper, digits, switches, hexOnly, entropy };
+  return { length, lower, upper, digits, switches, hexOnly };
+}
+
+/** Shannon entropy of the `length` letters and digits of `text[from, to)`, in bits per character. */
+function bodyEntropy(text: string, from: number, to: number, length: number): number {
+  // Per call, owned by it (256 bytes): no module-level scratch.
+  const seen = new Uint16Array(128);
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (classOf(c) !== OTHER) seen[c] = (seen[c] as number) + 1;
+  }
+  let entropy = 0;
+  // In character order, as always: the sum's rounding must not depend on the text's order.
+  for (let c = 48; c < 123; c++) {
+    const n = seen[c] as number;
+    if (n === 0) continue;
+    const p = n / length;
+    entropy -= p * Math.log2(p);
+  }
+  return entropy;
 }
 
 /**
  * Does `text[from, to)` read as generated? `minLength` is the fewest letters and digits a
  * generated run may have (hex needs twice as many: a digest or an id of 16 hex is common text).
- * Digits alone, or letters of one case alone, never are (numbers, words, constants).
+ * Digits alone, or letters of one case alone, never are (numbers, words, constants). The counts
+ * decide first; the entropy (a second pass) is measured only for a body they let through.
  */
 export function looksGenerated(text: string, from: number, to: number, minLength: number): boolean {
-  if (!mayBeGenerated(text, from, to, minLength)) return false;
-  const s = bodyStats(text, from, to);
-  if (s.length < minLength) return false;
+  const s = bodyCounts(text, from, to);
+  // At least one switch of class per ten letters and digits: every body accepted below has 0.22 or more.
+  if (s.length < minLength || s.switches * 10 < s.length) return false;
   const letters = s.lower + s.upper;
   if (letters === 0) return false;
   if (s.digits === 0 && (s.lower === 0 || s.upper === 0)) return false;
@@ -114,13 +100,15 @@ export function looksGenerated(text: string, from: number, to: number, minLength
   if (s.hexOnly && s.digits > 0) {
     // Hex: random digits and letters alternate; `deadbeefcafe0001` does not, a digest does.
     // In text 32 (a 16-hex span id or short digest is common there); in a name, 16.
-    return s.length >= (minLength < 16 ? 16 : 32) && rate >= 0.3 && s.entropy >= 3;
+    return (
+      s.length >= (minLength < 16 ? 16 : 32) && rate >= 0.3 && bodyEntropy(text, from, to, s.length) >= 3
+    );
   }
   if (s.digits === 0) {
     // Mixed-case letters only (`suSJRQaQmROBlY`): more switches than camelCase words.
-    return s.length >= minLength + 4 && rate >= 0.24 && s.entropy >= 3.5;
+    return s.length >= minLength + 4 && rate >= 0.24 && bodyEntropy(text, from, to, s.length) >= 3.5;
   }
-  return rate >= 0.22 && s.entropy >= 3 && (s.digits >= 2 || rate >= 0.3);
+  return rate >= 0.22 && (s.digits >= 2 || rate >= 0.3) && bodyEntropy(text, from, to, s.length) >= 3;
 }
 
 /**

@@ -54,32 +54,42 @@ function percentEncoded(value: string): string {
 const URI_UNRESERVED = alnumAnd("-_.!~*'()");
 
 /**
- * From this length on, a text's pairs of adjacent characters are marked before its findings'
- * forms are looked for: a form holding a pair the text lacks is not in it. (A long text dense in
- * secrets has dozens of forms to look for, and a random form's pairs are rarely all there.)
+ * From this length on, a text's pairs of adjacent characters are counted before its findings'
+ * forms are looked for: a form holding a pair the text lacks is not in it, and the value found
+ * (which stands where it was found) is not in it again unless each of its pairs stands twice.
+ * (A long text dense in secrets has dozens of forms to look for, each a search of the text, and a
+ * random form's pairs are rarely all there.)
  */
 const PAIRS_FROM = 512;
 /**
- * The pairs of adjacent ASCII characters (`c0 << 7 | c1`) of `text`, one byte a pair: 16 KiB made
- * per long text and owned by the call that reads it (no scratch shared between calls).
+ * How often (up to 255) each pair of adjacent ASCII characters (`c0 << 7 | c1`) stands in
+ * `text`, one byte a pair: 16 KiB made per long text and owned by the call that reads it (no
+ * scratch shared between calls).
  */
-function markPairs(text: string): Uint8Array {
+function countPairs(text: string): Uint8Array {
   const pairs = new Uint8Array(128 * 128);
   let c1 = text.charCodeAt(0);
   for (let i = 1; i < text.length; i++) {
     const c0 = c1;
     c1 = text.charCodeAt(i);
-    if (c0 < 128 && c1 < 128) pairs[(c0 << 7) | c1] = 1;
+    if (c0 < 128 && c1 < 128) {
+      const pair = (c0 << 7) | c1;
+      if ((pairs[pair] as number) < 255) pairs[pair] = (pairs[pair] as number) + 1;
+    }
   }
   return pairs;
 }
 
-/** May `form` occur in the text whose pairs are `pairs` (is each of its pairs of ASCII characters there)? */
-function mayOccur(form: string, pairs: Uint8Array): boolean {
+/**
+ * May `form` occur `times` times in the text whose pair counts are `pairs` (does each of its
+ * pairs of ASCII characters stand there that often)? Two occurrences at different places hold
+ * each of the form's pairs at different places, so twice.
+ */
+function mayOccur(form: string, pairs: Uint8Array, times: number): boolean {
   for (let i = 1; i < form.length; i++) {
     const c0 = form.charCodeAt(i - 1);
     const c1 = form.charCodeAt(i);
-    if (c0 < 128 && c1 < 128 && pairs[(c0 << 7) | c1] === 0) return false;
+    if (c0 < 128 && c1 < 128 && (pairs[(c0 << 7) | c1] as number) < times) return false;
   }
   return true;
 }
@@ -101,8 +111,9 @@ export function recurrences(text: string, findings: readonly Detection[]): Detec
     if (text.length - value.length < MIN_IN_STRING) continue;
     for (const form of encodedForms(value)) {
       if (text.length >= PAIRS_FROM) {
-        pairs ??= markPairs(text);
-        if (!mayOccur(form, pairs)) continue;
+        pairs ??= countPairs(text);
+        // The value itself stands at `f.start`: another occurrence makes two.
+        if (!mayOccur(form, pairs, form === value ? 2 : 1)) continue;
       }
       for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
         if (at === f.start && form === value) continue;
@@ -133,6 +144,11 @@ function isChunkBreak(c: number): boolean {
  */
 export class KnownSecrets {
   private readonly rules = new Map<string, string>();
+  /**
+   * A sketch of `rules`' keys (see `sketchOf`): 1 where some key's length and end characters
+   * fall. A chunk whose sketch is 0 is no key, told without cutting it out of its text.
+   */
+  private readonly sketch = new Uint8Array(SKETCH_SIZE);
   /** How many values were remembered so far: a text found clean stays clean until it grows. */
   private added = 0;
   /** Short texts found holding none, with `added` then (names and statuses recur on every line). */
@@ -172,10 +188,14 @@ export class KnownSecrets {
       if (this.rules.has(slice) || slice.includes("[REDACTED") || hasChunkBreak(slice)) continue;
       // A copy: a slice of a long string keeps the whole string alive while it is remembered.
       const value = detached(slice);
-      if (this.rules.size >= FILE_MEMORY) this.rules.clear();
+      if (this.rules.size >= FILE_MEMORY) {
+        this.rules.clear();
+        this.sketch.fill(0);
+      }
       for (const form of encodedForms(value)) {
         if (hasChunkBreak(form)) continue;
         this.rules.set(form, f.rule);
+        this.sketch[sketchOf(form, 0, form.length)] = 1;
         this.shortest = Math.min(this.shortest, form.length);
         this.longest = Math.max(this.longest, form.length);
       }
@@ -196,7 +216,9 @@ export class KnownSecrets {
       const start = i;
       while (i < n && !isChunkBreak(text.charCodeAt(i))) i++;
       const length = i - start;
-      if (length < this.shortest || length > this.longest) continue;
+      if (length < this.shortest || length > this.longest || this.sketch[sketchOf(text, start, i)] === 0) {
+        continue;
+      }
       const rule = this.rules.get(text.slice(start, i));
       if (rule !== undefined) out.push({ start, end: i, rule, kind: "secret" });
     }
@@ -206,6 +228,19 @@ export class KnownSecrets {
     }
     return out;
   }
+}
+
+/** Slots of `KnownSecrets`' sketch (64 KiB). */
+const SKETCH_SIZE = 1 << 16;
+
+/** The sketch slot of `text[start, end)` (2+ characters): its length and first, second and last characters. */
+function sketchOf(text: string, start: number, end: number): number {
+  const h =
+    Math.imul(end - start, 0x9e3779b1) ^
+    Math.imul(text.charCodeAt(start), 0x85ebca6b) ^
+    Math.imul(text.charCodeAt(start + 1), 0xc2b2ae35) ^
+    Math.imul(text.charCodeAt(end - 1), 0x27d4eb2f);
+  return (h ^ (h >>> 16)) & (SKETCH_SIZE - 1);
 }
 
 function isAscii(s: string): boolean {

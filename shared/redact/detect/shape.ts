@@ -7,6 +7,7 @@
  * messages and tool calls (`msg_…`, `toolu_…`, `call_…`).
  */
 import { inTable, TOKEN_CHAR } from "../chars.js";
+import { isPlaceholderFinding } from "../rule-helpers.js";
 import type { Detection, PatternRule } from "../rule-types.js";
 import { FAKE_NAME, isNameChar } from "./credential-names.js";
 import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
@@ -311,6 +312,7 @@ export function scanGeneratedRuns(
   rule: string,
   minLength: number,
   whole = false,
+  covered?: (start: number, end: number) => boolean,
 ): void {
   const n = text.length;
   const marks = new TextMarks();
@@ -326,6 +328,7 @@ export function scanGeneratedRuns(
     const [s, e] = trimRun(text, start, i);
     if (
       e - s >= minLength &&
+      covered?.(s, e) !== true &&
       holdsGenerated(text, s, e, minLength, whole) &&
       !isElided(text, start, i) &&
       !encodesText(text, s, e) &&
@@ -362,6 +365,34 @@ export const SHAPE_RULES: readonly PatternRule[] = [
     id: SHAPE_RULE_ID,
     kind: "secret",
     layer: "shape",
-    scan: (text, out, rule) => scanGeneratedRuns(text, out, rule.id, GENERATED_RUN_MIN),
+    scan: (text, out, rule) =>
+      scanGeneratedRuns(text, out, rule.id, GENERATED_RUN_MIN, false, coveredBy(text, out, rule.id)),
   },
 ];
+
+/**
+ * Speed only: does a secret finding already in `out` (the earlier rules' findings on `text`)
+ * hold `[start, end)`, one the scrubber keeps (no placeholder: `isPlaceholderFinding`)? A shape
+ * finding inside it would change nothing: merged into it, and named after it (the shape layer's
+ * label ranks last). Undefined where that does not hold: a text holding one of our tags (findings
+ * touching a tag are dropped, so the inner one could outlive the outer one).
+ */
+function coveredBy(
+  text: string,
+  out: readonly Detection[],
+  rule: string,
+): ((start: number, end: number) => boolean) | undefined {
+  if (out.length === 0 || text.includes("[REDACTED:")) return undefined;
+  /** Per finding of `out`: 0 not judged yet, 1 kept, 2 a placeholder (or not a secret of another rule). */
+  const kept: number[] = new Array(out.length).fill(0);
+  return (start, end) => {
+    for (let i = 0; i < out.length; i++) {
+      const f = out[i] as Detection;
+      if (f.start > start || f.end < end) continue;
+      if (kept[i] === 0)
+        kept[i] = f.kind === "secret" && f.rule !== rule && !isPlaceholderFinding(text, f) ? 1 : 2;
+      if (kept[i] === 1) return true;
+    }
+    return false;
+  };
+}

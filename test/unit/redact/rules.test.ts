@@ -573,4 +573,45 @@ describe("anchored rules", () => {
       { numRuns: 3000 },
     );
   });
+
+  it("find what the URL rule finds unanchored, the scheme measured back from each ://", () => {
+    const url = PATTERN_RULES.find((r) => r.id === "url-password" && r.anchor !== undefined);
+    expect(url).toBeDefined();
+    if (url === undefined) return;
+    const plain: PatternRule = { ...url };
+    delete plain.anchor;
+    const texts = fc
+      .array(
+        fc.constantFrom(
+          "://",
+          "jdbc:",
+          "mysql",
+          "x+y.z-",
+          "u:p4ss@h",
+          ":",
+          "@",
+          "/",
+          " ",
+          "%40",
+          "p4ss",
+          "h",
+        ),
+        { maxLength: 30 },
+      )
+      .map((parts) => parts.join(""));
+    let found = 0;
+    fc.assert(
+      fc.property(texts, (text) => {
+        const a: Detection[] = [];
+        const b: Detection[] = [];
+        runPatternRules(text, [url], a);
+        runPatternRules(text, [plain], b);
+        expect(a).toEqual(b);
+        found += a.length;
+      }),
+      { numRuns: 5000 },
+    );
+    // The texts drawn hold URLs with a password, not only misses.
+    expect(found).toBeGreaterThan(0);
+  });
 });

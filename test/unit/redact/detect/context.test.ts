@@ -241,3 +241,28 @@ describe("a key in hex under a qualified credential name", () => {
     }
   });
 });
+
+describe("an article before a word is a placeholder, not before a password", () => {
+  // `your_api_key`, `my-secret`, `the token`: words after an article describe the value. A
+  // password that starts with `A_` or `a-` (`A_AAAAAAA9`, as the leak property generated) is not one.
+  const described = fc
+    .tuple(
+      fc.constantFrom("your", "my", "the", "a", "an", "some"),
+      fc.constantFrom("_", "-"),
+      word(3, 8),
+      word(0, 6),
+    )
+    .map(([article, sep, w, more]) => `${article}${sep}${w}${more === "" ? "" : `${sep}${more}`}`);
+  const password = fc
+    .tuple(fc.constantFrom("A_", "a-", "An_", "my-"), chars(BASE62, 5, 12), chars("0123456789", 1, 2))
+    .map(([start, body, digits]) => `${start}${body}${digits}`);
+
+  it("words after an article: kept", () => {
+    for (const value of sample(described)) expect(scrub(`password=${value} `)).toBe(`password=${value} `);
+  });
+
+  it("an article, then letters and digits: redacted", () => {
+    for (const value of sample(password)) expect(scrub(`password=${value} `), value).not.toContain(value);
+    expect(scrub("password=A_AAAAAAA9 ")).not.toContain("A_AAAAAAA9");
+  });
+});
