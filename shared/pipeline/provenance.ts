@@ -35,7 +35,7 @@ export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 7,
   "redact/detect": 7,
-  "redact/layer-c": 5,
+  "redact/layer-c": 6,
   "redact/scrub": 5,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 3,

@@ -31,6 +31,9 @@ interface FusedWire {
   flags: Uint8Array;
 }
 
+/** The slabs the reading thread's line copies are written into (see `inspectRedactTask`). */
+const COPY_SLAB_BYTES = 1 << 16;
+
 /**
  * Per line: `splitLine` for `inspect` (when the format has lazy members) and the line's Layer C
  * redaction, which reads the split's canonical members instead of scanning the raw ones again;
@@ -54,13 +57,24 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
     let at = 0;
     const ends: number[] = [];
     const flags: number[] = [];
+    // On the reading thread (`line`): each line's copy is written into a slab shared by the lines
+    // after it and given as a view of it, where a buffer of its own per line was one more
+    // allocation and copy. A full slab is left to the views still holding it, never written over:
+    // a result may be kept (a group run here waits for the workers' batches before it).
+    let copies = new ByteSink(COPY_SLAB_BYTES);
     return {
       line: (bytes, line): TappedLine => {
         const split = lazy === undefined ? null : (splitLine(bytes, lazy, view) ?? null);
+        // Room for about the line again: a slab that had to grow would copy the lines before it.
+        if (copies.len + 2 * bytes.length + 256 > copies.buf.length)
+          copies = new ByteSink(Math.max(COPY_SLAB_BYTES, 2 * bytes.length + 256));
+        const from = copies.len;
         let tap: RedactedLine | null;
         try {
-          tap = redactor.line(bytes, line, split === null ? undefined : view);
+          const carrier = redactor.lineInto(bytes, line, split === null ? undefined : view, copies);
+          tap = { text: copies.buf.subarray(from, copies.len), carrier };
         } catch {
+          copies.len = from;
           tap = null;
         }
         return { split, tap };
