@@ -14,7 +14,6 @@ import type { CopyFacts, Publisher, PublishOptions, SpooledStream } from "../../
 import {
   cataloguedSame,
   cataloguePublished,
-  catalogueShardOf,
   catalogueWithdrawn,
   copyViewerPage,
   publishedUrlPath,
@@ -94,8 +93,8 @@ async function peek(
 export class S3Publisher implements Publisher {
   private readonly catalogue: S3CatalogueStore;
   private readonly spool: Spool;
-  /** Per tenant, the rebuild not started yet, which calls join, and the shards it settles (null: all). */
-  private readonly waiting = new Map<string, { shards: Set<string> | null; run: Promise<void> }>();
+  /** Per tenant, the rebuild not started yet, which calls join, and the copies it settles (null: all). */
+  private readonly waiting = new Map<string, { keys: Set<string> | null; run: Promise<void> }>();
   /** Per tenant, the last rebuild scheduled, which the next one waits for. */
   private readonly lastRebuild = new Map<string, Promise<void>>();
 
@@ -132,20 +131,20 @@ export class S3Publisher implements Publisher {
    * once in one process (the local stack's) settle together, not in turn.
    */
   rebuild(tenant: string, copyKeys: Iterable<string> | null = null): Promise<void> {
-    const shards = copyKeys === null ? null : new Set([...copyKeys].map(catalogueShardOf));
+    const keys = copyKeys === null ? null : new Set(copyKeys);
     const waiting = this.waiting.get(tenant);
     if (waiting !== undefined) {
-      if (shards === null) waiting.shards = null;
-      else for (const shard of shards) waiting.shards?.add(shard);
+      if (keys === null) waiting.keys = null;
+      else for (const key of keys) waiting.keys?.add(key);
       return waiting.run;
     }
     const before = this.lastRebuild.get(tenant) ?? Promise.resolve();
-    const entry: { shards: Set<string> | null; run: Promise<void> } = { shards, run: before };
+    const entry: { keys: Set<string> | null; run: Promise<void> } = { keys, run: before };
     entry.run = before
       .catch(() => undefined)
       .then(async () => {
         this.waiting.delete(tenant);
-        await settleCatalogue(this.catalogue, tenant, entry.shards, this.catalogueOptions());
+        await settleCatalogue(this.catalogue, tenant, entry.keys, this.catalogueOptions());
       });
     const next = entry.run;
     this.waiting.set(tenant, entry);

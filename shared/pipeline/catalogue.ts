@@ -218,7 +218,7 @@ async function settleChange(
   copyKey: string,
   options: CatalogueOptions,
 ): Promise<void> {
-  await settleCatalogue(store, tenantOfCopy(copyKey), new Set([catalogueShardOf(copyKey)]), options);
+  await settleCatalogue(store, tenantOfCopy(copyKey), new Set([copyKey]), options);
 }
 
 /**
@@ -447,20 +447,55 @@ async function settleShards(
 }
 
 /**
- * Settles the shards `shards` of `tenant` (null: every shard with an entry), then the tenant's
- * manifest: the changes of one copy, or of a batch that deferred its rebuilds (`deferRebuild`).
+ * Settles the shards of the copies `copyKeys` of `tenant` (null: every shard with an entry), then
+ * the tenant's manifest: the changes of one copy, or of a batch that deferred its rebuilds
+ * (`deferRebuild`). Each shard settled is then read back and must hold each of its copies at
+ * the entry's current ETag: a settling made from a listing that missed an entry (the local
+ * stack's S3 server lists a key being written by another request without it) is settled again,
+ * and past `maxRounds` the change is a transient error, retried with its batch.
  */
 export async function settleCatalogue(
   catalogue: CatalogueStore,
   tenant: string,
-  shards: ReadonlySet<string> | null,
+  copyKeys: ReadonlySet<string> | null,
   options: CatalogueOptions = {},
 ): Promise<void> {
-  if (shards === null) await settleShards(catalogue, tenant, options);
-  else
-    for (const shard of [...shards].sort())
-      await settle(catalogue, shardLevel(catalogue, tenant, shard, options), options);
+  if (copyKeys === null) await settleShards(catalogue, tenant, options);
+  else {
+    const byShard = new Map<string, string[]>();
+    for (const key of copyKeys) {
+      const shard = catalogueShardOf(key);
+      byShard.set(shard, [...(byShard.get(shard) ?? []), key]);
+    }
+    for (const [shard, keys] of [...byShard].sort(([a], [b]) => (a < b ? -1 : 1)))
+      await settleHolding(catalogue, shardLevel(catalogue, tenant, shard, options), keys, options);
+  }
   await settleTenant(catalogue, tenant, options);
+}
+
+/** Settles the shard `level` until its manifest holds each of `copyKeys` at its entry's ETag. */
+async function settleHolding(
+  catalogue: CatalogueStore,
+  level: Level<ManifestRow>,
+  copyKeys: readonly string[],
+  options: CatalogueOptions,
+): Promise<void> {
+  const maxRounds = options.maxRounds ?? 30;
+  for (let round = 1; round <= maxRounds; round++) {
+    await settle(catalogue, level, options);
+    const stored = level.stored((await catalogue.getCatalogue(level.keys)).manifest);
+    const rows = new Map((stored?.rows ?? []).map((row) => [row.key, row.entry_etag]));
+    let holds = true;
+    for (const key of copyKeys) {
+      const entry = await catalogue.getEntry(catalogueEntryKey(key));
+      if (entry !== null && rows.get(key) !== entry.etag) holds = false;
+    }
+    if (holds) return;
+  }
+  throw new TransientError(
+    "catalogue.unsettled",
+    `${level.name} kept missing a copy just changed; retried later`,
+  );
 }
 
 /**

@@ -9,9 +9,11 @@ import {
   catalogueEntryKey,
   catalogueIndexKey,
   catalogueManifestKey,
+  cataloguePublished,
   catalogueShardKeys,
   catalogueShardOf,
   rebuildCatalogue,
+  settleCatalogue,
 } from "../../../shared/pipeline/catalogue.js";
 import type {
   CatalogueManifest,
@@ -236,5 +238,51 @@ describe("processObject's copies in the catalogue", () => {
       withdrawn_at: null,
     });
     expect(ports.publisher.documents.has(entry.attestation)).toBe(true);
+  });
+});
+
+/** A store whose listings leave out the entries in `hidden` the first `times` times each is listed. */
+class ForgetfulStore extends MemoryCatalogueStore {
+  readonly hidden = new Map<string, number>();
+  override async listEntries(prefix: string) {
+    const listed = await super.listEntries(prefix);
+    return listed.filter(({ key }) => {
+      const left = this.hidden.get(key) ?? 0;
+      if (left === 0) return true;
+      this.hidden.set(key, left - 1);
+      return false;
+    });
+  }
+}
+
+describe("settleCatalogue: a batch's deferred changes", () => {
+  const keys = ["t/s/a.layer-c.jsonl", "t/s/b.layer-c.jsonl", "t/s/c.layer-c.jsonl"];
+
+  it("settles the shards of the copies given, then the tenant: every copy listed", async () => {
+    const store = new MemoryCatalogueStore();
+    for (const key of keys)
+      await cataloguePublished(store, key, "0".repeat(64), FACTS, { deferRebuild: true });
+    expect(store.objects.has(catalogueManifestKey("t"))).toBe(false);
+    await settleCatalogue(store, "t", new Set(keys));
+    expect(copiesOf(store, "t").map((c) => c.key)).toEqual(keys);
+  });
+
+  it("settles a shard again when a listing missed a copy just changed (a server listing a key being written)", async () => {
+    const store = new ForgetfulStore();
+    for (const key of keys)
+      await cataloguePublished(store, key, "0".repeat(64), FACTS, { deferRebuild: true });
+    // b's entry is missing from its shard's first two listings: the settling's write and its look.
+    store.hidden.set(catalogueEntryKey("t/s/b.layer-c.jsonl"), 2);
+    await settleCatalogue(store, "t", new Set(keys));
+    expect(copiesOf(store, "t").map((c) => c.key)).toEqual(keys);
+  });
+
+  it("gives up with a transient error when the copy never shows (its batch is retried)", async () => {
+    const store = new ForgetfulStore();
+    await cataloguePublished(store, keys[0] as string, "0".repeat(64), FACTS, { deferRebuild: true });
+    store.hidden.set(catalogueEntryKey(keys[0] as string), 1_000);
+    await expect(
+      settleCatalogue(store, "t", new Set([keys[0] as string]), { maxRounds: 3 }),
+    ).rejects.toBeInstanceOf(TransientError);
   });
 });
