@@ -327,6 +327,8 @@ export class S3Publisher implements Publisher {
 export class CatalogueBatch implements Publisher {
   /** Per tenant touched, the copies changed (null: settle every shard, after a retried job). */
   private readonly touched = new Map<string, Set<string> | null>();
+  /** Set once `settle()` has begun: a change after it settles at once instead of waiting for it. */
+  private settling = false;
 
   constructor(private readonly publisher: S3Publisher) {}
 
@@ -348,12 +350,12 @@ export class CatalogueBatch implements Publisher {
             },
           };
     await this.publisher.publishCopy(key, body, facts, watched, true);
-    if (!kept) this.changed(key);
+    if (!kept) await this.changed(key);
   }
 
   async withdrawCopy(key: string): Promise<void> {
     await this.publisher.withdrawCopy(key, true);
-    this.changed(key);
+    await this.changed(key);
   }
 
   putDocument(key: string, body: string): Promise<void> {
@@ -368,8 +370,13 @@ export class CatalogueBatch implements Publisher {
     this.touched.set(tenant, null);
   }
 
-  private changed(copyKey: string): void {
+  /**
+   * Notes `copyKey` changed, for `settle()`; once that has begun (a job of the batch still running
+   * when its handler settles, which the local stack's 1,000-file suite caught), settles it now.
+   */
+  private async changed(copyKey: string): Promise<void> {
     const tenant = tenantOfCopy(copyKey);
+    if (this.settling) return this.publisher.rebuild(tenant, [copyKey]);
     const keys = this.touched.has(tenant) ? this.touched.get(tenant) : new Set<string>();
     if (keys === null || keys === undefined) return;
     keys.add(copyKey);
@@ -378,6 +385,7 @@ export class CatalogueBatch implements Publisher {
 
   /** Settles the shards changed and the manifest of each tenant touched, once; then forgets them. */
   async settle(): Promise<void> {
+    this.settling = true;
     for (const [tenant, keys] of this.touched) await this.publisher.rebuild(tenant, keys);
     this.touched.clear();
   }

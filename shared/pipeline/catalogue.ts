@@ -406,6 +406,12 @@ async function settle<Row>(
       const row = found === null ? null : level.read(key, found.body, found.etag);
       if (row !== null) rows.push(row);
     }
+    // Sources are never deleted, so a stored row whose source this listing left out stays: a
+    // listing that misses a key (the local stack's S3 server, listing a folder another request is
+    // writing in) must not drop a copy. A later listing that shows it again updates the row.
+    const listedKeys = new Set(listed.map(({ key }) => key));
+    for (const [source, row] of known)
+      if (!listedKeys.has(source.slice(0, source.lastIndexOf(" ")))) rows.push(row);
     await catalogue.putCatalogue(level.keys, { ...level.files(rows, generation), generation });
     // Writers that keep overtaking each other back off (random, growing, at most a second) so
     // that one of them finds the catalogue settled rather than all rebuilding in step.

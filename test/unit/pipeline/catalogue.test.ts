@@ -286,3 +286,19 @@ describe("settleCatalogue: a batch's deferred changes", () => {
     ).rejects.toBeInstanceOf(TransientError);
   });
 });
+
+describe("a settling whose listing misses a copy already catalogued", () => {
+  it("keeps its row (entries are never deleted): a later copy's settling never drops it", async () => {
+    const first = "t/s/first.layer-c.jsonl";
+    // A second copy in the same shard as the first, so the same listing covers both.
+    const second = Array.from({ length: 4096 }, (_, i) => `t/s/second-${i}.layer-c.jsonl`).find(
+      (key) => catalogueShardOf(key) === catalogueShardOf(first),
+    ) as string;
+    const store = new ForgetfulStore();
+    await cataloguePublished(store, first, "0".repeat(64), FACTS);
+    await cataloguePublished(store, second, "1".repeat(64), FACTS, { deferRebuild: true });
+    store.hidden.set(catalogueEntryKey(first), 1_000);
+    await settleCatalogue(store, "t", new Set([second]));
+    expect(copiesOf(store, "t").map((c) => c.key)).toEqual([first, second].sort());
+  });
+});
