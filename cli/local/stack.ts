@@ -128,12 +128,18 @@ function localHandlers(options: StackOptions, info: StackInfo, s3: S3Client, dyn
   });
   // EMF lines are for CloudWatch; locally they would only bury the table.
   process.env.POWERTOOLS_METRICS_DISABLED ??= "true";
+  const logger = new Logger({
+    serviceName: "replay-pipeline-ingest",
+    logLevel: options.logLevel ?? "SILENT",
+  });
   const handler = makeIngestHandler({
     config,
     s3,
     dynamo,
-    logger: new Logger({ serviceName: "replay-pipeline-ingest", logLevel: options.logLevel ?? "SILENT" }),
-    metrics: new Metrics({ namespace: "ReplayPipeline", serviceName: "ingest" }),
+    logger,
+    // One Metrics for the stack's concurrent batches: the first to finish flushes the others'
+    // metrics, and the next warns it has none. Its warnings go to the stack's log, not stderr.
+    metrics: new Metrics({ namespace: "ReplayPipeline", serviceName: "ingest", logger }),
     toolVersion: "local",
     ...(options.rules === undefined ? {} : { rules: options.rules }),
   });
