@@ -6,10 +6,11 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildAuditReport, renderAuditHtml } from "../../shared/report/index.js";
 import { seededInput } from "../support/audit-records.js";
+import { launchChromium } from "../support/chromium.js";
 
 const ARTIFACTS = resolve(".local/artifacts");
 const PAGE = resolve(ARTIFACTS, "audit.html");
@@ -21,17 +22,7 @@ describe("audit HTML in Chromium", () => {
     await mkdir(ARTIFACTS, { recursive: true });
     await writeFile(PAGE, renderAuditHtml(buildAuditReport(seededInput())));
     // A missing Chromium fails here: the page must be seen, not skipped.
-    browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

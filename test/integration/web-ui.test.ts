@@ -7,10 +7,11 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalStack } from "../../cli/local/stack.js";
 import { stackSource, startWebUi, type WebUi } from "../../cli/local/web-ui.js";
+import { launchChromium } from "../support/chromium.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
 import { tempDir } from "../support/temp.js";
 
@@ -54,16 +55,7 @@ describe("local web UI in Chromium", () => {
       );
     await stack.settled();
     ui = await startWebUi(stackSource(stack.s3, stack.index, stack.info), { port: 0 });
-    browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--no-first-run",
-      ],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
