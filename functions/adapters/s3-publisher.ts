@@ -377,10 +377,10 @@ export class CatalogueBatch implements Publisher {
   private async changed(copyKey: string): Promise<void> {
     const tenant = tenantOfCopy(copyKey);
     if (this.settling) return this.publisher.rebuild(tenant, [copyKey]);
-    const keys = this.touched.has(tenant) ? this.touched.get(tenant) : new Set<string>();
-    if (keys === null || keys === undefined) return;
-    keys.add(copyKey);
-    this.touched.set(tenant, keys);
+    const keys = this.touched.get(tenant);
+    // null: the whole tenant settles already.
+    if (keys === undefined) this.touched.set(tenant, new Set([copyKey]));
+    else keys?.add(copyKey);
   }
 
   /** Settles the shards changed and the manifest of each tenant touched, once; then forgets them. */

@@ -507,4 +507,15 @@ describe("S3Publisher: reprocess and batches", () => {
     expect(s3).toHaveReceivedCommandTimes(ListObjectsV2Command, 2 * levels + 1 + tShards.length + 1);
     expect(putsOf("t/_catalogue/manifest.json")).toHaveLength(1);
   });
+
+  it("settles at once a copy its batch publishes after settling began (a job still running)", async () => {
+    const batch = publisher.batch();
+    const settling = batch.settle();
+    const key = "t/s/late.layer-c.jsonl";
+    await batch.publishCopy(key, text("late"), FACTS);
+    await settling;
+    const { manifest } = catalogueShardKeys("t", catalogueShardOf(key));
+    const shard = JSON.parse(stored.get(manifest)?.body ?? "null") as CatalogueShard | null;
+    expect(shard?.copies.map((c) => c.key)).toEqual([key]);
+  });
 });
