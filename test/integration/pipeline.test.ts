@@ -5,12 +5,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import {
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-} from "@aws-sdk/client-s3";
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { QueryCommand, ScanCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { createdNotification } from "../../cli/local/notifications.js";
@@ -18,6 +13,7 @@ import { LocalStack, type StackOutcome } from "../../cli/local/stack.js";
 import { layerCKey, parseObjectKey, verdictKey } from "../../shared/pipeline/keys.js";
 import { serviceError } from "../support/aws-fakes.js";
 import { exampleReplays, PROJECT_ROOT } from "../support/corpus.js";
+import { objectExists } from "../support/s3-objects.js";
 import { tempDir } from "../support/temp.js";
 
 const example = (name: string): Buffer => readFileSync(join(PROJECT_ROOT, "examples", name));
@@ -34,15 +30,7 @@ async function upload(key: string, body: Uint8Array | string): Promise<string> {
   return (out.ETag ?? "").replaceAll('"', "");
 }
 
-async function exists(bucket: string, key: string): Promise<boolean> {
-  try {
-    await stack.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-    return true;
-  } catch (error) {
-    if ((error as Error).name === "NotFound") return false;
-    throw error;
-  }
-}
+const exists = (bucket: string, key: string): Promise<boolean> => objectExists(stack.s3, bucket, key);
 
 /** The receipt check items of a session. */
 async function checksOf(tenant: string, session: string): Promise<Record<string, unknown>[]> {

@@ -11,7 +11,7 @@
  */
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { type ReprocessHooks, reprocessCommand } from "../../cli/commands/reprocess.js";
 import { LocalStack, type StackOutcome } from "../../cli/local/stack.js";
@@ -26,6 +26,7 @@ import type { FileRecord } from "../../shared/pipeline/ports.js";
 import { rulesDigest } from "../../shared/pipeline/provenance.js";
 import type { ReprocessReport } from "../../shared/pipeline/reprocess.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
+import { objectExists } from "../support/s3-objects.js";
 import { tempDir } from "../support/temp.js";
 
 const FIX_AUTH = await readFile(join(PROJECT_ROOT, "examples", "fix-auth.REPLAY.jsonl"), "utf8");
@@ -138,11 +139,7 @@ describe("reprocess on the local stack", () => {
       const out = await stack.s3.send(new GetObjectCommand({ Bucket: stack.info.publishedBucket, Key }));
       return { text: await out.Body?.transformToString("utf8"), modified: out.LastModified?.getTime() };
     };
-    const copyGone = async (key: string) =>
-      stack.s3
-        .send(new HeadObjectCommand({ Bucket: stack.info.publishedBucket, Key: key }))
-        .then(() => false)
-        .catch((error: { name?: string }) => error.name === "NotFound");
+    const copyGone = async (key: string) => !(await objectExists(stack.s3, stack.info.publishedBucket, key));
     const json = async <T>(Key: string): Promise<T> => {
       const out = await stack.s3.send(new GetObjectCommand({ Bucket: stack.info.publishedBucket, Key }));
       return JSON.parse((await out.Body?.transformToString("utf8")) ?? "null") as T;

@@ -30,6 +30,7 @@ import { makeS3Client } from "../../functions/lib/aws-clients.js";
 import { TransientError } from "../../shared/errors.js";
 import { bytes, collect, collectUntilError } from "../support/aws-fakes.js";
 import { startCuttingProxy } from "../support/cutting-proxy.js";
+import { objectExists } from "../support/s3-objects.js";
 
 const MiB = 1024 * 1024;
 let server: LocalServer;
@@ -46,15 +47,7 @@ async function put(key: string, data: Uint8Array): Promise<string> {
   return (out.ETag ?? "").replaceAll('"', "");
 }
 
-async function exists(bucket: string, key: string): Promise<boolean> {
-  try {
-    await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-    return true;
-  } catch (error) {
-    if ((error as Error).name === "NotFound") return false;
-    throw error;
-  }
-}
+const exists = (bucket: string, key: string): Promise<boolean> => objectExists(s3, bucket, key);
 
 /** The names of the commands `client` sends from now on. */
 function recordCommands(client: S3Client): string[] {

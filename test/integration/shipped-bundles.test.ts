@@ -19,7 +19,7 @@ import { dirname, isAbsolute, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import type { S3Event, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createdNotification, sqsEvent, sqsRecord } from "../../cli/local/notifications.js";
@@ -33,6 +33,7 @@ import type { AuditReport } from "../../shared/report/index.js";
 import { resolveIntrinsics } from "../support/cfn-resolve.js";
 import { PROJECT_ROOT } from "../support/corpus.js";
 import { type CfnTemplate, logicalId } from "../support/pipeline-stack.js";
+import { objectExists } from "../support/s3-objects.js";
 
 const run = promisify(execFile);
 const REGION = "us-east-1";
@@ -300,15 +301,7 @@ describe("the ingest bundle, run on an SQS batch of S3 notifications", () => {
     return index.getFile(parsed.key.tenant, parsed.key.session, key);
   }
 
-  async function exists(bucket: string | undefined, key: string): Promise<boolean> {
-    try {
-      await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-      return true;
-    } catch (error) {
-      if ((error as Error).name === "NotFound") return false;
-      throw error;
-    }
-  }
+  const exists = (bucket: string | undefined, key: string): Promise<boolean> => objectExists(s3, bucket, key);
 
   async function verdictDocument(key: string): Promise<{ verdict?: string }> {
     const doc = await s3.send(
