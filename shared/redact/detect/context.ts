@@ -293,7 +293,10 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     const name = text.slice(start, end);
     const strength = strengthOfName(name);
     if (strength === undefined || FAKE_NAME.test(name)) continue;
-    const isFlag = text[start - 1] === "-" || text[start - 1] === "/" || name.startsWith("-");
+    // A `/` flag (`/Password x`) stands after a blank or at the start: after any other character the
+    // `/` is inside a run (`…AAAA/AAAPw metadata` is base64, not the flag `/…Pw` and its value).
+    const slashFlag = text[start - 1] === "/" && (start === 1 || SPACE.test(text[start - 2] ?? ""));
+    const isFlag = text[start - 1] === "-" || slashFlag || name.startsWith("-");
     const v = valueAfter(text, start, end, isFlag);
     if (v === undefined) continue;
     const followedByCall = text[v.end] === "(";

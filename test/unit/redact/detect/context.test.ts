@@ -266,3 +266,12 @@ describe("an article before a word is a placeholder, not before a password", () 
     expect(scrub("password=A_AAAAAAA9 ")).not.toContain("A_AAAAAAA9");
   });
 });
+
+describe("a `/` flag stands after a blank, not inside a run", () => {
+  it("`…AAAA/AAAPw metadata` keeps `metadata` (the leak property's counterexample); `/Password x` is a flag", () => {
+    const text = "aws_secret_access_key=0AAAAAAAAAAAAAAAAAAA/AAAAAAAAAAAAAAAAAPw metadata";
+    expect(scrub(text)).toMatch(/ metadata$/);
+    expect(scrub("net use Z: /user:bob /Password Summer2021#")).not.toContain("Summer2021#");
+    expect(scrub("tool /pw s3cr3tPass1")).not.toContain("s3cr3tPass1");
+  });
+});
