@@ -21,6 +21,7 @@ import {
   wordStrength,
 } from "./credential-names.js";
 import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
+import { scanToolPasswords, TOOL_PASSWORD_NEEDLES } from "./tool-passwords.js";
 
 /**
  * `credentialName`, remembered: the same names (`max_tokens`, `session_id`, `api_key`) recur on
@@ -366,7 +367,9 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
 
 /** `-u user -p secret` (PsExec, mysql, sqlcmd…) and `mysql … -psecret`: `-p` next to a user. */
 const USER_FLAG = /(?:^|\s)(?:-u|-U|--user(?:name)?|-l)(?:[\s=]|(?=[A-Za-z]))/;
-const P_FLAG = /(?:^|\s)-(?:p|P|-pass(?:word)?|pw)(?:[ \t=]+|(?=[^\s-]))("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg;
+/** `-p x`, `--password x`, or mysql's `-px` (not `-password`, `-port`, `--password-stdin`). */
+const P_FLAG =
+  /(?:^|\s)(?:-(?:p|P|-pass(?:word)?|pw)[ \t=]+|-[pP](?!ass|ort|rofile|rint|retty|w\b)(?=[^\s-]))("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg;
 
 function scanPasswordFlags(text: string, out: Detection[], rule: string): void {
   if (!USER_FLAG.test(text)) return;
@@ -436,5 +439,12 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     layer: "context",
     needles: ["-"],
     scan: (text, out, rule) => scanPasswordFlags(text, out, rule.id),
+  },
+  {
+    id: "tool-password",
+    kind: "secret",
+    layer: "context",
+    needles: TOOL_PASSWORD_NEEDLES,
+    scan: (text, out, rule) => scanToolPasswords(text, out, rule.id),
   },
 ];

@@ -7,18 +7,70 @@ import type { PatternRule } from "../rule-types.js";
 
 export const STRUCTURE_RULES: readonly PatternRule[] = [
   {
-    // Modular crypt and friends: `$1$salt$hash`, `$2b$10$…`, `$5$`, `$6$rounds=…$…`, `$y$`,
-    // `$argon2id$v=19$m=…,t=…,p=…$salt$hash`, `$pbkdf2-sha256$…`, `$scrypt$…`, `$apr1$`,
-    // phpass `$P$`/`$H$`, Kerberos roasting hashes (`$krb5asrep$23$user@REALM:…$…`,
-    // `$krb5tgs$23$*user$realm$spn*$…`), `$DCC2$`, `$NT$`: a cracker's input is a password.
+    // Modular crypt and friends: `$1$salt$hash`, `$2b$10$…`, `$5$`, `$6$rounds=…$…`, `$y$`, Cisco's
+    // `$8$`/`$9$`, `$argon2id$v=19$m=…,t=…,p=…$salt$hash`, `$pbkdf2-sha256$…`, `$scrypt$…`, `$apr1$`,
+    // phpass `$P$`/`$H$`: a cracker's input is a password. Their alphabet has no `:`, so a shadow
+    // line's fields after the hash (`root:$1$…$…:19523:0:…`) end it.
     id: "password-hash",
     kind: "secret",
     layer: "structure",
     needles: ["$"],
     pattern:
-      /\$(?:1|2[abxy]?|5|6|7|y|gy|sha1|md5|apr1|P|H|argon2(?:id|i|d)|pbkdf2(?:-sha(?:1|256|512))?|scrypt|bcrypt(?:-sha256)?|krb5(?:asrep|tgs|pa)|DCC2|NT|mscash2?|sntp-ms|netntlmv?2?)\$[^\s"'`<>,;]{8,}/dg,
+      /\$(?:1|2[abxy]?|5|6|7|8|9|y|gy|sha1|md5|apr1|P|H|argon2(?:id|i|d)|pbkdf2(?:-sha(?:1|256|512))?|scrypt|bcrypt(?:-sha256)?)\$[A-Za-z0-9./+=$,*-]{8,}/dg,
     // A hash has a body of its alphabet after its last `$`: `$1$` alone or a price is not one.
     accept: (m) => /[A-Za-z0-9./+=]{8,}$/.test(m[0]),
+  },
+  {
+    // Hashes whose fields hold a user, a realm or a service (`:`, `@`, `#`, `*`): Kerberos roasting
+    // output (`$krb5asrep$23$user@REALM:…$…`, `$krb5tgs$23$*user$realm$spn*$…`), `$DCC2$`, `$NT$`,
+    // NetNTLM and MS-SNTP captures.
+    id: "password-hash",
+    kind: "secret",
+    layer: "structure",
+    needles: ["$"],
+    pattern: /\$(?:krb5(?:asrep|tgs|pa)|DCC2|NT|mscash2?|sntp-ms|netntlmv?2?)\$[^\s"'`<>,;]{8,}/dg,
+    accept: (m) => /[A-Za-z0-9./+=]{8,}$/.test(m[0]),
+  },
+  {
+    // MySQL's `mysql_native_password` hash: `*` and 40 hex digits.
+    id: "password-hash",
+    kind: "secret",
+    layer: "structure",
+    needles: ["*"],
+    pattern: /\*[0-9A-F]{40}(?![0-9A-Za-z])/dg,
+    accept: (m, text) => !/[A-Za-z0-9*]/.test(text[m.index - 1] ?? ""),
+  },
+  {
+    // PostgreSQL's SCRAM verifier (`SCRAM-SHA-256$4096:salt$stored:server`), Django's older
+    // `sha1$salt$hex` and `md5$salt$hex`: hashes stored without a leading `$`.
+    id: "password-hash",
+    kind: "secret",
+    layer: "structure",
+    needles: ["SCRAM-SHA-", "sha1$", "md5$"],
+    pattern:
+      /SCRAM-SHA-(?:1|256)\$\d+:[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+|\b(?:unsalted_)?(?:sha1|md5)\$[A-Za-z0-9]*\$[0-9a-f]{32,40}\b/dg,
+  },
+  {
+    // Cisco IOS: `password 7 0822455D0A16` is reversible, `password 0 x` is the password itself
+    // (types 5, 8 and 9 are crypt hashes, above).
+    id: "cisco-password",
+    kind: "secret",
+    layer: "structure",
+    needles: [" 7 ", " 0 "],
+    pattern:
+      /\b(?:password|secret|key-string|key|authentication-key|md5) +(?:7 +((?:[0-9A-F]{2}){3,})\b|0 +([^\s"'`<>]+)(?=[ \t]*(?:\r?\n|\\n|$)))/dg,
+    group: [1, 2],
+  },
+  {
+    // A `.pgpass` line, `host:port:database:user:password`: the password.
+    id: "pgpass-password",
+    kind: "secret",
+    layer: "structure",
+    needles: [":"],
+    gate: /:(?:\d{2,5}|\*):[^:\s]+:[^:\s]+:/,
+    pattern:
+      /(?:(?<=^|[\s"'`])|(?<=\\n))(?=[^:\s]*[A-Za-z.*])[A-Za-z0-9.*_-]+:(?:\d{2,5}|\*):[^:\s"'`]+:[^:\s"'`]+:([^\s"'`]+?)(?=[\s"'`]|\\[nr]|$)/dg,
+    group: 1,
   },
   {
     // `{SSHA}…`, `{SHA512}…`, `{PBKDF2}…` (LDAP userPassword), Jenkins' encrypted secrets

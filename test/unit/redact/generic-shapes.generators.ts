@@ -604,6 +604,46 @@ const CLI_SHAPES: readonly Shape[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------------------
+// Family "tool": the password arguments of common tools, which no credential word names
+
+/** A password as a shell would take it: quoted when it holds a blank or a shell operator. */
+const shellQuoted = (s: string, q: string): string => (/[\s|;&<>"'$`\\]/.test(s) ? `'${s}'` : `${q}${s}${q}`);
+
+const TOOL_COMMANDS: readonly ((s: string, q: string, h: string) => string)[] = [
+  (s, q, h) => `sshpass -p ${shellQuoted(s, q)} ssh deploy@${h} uptime`,
+  (s, q, h) => `redis-cli -h cache.${h} -a ${shellQuoted(s, q)} ping`,
+  (s, q) => `keytool -list -keystore app.jks -storepass ${shellQuoted(s, q)}`,
+  (s, q, h) => `ldapsearch -x -H ldap://${h} -D cn=admin,dc=x -w ${shellQuoted(s, q)} -b dc=x`,
+  (s, q) => `zip -r -P ${shellQuoted(s, q)} backup.zip data/`,
+  (s) => `7z a -p'${s}' backup.7z data/`,
+  (s, q) => `openssl enc -aes-256-cbc -k ${shellQuoted(s, q)} -in a.tar -out a.enc`,
+  (s, q, h) => `xfreerdp /v:${h} /u:admin /p:${shellQuoted(s, q)} /cert:ignore`,
+  (s, _q, h) => `smbclient //${h}/share -U CORP/bob%${s} -c ls`,
+  (s, q, h) => `net use Z: \\\\${h}\\share ${shellQuoted(s, q)} /user:CORP\\bob`,
+  (s, q) => `net user svc_backup ${shellQuoted(s, q)} /add`,
+  (s, q, h) => `snmpwalk -v3 -l authPriv -u mon -a SHA -A ${shellQuoted(s, q)} -x AES ${h}`,
+  (s, _q, h) => `sqlplus system/${s}@${h}:1521/ORCL`,
+  (s, _q, h) => `impacket-psexec corp/admin:${s}@${h}`,
+  (s) => `$pw = ConvertTo-SecureString '${s}' -AsPlainText -Force`,
+  (s, q) => `echo ${shellQuoted(s, q)} | sudo -S systemctl restart app`,
+  (s) => `echo 'svc:${s}' | chpasswd`,
+  (s, q) => `htpasswd -b /etc/nginx/.htpasswd admin ${shellQuoted(s, q)}`,
+];
+
+const TOOL_SHAPES: readonly Shape[] = [
+  shape(
+    "tool",
+    "tool `sshpass -p s`, `smbclient -U u%s`, `sqlplus u/s@db`, …",
+    fc.tuple(fc.constantFrom(...TOOL_COMMANDS), fc.constantFrom("", "'", '"'), hostName),
+    // Forms that take it unquoted (`user/password@db`, `user%password`) end it at these characters.
+    anyBody.filter((b) => !/[\s'"@:/%|;&<>`\\]/.test(b.value)),
+    ([cmd, q, h]) =>
+      (s) =>
+        cmd(s, q, h),
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------------------
 // Family "call": credentials passed as call arguments
 
 const CALL_SHAPES: readonly Shape[] = [
@@ -909,6 +949,77 @@ const HASH_SHAPES: readonly Shape[] = [
       }),
   ),
   hashShape(
+    "mysql `*` + 40 hex",
+    hexOf(40, 40).map((h) => ({ hash: `*${h.toUpperCase()}`, secrets: [h.toUpperCase()] })),
+  ),
+  hashShape(
+    "scram `SCRAM-SHA-256$4096:salt$stored:server`",
+    fc
+      .tuple(
+        fc.uint8Array({ minLength: 16, maxLength: 16 }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+      )
+      .map(([salt, st, sv]) => {
+        const [a, b, c] = [salt, st, sv].map((x) => Buffer.from(x).toString("base64"));
+        return { hash: `SCRAM-SHA-256$4096:${a}$${b}:${c}`, secrets: [b as string, c as string] };
+      }),
+  ),
+  hashShape(
+    "django `sha1$salt$hex`",
+    fc.tuple(fc.constantFrom("sha1", "md5"), chars(ALNUM, 5, 12), fc.boolean()).chain(([alg, salt]) =>
+      hexOf(alg === "sha1" ? 40 : 32, alg === "sha1" ? 40 : 32).map((h) => ({
+        hash: `${alg}$${salt}$${h.toLowerCase()}`,
+        secrets: [h.toLowerCase()],
+      })),
+    ),
+  ),
+  rawShape(
+    "hash",
+    "cisco `secret 9 $9$…`, `password 7 …`",
+    fc
+      .tuple(
+        fc.constantFrom("8", "9", "7"),
+        chars(CRYPT, 14),
+        chars(CRYPT, 43),
+        fc.integer({ min: 3, max: 12 }).chain((n) => hexOf(2 * n, 2 * n)),
+        fc.constantFrom("username admin", "enable", "username ops privilege 15"),
+        fc.constantFrom<((line: string) => string)[]>(
+          (l) => l,
+          (l) => `router#show running-config | include secret\n${l}\nline vty 0 4`,
+          (l) => `{"config": "${l}"}`,
+        ),
+      )
+      .map(([t, salt, h, x, who, place]) => {
+        const secret = t === "7" ? x.toUpperCase() : h;
+        const line = t === "7" ? `${who} password 7 ${secret}` : `${who} secret ${t} $${t}$${salt}$${h}`;
+        return { body: "cisco", text: place(line), secrets: [secret] };
+      }),
+  ),
+  rawShape(
+    "hash",
+    "pgpass `host:port:db:user:password`",
+    fc
+      .tuple(
+        hostName,
+        fc.constantFrom("5432", "*", "6432"),
+        fc.constantFrom("app", "*", "postgres"),
+        userName,
+        anyBody,
+        fc.constantFrom<((line: string) => string)[]>(
+          (l) => l,
+          (l) => `$ cat ~/.pgpass\n${l}\n`,
+          (l) => `echo '${l}' >> ~/.pgpass && chmod 600 ~/.pgpass`,
+        ),
+      )
+      .filter(([, , , , b]) => !/[\s:"'`\\]/.test(b.value) && b.value.length >= 6)
+      .map(([h, port, db, u, b, place]) => ({
+        body: "pgpass",
+        text: place(`db.${h}:${port}:${db}:${u}:${b.value}`),
+        secrets: [b.value],
+      })),
+  ),
+  hashShape(
     "kerberos `$krb5asrep$23$user@REALM:…`",
     fc
       .tuple(userName, realm, hexOf(32, 32), hexOf(200, 400))
@@ -1055,6 +1166,7 @@ const REPEATED_SHAPES: readonly Shape[] = [
 export const VALUE_SHAPES: readonly Shape[] = [
   ...CONTEXT_SHAPES,
   ...CLI_SHAPES,
+  ...TOOL_SHAPES,
   ...CALL_SHAPES,
   ...URL_SHAPES,
   ...CONFIG_SHAPES,
@@ -1292,6 +1404,34 @@ export const NEGATIVES: readonly Negative[] = [
         ),
       )
       .map(([v, place]) => place(v)),
+  },
+  {
+    // The tools of family "tool", with flags that hold no password, and other tools' look-alike flags.
+    family: "commands without a password",
+    arb: fc
+      .tuple(
+        hostName,
+        fc.constantFrom<((h: string) => string)[]>(
+          (h) => `curl -s -w "%{http_code}" -o /dev/null https://${h}/health`,
+          () => `grep -P "\\d{3}-\\d{4}" contacts.txt`,
+          (h) => `ldapsearch -x -H ldap://${h} -s base -b "" namingContexts`,
+          (h) => `snmpwalk -v3 -l authNoPriv -u mon -a SHA -x AES ${h} sysDescr`,
+          () => "zip -r -q backup.zip data/ -x '*.log'",
+          () => "7z x archive.7z -o/tmp/out -y",
+          () => "openssl x509 -in cert.pem -noout -text",
+          () => "net user bob /domain",
+          (h) => `net use \\\\${h}\\share /user:CORP\\bob`,
+          (h) => `psql -U postgres -h ${h} -c "select 1"`,
+          (h) => `mysql -uroot -p -h ${h} appdb`,
+          (h) => `echo $DB_PASSWORD | docker login -u bob --password-stdin ${h}`,
+          () => "keytool -list -keystore app.jks -storepass:env STORE_PASS",
+          () => "openssl pkcs12 -export -in c.pem -passout env:P12_PASS -out c.p12",
+          () => "sqlplus / as sysdba",
+          () => "time: 2024-05-01 12:30:45, file src/app.ts:120:5: warning",
+          (h) => `redis-cli -h ${h} --scan --pattern 'user:*'`,
+        ),
+      )
+      .map(([h, cmd]) => cmd(h)),
   },
   {
     family: "model / tool id",

@@ -1,0 +1,221 @@
+/**
+ * The password arguments of common command-line tools, which no credential word names: `sshpass -p x`,
+ * `redis-cli -a x`, `ldapsearch -w x`, `zip -P x`, `7z -px`, `smbclient -U user%x`, `sqlplus user/x@db`,
+ * `echo x | sudo -S`, `ConvertTo-SecureString "x" -AsPlainText`. A trace's commands are where an agent
+ * types them. Each form is read only after its own tool's name, in the same command (no `|`, `;`, `&`
+ * or line break between), so `curl -w` or `grep -P` are never read as a password.
+ */
+import type { Detection } from "../rule-types.js";
+
+/** A flag's value: a quoted string or a bare word up to a blank or a shell operator. */
+const VALUE = String.raw`("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)`;
+
+/**
+ * A tool's form: the literals one of which its text must hold (case-sensitive) and one it must
+ * hold besides (`requires`), and either one pattern (the value its group 1) or a tool's name and
+ * the flags read in the rest of its command.
+ */
+type Form = { needles: readonly string[]; requires?: string } & (
+  | { pattern: RegExp }
+  | { tool: RegExp; flag: RegExp }
+);
+
+/**
+ * A tool (`names`, an alternation; `.exe` allowed) and the form before each password in its
+ * command. Flags are case-sensitive (`snmpwalk -a SHA` is a protocol, `-A x` a passphrase); the
+ * names and flags of Windows commands are not (`caseless`).
+ */
+function toolForm(
+  needles: readonly string[],
+  names: string,
+  before: string,
+  options: { caseless?: boolean; positional?: boolean } = {},
+): Form {
+  const i = options.caseless === true ? "i" : "";
+  return {
+    needles,
+    tool: new RegExp(String.raw`(?:^|[\s"'(/\\])(?:${names})(?:\.exe)?(?= )`, `g${i}`),
+    // A positional form is read right after the tool's name, a flag anywhere in its command.
+    flag:
+      options.positional === true
+        ? new RegExp(String.raw`\s+(?:${before})${VALUE}`, `dy${i}`)
+        : new RegExp(String.raw`(?<=\s)(?:${before})${VALUE}`, `dg${i}`),
+  };
+}
+
+/** Where the command starting at `from` ends: an unquoted `|`, `;` or `&`, or a line break. */
+function commandEnd(text: string, from: number): number {
+  let quote = "";
+  for (let i = from; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === "\n" || c === "\r") return i;
+    if (quote !== "") {
+      if (c === quote) quote = "";
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === "|" || c === ";" || c === "&") return i;
+  }
+  return text.length;
+}
+
+/** Impacket's scripts and the tools that take its `domain/user:password@host` target. */
+const IMPACKET_TOOLS = [
+  "impacket",
+  "psexec",
+  "wmiexec",
+  "smbexec",
+  "atexec",
+  "dcomexec",
+  "secretsdump",
+  "mssqlclient",
+  "lookupsid",
+  "samrdump",
+  "rpcdump",
+  "getTGT",
+  "getST",
+  "GetUserSPNs",
+  "GetNPUsers",
+  "GetADUsers",
+  "addcomputer",
+  "changepasswd",
+  "netexec",
+  "crackmapexec",
+  "evil-winrm",
+];
+
+/** `net use` and `net user` as Windows users type them (the forms read them in any case). */
+const NET_USE = ["net use", "NET USE", "Net use", "Net Use"];
+const NET_USER = ["net user", "NET USER", "Net user", "Net User"];
+
+const FORMS: readonly Form[] = [
+  toolForm(["sshpass "], "sshpass", String.raw`-p\s*`),
+  toolForm(["redis-cli"], "redis-cli", String.raw`(?:-a|--pass)[\s=]+`),
+  toolForm(
+    ["keytool", "jarsigner"],
+    "keytool|jarsigner",
+    String.raw`-(?:src|dest)?(?:store|key)pass\s+|-new\s+`,
+  ),
+  toolForm(["ldap"], "ldap(?:search|add|modify|delete|whoami|compare|modrdn|exop)", String.raw`-w\s+`),
+  toolForm(["ldappasswd"], "ldappasswd", String.raw`-[ws]\s+`),
+  toolForm(["zip ", "zip.exe "], "zip|unzip|zipcloak|funzip", String.raw`-P\s+`),
+  toolForm(
+    ["7z ", "7za ", "7zr ", "7zz ", "7z.exe ", "7za.exe "],
+    "7z|7za|7zr|7zz",
+    String.raw`-p(?=[^\s-])`,
+  ),
+  toolForm(
+    ["rar ", "rar.exe", "RAR ", "RAR.exe", "WinRAR"],
+    "rar|unrar|winrar|RAR|UNRAR|WinRAR",
+    String.raw`-h?p(?=[^\s-])`,
+  ),
+  toolForm(["openssl "], "openssl", String.raw`-k\s+|-pass(?:in|out)?\s+pass:`),
+  toolForm(["freerdp"], "[a-z]*freerdp[0-9]*", "[/+-]p:"),
+  {
+    // Samba's `user%password` (smbclient, rpcclient, smbmap, mount.cifs, winexe, net rpc).
+    needles: ["-U", "--user"],
+    requires: "%",
+    pattern: /(?:^|\s)(?:-U\s*|--user(?:name)?=)["']?[^\s%"'|;&]+%([^\s"'|;&<>]+)/dg,
+  },
+  toolForm(NET_USE, "net use", String.raw`/user:\S+\s+(?!/)`, {
+    caseless: true,
+  }),
+  // `net use [X:] \\server\share password`: the password right after the share.
+  toolForm(NET_USE, String.raw`net use(?:\s+[A-Za-z]:)?\s+\\\\[^\s]+`, "(?![/*])", {
+    caseless: true,
+    positional: true,
+  }),
+  toolForm(NET_USER, String.raw`net user\s+[^\s/]+`, "(?![/*])", {
+    caseless: true,
+    positional: true,
+  }),
+  toolForm(["cmdkey", "CMDKEY"], "cmdkey", "/pass(?:word)?:", { caseless: true }),
+  toolForm(["schtasks", "SCHTASKS"], "schtasks", String.raw`/RP\s+`, { caseless: true }),
+  toolForm(["snmp"], "snmp[a-z]*", String.raw`-[cAX]\s*`),
+  toolForm(["wpa_passphrase"], "wpa_passphrase", String.raw`(?:"[^"]*"|'[^']*'|[^\s"']+)\s+`, {
+    positional: true,
+  }),
+  toolForm(["nmcli"], "nmcli", String.raw`(?:wifi-sec\.psk|password)\s+`),
+  {
+    // Oracle's `user/password[@db]` (`sqlplus scott/tiger@orcl`, `rman target sys/x@db`).
+    needles: ["sqlplus", "sqlldr", "exp ", "imp ", "expdp", "impdp", "rman ", "dgmgrl", "SQLPLUS"],
+    pattern:
+      /(?:^|[\s"'(/\\])(?:(?:sqlplus|sqlldr|expdp|impdp|rman|dgmgrl|SQLPLUS)(?:\.exe)?|exp|imp)\s+(?:(?:target|auxiliary|catalog|-\w+)\s+)*["']?[\w$#]+\/([^\s/@"']+)/dg,
+  },
+  {
+    // Impacket's and its kin's targets: `domain/user:password@host`.
+    requires: "@",
+    needles: IMPACKET_TOOLS,
+    pattern: new RegExp(
+      String.raw`(?:^|\s)(?:impacket-\w+|(?:${IMPACKET_TOOLS.join("|")})(?:\.py)?)\b[^\r\n|;&]*?\s['"]?(?:[\w.-]+\/)?[\w.$-]+:([^\s@'"]+)@[\w.-]+`,
+      "dg",
+    ),
+  },
+  {
+    needles: ["SecureString"],
+    pattern:
+      /ConvertTo-SecureString\b(?=[^\r\n|;]*-AsPlainText)[^\r\n|;"']*?(?:-String\s+)?("[^"\r\n]+"|'[^'\r\n]+')/dgi,
+  },
+  {
+    // A password piped to a tool that reads it from its input.
+    needles: ["|sudo", "| sudo", "passwd --stdin", "--password-stdin", "kinit"],
+    requires: "|",
+    pattern:
+      /\b(?:echo|printf)\s+(?:-[en]+\s+)?("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]*--password-stdin|kinit\b)/dg,
+  },
+  {
+    needles: ["chpasswd"],
+    requires: "|",
+    pattern:
+      /\b(?:echo|printf)\s+(?:-[en]+\s+)?["']?[^\s:"']+:([^\s"'|]+)["']?\s*\|\s*(?:sudo\s+)?chpasswd\b/dg,
+  },
+  {
+    // `htpasswd -b[c] file user password`, `htpasswd -nb user password`: the last argument.
+    needles: ["htpasswd"],
+    pattern:
+      /\bhtpasswd\s+-\w*b\w*\s+(?:[^\s|;&]+\s+)*?("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)(?=[ \t]*(?:$|[\r\n|;&]))/dg,
+  },
+];
+
+/** Every form's needles: the rule's gate. */
+export const TOOL_PASSWORD_NEEDLES: readonly string[] = [...new Set(FORMS.flatMap((f) => f.needles))];
+
+/** A value that stands for one: a variable, a prompt, a file. */
+const NOT_A_VALUE = /^(?:\$\{?[A-Za-z_]\w*\}?|\$\(.*|%\w+%|\$env:\w+|env:\w+|file:.*|-|\*|<[^<>]*>|\.{3})$/i;
+
+/** Appends the value of `m`'s group 1 (at `offset` in `text`), unquoted, unless it stands for one. */
+function pushValue(text: string, m: RegExpExecArray, offset: number, out: Detection[], rule: string): void {
+  const range = m.indices?.[1];
+  if (range === undefined) return;
+  let s = range[0] + offset;
+  let e = range[1] + offset;
+  if ((text[s] === '"' || text[s] === "'") && text[e - 1] === text[s]) {
+    s++;
+    e--;
+  }
+  const value = text.slice(s, e);
+  if (value.length < 2 || NOT_A_VALUE.test(value)) return;
+  out.push({ start: s, end: e, rule, kind: "secret" });
+}
+
+/** Appends the password arguments of the tools above in `text`. */
+export function scanToolPasswords(text: string, out: Detection[], rule: string): void {
+  for (const form of FORMS) {
+    if (!form.needles.some((n) => text.includes(n))) continue;
+    if (form.requires !== undefined && !text.includes(form.requires)) continue;
+    if ("pattern" in form) {
+      form.pattern.lastIndex = 0;
+      for (let m = form.pattern.exec(text); m !== null; m = form.pattern.exec(text))
+        pushValue(text, m, 0, out, rule);
+      continue;
+    }
+    form.tool.lastIndex = 0;
+    for (let t = form.tool.exec(text); t !== null; t = form.tool.exec(text)) {
+      const from = t.index + t[0].length;
+      const command = text.slice(from, commandEnd(text, from));
+      form.flag.lastIndex = 0;
+      for (let m = form.flag.exec(command); m !== null; m = form.flag.exec(command)) {
+        pushValue(text, m, from, out, rule);
+        if (form.flag.sticky) break;
+      }
+    }
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The tools' password arguments (`detect/tool-passwords.ts`): what ends a command, positional
+ * forms read once right after the tool, values that stand for a password, and flags of the same
+ * letter in other tools. Recall over generated passwords is measured by generic-shapes.test.ts
+ * (family `tool`); these are the edges.
+ */
+import { describe, expect, it } from "vitest";
+import { scanToolPasswords } from "#shared/redact/detect/tool-passwords.js";
+import type { Detection } from "#shared/redact/rule-types.js";
+
+const found = (text: string): string[] => {
+  const out: Detection[] = [];
+  scanToolPasswords(text, out, "tool-password");
+  return out.map((d) => text.slice(d.start, d.end));
+};
+
+describe("tool passwords", () => {
+  it("reads every password flag of one command, quoted or not", () => {
+    expect(found("snmpwalk -v3 -u mon -a SHA -A 'auth pass' -x AES -X Priv4te! host")).toEqual([
+      "auth pass",
+      "Priv4te!",
+    ]);
+  });
+
+  it("ends a command at an unquoted pipe, semicolon or line break, not at one inside quotes", () => {
+    expect(found("sshpass -p 'a|b;c' ssh h")).toEqual(["a|b;c"]);
+    expect(found("sshpass -f pw.txt ssh h; zip -r a.zip -P x")).toEqual([]);
+    expect(found("sshpass -f pw.txt ssh h\nredis-cli ping -a")).toEqual([]);
+  });
+
+  it("reads a positional form once, right after the tool", () => {
+    expect(found("net user svc S3cret! /add")).toEqual(["S3cret!"]);
+    expect(found("net user svc /domain extra")).toEqual([]);
+    expect(found("NET USE Z: \\\\srv\\share Pa55 /USER:corp\\bob")).toEqual(["Pa55"]);
+    expect(found("wpa_passphrase HomeNet hunter22")).toEqual(["hunter22"]);
+  });
+
+  it("leaves values that stand for a password: variables, prompts, files", () => {
+    expect(found("sshpass -p $SSHPASS ssh h")).toEqual([]);
+    expect(found("redis-cli -a %REDIS_PW% ping")).toEqual([]);
+    expect(found("net use \\\\srv\\share * /user:bob")).toEqual([]);
+    expect(found("keytool -list -storepass:env STORE_PASS")).toEqual([]);
+    expect(found("openssl enc -k file:pw.txt")).toEqual([]);
+  });
+
+  it("reads a flag only in its own tool's command", () => {
+    expect(found("curl -w '%{http_code}' https://x && grep -P '\\d+' f")).toEqual([]);
+    expect(found("ldapsearch -x -s base -b dc=x")).toEqual([]);
+    expect(found("psql -U postgres -c 'select 1'")).toEqual([]);
+  });
+
+  it("needs the literal a form requires besides its tool's name", () => {
+    expect(found("smbclient //h/s -U bob -c ls")).toEqual([]);
+    expect(found("smbclient //h/s -U bob%Pw12 -c ls")).toEqual(["Pw12"]);
+    expect(found("secretsdump.py corp/admin:Pw12 dc01")).toEqual([]);
+    expect(found("secretsdump.py corp/admin:Pw12@dc01")).toEqual(["Pw12"]);
+  });
+});
