@@ -34,7 +34,7 @@ export interface Provenance {
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 7,
-  "redact/detect": 9,
+  "redact/detect": 10,
   "redact/layer-c": 6,
   "redact/scrub": 5,
   // Format readers (validation and hashes).

@@ -271,7 +271,7 @@ function isRecordId(text: string, v: Value, name: string): boolean {
 
 /** Finds credential words; the name around each is then read whole. */
 const CREDENTIAL_WORD =
-  /pass|pwd|pw\b|secret|token|key|auth|credential|creds?\b|bearer|cookie|dsn|webhook|pat\b|jwt|otp|sas\b|hmac|session|signature|sig\b|licen[cs]e|pin\b|private|salt|login|access[_.-]?id/gi;
+  /pass|pwd|pw\b|secret|token|key|auth|credential|creds?\b|bearer|cookie|dsn|webhook|pat\b|jwt|otp|sas\b|hmac|psk\b|session|signature|sig\b|licen[cs]e|pin\b|private|salt|login|access[_.-]?id/gi;
 
 /**
  * Appends the values given to credential names in `text`: each occurrence of a credential word
@@ -439,6 +439,21 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     layer: "context",
     needles: ["-"],
     scan: (text, out, rule) => scanPasswordFlags(text, out, rule.id),
+  },
+  {
+    // A label and a user and password (`Login: admin / S3cret!`, `creds: admin:S3cret!`): the
+    // password, when it holds a letter and a digit or a symbol (`Login: success/failed` is prose).
+    id: "login-pair",
+    kind: "secret",
+    layer: "context",
+    needles: ["ogin", "OGIN", "redentials", "REDENTIALS", "reds", "REDS"],
+    pattern:
+      /\b(?:[Ll]ogin|LOGIN|[Cc]redentials|CREDENTIALS|[Cc]reds|CREDS)[ \t]*[:=][ \t]*[^\s/:,;]+[ \t]*[/:][ \t]*([^\s/,;]+)/dg,
+    group: 1,
+    accept: (m) => {
+      const value = m[1] ?? "";
+      return value.length >= 6 && /[A-Za-z]/.test(value) && /[\d\W_]/.test(value) && !isPlaceholder(value);
+    },
   },
   {
     id: "tool-password",

@@ -45,6 +45,12 @@ const STRONG_WORDS = new Set([
   "clientsecret",
   "sas",
   "hmac",
+  // A pre-shared key (`psk="…"` in wpa_supplicant.conf, `: PSK "…"` in ipsec.secrets).
+  "psk",
+  "presharedkey",
+  // Redis's server password directives (`requirepass x`, `masterauth x`).
+  "requirepass",
+  "masterauth",
 ]);
 const WEAK_WORDS = new Set([
   "login",

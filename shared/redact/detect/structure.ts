@@ -62,6 +62,16 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     group: [1, 2],
   },
   {
+    // An SNMP community string, a password in all but name: `rocommunity x` (snmpd.conf),
+    // `snmp-server community x RO` (Cisco IOS).
+    id: "snmp-community",
+    kind: "secret",
+    layer: "structure",
+    needles: ["community"],
+    pattern: /\b(?:r[ow]community6?|snmp-server community)[ \t]+([^\s"'#]+)/dg,
+    group: 1,
+  },
+  {
     // A `.pgpass` line, `host:port:database:user:password`: the password.
     id: "pgpass-password",
     kind: "secret",

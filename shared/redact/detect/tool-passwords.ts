@@ -133,6 +133,7 @@ const FORMS: readonly Form[] = [
   toolForm(["wpa_passphrase"], "wpa_passphrase", String.raw`(?:"[^"]*"|'[^']*'|[^\s"']+)\s+`, {
     positional: true,
   }),
+  toolForm(["security "], "security", String.raw`-w\s+`),
   toolForm(["nmcli"], "nmcli", String.raw`(?:wifi-sec\.psk|password)\s+`),
   {
     // Oracle's `user/password[@db]` (`sqlplus scott/tiger@orcl`, `rman target sys/x@db`).
@@ -156,10 +157,10 @@ const FORMS: readonly Form[] = [
   },
   {
     // A password piped to a tool that reads it from its input.
-    needles: ["|sudo", "| sudo", "passwd --stdin", "--password-stdin", "kinit"],
+    needles: ["|sudo", "| sudo", "passwd --stdin", "--password-stdin", "--with-token", "kinit"],
     requires: "|",
     pattern:
-      /\b(?:echo|printf)\s+(?:-[en]+\s+)?("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]*--password-stdin|kinit\b)/dg,
+      /\b(?:echo|printf)\s+(?:-[en]+\s+)?("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]*--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]*--with-token|kinit\b)/dg,
   },
   {
     needles: ["chpasswd"],
@@ -178,8 +179,9 @@ const FORMS: readonly Form[] = [
 /** Every form's needles: the rule's gate. */
 export const TOOL_PASSWORD_NEEDLES: readonly string[] = [...new Set(FORMS.flatMap((f) => f.needles))];
 
-/** A value that stands for one: a variable, a prompt, a file. */
-const NOT_A_VALUE = /^(?:\$\{?[A-Za-z_]\w*\}?|\$\(.*|%\w+%|\$env:\w+|env:\w+|file:.*|-|\*|<[^<>]*>|\.{3})$/i;
+/** A value that stands for one (a variable, a prompt, a file), or the next flag where none was given. */
+const NOT_A_VALUE =
+  /^(?:\$\{?[A-Za-z_]\w*\}?|\$\(.*|%\w+%|\$env:\w+|env:\w+|file:.*|-.*|\*|<[^<>]*>|\.{3})$/i;
 
 /** Appends the value of `m`'s group 1 (at `offset` in `text`), unquoted, unless it stands for one. */
 function pushValue(text: string, m: RegExpExecArray, offset: number, out: Detection[], rule: string): void {

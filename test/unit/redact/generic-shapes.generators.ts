@@ -627,6 +627,8 @@ const TOOL_COMMANDS: readonly ((s: string, q: string, h: string) => string)[] = 
   (s) => `$pw = ConvertTo-SecureString '${s}' -AsPlainText -Force`,
   (s, q) => `echo ${shellQuoted(s, q)} | sudo -S systemctl restart app`,
   (s) => `echo 'svc:${s}' | chpasswd`,
+  (s, q) => `security add-generic-password -a deploy -s registry -w ${shellQuoted(s, q)}`,
+  (s, q) => `echo ${shellQuoted(s, q)} | gh auth login --with-token`,
   (s, q) => `htpasswd -b /etc/nginx/.htpasswd admin ${shellQuoted(s, q)}`,
 ];
 
@@ -757,7 +759,28 @@ const jenkinsSecret = fc
     }),
   );
 
+/** Service configurations whose password directive holds no common credential word. */
+const SERVICE_CONFIGS: readonly ((s: string, u: string, h: string) => string)[] = [
+  (s) => `network={\n    ssid="Office"\n    psk="${s}"\n}`,
+  (s, _u, h) => `${h} %any : PSK "${s}"`,
+  (s) => `bind 127.0.0.1\nrequirepass ${s}\nmaxmemory 256mb`,
+  (s) => `replicaof 10.0.0.5 6379\nmasterauth ${s}`,
+  (s) => `rocommunity ${s} 10.0.0.0/8\nsyslocation rack4`,
+  (s) => `snmp-server community ${s} RO`,
+  (s, u) => `Login: ${u} / ${s}`,
+];
+
 const CONFIG_SHAPES: readonly Shape[] = [
+  shape(
+    "config",
+    "services `psk=`, `requirepass`, `rocommunity`, `Login: u / s`",
+    fc.tuple(fc.constantFrom(...SERVICE_CONFIGS), userName, hostName),
+    // Bare in these files: a password ends at a blank, `"`, `/`, `#` or `,`.
+    anyBody.filter((b) => !/[\s"'/#,;\\]/.test(b.value) && b.value.length >= 6 && /[\d\W_]/.test(b.value)),
+    ([cfg, u, h]) =>
+      (s) =>
+        cfg(s, u, h),
+  ),
   shape(
     "config",
     ".netrc `machine h login u password s`",
