@@ -34,8 +34,8 @@ export interface Provenance {
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 7,
-  "redact/detect": 10,
-  "redact/layer-c": 6,
+  "redact/detect": 11,
+  "redact/layer-c": 7,
   "redact/scrub": 5,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 3,

@@ -129,6 +129,16 @@ const PROSE =
   /^(?:[ \t]+for[ \t]+(?:the[ \t]+)?(?:user(?:name)?|account|login)[ \t]+(?:"[^"\r\n]{1,64}"|'[^'\r\n]{1,64}'|[^\s"']{1,64}))?[ \t]+(?:(?:is|was|are|were|equals|of|to|set to|is set to):?|=|-|–|:)[ \t]+/i;
 
 /**
+ * The value field beside a name given as a field's value: `"name": "DB_PASSWORD", "value": "x"`,
+ * `- name: API_TOKEN⏎  value: x` (Kubernetes), `{"Key": "password", "Value": "x"}` (AWS tags),
+ * `ParameterKey=DbPassword,ParameterValue=x`, `--name /prod/db/password --value x`.
+ */
+const SIBLING_VALUE =
+  /^(?:[ \t]*,[ \t]*|[ \t]*\r?\n[ \t]*(?:-[ \t]+)?|[ \t]+--?)["']?(?:[Vv]alue|VALUE|ParameterValue|parameter_value|SecretString|secret_string)["']?(?:[ \t]*[:=][ \t]*|[ \t]+)/;
+/** A Terraform variable's default (`variable "db_password" {⏎ type = string⏎ default = "x"`). */
+const HCL_DEFAULT = /^["']?[ \t]*\{[^{}]{0,300}?\bdefault[ \t]*=[ \t]*/;
+
+/**
  * The value given to the name that ends at `at`, if any: after an assignment sign, a flag's
  * blank, `", "` (`setProperty("KEY", "v")`), `value="` (`key="Password" value="v"`), or prose.
  */
@@ -139,6 +149,17 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   else if (text[i] === '"' || text[i] === "'" || text[i] === "`") i++;
   if (text[i] === "]") i++;
   const rest = text.slice(i, i + 120);
+  const sibling = SIBLING_VALUE.exec(rest) ?? HCL_DEFAULT.exec(text.slice(i, i + 320));
+  if (sibling !== null) {
+    const s = i + sibling[0].length;
+    return quoted(text, s, false) ?? bare(text, s, false);
+  }
+  if (text[i] === ">" && i > at && /(?:key|name)=["']$/i.test(text.slice(nameStart - 6, nameStart))) {
+    // `<entry key="db.password">v</entry>`: the element's text.
+    const close = text.indexOf("</", i + 1);
+    if (close > i + 1 && close - i <= 1024) return { start: i + 1, end: close, quoted: true, loose: false };
+    return undefined;
+  }
   const pair = /^\s*,\s*/.exec(rest);
   if (pair !== null && i > at) {
     const v = quoted(text, i + pair[0].length, false);

@@ -1,8 +1,9 @@
 /**
  * What Layer C keeps and how it reads a member name: the raw members it removes, what `paranoid`
- * writes, the allow-lists of the presets, and the kinds of keys (hash, structural, verbatim).
+ * writes, the allow-lists of the presets, the kinds of keys (hash, structural, verbatim), and the
+ * objects that name their value by a field.
  */
-import { memberPath } from "../../canonical/index.js";
+import { type JsonObject, memberPath } from "../../canonical/index.js";
 import { remembered } from "../../memo.js";
 import type { Preset } from "../presets.js";
 
@@ -92,3 +93,19 @@ const topPathOf = remembered((key: string) => `$${memberPath(key)}`);
 
 /** A hash value: kept verbatim wherever it is (receipts match on it). */
 export const HASH_VALUE = /^(?:sha256:|hmac-sha256:)?[0-9a-f]{64}$/;
+
+/** Members that name another member's value, and the members that hold it. */
+const NAME_FIELDS = ["name", "Name", "key", "Key", "ParameterKey", "parameter_key", "ParameterName"];
+const VALUE_FIELDS = ["value", "Value", "ParameterValue", "parameter_value", "SecretString", "default"];
+
+/**
+ * In an object that names its value by a field (`{"name": "DB_PASSWORD", "value": "x"}` in a
+ * container's environment, AWS tags and stack parameters), the value's member and the name it is
+ * given: the value is scrubbed as if it stood under that name.
+ */
+export function namedValueField(obj: JsonObject): { field: string; name: string } | undefined {
+  const nameField = NAME_FIELDS.find((f) => typeof obj[f] === "string");
+  if (nameField === undefined) return undefined;
+  const field = VALUE_FIELDS.find((f) => typeof obj[f] === "string");
+  return field === undefined ? undefined : { field, name: obj[nameField] as string };
+}

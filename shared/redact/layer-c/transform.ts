@@ -9,6 +9,7 @@ import {
   child,
   HASH_VALUE,
   isHashKey,
+  namedValueField,
   isStructuralKey,
   isVerbatimKey,
   PARANOID_REPLACED,
@@ -25,6 +26,7 @@ export function freeValue(value: JsonValue, path: string, key: string, ctx: Cont
   if (Array.isArray(value)) return value.map((v) => freeValue(v, `${path}[*]`, key, ctx));
   if (!isJsonObject(value)) return value;
   const out: JsonObject = {};
+  const named = namedValueField(value);
   for (const [k, v] of Object.entries(value)) {
     if (RAW_KEYS.has(k)) {
       ctx.removeRaw(value, out, k, path);
@@ -34,7 +36,7 @@ export function freeValue(value: JsonValue, path: string, key: string, ctx: Cont
     const at = child(path, name);
     // A hash keeps its exact value wherever it is.
     if (isHashKey(k) && typeof v === "string" && HASH_VALUE.test(v)) setMember(out, name, v);
-    else setMember(out, name, freeValue(v, at, k, ctx));
+    else setMember(out, name, freeValue(v, at, named?.field === k ? named.name : k, ctx));
   }
   return out;
 }

@@ -770,7 +770,32 @@ const SERVICE_CONFIGS: readonly ((s: string, u: string, h: string) => string)[] 
   (s, u) => `Login: ${u} / ${s}`,
 ];
 
+/** A credential's name given as a field's value, its value in the field beside it. */
+const NAMED_VALUES: readonly ((s: string, n: string) => string)[] = [
+  (s, n) => `env:\n  - name: ${n}\n    value: "${s}"`,
+  (s, n) => `{"name": "${n}", "value": "${s}"}`,
+  (s, n) => `"Tags": [{"Key": "${n}", "Value": "${s}"}]`,
+  (s, n) => `aws cloudformation create-stack --parameters ParameterKey=${n},ParameterValue=${s}`,
+  (s, n) => `variable "${n.toLowerCase()}" {\n  type    = string\n  default = "${s}"\n}`,
+  (s, n) => `az keyvault secret set --vault-name kv1 --name ${n} --value ${s}`,
+  (s, n) => `<entry key="${n.toLowerCase().replace(/_/g, ".")}">${s}</entry>`,
+];
+
 const CONFIG_SHAPES: readonly Shape[] = [
+  shape(
+    "config",
+    'named values `{"name": "DB_PASSWORD", "value": "s"}`, k8s env, tags, stack parameters, …',
+    fc.tuple(
+      fc.constantFrom(...NAMED_VALUES),
+      fc
+        .tuple(vendorName, fc.constantFrom("PASSWORD", "API_TOKEN", "SECRET", "API_KEY", "CLIENT_SECRET"))
+        .map(([v, c]) => `${v.toUpperCase()}_${c}`),
+    ),
+    anyBody.filter((b) => !/[\s"'\\<>&,]/.test(b.value)),
+    ([form, n]) =>
+      (s) =>
+        form(s, n),
+  ),
   shape(
     "config",
     "services `psk=`, `requirepass`, `rocommunity`, `Login: u / s`",
@@ -1427,6 +1452,23 @@ export const NEGATIVES: readonly Negative[] = [
         ),
       )
       .map(([v, place]) => place(v)),
+  },
+  {
+    // Family "config"'s named values under the names of settings, not credentials.
+    family: "named settings",
+    arb: fc
+      .tuple(
+        fc.constantFrom("LOG_LEVEL", "REGION", "NODE_ENV", "MAX_TOKENS", "TOKEN_LIMIT", "KEY_ID", "Owner"),
+        fc.constantFrom("debug", "eu-west-1", "production", "4096", "team-infra", "7", "AKIDX"),
+        fc.constantFrom<((n: string, v: string) => string)[]>(
+          (n, v) => `env:\n  - name: ${n}\n    value: "${v}"`,
+          (n, v) => `{"name": "${n}", "value": "${v}"}`,
+          (n, v) => `"Tags": [{"Key": "${n}", "Value": "${v}"}]`,
+          (n, v) => `variable "${n.toLowerCase()}" {\n  default = "${v}"\n}`,
+          (n, v) => `az appconfig kv set --name cfg --key ${n} --value ${v}`,
+        ),
+      )
+      .map(([n, v, form]) => form(n, v)),
   },
   {
     // The tools of family "tool", with flags that hold no password, and other tools' look-alike flags.

@@ -1,0 +1,62 @@
+/**
+ * Objects that name their value by a field (`{"name": "DB_PASSWORD", "value": "x"}` in a container's
+ * environment, `{"Key": …, "Value": …}` AWS tags, `ParameterKey`/`ParameterValue` stack
+ * parameters): the value is scrubbed as if it stood under the name it is given, in the free
+ * content Layer C keeps (a failed ToolResult's `error`); the same shapes under other names keep
+ * their values.
+ */
+import { describe, expect, it } from "vitest";
+import { type JsonObject, readJson } from "#shared/canonical/index.js";
+import { REPLAY_EVENT_FIELDS } from "#shared/formats/index.js";
+import { Context, redactReplayEvent, Scrubber } from "#shared/redact/index.js";
+
+/** The Layer C copy of the `details` of a failed ToolResult's `error` (kept free text, scrubbed). */
+function copyOfDetails(details: JsonObject): JsonObject {
+  const ctx = new Context("private_repo", new Scrubber({ preset: "private_repo" }));
+  const event = {
+    type: "ToolResult",
+    ts: "2026-01-01T00:00:00Z",
+    session_id: "sess_1",
+    step_id: "step_1",
+    ok: false,
+    latency_ms: 5,
+    side_effects: [],
+    error: { message: "deploy failed", details },
+  };
+  const copy = redactReplayEvent(
+    readJson(JSON.stringify(event)) as JsonObject,
+    ctx,
+    REPLAY_EVENT_FIELDS["replay-v1"],
+  );
+  return JSON.parse(JSON.stringify(copy)).error.details as JsonObject;
+}
+
+describe("a value named by a sibling field", () => {
+  it("is redacted when the name is a credential's, in each spelling of the pair", () => {
+    const copy = JSON.stringify(
+      copyOfDetails({
+        env: [
+          { name: "DB_PASSWORD", value: "Winter2024!" },
+          { name: "LOG_LEVEL", value: "debug" },
+        ],
+        tags: [{ Key: "api_token", Value: "hunter2hunter2" }],
+        parameters: [{ ParameterKey: "AdminSecret", ParameterValue: "correct horse" }],
+      }),
+    );
+    for (const secret of ["Winter2024!", "hunter2hunter2", "correct horse"])
+      expect(copy).not.toContain(secret);
+    expect(copy).toContain('"value":"debug"');
+    expect(copy).toContain('"name":"DB_PASSWORD"');
+  });
+
+  it("is kept when the name is not a credential's or there is no name field", () => {
+    const details = {
+      env: [
+        { name: "max_tokens", value: "4096" },
+        { name: "REGION", value: "eu-west-1" },
+      ],
+      option: { label: "DB_PASSWORD", value: "shown-as-label" },
+    };
+    expect(copyOfDetails(details)).toEqual(details);
+  });
+});
