@@ -33,10 +33,10 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 7,
-  "redact/detect": 11,
-  "redact/layer-c": 7,
-  "redact/scrub": 5,
+  "redact/rules": 8,
+  "redact/detect": 12,
+  "redact/layer-c": 8,
+  "redact/scrub": 6,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 3,
   "formats/replay-bundle": 3,

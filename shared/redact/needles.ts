@@ -109,3 +109,9 @@ export class NeedleLists {
     return this.index.ofList[list] !== undefined;
   }
 }
+
+/** Needles looked for in one text: the lists, and the mark their `find` returned for it. */
+export interface FoundNeedles {
+  lists: NeedleLists;
+  mark: number;
+}

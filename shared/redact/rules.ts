@@ -11,7 +11,7 @@ import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE } from "./detect/context.js";
 import { FAKE_NAME, isTypedPlaceholder } from "./detect/credential-names.js";
 import { SHAPE_RULES } from "./detect/shape.js";
 import { STRUCTURE_RULES } from "./detect/structure.js";
-import { NeedleLists } from "./needles.js";
+import { type FoundNeedles, NeedleLists } from "./needles.js";
 import {
   AWS_ID,
   CREDENTIAL_KEYWORD,
@@ -473,10 +473,19 @@ function nextMatch(rule: PatternRule, re: RegExp, text: string, from: number): R
   return null;
 }
 
-/** Runs `rules` over `text`, appending findings to `out`. */
-export function runPatternRules(text: string, rules: readonly PatternRule[], out: Detection[]): void {
-  const needles = needlesOf(rules);
-  let found: number | undefined;
+/**
+ * Runs `rules` over `text`, appending findings to `out`. `found`: the needles of `text`, when the
+ * caller looked for them together with others (one pass over the text for both); its first lists
+ * are those of `rules`, in their order.
+ */
+export function runPatternRules(
+  text: string,
+  rules: readonly PatternRule[],
+  out: Detection[],
+  found?: FoundNeedles,
+): void {
+  const needles = found?.lists ?? needlesOf(rules);
+  let mark = found?.mark;
   let tokenRun: boolean | undefined;
   for (let r = 0; r < rules.length; r++) {
     const rule = rules[r] as PatternRule;
@@ -485,8 +494,8 @@ export function runPatternRules(text: string, rules: readonly PatternRule[], out
       if (!tokenRun) continue;
     }
     if (needles.has(r)) {
-      found ??= needles.find(text);
-      if (!needles.holds(found, r)) continue;
+      mark ??= needles.find(text);
+      if (!needles.holds(mark, r)) continue;
     }
     if (rule.gate !== undefined && !rule.gate.test(text)) continue;
     if (rule.scan !== undefined) {

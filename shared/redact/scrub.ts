@@ -30,6 +30,7 @@ import {
   SHAPE_RULES,
   scanGeneratedRuns,
 } from "./detect/shape.js";
+import { NeedleLists } from "./needles.js";
 import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
 import type { PackRule } from "./rule-types.js";
 import {
@@ -179,10 +180,15 @@ export class Scrubber {
   /** Does the context layer run (member names that are `user:password` pairs)? */
   private readonly pairs: boolean;
   private readonly rulesBesideShapes: readonly PatternRule[];
+  /** Per list of rules `detect` runs: the needles of those rules and secretlint's (see `needlesOf`). */
+  private readonly needles = new WeakMap<readonly PatternRule[], NeedleLists>();
   /** Secrets found so far in this document, looked for in every later string. */
   private readonly known = new KnownSecrets();
   /** Where `scanBase64` decodes runs (grown to the longest run seen). */
   private scratch = Buffer.allocUnsafe(1024);
+  /** Per pair of adjacent ASCII bytes (`b0 << 7 | b1`): the mark of the last `markPairs` that saw it. */
+  private readonly pairMarks = new Uint32Array(128 * 128);
+  private pairMark = 0;
   private byRule: Record<string, number> = {};
   private byPath: Record<string, number> = {};
   private total = 0;
@@ -258,6 +264,51 @@ export class Scrubber {
     return out;
   }
 
+  /**
+   * May the UTF-8 bytes `written` hold a secret learned after `epoch` (in a form `redactLearned`
+   * replaces)? False only when none can: a form of printable ASCII (JSON writes it as it is) is
+   * looked for in the bytes (UTF-8 decodes ASCII bytes to themselves, and no other bytes to
+   * ASCII), first by its pairs of characters; any other form is taken to stand. Spares decoding
+   * an event's copy and searching it once per form when nothing learned stands in it.
+   */
+  mayHoldLearned(written: Buffer, epoch: number): boolean {
+    const learned = this.known.since(epoch);
+    if (learned.length === 0) return false;
+    const mark = this.markPairs(written);
+    for (const { value } of learned) {
+      for (const form of encodedForms(value)) {
+        if (!isPlainAscii(form)) return true;
+        if (this.holdsPairs(form, mark) && written.includes(form, 0, "latin1")) return true;
+      }
+    }
+    return false;
+  }
+
+  /** Marks (with a new mark, returned) each pair of adjacent ASCII bytes of `bytes` in `pairMarks`. */
+  private markPairs(bytes: Uint8Array): number {
+    if (this.pairMark === 0xffffffff) {
+      this.pairMarks.fill(0);
+      this.pairMark = 0;
+    }
+    const mark = ++this.pairMark;
+    const marks = this.pairMarks;
+    let b1 = bytes[0] ?? 128;
+    for (let i = 1; i < bytes.length; i++) {
+      const b0 = b1;
+      b1 = bytes[i] as number;
+      if ((b0 | b1) < 128) marks[(b0 << 7) | b1] = mark;
+    }
+    return mark;
+  }
+
+  /** Is each pair of adjacent characters of ASCII `form` marked with `mark`? */
+  private holdsPairs(form: string, mark: number): boolean {
+    for (let i = 1; i < form.length; i++) {
+      if (this.pairMarks[(form.charCodeAt(i - 1) << 7) | form.charCodeAt(i)] !== mark) return false;
+    }
+    return true;
+  }
+
   /** Starts knowing the secrets `other` found (a second pass over a document). */
   learnFrom(other: Scrubber): void {
     this.known.learn(other.known);
@@ -312,8 +363,10 @@ export class Scrubber {
 
   private detect(text: string, rules: readonly PatternRule[], out: Detection[]): void {
     const before = out.length;
-    runPattern(text, rules, out);
-    if (!canSkipSecretlint(text)) this.secretlint.scan(text, out);
+    const lists = this.needlesOf(rules);
+    const mark = lists.find(text);
+    runPattern(text, rules, out, { lists, mark });
+    if (!canSkipSecretlint(text)) this.secretlint.scan(text, out, { lists, mark, first: rules.length });
     // `ghp_xxxx…`, `AIzaaaaa…`: documentation's placeholders, whichever rule matched them; judged
     // with a mask right after (`xoxp-…-…-####`), where a rule's alphabet stops short of it.
     for (let i = out.length - 1; i >= before; i--) {
@@ -330,6 +383,16 @@ export class Scrubber {
         }
       }
     }
+  }
+
+  /** The needles of `rules` and then of secretlint's rules, looked for in one pass per text (made once per list). */
+  private needlesOf(rules: readonly PatternRule[]): NeedleLists {
+    let lists = this.needles.get(rules);
+    if (lists === undefined) {
+      lists = new NeedleLists([...rules.map((r) => r.needles), ...this.secretlint.needleLists]);
+      this.needles.set(rules, lists);
+    }
+    return lists;
   }
 
   private scanBase64(text: string, out: Detection[]): void {
@@ -400,6 +463,15 @@ export class Scrubber {
     this.byPath[path] = (this.byPath[path] ?? 0) + 1;
     this.total++;
   }
+}
+
+/** Is `s` printable ASCII without `"` and `\\` (what JSON writes as it is)? */
+function isPlainAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 32 || c > 126 || c === 34 || c === 92) return false;
+  }
+  return true;
 }
 
 /** Longest string whose findings are remembered, and how many are (then the memory starts over). */

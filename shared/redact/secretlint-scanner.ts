@@ -5,7 +5,7 @@ import {
   creator as recommendPreset,
   rules as recommendRules,
 } from "@secretlint/secretlint-rule-preset-recommend";
-import { NeedleLists } from "./needles.js";
+import { type FoundNeedles, NeedleLists } from "./needles.js";
 import type { Detection } from "./rule-types.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -117,7 +117,9 @@ function lineStarts(text: string): number[] {
  */
 export class SecretlintScanner {
   private readonly handlers: { id: string; handler: RuleHandler }[] = [];
-  /** The handlers' needles, in the same order (see `SECRETLINT_NEEDLES_BY_RULE`). */
+  /** The handlers' needle lists, in the same order (see `SECRETLINT_NEEDLES_BY_RULE`). */
+  readonly needleLists: readonly (readonly string[] | undefined)[];
+  /** `needleLists`, looked for by `scan` when its caller did not. */
   private readonly needles: NeedleLists;
   private sink: Detection[] = [];
 
@@ -144,16 +146,22 @@ export class SecretlintScanner {
       const options = id === "@secretlint/secretlint-rule-aws" ? { enableIDScanRule: true } : {};
       this.handlers.push({ id, handler: creator.create(context, options as never) });
     }
-    this.needles = new NeedleLists(this.handlers.map((h) => SECRETLINT_NEEDLES_BY_RULE[h.id]));
+    this.needleLists = this.handlers.map((h) => SECRETLINT_NEEDLES_BY_RULE[h.id]);
+    this.needles = new NeedleLists(this.needleLists);
   }
 
-  /** Appends secretlint's findings on `text` to `out`. */
-  scan(text: string, out: Detection[]): void {
+  /**
+   * Appends secretlint's findings on `text` to `out`. `found`: the needles of `text`, when the
+   * caller looked for `needleLists` with its own (they start at list `first` of `found.lists`).
+   */
+  scan(text: string, out: Detection[], found?: FoundNeedles & { first: number }): void {
     if (this.handlers.length === 0) return;
     const active: RuleHandler[] = [];
-    const found = this.needles.find(text);
+    const lists = found?.lists ?? this.needles;
+    const mark = found?.mark ?? this.needles.find(text);
+    const first = found?.first ?? 0;
     this.handlers.forEach(({ handler }, k) => {
-      if (this.needles.holds(found, k)) active.push(handler);
+      if (lists.holds(mark, first + k)) active.push(handler);
     });
     if (active.length === 0) return;
     let starts: number[] | undefined;

@@ -66,15 +66,16 @@ function bodyCounts(text: string, from: number, to: number): BodyCounts {
 
 /** Shannon entropy of the `length` letters and digits of `text[from, to)`, in bits per character. */
 function bodyEntropy(text: string, from: number, to: number, length: number): number {
-  // Per call, owned by it (256 bytes): no module-level scratch.
-  const seen = new Uint16Array(128);
+  // Per call, owned by it, one slot per char code from `0` to `z` (a plain array: a typed one
+  // of this size is allocated outside the heap, which costs more than the counting).
+  const seen: number[] = new Array(123 - 48).fill(0);
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
-    if (classOf(c) !== OTHER) seen[c] = (seen[c] as number) + 1;
+    if (classOf(c) !== OTHER) seen[c - 48] = (seen[c - 48] as number) + 1;
   }
   let entropy = 0;
   // In character order, as always: the sum's rounding must not depend on the text's order.
-  for (let c = 48; c < 123; c++) {
+  for (let c = 0; c < 123 - 48; c++) {
     const n = seen[c] as number;
     if (n === 0) continue;
     const p = n / length;

@@ -155,7 +155,7 @@ export class KnownSecrets {
   private readonly clean = new Map<string, number>();
   private shortest = Number.POSITIVE_INFINITY;
   private longest = 0;
-  /** The values remembered lately, in order, with their rules (see `since`). */
+  /** The values remembered lately (the last `RECENT` or more), in order, with their rules (see `since`). */
   private readonly recent: { value: string; rule: string }[] = [];
 
   get size(): number {
@@ -169,13 +169,13 @@ export class KnownSecrets {
 
   /** The values remembered after `epoch` (the last `RECENT` at most), with their rules. */
   since(epoch: number): readonly { value: string; rule: string }[] {
-    const n = Math.min(this.added - epoch, this.recent.length);
+    const n = Math.min(this.added - epoch, this.recent.length, RECENT);
     return n <= 0 ? [] : this.recent.slice(this.recent.length - n);
   }
 
   /** Remembers what `other` remembered (a second pass over a document starts knowing them). */
   learn(other: KnownSecrets): void {
-    for (const { value, rule } of other.recent) {
+    for (const { value, rule } of other.recent.slice(-RECENT)) {
       this.remember(value, [{ start: 0, end: value.length, rule, kind: "secret" }]);
     }
   }
@@ -200,7 +200,8 @@ export class KnownSecrets {
         this.longest = Math.max(this.longest, form.length);
       }
       this.added++;
-      if (this.recent.length >= RECENT) this.recent.shift();
+      // Up to twice `RECENT` kept, the oldest half dropped at once: a shift per value moved them all.
+      if (this.recent.length >= 2 * RECENT) this.recent.splice(0, RECENT);
       this.recent.push({ value, rule: f.rule });
     }
   }

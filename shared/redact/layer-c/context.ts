@@ -23,6 +23,8 @@ export interface StringScrubber {
   epoch(): number;
   /** Written output with the secrets learned after `epoch` replaced (see `Scrubber.redactLearned`). */
   redactLearned(text: string, path: string, epoch: number): string;
+  /** May UTF-8 `written` hold a secret learned after `epoch` (see `Scrubber.mayHoldLearned`)? */
+  mayHoldLearned(written: Buffer, epoch: number): boolean;
 }
 
 /** Per-file redaction state: the scrubber, the counters and the hashing profile. */

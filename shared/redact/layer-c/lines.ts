@@ -164,6 +164,7 @@ export class LineRedactor {
    * the event's copy is read back and every occurrence of what was learned replaced.
    */
   private redactLearned(out: ByteSink, start: number, epoch: number): void {
+    if (!this.ctx.scrubber.mayHoldLearned(out.buf.subarray(start, out.len), epoch)) return;
     const written = out.buf.toString("utf8", start, out.len);
     const fixed = this.ctx.scrubber.redactLearned(written, "$", epoch);
     if (fixed === written) return;

@@ -2,6 +2,7 @@
  * A secret found once is redacted wherever it recurs: in the same string (any encoded form), in
  * later strings of the file, in earlier members of the same event, and anywhere in a document.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalHash, type JsonValue } from "#shared/canonical/index.js";
 import { encodedForms, KnownSecrets, recurrences } from "#shared/redact/detect/recurrence.js";
@@ -61,6 +62,70 @@ describe("recurrence in later strings", () => {
     expect(known.findIn(`a x${SECRET}y b`)).toHaveLength(0);
     expect(known.since(0).map((v) => v.value)).toEqual([SECRET]);
     expect(known.since(known.epoch)).toEqual([]);
+  });
+});
+
+describe("the secrets learned lately", () => {
+  it("since lists the last 256 at most, in order, and learn copies those", () => {
+    const known = new KnownSecrets();
+    const values = Array.from({ length: 600 }, (_, i) => `secret-value-${1000 + i}`);
+    for (const v of values) known.remember(v, [{ start: 0, end: v.length, rule: "r", kind: "secret" }]);
+    expect(known.since(0).map((v) => v.value)).toEqual(values.slice(-256));
+    expect(known.since(known.epoch - 10).map((v) => v.value)).toEqual(values.slice(-10));
+    const other = new KnownSecrets();
+    other.learn(known);
+    expect(other.since(0).map((v) => v.value)).toEqual(values.slice(-256));
+  });
+});
+
+describe("a written copy's check for learned secrets (Scrubber.mayHoldLearned)", () => {
+  const learned = (secrets: readonly string[]): { s: Scrubber; epoch: number } => {
+    const s = new Scrubber();
+    const epoch = s.epoch();
+    for (const secret of secrets) s.scrub(secret, "$.p", "password");
+    return { s, epoch };
+  };
+
+  it("says no for a copy without them, yes for one holding one in any form", () => {
+    const { s, epoch } = learned([SECRET]);
+    const copy = (text: string) => Buffer.from(JSON.stringify({ message: `ran as ${text} café` }));
+    expect(s.mayHoldLearned(copy("nobody"), epoch)).toBe(false);
+    for (const form of encodedForms(SECRET)) expect(s.mayHoldLearned(copy(form), epoch)).toBe(true);
+    // Nothing learned after the latest epoch.
+    expect(s.mayHoldLearned(copy(SECRET), s.epoch())).toBe(false);
+  });
+
+  it("says no only where redactLearned changes nothing (property)", () => {
+    // Mostly ASCII (the check's fast answer), some of any code unit (its cautious one).
+    const secret = fc.oneof(
+      { arbitrary: fc.string({ unit: "grapheme-ascii", minLength: 8, maxLength: 24 }), weight: 4 },
+      { arbitrary: fc.string({ unit: "binary", minLength: 8, maxLength: 24 }), weight: 1 },
+    );
+    const pieces = (secrets: readonly string[]) =>
+      fc.array(
+        fc.oneof(
+          fc.string({ unit: "binary", maxLength: 12 }),
+          fc.constantFrom(...secrets, ...secrets.flatMap((x) => [...encodedForms(x)])),
+          fc.constantFrom(...secrets).map((x) => x.slice(1)),
+        ),
+        { maxLength: 6 },
+      );
+    const cases = fc
+      .array(secret, { minLength: 1, maxLength: 3 })
+      .chain((secrets) => fc.tuple(fc.constant(secrets), pieces(secrets)));
+    let saidNo = 0;
+    fc.assert(
+      fc.property(cases, ([secrets, parts]) => {
+        const { s, epoch } = learned(secrets);
+        const written = JSON.stringify({ a: parts.join(" "), b: parts.join("") });
+        if (s.mayHoldLearned(Buffer.from(written), epoch)) return;
+        saidNo++;
+        expect(s.redactLearned(written, "$", epoch)).toBe(written);
+      }),
+      { numRuns: 2000, seed: 20 },
+    );
+    // The property means something only if the check said no often.
+    expect(saidNo).toBeGreaterThan(200);
   });
 });
 
