@@ -43,10 +43,16 @@ function toBase64Url(base64: string): string {
   return base64.replaceAll("+", "-").replaceAll("/", "_");
 }
 
-/** `encodeURIComponent(value)`, without the call for a value it leaves as it is (most secrets). */
+/**
+ * `encodeURIComponent(value)`, without the call for a value it leaves as it is (most secrets). A
+ * value holding a lone surrogate (JSON allows `"\ud800"`) has no percent-encoded form: it is
+ * left as it is, where `encodeURIComponent` would throw.
+ */
 function percentEncoded(value: string): string {
   for (let i = 0; i < value.length; i++) {
-    if (!inTable(URI_UNRESERVED, value.charCodeAt(i))) return encodeURIComponent(value);
+    if (!inTable(URI_UNRESERVED, value.charCodeAt(i))) {
+      return value.isWellFormed() ? encodeURIComponent(value) : value;
+    }
   }
   return value;
 }

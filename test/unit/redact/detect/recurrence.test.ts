@@ -192,3 +192,12 @@ describe("recurrence in a document", () => {
     expect(text).toContain(`ran as ${SECRET}`);
   });
 });
+
+describe("a secret holding a lone surrogate (JSON allows `\\ud800`)", () => {
+  it("is redacted, and remembered in the forms it has, without throwing", () => {
+    const scrubber = new Scrubber();
+    const secret = "ab\uD800cd$efghijk";
+    expect(scrubber.scrub(secret, "$.p", "password")).not.toContain("efghijk");
+    expect(scrubber.scrub(`later: ${secret} again`, "$.q")).not.toContain("efghijk");
+  });
+});
