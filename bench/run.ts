@@ -35,6 +35,7 @@ import { processObject } from "#shared/pipeline/index.js";
 import { inspectRedactTask, redactChecked, redactFile } from "#shared/redact/index.js";
 import { folderPorts } from "../cli/adapters/files.js";
 import { parallelOptions } from "../cli/worker-script.js";
+import { adversarialReport } from "./adversarial.js";
 import { catalogueReport } from "./catalogue.js";
 import { lastLineOf } from "./child.js";
 import {
@@ -351,6 +352,12 @@ export const MEASUREMENTS: Measurement[] = [
     label:
       "secret recall: leave-family-out (gitleaks' samples, generic layers alone); Nose Parker's and Kingfisher's samples",
     report: secretRecallReport,
+  },
+  {
+    kind: "report",
+    name: "adversarial-text",
+    label: "adversarial text: the scrubber's time on 30 KB and 120 KB of repeated rule starts",
+    report: adversarialReport,
   },
   {
     kind: "report",

@@ -270,8 +270,10 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     kind: "secret",
     layer: "structure",
     needles: ["eyJ"],
-    // A header may be as short as `{"svt":0}` (eyJzdnQiOjB9).
-    pattern: /eyJ[A-Za-z0-9_-]{5,}={0,2}\.[A-Za-z0-9_-]{2,}={0,2}\.[A-Za-z0-9_-]*={0,2}/dg,
+    // A header may be as short as `{"svt":0}` (eyJzdnQiOjB9). A token starts a run of its
+    // alphabet: tried at every `eyJ` inside a run without dots (`eyJeyJeyJ…`), the search was
+    // quadratic in the run's length.
+    pattern: /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,}={0,2}\.[A-Za-z0-9_-]{2,}={0,2}\.[A-Za-z0-9_-]*={0,2}/dg,
   },
   {
     // scheme://user:password@host — keep scheme, user and host; redact the password. Database schemes are
@@ -281,12 +283,14 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     kind: "secret",
     layer: "structure",
     needles: ["://"],
-    // Every match is "://", then non-blank user ":" password (no \s in either), then "@".
-    gate: /:\/\/\S*@/,
+    // Every match is "://", then non-blank user ":" password (no \s in either, 256 characters at
+    // most each), then "@". Bounded, so a long run of `://a:` without `@` is read once, not once
+    // per `://` (which was quadratic in its length).
+    gate: /:\/\/\S{0,513}@/,
     // A match starts in the run of scheme characters (and `jdbc:`'s colon) right before its "://".
     anchor: { at: "://", before: schemeRunBefore },
     pattern:
-      /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}|jdbc:[a-z]+):\/\/([^\s:/?#@"'<>[\]\\]*):([^\s?#"'<>\\]+)@(?=[A-Za-z0-9[_])/dg,
+      /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}|jdbc:[a-z]+):\/\/([^\s:/?#@"'<>[\]\\]{0,256}):([^\s?#"'<>\\]{1,256})@(?=[A-Za-z0-9[_])/dg,
     group: 3,
     // "/" is allowed in the password (seen unencoded in the wild), but "host:3000/@vite/client" is a port.
     accept: (m) => !isPlaceholder(m[3] ?? "") && !/^\d{1,5}\//.test(m[3] ?? ""),

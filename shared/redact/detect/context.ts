@@ -109,6 +109,15 @@ function bare(text: string, at: number, loose: boolean): Value | undefined {
   return end > at ? { start: at, end, quoted: false, loose } : undefined;
 }
 
+/**
+ * Where the `</` closing an element's text that starts at `from` stands, within 1,024 characters;
+ * -1 past them (searched only that far, so many open elements in a long text are read once each).
+ */
+function closingTag(text: string, from: number): number {
+  const close = text.slice(from, from + 1026).indexOf("</");
+  return close === -1 || close > 1024 ? -1 : from + close;
+}
+
 /** Authorization schemes written before the credential (`Bearer x`, `Basic x`). */
 const SCHEME =
   /^(?:bearer|basic|token|digest|negotiate|apikey|api-key|bot|sso-key|key|ntlm|hmac|aws4-hmac-sha256)[ \t]+/i;
@@ -156,8 +165,8 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   }
   if (text[i] === ">" && i > at && /(?:key|name)=["']$/i.test(text.slice(nameStart - 6, nameStart))) {
     // `<entry key="db.password">v</entry>`: the element's text.
-    const close = text.indexOf("</", i + 1);
-    if (close > i + 1 && close - i <= 1024) return { start: i + 1, end: close, quoted: true, loose: false };
+    const close = closingTag(text, i + 1);
+    if (close > i + 1) return { start: i + 1, end: close, quoted: true, loose: false };
     return undefined;
   }
   const pair = /^\s*,\s*/.exec(rest);
@@ -171,8 +180,8 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
     // `<password>v</password>`
     let s = i + 1;
     while (s < text.length && /\s/.test(text[s] ?? "")) s++;
-    const close = text.indexOf("</", s);
-    if (close > s && close - s <= 1024) {
+    const close = closingTag(text, s);
+    if (close > s) {
       let e = close;
       while (e > s && /\s/.test(text[e - 1] ?? "")) e--;
       if (e > s) return { start: s, end: e, quoted: true, loose: false };

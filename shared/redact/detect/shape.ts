@@ -41,13 +41,6 @@ const HASH_BEFORE = /(?:sha(?:1|224|256|384|512)?|md5|blake2b?|blake3|xxh\d*|crc
 const HASH_LINE =
   /\b(?:sha\d*|md5|hash(?:es)?|digest|checksum|commit(?:ted|s)?|revision|rev|HEAD|merge|tree|blob|parent|git|cherry-pick|rebase|revert|integrity|etag|fingerprint|image|layer)\b/i;
 
-/** The line of `text` around `[from, to)`. */
-function lineAround(text: string, from: number, to: number): string {
-  const start = text.lastIndexOf("\n", from) + 1;
-  const end = text.indexOf("\n", to);
-  return text.slice(start, end === -1 ? text.length : end);
-}
-
 /** Is `text[from, to)` hex digits in one case (`3f9c…`, `3F9C…`; mixed case is no digest)? */
 function isHex(text: string, from: number, to: number): boolean {
   let lower = false;
@@ -150,6 +143,21 @@ function inPublicBlock(text: string, from: number): boolean {
 class TextMarks {
   private hasSops: boolean | undefined;
   private hasBlock: boolean | undefined;
+  /** The last line asked about (`aboutHashes`) and its answer: runs come in order, most on one line. */
+  private lineStart = -1;
+  private lineEnd = -1;
+  private lineAboutHashes = false;
+
+  /** Is the line around `[from, to)` about hashes, digests or commits (`HASH_LINE`)? */
+  aboutHashes(text: string, from: number, to: number): boolean {
+    if (from < this.lineStart || to > this.lineEnd) {
+      this.lineStart = text.lastIndexOf("\n", from) + 1;
+      const end = text.indexOf("\n", to);
+      this.lineEnd = end === -1 ? text.length : end;
+      this.lineAboutHashes = HASH_LINE.test(text.slice(this.lineStart, this.lineEnd));
+    }
+    return this.lineAboutHashes;
+  }
 
   sops(text: string): boolean {
     this.hasSops ??= text.includes("ENC[");
@@ -178,7 +186,7 @@ function isKnownNonSecret(
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
   if (
     isHex(text, from, to) &&
-    ((!inName && DIGEST_LENGTHS.has(to - from)) || HASH_LINE.test(lineAround(text, from, to)))
+    ((!inName && DIGEST_LENGTHS.has(to - from)) || marks.aboutHashes(text, from, to))
   ) {
     return true;
   }

@@ -117,7 +117,7 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     layer: "structure",
     needles: ["BUNDLE_"],
     pattern:
-      /\bBUNDLE_[A-Z0-9_]*__[A-Z0-9_]+["']?[ \t]*[:=][ \t]*["']?([^\s"':]+:[^\s"']+?)["']?(?=[\s;&]|$)/dg,
+      /\bBUNDLE_[A-Z0-9_]*__[A-Z0-9_]+["']?[ \t]*[:=][ \t]*["']?([^\s"':]{1,256}:[^\s"']{1,256}?)["']?(?=[\s;&]|$)/dg,
     group: 1,
   },
   {

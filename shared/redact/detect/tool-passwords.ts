@@ -146,21 +146,21 @@ const FORMS: readonly Form[] = [
     requires: "@",
     needles: IMPACKET_TOOLS,
     pattern: new RegExp(
-      String.raw`(?:^|\s)(?:impacket-\w+|(?:${IMPACKET_TOOLS.join("|")})(?:\.py)?)\b[^\r\n|;&]*?\s['"]?(?:[\w.-]+\/)?[\w.$-]+:([^\s@'"]+)@[\w.-]+`,
+      String.raw`(?:^|\s)(?:impacket-\w+|(?:${IMPACKET_TOOLS.join("|")})(?:\.py)?)\b[^\r\n|;&]{0,256}?\s['"]?(?:[\w.-]+\/)?[\w.$-]+:([^\s@'"]+)@[\w.-]+`,
       "dg",
     ),
   },
   {
     needles: ["SecureString"],
     pattern:
-      /ConvertTo-SecureString\b(?=[^\r\n|;]*-AsPlainText)[^\r\n|;"']*?(?:-String\s+)?("[^"\r\n]+"|'[^'\r\n]+')/dgi,
+      /ConvertTo-SecureString\b(?=[^\r\n|;]{0,256}-AsPlainText)[^\r\n|;"']{0,256}?(?:-String\s+)?("[^"\r\n]+"|'[^'\r\n]+')/dgi,
   },
   {
     // A password piped to a tool that reads it from its input.
     needles: ["|sudo", "| sudo", "passwd --stdin", "--password-stdin", "--with-token", "kinit"],
     requires: "|",
     pattern:
-      /\b(?:echo|printf)\s+(?:-[en]+\s+)?("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]*--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]*--with-token|kinit\b)/dg,
+      /\b(?:echo|printf)\s+(?:-[en]+\s+)?("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|kinit\b)/dg,
   },
   {
     needles: ["chpasswd"],
@@ -212,7 +212,10 @@ export function scanToolPasswords(text: string, out: Detection[], rule: string):
     form.tool.lastIndex = 0;
     for (let t = form.tool.exec(text); t !== null; t = form.tool.exec(text)) {
       const from = t.index + t[0].length;
-      const command = text.slice(from, commandEnd(text, from));
+      const end = commandEnd(text, from);
+      // The tool named again in the same command is read with it (each command read once).
+      form.tool.lastIndex = end;
+      const command = text.slice(from, end);
       form.flag.lastIndex = 0;
       for (let m = form.flag.exec(command); m !== null; m = form.flag.exec(command)) {
         pushValue(text, m, from, out, rule);
