@@ -12,6 +12,7 @@ import { remembered } from "../../memo.js";
 import { isPlaceholder } from "../rule-helpers.js";
 import type { Detection, PatternRule } from "../rule-types.js";
 import {
+  ASCII_PASSWORD_WORDS,
   credentialName,
   FAKE_NAME,
   isNameChar,
@@ -300,8 +301,10 @@ function isRecordId(text: string, v: Value, name: string): boolean {
 }
 
 /** Finds credential words; the name around each is then read whole. */
-const CREDENTIAL_WORD =
-  /pass|pwd|pw\b|secret|token|key|auth|credential|creds?\b|bearer|cookie|dsn|webhook|pat\b|jwt|otp|sas\b|hmac|psk\b|session|signature|sig\b|licen[cs]e|pin\b|private|salt|login|access[_.-]?id/gi;
+const CREDENTIAL_WORD = new RegExp(
+  String.raw`pass|pwd|pw\b|secret|token|key|auth|credential|creds?\b|bearer|cookie|dsn|webhook|pat\b|jwt|otp|sas\b|hmac|psk\b|session|signature|sig\b|licen[cs]e|pin\b|private|salt|login|access[_.-]?id|${ASCII_PASSWORD_WORDS.join("|")}`,
+  "gi",
+);
 
 /**
  * Appends the values given to credential names in `text`: each occurrence of a credential word
@@ -420,6 +423,74 @@ function scanPasswordFlags(text: string, out: Detection[], rule: string): void {
   }
 }
 
+/** "Password" in other languages and scripts (each also capitalized and in capitals). */
+const LOCALIZED_PASSWORD_WORDS = [
+  "passwort",
+  "kennwort",
+  "mot de passe",
+  "contraseña",
+  "contrasena",
+  "senha",
+  "wachtwoord",
+  "пароль",
+  "密码",
+  "密碼",
+  "口令",
+  "パスワード",
+  "비밀번호",
+  "şifre",
+  "sifre",
+  "hasło",
+  "haslo",
+  "lösenord",
+  "losenord",
+  "passord",
+  "adgangskode",
+  "salasana",
+  "heslo",
+  "jelszó",
+  "jelszo",
+  "lozinka",
+  "geslo",
+  "κωδικός",
+  "סיסמה",
+  "كلمة المرور",
+  "पासवर्ड",
+];
+/**
+ * One of them, then a separator or a copula, then the value (group 1). Not case-insensitive: with
+ * `iu` the value's class would lose `s` and `k` (they fold to `ſ` and `K`, outside ASCII).
+ */
+const LOCALIZED_PASSWORD = new RegExp(
+  String.raw`(?<![\p{L}\p{N}_])(?:${LOCALIZED_PASSWORD_WORDS.flatMap((w) => [w, w[0]?.toUpperCase() + w.slice(1), w.toUpperCase()]).join("|")})(?:[ \t]*[:：=][ \t]*|[ \t]+(?:ist|est|es|é|is|är|er|on|jest|je|είναι|—|-)[ \t]+|[ \t]*(?:は|는|은|是|为|為)[ \t]*)("[^"\r\n]{1,256}"|'[^'\r\n]{1,256}'|「[^」\r\n]{1,256}」|[^\s"'「」，。、,;\u0080-\uFFFF]{3,256})`,
+  "dgu",
+);
+/** Letters that start most scripts' words: any of them makes the text worth the search. */
+const LOCALIZED_NEEDLE =
+  /pass|kenn|wacht|senha|contra|sifre|şifre|has[lł]o|l[oö]sen|adgang|salasana|heslo|jelsz|lozinka|geslo|mot de|пароль|密|口令|パスワード|비밀번호|κωδικός|סיסמה|كلمة|पासवर्ड/i;
+
+function scanLocalizedPasswords(text: string, out: Detection[], rule: string): void {
+  if (!LOCALIZED_NEEDLE.test(text)) return;
+  LOCALIZED_PASSWORD.lastIndex = 0;
+  for (let m = LOCALIZED_PASSWORD.exec(text); m !== null; m = LOCALIZED_PASSWORD.exec(text)) {
+    const range = m.indices?.[1];
+    if (range === undefined) continue;
+    let [s, e] = range;
+    const quotedValue = /^["'「]/.test(text[s] ?? "");
+    if (quotedValue) {
+      s++;
+      e--;
+    } else {
+      // A sentence's full stop, comma or colon is not part of the value (an ellipsis is).
+      if (/[.,:]/.test(text[e - 1] ?? "") && text[e - 2] !== ".") e--;
+    }
+    const value = text.slice(s, e);
+    if (value.length < 3 || isPlaceholder(value) || REFERENCE.test(value)) continue;
+    if (!quotedValue && !/[\d\W_]/.test(value)) continue;
+    out.push({ start: s, end: e, rule, kind: "secret" });
+  }
+}
+
 /** `user:password` as a whole member name (`{"deploy:S3cr3t!": …}`): no name holds one. */
 const CREDENTIAL_PAIR = /^[^\s:@/"']{1,64}:([^\s]{6,256})$/;
 
@@ -469,6 +540,15 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     layer: "context",
     needles: ["-"],
     scan: (text, out, rule) => scanPasswordFlags(text, out, rule.id),
+  },
+  {
+    // "Password" in other languages and scripts, before its value (`Passwort: x`, `le mot de passe
+    // est x`, `пароль: x`, `密码：x`, `パスワードはx`): a quoted value, or a bare one of ASCII with a
+    // digit or a symbol (`Passwort: falsch eingegeben` is prose).
+    id: "localized-password",
+    kind: "secret",
+    layer: "context",
+    scan: (text, out, rule) => scanLocalizedPasswords(text, out, rule.id),
   },
   {
     // A label and a user and password (`Login: admin / S3cret!`, `creds: admin:S3cret!`): the

@@ -11,6 +11,29 @@ import { isTypedRun } from "./randomness.js";
  * many things that are not secret (`sort_key`, `session`, `signature`), so their values must
  * also look like one.
  */
+/**
+ * "Password" in the languages traces are written in, spelled in ASCII (German, Dutch, Portuguese,
+ * Spanish without its tilde, Turkish and Polish without their marks, Swedish, Norwegian, Danish,
+ * Finnish, Czech, Hungarian, Croatian, Slovenian).
+ */
+export const ASCII_PASSWORD_WORDS = [
+  "passwort",
+  "kennwort",
+  "wachtwoord",
+  "senha",
+  "contrasena",
+  "sifre",
+  "haslo",
+  "losenord",
+  "passord",
+  "adgangskode",
+  "salasana",
+  "heslo",
+  "jelszo",
+  "lozinka",
+  "geslo",
+];
+
 const STRONG_WORDS = new Set([
   "password",
   "passwd",
@@ -51,6 +74,8 @@ const STRONG_WORDS = new Set([
   // Redis's server password directives (`requirepass x`, `masterauth x`).
   "requirepass",
   "masterauth",
+  // "Password" in other languages, as identifiers write it (`DB_PASSWORT`, `senha_admin`).
+  ...ASCII_PASSWORD_WORDS,
 ]);
 const WEAK_WORDS = new Set([
   "login",

@@ -369,7 +369,30 @@ const vendorIdent = fc
   .tuple(vendorName, credWord, fc.constantFrom(...STYLES))
   .map(([v, c, st]) => ident([v, ...c], st));
 
+/** "The password is s" in other languages and scripts. */
+const LOCALIZED_PASSWORDS: readonly ((s: string) => string)[] = [
+  (s) => `Passwort: ${s}`,
+  (s) => `Das Passwort ist ${s}`,
+  (s) => `le mot de passe est ${s}`,
+  (s) => `contraseña: ${s}`,
+  (s) => `a senha é ${s}`,
+  (s) => `wachtwoord: ${s}`,
+  (s) => `пароль: ${s}`,
+  (s) => `密码：${s}`,
+  (s) => `パスワード: ${s}`,
+  (s) => `비밀번호: ${s}`,
+  (s) => `şifre: ${s}`,
+  (s) => `hasło: ${s}`,
+];
+
 export const CONTEXT_SHAPES: readonly Shape[] = [
+  shape(
+    "context",
+    "localized `пароль: s`, `Das Passwort ist s`, `密码：s`",
+    fc.constantFrom(...LOCALIZED_PASSWORDS),
+    anyBody.filter((b) => /^[!-~]+$/.test(b.value) && !/["'`]/.test(b.value) && /[\d\W_]/.test(b.value)),
+    (form) => (s) => form(s),
+  ),
   shape(
     "context",
     'assign `v_cred = "s"`',
@@ -1452,6 +1475,22 @@ export const NEGATIVES: readonly Negative[] = [
         ),
       )
       .map(([v, place]) => place(v)),
+  },
+  {
+    // "Password" in other languages, in prose that gives none.
+    family: "localized prose about passwords",
+    arb: fc.constantFrom(
+      "Passwort vergessen?",
+      "Das Passwort ist falsch",
+      "пароль: неверный",
+      "mot de passe oublié",
+      "la contraseña es incorrecta",
+      "密码错误，请重试",
+      "パスワードを忘れた場合",
+      "비밀번호를 입력하세요",
+      "şifre: yanlış",
+      "a senha é obrigatória",
+    ),
   },
   {
     // Family "config"'s named values under the names of settings, not credentials.
