@@ -404,22 +404,28 @@ const USER_FLAG = /(?:^|\s)(?:-u|-U|--user(?:name)?|-l)(?:[\s=]|(?=[A-Za-z]))/;
 const P_FLAG =
   /(?:^|\s)(?:-(?:p|P|-pass(?:word)?|pw)[ \t=]+|-[pP](?!ass|ort|rofile|rint|retty|w\b)(?=[^\s-]))("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg;
 
-function scanPasswordFlags(text: string, out: Detection[], rule: string): void {
-  if (!USER_FLAG.test(text)) return;
-  P_FLAG.lastIndex = 0;
-  for (let m = P_FLAG.exec(text); m !== null; m = P_FLAG.exec(text)) {
+/** Each match of `re` (global, with `d`) in `text`: its group 1, without the quotes it opens with. */
+function* groupValues(re: RegExp, text: string, quotes: RegExp): Generator<Value> {
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const range = m.indices?.[1];
     if (range === undefined) continue;
-    let [s, e] = range;
-    if (text[s] === '"' || text[s] === "'") {
-      s++;
-      e--;
-    }
-    const value = text.slice(s, e);
+    const [s, e] = range;
+    const quoted = quotes.test(text[s] ?? "");
+    yield quoted
+      ? { start: s + 1, end: e - 1, quoted, loose: false }
+      : { start: s, end: e, quoted, loose: false };
+  }
+}
+
+function scanPasswordFlags(text: string, out: Detection[], rule: string): void {
+  if (!USER_FLAG.test(text)) return;
+  for (const { start, end } of groupValues(P_FLAG, text, /["']/)) {
+    const value = text.slice(start, end);
     // A port mapping or number (`-p 8080:80`, `-P 2222`) is not a password.
     if (/^[\d:./-]+$/.test(value) || value.length < 3 || isPlaceholder(value) || REFERENCE.test(value))
       continue;
-    out.push({ start: s, end: e, rule, kind: "secret" });
+    out.push({ start, end, rule, kind: "secret" });
   }
 }
 
@@ -471,23 +477,13 @@ const LOCALIZED_NEEDLE =
 
 function scanLocalizedPasswords(text: string, out: Detection[], rule: string): void {
   if (!LOCALIZED_NEEDLE.test(text)) return;
-  LOCALIZED_PASSWORD.lastIndex = 0;
-  for (let m = LOCALIZED_PASSWORD.exec(text); m !== null; m = LOCALIZED_PASSWORD.exec(text)) {
-    const range = m.indices?.[1];
-    if (range === undefined) continue;
-    let [s, e] = range;
-    const quotedValue = /^["'「]/.test(text[s] ?? "");
-    if (quotedValue) {
-      s++;
-      e--;
-    } else {
-      // A sentence's full stop, comma or colon is not part of the value (an ellipsis is).
-      if (/[.,:]/.test(text[e - 1] ?? "") && text[e - 2] !== ".") e--;
-    }
-    const value = text.slice(s, e);
+  for (const { start, end: to, quoted } of groupValues(LOCALIZED_PASSWORD, text, /["'「]/)) {
+    // A sentence's full stop, comma or colon is not part of a bare value (an ellipsis is).
+    const end = !quoted && /[.,:]/.test(text[to - 1] ?? "") && text[to - 2] !== "." ? to - 1 : to;
+    const value = text.slice(start, end);
     if (value.length < 3 || isPlaceholder(value) || REFERENCE.test(value)) continue;
-    if (!quotedValue && !/[\d\W_]/.test(value)) continue;
-    out.push({ start: s, end: e, rule, kind: "secret" });
+    if (!quoted && !/[\d\W_]/.test(value)) continue;
+    out.push({ start, end, rule, kind: "secret" });
   }
 }
 
