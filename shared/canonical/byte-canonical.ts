@@ -16,6 +16,7 @@ import {
   type TopLevelMembers,
 } from "./byte-canonical-base.js";
 import { compareCodePoints } from "./numbers.js";
+import { RecentTexts } from "./recent-texts.js";
 
 export { ByteSink, type TopLevelMembers } from "./byte-canonical-base.js";
 
@@ -30,6 +31,9 @@ export { ByteSink, type TopLevelMembers } from "./byte-canonical-base.js";
  * lossless reader, which reports the exact error. A property test holds the two paths
  * byte-identical on well-formed input.
  */
+
+/** Largest buffer a canonicalizer keeps its view of between runs (a chunk of lines, not a huge line). */
+const KEEP_VIEW_BYTES = 1 << 22;
 
 /** `string`'s slot for a string that is a value, not a member name. */
 const NOT_A_KEY = -1;
@@ -48,6 +52,8 @@ const HIGH = 2; // the key holds U+E000 or above: UTF-16 order (jcs) may differ 
  */
 export class ByteCanonicalizer extends ByteCanonicalBase {
   // Open containers: 1 for an object, 0 for an array; and where each object's members begin.
+  /** Where `src` starts in `view`, a view of its whole buffer. */
+  private viewBase = 0;
   private kinds = new Int32Array(64);
   private bases = new Int32Array(64);
   private depth = 0;
@@ -70,7 +76,7 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
   private topStarts: number[] = [];
   private topEnds: number[] = [];
   /** Top-level names repeat line after line: recent ASCII ones, so most need no decoding. */
-  private names: string[] = new Array<string>(256).fill("");
+  private readonly names = new RecentTexts();
 
   /**
    * Canonicalizes `src` into `sink` as `job` says; returns the offset where reading stopped, or
@@ -90,7 +96,10 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
     this.membersRecorded = false;
     if (!prefix && !isUtf8(src)) return -1;
     this.src = src;
-    this.view = new DataView(src.buffer, src.byteOffset, src.length);
+    // A view of the whole buffer, kept while the lines come from the same chunk: a view per line
+    // cost about as much as the word-at-a-time string scan saves on short lines.
+    if (this.view.buffer !== src.buffer) this.view = new DataView(src.buffer);
+    this.viewBase = src.byteOffset;
     this.n = src.length;
     this.i = start;
     this.from = start;
@@ -114,7 +123,7 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
     // Drop references so a large input is not kept alive by a canonicalizer its owner keeps.
     this.src = EMPTY;
     this.buf = EMPTY;
-    this.view = EMPTY_VIEW;
+    if (src.buffer.byteLength > KEEP_VIEW_BYTES) this.view = EMPTY_VIEW;
     return ok ? end : -1;
   }
 
@@ -277,6 +286,7 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
     const n = this.n;
     const start = this.i + 1;
     const view = this.view;
+    const base = this.viewBase;
     let k = start;
     let flags = 0;
     // Scan in JavaScript up to the closing quote, a backslash or a raw control byte (rejected):
@@ -286,7 +296,7 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
       // `(x - t * 0x01010101) & ~x & 0x80808080` is non-zero iff some byte of x is below t; a quote
       // or backslash byte is a zero byte of `v ^ 0x22222222` or `v ^ 0x5c5c5c5c`).
       while (k + 4 <= n) {
-        const v = view.getInt32(k);
+        const v = view.getInt32(base + k);
         const q = v ^ 0x22222222;
         const b = v ^ 0x5c5c5c5c;
         if ((((q - 0x01010101) & ~q) | ((b - 0x01010101) & ~b) | ((v - 0x20202020) & ~v)) & 0x80808080) break;
@@ -501,7 +511,7 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
       keys[k] =
         (this.kFlags[slot] as number) & ESCAPED
           ? (JSON.parse(`"${text.toString("utf8", ks, ke)}"`) as string)
-          : this.keyName(text, ks, ke, this.kPrefix[slot] as number);
+          : this.names.text(text, ks, ke, this.kPrefix[slot] as number);
       // Member text is `"key":value`; the key's canonical text is its bytes plus two quotes.
       starts[k] = (this.mStart[slot] as number) + (ke - ks) + 3;
       ends[k] = this.mEnd[slot] as number;
@@ -510,22 +520,6 @@ export class ByteCanonicalizer extends ByteCanonicalBase {
     }
     truncateMembers(top, count);
     this.membersRecorded = true;
-  }
-
-  /** The name a key's unescaped canonical text `text[start, end)` spells; `prefix` is its kPrefix. */
-  private keyName(text: Buffer, start: number, end: number, prefix: number): string {
-    const len = end - start;
-    const slot = Math.imul(prefix ^ len, 0x9e3779b1) >>> 24;
-    const cached = this.names[slot] as string;
-    if (cached.length === len) {
-      let k = 0;
-      while (k < len && cached.charCodeAt(k) === text[start + k]) k++;
-      if (k === len) return cached;
-    }
-    const name = text.toString("utf8", start, end);
-    // Only short ASCII names (as many UTF-16 units as bytes) are kept: equal units mean equal bytes.
-    if (name.length === len && len <= 64) this.names[slot] = name;
-    return name;
   }
 
   /** Copies logical output bytes [start, end) (written, or still pending in src) to the output at w. */

@@ -1,7 +1,7 @@
 /** Lossless JSON reading, the three producers' canonical forms, and SHA-256 tags. */
 export { ByteCanonicalizer, ByteSink } from "./byte-canonical.js";
 export { cutsOfSplit, type RawCuts, rawContainers } from "./byte-scan.js";
-export { canonicalHash, SHA256_TAG, type Sha256Tag, sha256Tag } from "./hash.js";
+export { canonicalHash, isSha256Tag, SHA256_TAG, type Sha256Tag, sha256Tag } from "./hash.js";
 export { DEFAULT_MAX_DEPTH, lineColumnAt, readJson } from "./json-reader.js";
 export { isJsonObject, JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-value.js";
 export {
@@ -10,7 +10,8 @@ export {
   canonicalJsonLines,
   decodeUtf8,
   isBlankBytes,
-  readByteLines,
+  prependGroup,
+  readByteLineGroups,
 } from "./jsonl.js";
 export { compareCodePoints } from "./numbers.js";
 export {

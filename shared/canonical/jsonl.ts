@@ -29,13 +29,16 @@ export interface LineOptions {
 }
 
 /**
- * Splits a byte stream into lines without holding more than one line (plus one chunk) in memory.
- * A line longer than `maxLineBytes` is a `JsonInputError` as soon as it passes the limit.
+ * Splits a byte stream into lines without holding more than one line (plus one chunk) in memory,
+ * a group at a time: the lines that end in each chunk read (a line across chunks comes in the
+ * later group), so a reader of many short lines waits once per chunk, not once per line. A line
+ * longer than `maxLineBytes` is a `JsonInputError` as soon as it passes the limit, after the lines
+ * before it.
  */
-export async function* readByteLines(
+export async function* readByteLineGroups(
   source: AsyncIterable<Uint8Array>,
   options: LineOptions = {},
-): AsyncGenerator<ByteLine> {
+): AsyncGenerator<ByteLine[]> {
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const skip = options.skipLongLines === true;
   let pending: Buffer[] = [];
@@ -44,13 +47,7 @@ export async function* readByteLines(
   let skipping = false;
   let line = 1;
   let first = true;
-  const tooLong = (): never => {
-    throw new JsonInputError(
-      "jsonl.line_too_long",
-      `line is longer than ${maxLineBytes} bytes; expected at most ${maxLineBytes} (raise the line limit)`,
-      { line },
-    );
-  };
+  let group: ByteLine[] = [];
   for await (const chunk of source) {
     const buf = Buffer.isBuffer(chunk)
       ? chunk
@@ -66,15 +63,18 @@ export async function* readByteLines(
       if (nl === -1) break;
       if (skipping) {
         skipping = false;
-        yield { line: line++, bytes: Buffer.alloc(0), terminated: true, tooLong: true };
+        group.push({ line: line++, bytes: Buffer.alloc(0), terminated: true, tooLong: true });
         start = nl + 1;
         continue;
       }
       if (pendingBytes + nl - start > maxLineBytes) {
-        if (!skip) tooLong();
+        if (!skip) {
+          if (group.length > 0) yield group;
+          throw lineTooLong(maxLineBytes, line);
+        }
         pending = [];
         pendingBytes = 0;
-        yield { line: line++, bytes: Buffer.alloc(0), terminated: true, tooLong: true };
+        group.push({ line: line++, bytes: Buffer.alloc(0), terminated: true, tooLong: true });
         start = nl + 1;
         continue;
       }
@@ -85,13 +85,16 @@ export async function* readByteLines(
         pending = [];
         pendingBytes = 0;
       }
-      yield { line: line++, bytes, terminated: true };
+      group.push({ line: line++, bytes, terminated: true });
       start = nl + 1;
     }
     if (start < buf.length && !skipping) {
       pendingBytes += buf.length - start;
       if (pendingBytes > maxLineBytes) {
-        if (!skip) tooLong();
+        if (!skip) {
+          if (group.length > 0) yield group;
+          throw lineTooLong(maxLineBytes, line);
+        }
         pending = [];
         pendingBytes = 0;
         skipping = true;
@@ -100,9 +103,28 @@ export async function* readByteLines(
         pending.push(Buffer.from(buf.subarray(start)));
       }
     }
+    if (group.length > 0) {
+      yield group;
+      group = [];
+    }
   }
-  if (skipping) yield { line, bytes: Buffer.alloc(0), terminated: false, tooLong: true };
-  else if (pendingBytes > 0) yield { line, bytes: Buffer.concat(pending, pendingBytes), terminated: false };
+  if (skipping) yield [{ line, bytes: Buffer.alloc(0), terminated: false, tooLong: true }];
+  else if (pendingBytes > 0) yield [{ line, bytes: Buffer.concat(pending, pendingBytes), terminated: false }];
+}
+
+/** The group `rest`, then the groups of `lines`: for a reader that hands on a group's last lines. */
+export async function* prependGroup<T>(rest: T[], lines: AsyncIterator<T[]>): AsyncGenerator<T[]> {
+  if (rest.length > 0) yield rest;
+  for (let next = await lines.next(); next.done !== true; next = await lines.next()) yield next.value;
+}
+
+/** The error of line `line`, longer than `maxLineBytes`. */
+function lineTooLong(maxLineBytes: number, line: number): JsonInputError {
+  return new JsonInputError(
+    "jsonl.line_too_long",
+    `line is longer than ${maxLineBytes} bytes; expected at most ${maxLineBytes} (raise the line limit)`,
+    { line },
+  );
 }
 
 /** Strict UTF-8 decoding that keeps a BOM (for the reader to reject) and locates the first bad byte. */
@@ -226,30 +248,31 @@ export async function* canonicalJsonLines(
 ): AsyncGenerator<Buffer> {
   let out = new ByteSink(BATCH_BYTES + (BATCH_BYTES >> 2));
   const canonicalizer = new ByteCanonicalizer();
-  const lines = readByteLines(source, options);
+  const groups = readByteLineGroups(source, options);
   for (;;) {
-    let next: IteratorResult<ByteLine>;
+    let next: IteratorResult<ByteLine[]>;
     try {
-      next = await lines.next();
+      next = await groups.next();
     } catch (error) {
       throw error instanceof ReplayPipelineError ? error.locate({ file: options.file }) : error;
     }
     if (next.done === true) break;
-    const { line, bytes } = next.value;
-    if (isBlankBytes(bytes)) continue;
-    try {
-      canonicalInto(bytes, profile, out, options, canonicalizer);
-    } catch (error) {
-      // A line's document knows only its own line 1: shift to the file's line.
-      throw error instanceof ReplayPipelineError
-        ? error.locate({ file: options.file, lineOffset: line - 1 })
-        : error;
-    }
-    out.reserve(1);
-    out.buf[out.len++] = 10;
-    if (out.len >= BATCH_BYTES) {
-      yield out.view();
-      out = new ByteSink(BATCH_BYTES + (BATCH_BYTES >> 2));
+    for (const { line, bytes } of next.value) {
+      if (isBlankBytes(bytes)) continue;
+      try {
+        canonicalInto(bytes, profile, out, options, canonicalizer);
+      } catch (error) {
+        // A line's document knows only its own line 1: shift to the file's line.
+        throw error instanceof ReplayPipelineError
+          ? error.locate({ file: options.file, lineOffset: line - 1 })
+          : error;
+      }
+      out.reserve(1);
+      out.buf[out.len++] = 10;
+      if (out.len >= BATCH_BYTES) {
+        yield out.view();
+        out = new ByteSink(BATCH_BYTES + (BATCH_BYTES >> 2));
+      }
     }
   }
   if (out.len > 0) yield out.view();

@@ -4,6 +4,7 @@ import { ByteCanonicalizer, ByteSink, type TopLevelMembers } from "./byte-canoni
 import { sha256Tag } from "./hash.js";
 import { DEFAULT_MAX_DEPTH, readJson } from "./json-reader.js";
 import { JsonNumber, type JsonObject, type JsonValue, setMember } from "./json-value.js";
+import { RecentTexts } from "./recent-texts.js";
 
 /**
  * The fast read of one JSON Lines event in two halves. `splitInto` does the byte work: the byte
@@ -61,6 +62,8 @@ export class SplitView {
   order = new Int32Array(64);
   readonly sink = new ByteSink(1 << 16);
   readonly canonicalizer = new ByteCanonicalizer();
+  /** String values of recent lines (see `RecentTexts`). */
+  readonly texts = new RecentTexts();
 }
 
 /**
@@ -104,8 +107,9 @@ export function splitLine(
 function readView(view: SplitView, lazy: ReadonlySet<string>): JsonObject {
   const value: JsonObject = {};
   const { keys, starts, ends } = view.members;
-  const { buf, values } = view;
-  values.length = keys.length;
+  const { buf, values, texts } = view;
+  // Only grown: its entries past the line's members are never read.
+  if (values.length < keys.length) values.length = keys.length;
   for (let k = 0; k < keys.length; k++) {
     const key = keys[k] as string;
     const start = starts[k] as number;
@@ -114,7 +118,7 @@ function readView(view: SplitView, lazy: ReadonlySet<string>): JsonObject {
       setMember(value, key, open === OPEN_BRACE ? {} : []);
       values[k] = undefined;
     } else {
-      const member = valueAt(buf, start, ends[k] as number);
+      const member = valueAt(buf, start, ends[k] as number, texts);
       setMember(value, key, member);
       values[k] = member;
     }
@@ -131,31 +135,44 @@ export function memberValue(view: SplitView, k: number): JsonValue {
   const read = view.valuesRead ? view.values[k] : undefined;
   return read !== undefined
     ? read
-    : valueAt(view.buf, view.members.starts[k] as number, view.members.ends[k] as number);
+    : valueAt(view.buf, view.members.starts[k] as number, view.members.ends[k] as number, view.texts);
 }
 
 /** A member's name as JSON, and the colon after it: the same few names come on every line. */
 export const nameBytes = remembered((key: string): Buffer => Buffer.from(`${JSON.stringify(key)}:`));
 
-/** The canonical value at `buf[start, end)`. */
-function valueAt(buf: Buffer, start: number, end: number): JsonValue {
+/** The canonical value at `buf[start, end)`, a short string from `texts` when it is there. */
+function valueAt(buf: Buffer, start: number, end: number, texts?: RecentTexts): JsonValue {
   if (buf[start] === QUOTE) {
     // A string without escapes is its text between the quotes: decoded once, with no copy.
-    const inner = buf.toString("utf8", start + 1, end - 1);
+    const inner =
+      texts === undefined
+        ? buf.toString("utf8", start + 1, end - 1)
+        : texts.text(
+            buf,
+            start + 1,
+            end - 1,
+            (buf[start + 1] as number) * 0x10000 + (buf[end - 2] as number),
+          );
     if (!inner.includes("\\")) return inner;
   }
+  // Canonical text: its first byte tells a literal, with no text to decode.
+  const first = buf[start];
+  if (first === LOWER_T) return true;
+  if (first === LOWER_F) return false;
+  if (first === LOWER_N) return null;
   return readCanonical(buf.toString("utf8", start, end));
 }
 
-/** One canonical value, read without the full reader where its first character says what it is. */
+/**
+ * One canonical value other than a literal, read without the full reader where its first
+ * character says what it is.
+ */
 function readCanonical(text: string): JsonValue {
   const first = text.charCodeAt(0);
   // Canonical text is valid JSON: a string's JSON.parse is exact, a number keeps its text.
   if (first === QUOTE) return JSON.parse(text) as string;
   if (startsNumber(first)) return new JsonNumber(text);
-  if (first === LOWER_T) return true;
-  if (first === LOWER_F) return false;
-  if (first === LOWER_N) return null;
   if (first === OPEN_BRACKET && !text.includes("\\")) {
     // An array of strings and literals (`side_effects`, labels) without escapes: JSON.parse reads
     // it exactly, at a fraction of the lossless reader's cost per call. Numbers and containers

@@ -21,13 +21,14 @@ import {
   isBlankBytes,
   isJsonObject,
   type JsonValue,
-  readByteLines,
+  prependGroup,
+  readByteLineGroups,
   readJson,
   type SplitLine,
 } from "../canonical/index.js";
 import { ReplayPipelineError, StreamLimitError } from "../errors.js";
 import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES } from "../limits.js";
-import { mapLines, type ParallelOptions, splitTask } from "../parallel/index.js";
+import { type MappedGroup, mapLines, type ParallelOptions, splitTask } from "../parallel/index.js";
 import { locatePath } from "./locate.js";
 import { detectFormat, readerFor } from "./registry.js";
 import { contentShape } from "./shape.js";
@@ -68,9 +69,6 @@ export interface ContentRead {
   session: Session | null;
 }
 
-/** A line as the loop sees it, with the worker's result for it once lines are mapped. */
-type MappedLine = { item: ByteLine; result: unknown };
-
 /** Where the reading of one file stands. */
 type ReadState =
   | { kind: "detecting" }
@@ -91,9 +89,10 @@ const NOT_READ: ContentRead = { format: null, session: null };
 /** Reads the content of one file into `findings`; construct one per file, call `read` once. */
 export class ContentReader {
   private state: ReadState = { kind: "detecting" };
-  private readonly lines: AsyncIterator<ByteLine>;
+  /** The lines, a group per chunk read: one wait per group, not per line. */
+  private readonly lines: AsyncIterator<ByteLine[]>;
   /** The lines with their mapped results; the plain lines until the format is known. */
-  private source: AsyncIterator<MappedLine>;
+  private source: AsyncIterator<MappedGroup<ByteLine>>;
   private blankReported = false;
   private crlfReported = false;
   /** Every line was read (the tap must know whether it saw the whole file). */
@@ -104,7 +103,7 @@ export class ContentReader {
     private readonly findings: Findings,
     private readonly options: ContentOptions,
   ) {
-    this.lines = readByteLines(bytes, { maxLineBytes: options.maxLineBytes, skipLongLines: true })[
+    this.lines = readByteLineGroups(bytes, { maxLineBytes: options.maxLineBytes, skipLongLines: true })[
       Symbol.asyncIterator
     ]();
     this.source = unmapped(this.lines);
@@ -127,28 +126,39 @@ export class ContentReader {
 
   private async readAll(): Promise<ContentRead> {
     for (;;) {
-      const next = await this.source.next();
+      const source = this.source;
+      const next = await source.next();
       if (next.done === true) break;
-      const { item } = next.value;
-      const shape =
-        this.state.kind === "detecting" && wantsSplit(item) ? contentShape(item.bytes) : undefined;
-      if (shape !== undefined) this.options.tap?.shape?.(shape);
-      await this.toTap(item, next.value.result);
-      const step =
-        this.state.kind === "document"
-          ? this.gather(this.state, item)
-          : await this.readLine(next.value, shape);
-      if (step !== undefined) return step;
+      const { items, results } = next.value;
+      for (let k = 0; k < items.length; k++) {
+        const item = items[k] as ByteLine;
+        const shape =
+          this.state.kind === "detecting" && wantsSplit(item) ? contentShape(item.bytes) : undefined;
+        if (shape !== undefined) this.options.tap?.shape?.(shape);
+        const busy = this.toTap(item, results[k]);
+        if (busy !== undefined) await busy;
+        const step =
+          this.state.kind === "document"
+            ? this.gather(this.state, item)
+            : shape !== undefined
+              ? await this.detect(item, shape, items.slice(k + 1))
+              : this.readLine(item, results[k]);
+        if (step !== undefined) return step;
+        // The first line chose how the rest is read: the group's rest went to the new source.
+        if (this.source !== source) break;
+      }
     }
     this.complete = true;
     return this.finish();
   }
 
-  /** Gives the tap the line before it is read here; the tap's result when lines are tapped. */
-  private async toTap(item: ByteLine, result: unknown): Promise<void> {
+  /**
+   * Gives the tap the line before it is read here, with the tap's result when lines are tapped; a
+   * promise only while the tap is busy.
+   */
+  private toTap(item: ByteLine, result: unknown): Promise<void> | undefined {
     const tapped = this.state.kind === "lines" && this.state.results === "tapped";
-    const busy = this.options.tap?.line(item, tapped ? (result as TappedLine | undefined)?.tap : undefined);
-    if (busy !== undefined) await busy;
+    return this.options.tap?.line(item, tapped ? (result as TappedLine | undefined)?.tap : undefined);
   }
 
   /** `document`: one more line of the pretty-printed document. */
@@ -164,8 +174,8 @@ export class ContentReader {
     return undefined;
   }
 
-  /** `detecting` (with the line's shape) or `lines`: one line. */
-  private async readLine({ item, result }: MappedLine, shape: ContentShape | undefined): Promise<Step> {
+  /** `detecting` or `lines`: one line (the first readable one goes to `detect` instead). */
+  private readLine(item: ByteLine, result: unknown): Step {
     const { line, bytes, terminated, tooLong } = item;
     if (tooLong === true) {
       this.findings.error({
@@ -185,7 +195,6 @@ export class ContentReader {
     }
     this.noteCrlf(line, bytes);
     const state = this.state;
-    if (shape !== undefined) return this.detect(line, bytes, terminated, shape);
     if (state.kind === "lines" && state.results !== "none") {
       // Split by a worker (null when its fast read declined the line: read it here).
       const split = state.results === "tapped" ? (result as TappedLine).split : (result as SplitLine | null);
@@ -206,8 +215,13 @@ export class ContentReader {
     return undefined;
   }
 
-  /** `detecting`: the first readable line's shape decides how the rest is read. */
-  private async detect(line: number, bytes: Buffer, terminated: boolean, shape: ContentShape): Promise<Step> {
+  /**
+   * `detecting`: the first readable line's shape decides how the rest is read, starting with
+   * `rest`, the lines of its group after it.
+   */
+  private async detect(item: ByteLine, shape: ContentShape, rest: ByteLine[]): Promise<Step> {
+    const { line, bytes, terminated } = item;
+    this.noteCrlf(line, bytes);
     switch (shape.kind) {
       case "unreadable":
         this.findings.error({ ...findingOf(shape.error), line });
@@ -227,24 +241,35 @@ export class ContentReader {
           "a REPLAY.jsonl event, a Braintrust span, a ReplayBundle or a ReplayKit artifact",
         );
       case "one-line-document":
-        return this.oneLineDocument(readerFor(shape.format) as DocumentFormat, shape.value);
+        return this.oneLineDocument(readerFor(shape.format) as DocumentFormat, shape.value, rest);
       case "lines":
-        return this.beginLines(line, bytes, shape.format, shape.value);
+        return this.beginLines(line, bytes, shape.format, shape.value, rest);
     }
   }
 
-  /** The first line of a JSON Lines file of `format`: the rest mapped on workers when large. */
-  private beginLines(line: number, bytes: Buffer, format: FormatId, value: JsonValue): Step {
+  /**
+   * The first line of a JSON Lines file of `format`: the rest (`rest`, then the lines after its
+   * group) mapped on workers when large.
+   */
+  private beginLines(
+    line: number,
+    bytes: Buffer,
+    format: FormatId,
+    value: JsonValue,
+    rest: ByteLine[],
+  ): Step {
     const reader = readerFor(format) as LineFormat;
     const consumer = reader.begin(this.findings, this.options);
     const lazy = reader.lazyMembers;
     // The fused task splits the lines for this reader beside the tap's own work on them.
     const { tap, fused } = this.options;
     let results: "none" | "split" | "tapped" = "none";
+    const lines = prependGroup(rest, this.lines);
+    this.source = unmapped(lines);
     if (tap !== undefined && fused !== undefined) {
       results = "tapped";
       this.source = mapLines(
-        this.lines,
+        lines,
         wantsSplit,
         fused.task,
         fused.init(format, lazy),
@@ -253,22 +278,27 @@ export class ContentReader {
       );
     } else if (lazy !== undefined) {
       results = "split";
-      this.source = mapLines(this.lines, wantsSplit, splitTask, { lazy: [...lazy] }, this.options.parallel);
+      this.source = mapLines(lines, wantsSplit, splitTask, { lazy: [...lazy] }, this.options.parallel);
     }
     this.state = { kind: "lines", format, consumer, results };
     this.consume(consumer, line, bytes, value);
     return undefined;
   }
 
-  /** A document format on one line: read it; only blank lines may follow. */
-  private async oneLineDocument(reader: DocumentFormat, value: JsonValue): Promise<ContentRead> {
+  /** A document format on one line: read it; only blank lines may follow (`rest` first). */
+  private async oneLineDocument(
+    reader: DocumentFormat,
+    value: JsonValue,
+    rest: ByteLine[],
+  ): Promise<ContentRead> {
     const session = reader.read(value, this.findings, this.options);
-    let rest = await this.lines.next();
-    for (; rest.done !== true; rest = await this.lines.next()) {
-      await this.toTap(rest.value, undefined);
-      if (!isBlankBytes(rest.value.bytes)) {
+    const lines = prependGroup(rest, this.lines);
+    let next = await lines.next();
+    for (; next.done !== true; next = await lines.next()) {
+      const blank = await this.blankTail(next.value);
+      if (blank !== undefined) {
         this.findings.error({
-          line: rest.value.line,
+          line: blank.line,
           column: 1,
           path: "$",
           code: "document.trailing_content",
@@ -279,8 +309,17 @@ export class ContentReader {
         break;
       }
     }
-    this.complete = rest.done === true;
+    this.complete = next.done === true;
     return { format: reader.id, session };
+  }
+
+  /** Gives the tap each line of `group` up to the first one not blank, and returns that one. */
+  private async blankTail(group: ByteLine[]): Promise<ByteLine | undefined> {
+    for (const item of group) {
+      await this.toTap(item, undefined);
+      if (!isBlankBytes(item.bytes)) return item;
+    }
+    return undefined;
   }
 
   /** The end of the lines: the consumer's session, the gathered document read, or no content. */
@@ -396,9 +435,9 @@ function wantsSplit(line: ByteLine): boolean {
 }
 
 /** Lines as they are, without a precomputed result. */
-async function* unmapped(lines: AsyncIterator<ByteLine>): AsyncGenerator<MappedLine> {
+async function* unmapped(lines: AsyncIterator<ByteLine[]>): AsyncGenerator<MappedGroup<ByteLine>> {
   for (let next = await lines.next(); next.done !== true; next = await lines.next()) {
-    yield { item: next.value, result: undefined };
+    yield { items: next.value, results: [] };
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   isJsonObject,
+  isSha256Tag,
   JsonNumber,
   type JsonObject,
   type JsonValue,
@@ -96,7 +97,7 @@ export const qRange = (min: number, max: number) =>
   });
 
 /** zHash: the same pattern. */
-export const qHash = () => quick(zHash(), (v) => typeof v === "string" && SHA256_TAG.test(v));
+export const qHash = () => quick(zHash(), (v) => typeof v === "string" && isSha256Tag(v));
 
 /**
  * The ECMA-262 Date Time String Format (`2026-02-15T09:00:08.000Z`, `...+01:00`) with every field in

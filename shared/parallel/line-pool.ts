@@ -254,48 +254,82 @@ interface Group<T> {
   here: boolean;
 }
 
+/** Consecutive items and their results, in order (undefined for an item not selected). */
+export interface MappedGroup<T> {
+  items: T[];
+  results: unknown[];
+}
+
 /**
- * Runs `task` built from `init` over the lines of `items` that `wanted` selects (on the calling
+ * Items, and bytes of lines run here, yielded at a time: each group's results stay alive until the
+ * caller has read the group, so a small bound keeps them out of the collections that run
+ * meanwhile, and a promise per group costs nothing next to its lines.
+ */
+const GROUP_LINES = 64;
+const GROUP_BYTES = 64 * 1024;
+
+/**
+ * Runs `task` built from `init` over the lines of `groups` that `wanted` selects (on the calling
  * thread, or on workers that build the same task from the same init) and yields every item, in
- * order, with its result (undefined for items not selected). `onState` gets the task's `finish()`
- * state for each consecutive part of the input, in order. While the oldest batch is still on a
- * worker, the calling thread runs the next batch itself rather than wait, so with one worker both
- * cores of a two-core machine stay busy. When a worker's task throws, the batch is run again on
- * the calling thread, so the caller gets the task's own typed error.
+ * order and in groups, with its result (undefined for items not selected). `onState` gets the
+ * task's `finish()` state for each consecutive part of the input, in order. While the oldest batch
+ * is still on a worker, the calling thread runs the next batch itself rather than wait, so with
+ * one worker both cores of a two-core machine stay busy. When a worker's task throws, the batch is
+ * run again on the calling thread, so the caller gets the task's own typed error.
  */
 // Long because: one scheduling loop whose state (the queue, `done`, the groups here and batches on
 // workers) every step reads and changes, yielding results in input order as they settle.
 export async function* mapLines<T extends MappedLine, Init>(
-  items: AsyncIterator<T>,
+  groups: AsyncIterator<T[]>,
   wanted: (item: T) => boolean,
   task: LineTaskModule<Init>,
   init: Init,
   options: ParallelOptions = {},
   onState?: (state: unknown) => void,
-): AsyncGenerator<{ item: T; result: unknown }> {
+): AsyncGenerator<MappedGroup<T>> {
   const workers = options.workers ?? (options.workerScript === undefined ? 0 : defaultWorkers());
   const threshold = options.threshold ?? 8 * 1024 * 1024;
   const batchBytes = options.batchBytes ?? 512 * 1024;
   const script = scriptFor(workers, options);
   const local = task.create(init);
-  let seen = 0;
+  // The input group being read, and the next item of it to take.
+  let rest: T[] = [];
+  let at = 0;
   let pool: Pool | undefined;
   try {
-    // Below the threshold (or without workers): the task runs here, line by line.
-    for (;;) {
-      if (script !== undefined && seen >= threshold) break;
-      const next = await items.next();
-      if (next.done === true) {
-        onState?.(local.finish());
-        return;
-      }
-      const item = next.value;
-      if (!wanted(item)) {
-        yield { item, result: undefined };
+    // Below the threshold (or without workers): the task runs here, a group at a time.
+    const budget = script === undefined ? Number.POSITIVE_INFINITY : threshold;
+    let seen = 0;
+    while (seen < budget) {
+      if (at === rest.length) {
+        const next = await groups.next();
+        if (next.done === true) {
+          onState?.(local.finish());
+          return;
+        }
+        rest = next.value;
+        at = 0;
         continue;
       }
-      seen += item.bytes.length;
-      yield { item, result: local.line(item.bytes, item.line) };
+      const from = at;
+      const results: unknown[] = [];
+      let bytes = 0;
+      try {
+        while (at < rest.length && at - from < GROUP_LINES && bytes < GROUP_BYTES && seen < budget) {
+          const item = rest[at] as T;
+          if (wanted(item)) {
+            seen += item.bytes.length;
+            bytes += item.bytes.length;
+            results[at - from] = local.line(item.bytes, item.line);
+          }
+          at++;
+        }
+      } catch (error) {
+        // The lines before the one that threw come first, as they would one at a time.
+        if (at > from) yield { items: rest.slice(from, at), results };
+        throw error;
+      }
+      yield { items: rest.slice(from, at), results };
     }
     onState?.(local.finish());
     const running = new Pool(
@@ -315,15 +349,21 @@ export async function* mapLines<T extends MappedLine, Init>(
       const selected: boolean[] = [];
       let bytes = 0;
       while (bytes < batchBytes && group.length < maxLines) {
-        const next = await items.next();
-        if (next.done === true) {
-          done = true;
-          break;
+        if (at === rest.length) {
+          const next = await groups.next();
+          if (next.done === true) {
+            done = true;
+            break;
+          }
+          rest = next.value;
+          at = 0;
+          continue;
         }
-        const want = wanted(next.value);
-        group.push(next.value);
+        const item = rest[at++] as T;
+        const want = wanted(item);
+        group.push(item);
         selected.push(want);
-        if (want) bytes += next.value.bytes.length;
+        if (want) bytes += item.bytes.length;
       }
       return group.length === 0 ? undefined : { items: group, selected, bytes };
     };
@@ -389,13 +429,13 @@ export async function* mapLines<T extends MappedLine, Init>(
         answer.encoded && local.fromWire !== undefined ? local.fromWire(answer.results) : answer.results
       ) as Iterable<unknown>;
       const result = results[Symbol.iterator]();
-      for (let k = 0; k < head.items.length; k++) {
-        const item = head.items[k] as T;
-        if (head.selected[k] !== true) {
-          yield { item, result: undefined };
-          continue;
-        }
-        yield { item, result: result.next().value };
+      // Decoded a group at a time, as the caller comes to it.
+      for (let from = 0; from < head.items.length; from += GROUP_LINES) {
+        const items = head.items.slice(from, from + GROUP_LINES);
+        const out: unknown[] = new Array(items.length);
+        for (let k = 0; k < items.length; k++)
+          if (head.selected[from + k] === true) out[k] = result.next().value;
+        yield { items, results: out };
       }
       onState?.(state);
     }

@@ -35,15 +35,15 @@ export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 9,
   "redact/detect": 16,
-  "redact/layer-c": 8,
+  "redact/layer-c": 9,
   "redact/scrub": 6,
   // Format readers (validation and hashes).
-  "formats/replay-jsonl": 3,
+  "formats/replay-jsonl": 4,
   "formats/replay-bundle": 3,
   "formats/braintrust": 2,
   "formats/replaykit": 2,
   // Verdict rules: how findings and receipt checks become a verdict.
-  "formats/verdict": 2,
+  "formats/verdict": 3,
   "receipt/verify": 3,
 };
 

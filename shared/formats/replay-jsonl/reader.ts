@@ -142,7 +142,8 @@ class ReplayConsumer implements LineConsumer {
       });
       return;
     }
-    for (const key of Object.keys(value)) {
+    // for-in, not Object.keys: no array per line (an event object inherits no enumerable member).
+    for (const key in value) {
       if (!rule.fields.has(key)) {
         this.noticeOnce(`field:${type}.${key}`, {
           line,

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isJsonObject, type JsonValue, SHA256_TAG } from "../../canonical/index.js";
+import { isJsonObject, isSha256Tag, type JsonValue } from "../../canonical/index.js";
 import {
   numberOf,
   type Quick,
@@ -122,7 +122,7 @@ const outputHash = () =>
         /^sha256:(?:[0-9a-f]{64}|unknown)$/,
         "expected sha256: followed by 64 lowercase hex digits (or sha256:unknown)",
       ),
-    (v) => typeof v === "string" && (v === UNKNOWN_HASH || SHA256_TAG.test(v)),
+    (v) => typeof v === "string" && (v === UNKNOWN_HASH || isSha256Tag(v)),
   );
 
 /**

@@ -2,7 +2,7 @@
  * Layer C of any replay file (`redactFile`): the format is detected from the first line or the
  * whole document; JSON Lines go through worker threads and the spool, documents are redacted whole.
  */
-import { type ByteLine, isBlankBytes, readByteLines } from "../../canonical/index.js";
+import { type ByteLine, isBlankBytes, prependGroup, readByteLineGroups } from "../../canonical/index.js";
 import { RedactError, ReplayPipelineError } from "../../errors.js";
 import { contentShape, type Finding, findingOf } from "../../formats/index.js";
 import { mapLines } from "../../parallel/index.js";
@@ -102,28 +102,41 @@ async function feed(
   preset: Preset,
 ): Promise<void> {
   // Over-long lines are marked, not thrown: the writer fails on them as the transform always has.
-  const lines = readByteLines(source, { maxLineBytes: options.maxLineBytes, skipLongLines: true })[
+  const lines = readByteLineGroups(source, { maxLineBytes: options.maxLineBytes, skipLongLines: true })[
     Symbol.asyncIterator
   ]();
   try {
     for (;;) {
       const next = await lines.next();
       if (next.done === true) return;
-      // This loop is the writer's front end: it gives the shape of the first readable line.
-      if (writer.wantsShape && isContentLine(next.value)) writer.shape(contentShape(next.value.bytes));
-      await writer.line(next.value);
-      if (writer.failed) return;
-      const format = writer.linesFormat;
-      if (format === undefined) continue;
-      const init: RedactTaskInit = { format, preset, file: options.file, ...scrubSettings(options) };
-      const redacted = mapLines(lines, isContentLine, redactTask, init, options.parallel, (state) =>
-        writer.addCounts(state as LayerCCounts),
-      );
-      for await (const { item, result } of redacted) {
-        await writer.line(item, result as RedactedLine | undefined);
+      const group = next.value;
+      for (let k = 0; k < group.length; k++) {
+        const item = group[k] as ByteLine;
+        // This loop is the writer's front end: it gives the shape of the first readable line.
+        if (writer.wantsShape && isContentLine(item)) writer.shape(contentShape(item.bytes));
+        const busy = writer.line(item);
+        if (busy !== undefined) await busy;
         if (writer.failed) return;
+        const format = writer.linesFormat;
+        if (format === undefined) continue;
+        const init: RedactTaskInit = { format, preset, file: options.file, ...scrubSettings(options) };
+        const redacted = mapLines(
+          prependGroup(group.slice(k + 1), lines),
+          isContentLine,
+          redactTask,
+          init,
+          options.parallel,
+          (state) => writer.addCounts(state as LayerCCounts),
+        );
+        for await (const { items, results } of redacted) {
+          for (let r = 0; r < items.length; r++) {
+            const busy = writer.line(items[r] as ByteLine, results[r] as RedactedLine | undefined);
+            if (busy !== undefined) await busy;
+            if (writer.failed) return;
+          }
+        }
+        return;
       }
-      return;
     }
   } catch (error) {
     writer.fail(error);

@@ -61,6 +61,11 @@ export class SplitEventWriter {
   private slots: (number | string | undefined)[] = [];
   private renamed = false;
   private readonly sequence: (number | string)[] = [];
+  /**
+   * The length of `sequence` for this line: the list itself is never emptied, since emptying it
+   * freed its backing store, to be allocated again as the next line fills it.
+   */
+  private sequenced = 0;
   /** The member `redactMember` is deciding on: its slot, value and name. */
   private member = 0;
   private memberValue: JsonValue = null;
@@ -70,7 +75,8 @@ export class SplitEventWriter {
   private readonly keep = (name: string, value: JsonValue, verbatim: boolean): void => {
     const kept =
       verbatim || sameValue(value, this.memberValue) ? this.member : canonicalize(value, "openagents");
-    this.sequence.push(name, kept);
+    this.sequence[this.sequenced++] = name;
+    this.sequence[this.sequenced++] = kept;
     if (name === this.memberKey) this.slots[this.member] = kept;
     else this.renamed = true;
   };
@@ -88,7 +94,7 @@ export class SplitEventWriter {
     const buf = view.buf;
     const n = keys.length;
     if (this.slots.length < n) this.slots = new Array<number | string | undefined>(2 * n);
-    const { slots, sequence } = this;
+    const { slots } = this;
     let type: JsonValue | undefined;
     for (let k = 0; k < n; k++) {
       const key = keys[k] as string;
@@ -105,8 +111,9 @@ export class SplitEventWriter {
     // The line's member order: it decides the counts' key order, and which of two names that scrub
     // alike is written.
     const order = inputOrder(view);
-    slots.fill(undefined, 0, n);
-    sequence.length = 0;
+    // A loop: `fill` is a builtin call that costs more than a line's few slots.
+    for (let k = 0; k < n; k++) slots[k] = undefined;
+    this.sequenced = 0;
     this.renamed = false;
     for (let o = 0; o < n; o++) {
       const k = order[o] as number;
@@ -116,7 +123,8 @@ export class SplitEventWriter {
         if (keys.includes(`${key}_hash`)) continue;
         const hash =
           hashOf(view.hashes, key) ?? sha256Tag(buf.subarray(starts[k] as number, ends[k] as number));
-        sequence.push(ctx.hashAdded(key, "$"), `"${hash}"`);
+        this.sequence[this.sequenced++] = ctx.hashAdded(key, "$");
+        this.sequence[this.sequenced++] = `"${hash}"`;
         this.renamed = true;
         continue;
       }
@@ -129,7 +137,8 @@ export class SplitEventWriter {
         isVerbatimKey(key) &&
         verbatimScalar(buf, start, end, isHashKey(key))
       ) {
-        sequence.push(key, k);
+        this.sequence[this.sequenced++] = key;
+        this.sequence[this.sequenced++] = k;
         slots[k] = k;
         continue;
       }
@@ -161,7 +170,7 @@ export class SplitEventWriter {
     } else {
       // As the object path sets them: a later member kept under a name replaces an earlier one.
       const kept = new Map<string, number | string>();
-      for (let i = 0; i < sequence.length; i += 2)
+      for (let i = 0; i < this.sequenced; i += 2)
         kept.set(sequence[i] as string, sequence[i + 1] as number | string);
       for (const name of [...kept.keys()].sort(compareCodePoints)) {
         if (!first) out.buf[out.len++] = COMMA;
@@ -196,7 +205,7 @@ function holdsBracket(buf: Buffer, start: number, end: number): boolean {
 
 /**
  * 1 at the bytes of a lowercase hex digit: one load per digit where two ranges were four
- * comparisons (every ToolCall and ToolResult holds a hash of 64).
+ * comparisons and their branches (every ToolCall and ToolResult holds a hash of 64).
  */
 const LOWER_HEX: Readonly<Uint8Array> = (() => {
   const table = new Uint8Array(256);
@@ -224,8 +233,10 @@ function verbatimScalar(buf: Buffer, start: number, end: number, hash: boolean):
   if (last - i === 64 + 7 && hasPrefix(buf, i, SHA256_PREFIX)) i += 7;
   else if (last - i === 64 + 12 && hasPrefix(buf, i, HMAC_PREFIX)) i += 12;
   if (last - i !== 64) return false;
-  for (; i < last; i++) if (LOWER_HEX[buf[i] as number] !== 1) return false;
-  return true;
+  // Without a branch per digit (see `isSha256Tag`).
+  let hex = 1;
+  for (; i < last; i++) hex &= LOWER_HEX[buf[i] as number] as number;
+  return hex === 1;
 }
 
 /** True when `buf` holds `prefix` at `at` (a loop: `Buffer.compare` is a native call per hash). */

@@ -31,7 +31,7 @@ type Stage = "start" | "lines" | "document" | "one-line-document";
 
 /**
  * The Layer C copy of one file, fed its lines in order (`line`, over-long ones marked as
- * `readByteLines` marks them when it skips them). Its front end (inspect's reader through the tap,
+ * `readByteLineGroups` marks them when it skips them). Its front end (inspect's reader through the tap,
  * or `redactFile`'s feed) gives the shape the first readable line showed (`shape`, before that
  * line): a JSON Lines file is redacted line by line into a
  * spool (each line's `RedactedLine` computed by the caller, on workers, or here), a multi-line
@@ -110,7 +110,7 @@ export class LayerCWriter {
     if (this.failure !== undefined) return undefined;
     const { line, bytes } = item;
     if (item.tooLong === true) {
-      // What `readByteLines` throws when it does not skip such lines.
+      // What `readByteLineGroups` throws when it does not skip such lines.
       this.fail(
         new JsonInputError(
           "jsonl.line_too_long",

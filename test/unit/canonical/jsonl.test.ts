@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJsonLines, decodeUtf8, readByteLines } from "#shared/canonical/index.js";
+import {
+  type ByteLine,
+  canonicalJsonLines,
+  decodeUtf8,
+  readByteLineGroups,
+} from "#shared/canonical/index.js";
 import { JsonInputError } from "#shared/errors.js";
 
 async function* chunks(...parts: (string | Buffer)[]): AsyncGenerator<Uint8Array> {
@@ -25,7 +30,15 @@ async function rejection(promise: Promise<unknown>): Promise<JsonInputError> {
   throw new Error("expected a rejection");
 }
 
-describe("readByteLines", () => {
+/** Every line of `source`, as `readByteLineGroups` groups them, one after the other. */
+async function* readByteLines(
+  source: AsyncIterable<Uint8Array>,
+  options?: Parameters<typeof readByteLineGroups>[1],
+): AsyncGenerator<ByteLine> {
+  for await (const group of readByteLineGroups(source, options)) yield* group;
+}
+
+describe("readByteLineGroups, line by line", () => {
   it("splits across chunk boundaries, keeps a last line without newline, and numbers lines", async () => {
     const lines: [number, string, boolean][] = [];
     for await (const l of readByteLines(chunks('{"a"', ':1}\n{"b":2}\n\n{"c"', ":3}")))
@@ -61,6 +74,30 @@ describe("readByteLines", () => {
     );
     expect(error.code).toBe("jsonl.line_too_long");
     expect(error.location.line).toBe(1);
+  });
+});
+
+describe("readByteLineGroups", () => {
+  it("gives the lines that end in each chunk as one group, a line across chunks in the later one", async () => {
+    const groups: string[][] = [];
+    for await (const group of readByteLineGroups(chunks('{"a":1}\n{"b"', ':2}\n{"c":3}\n\n', '{"d":4}')))
+      groups.push(group.map((l) => `${l.line}:${l.bytes.toString()}`));
+    expect(groups).toEqual([['1:{"a":1}'], ['2:{"b":2}', '3:{"c":3}', "4:"], ['5:{"d":4}']]);
+  });
+
+  it("gives the lines before a line over the limit, then its error", async () => {
+    const seen: number[] = [];
+    const error = await rejection(
+      (async () => {
+        for await (const group of readByteLineGroups(chunks(`{}\n{}\n${"x".repeat(50)}\n{}\n`), {
+          maxLineBytes: 20,
+        }))
+          for (const l of group) seen.push(l.line);
+      })(),
+    );
+    expect(seen).toEqual([1, 2]);
+    expect(error.code).toBe("jsonl.line_too_long");
+    expect(error.location.line).toBe(3);
   });
 });
 

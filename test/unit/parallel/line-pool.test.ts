@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type ByteLine, JsonNumber, readByteLines, type SplitLine } from "#shared/canonical/index.js";
+import { type ByteLine, JsonNumber, readByteLineGroups, type SplitLine } from "#shared/canonical/index.js";
 import { WorkerPoolError } from "#shared/errors.js";
 import { inspect } from "#shared/formats/index.js";
 import { mapLines, type ParallelOptions, splitTask } from "#shared/parallel/index.js";
@@ -56,14 +56,15 @@ describe("mapLines", () => {
   );
 
   async function collect(options: ParallelOptions) {
-    const lines = readByteLines(chunks(text, 7))[Symbol.asyncIterator]();
+    const lines = readByteLineGroups(chunks(text, 7))[Symbol.asyncIterator]();
     const out: { line: number; result: unknown }[] = [];
     const wanted = (l: ByteLine) => l.bytes.length > 0;
-    for await (const { item, result } of mapLines(lines, wanted, splitTask, init, {
+    for await (const { items, results } of mapLines(lines, wanted, splitTask, init, {
       ...options,
       workerScript: LINE_WORKER,
     }))
-      out.push({ line: item.line, result });
+      for (let k = 0; k < items.length; k++)
+        out.push({ line: (items[k] as ByteLine).line, result: results[k] });
     return out;
   }
 
@@ -97,13 +98,13 @@ describe("mapLines", () => {
     options: ParallelOptions,
     task = splitTask,
   ): Promise<unknown[]> {
-    const lines = readByteLines(input)[Symbol.asyncIterator]();
+    const lines = readByteLineGroups(input)[Symbol.asyncIterator]();
     const out: unknown[] = [];
-    for await (const { result } of mapLines(lines, () => true, task, init, {
+    for await (const { items, results } of mapLines(lines, () => true, task, init, {
       ...options,
       workerScript: LINE_WORKER,
     }))
-      out.push(result);
+      for (let k = 0; k < items.length; k++) out.push(results[k]);
     return out;
   }
 
@@ -155,22 +156,24 @@ describe("mapLines", () => {
     // 100-byte lines, 10 to a batch; the split task keeps 2 batches on each worker.
     const line = `{"k":"${"x".repeat(90)}"}`;
     const bytes = Buffer.from(`${Array.from({ length: 2000 }, () => line).join("\n")}\n`);
-    const lines = readByteLines(chunks(bytes))[Symbol.asyncIterator]();
+    const lines = readByteLineGroups(chunks(bytes))[Symbol.asyncIterator]();
     const before = poolStats.batches;
     let read = 0;
     let most = 0;
-    for await (const _ of mapLines(lines, () => true, splitTask, init, {
+    for await (const { items } of mapLines(lines, () => true, splitTask, init, {
       workers: 1,
       threshold: 0,
       batchBytes: 1000,
       waitForWorkers: true,
       workerScript: LINE_WORKER,
     })) {
-      read++;
-      // Sent but not yet read (lines the calling thread ran count as read batches too, so this
-      // errs low; without the bound it reached 82): at most 2 in flight and 2 answered waiting.
-      most = Math.max(most, poolStats.batches - before - Math.floor(read / 10));
-      if (read % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+      for (let k = 0; k < items.length; k++) {
+        read++;
+        // Sent but not yet read (lines the calling thread ran count as read batches too, so this
+        // errs low; without the bound it reached 82): at most 2 in flight and 2 answered waiting.
+        most = Math.max(most, poolStats.batches - before - Math.floor(read / 10));
+        if (read % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+      }
     }
     expect(read).toBe(2000);
     expect(poolStats.batches - before).toBeGreaterThan(10);
@@ -179,7 +182,7 @@ describe("mapLines", () => {
 
   it("fails with a typed error when a worker cannot start its task", async () => {
     const broken = { ...splitTask, name: "no-such-task" };
-    const lines = readByteLines(chunks(text))[Symbol.asyncIterator]();
+    const lines = readByteLineGroups(chunks(text))[Symbol.asyncIterator]();
     const run = async () => {
       for await (const _ of mapLines(lines, () => true, broken, init, {
         workers: 1,

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type ByteLine, readByteLines } from "#shared/canonical/index.js";
+import { type ByteLine, readByteLineGroups } from "#shared/canonical/index.js";
 import { kindOf, WorkerPoolError } from "#shared/errors.js";
 import { mapLines, type ParallelOptions, splitTask } from "#shared/parallel/index.js";
 import { poolStats } from "#shared/parallel/line-pool.js";
@@ -19,11 +19,17 @@ async function split(options: ParallelOptions): Promise<unknown[]> {
   async function* source(): AsyncGenerator<Uint8Array> {
     yield TEXT;
   }
-  const lines = readByteLines(source())[Symbol.asyncIterator]();
+  const lines = readByteLineGroups(source())[Symbol.asyncIterator]();
   const out: unknown[] = [];
   const wanted = (line: ByteLine) => line.bytes.length > 0;
-  for await (const { result } of mapLines(lines, wanted, splitTask, { lazy: ["params", "output"] }, options))
-    out.push(result);
+  for await (const { items, results } of mapLines(
+    lines,
+    wanted,
+    splitTask,
+    { lazy: ["params", "output"] },
+    options,
+  ))
+    for (let k = 0; k < items.length; k++) out.push(results[k]);
   return out;
 }
 
