@@ -39,14 +39,22 @@ interface Value {
   quoted: boolean;
   /** Introduced by white space alone or by prose (`is`), not by an assignment sign. */
   loose: boolean;
+  /** The second of a user and a password (`auth=("bob", "x")`): a password by where it stands. */
+  paired?: boolean;
 }
 
-/** Closing quote for an opening one at `text[at]` (`\"` in escaped JSON counts as one). */
+/**
+ * Closing quote for an opening one at `text[at]`: `\"` in escaped JSON counts as one, and so does
+ * `\\\"` in JSON escaped twice (a tool's output that prints an escaped document), at any depth.
+ */
 function quoteAt(text: string, at: number): string | undefined {
   const c = text[at];
   if (c === '"' || c === "'" || c === "`") return c;
-  if (c === "\\" && text[at + 1] === '"') return '\\"';
-  return undefined;
+  if (c !== "\\") return undefined;
+  let end = at;
+  while (text[end] === "\\" && end - at < 16) end++;
+  // An odd run escapes the quote (`\"`, `\\\"`); an even one escapes itself (`C:\\"` ends a path).
+  return text[end] === '"' && (end - at) % 2 === 1 ? text.slice(at, end + 1) : undefined;
 }
 
 /** Reads a quoted value opening at `at`; undefined if it does not close on its line. */
@@ -148,6 +156,10 @@ const SIBLING_VALUE =
 /** A Terraform variable's default (`variable "db_password" {⏎ type = string⏎ default = "x"`). */
 const HCL_DEFAULT = /^["']?[ \t]*\{[^{}]{0,300}?\bdefault[ \t]*=[ \t]*/;
 
+/** A tuple or list of two strings, a user and a password; the password is group 3. */
+const USER_PASSWORD_PAIR =
+  /^[([][ \t]*(["'])[^"'\r\n]{0,256}\1[ \t]*,[ \t]*(["'])([^"'\r\n]{1,256})\2[ \t]*[)\]]/d;
+
 /**
  * The value given to the name that ends at `at`, if any: after an assignment sign, a flag's
  * blank, `", "` (`setProperty("KEY", "v")`), `value="` (`key="Password" value="v"`), or prose.
@@ -155,8 +167,7 @@ const HCL_DEFAULT = /^["']?[ \t]*\{[^{}]{0,300}?\bdefault[ \t]*=[ \t]*/;
 function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean): Value | undefined {
   let i = at;
   // The name's own closing quote or bracket: `"api_key": …`, `['token'] = …`, `\"pwd\": …`.
-  if (text[i] === "\\" && text[i + 1] === '"') i += 2;
-  else if (text[i] === '"' || text[i] === "'" || text[i] === "`") i++;
+  i += quoteAt(text, i)?.length ?? 0;
   if (text[i] === "]") i++;
   const rest = text.slice(i, i + 120);
   const sibling = SIBLING_VALUE.exec(rest) ?? HCL_DEFAULT.exec(text.slice(i, i + 320));
@@ -197,6 +208,12 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
       text.slice(s, s + 24),
     );
     if (scheme !== null) s += scheme[0].length;
+    // A user and a password as a pair (`auth=("bob", "x")`, `credentials: ["bob", "x"]`): the second.
+    const pair = USER_PASSWORD_PAIR.exec(text.slice(s, s + 600));
+    if (pair?.indices?.[3] !== undefined) {
+      const [ps, pe] = pair.indices[3];
+      return { start: s + ps, end: s + pe, quoted: true, loose: false, paired: true };
+    }
     return quoted(text, s, false) ?? bare(text, s, false);
   }
   const prose = PROSE.exec(rest);
@@ -336,7 +353,8 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     const followedByCall = text[v.end] === "(";
     // A flag or a URL query names what it takes: `--key x`, `?sig=x` are as good as `api_key`.
     const inQuery = text[start - 1] === "?" || text[start - 1] === "&";
-    const judged = strength === "weak" && (isFlag || inQuery) ? "qualified" : strength;
+    const judged =
+      v.paired === true ? "strong" : strength === "weak" && (isFlag || inQuery) ? "qualified" : strength;
     if (!isCredentialValue(text, v, judged, followedByCall) || isRecordId(text, v, name)) continue;
     if (isTypedPlaceholder(name, text.slice(v.start, v.end))) continue;
     out.push({ start: v.start, end: v.end, rule, kind: "secret" });

@@ -446,17 +446,33 @@ export const CONTEXT_SHAPES: readonly Shape[] = [
       vendorName,
       credWord,
       fc.constantFrom<Style>("snake", "camel", "upper", "kebab"),
-      fc.boolean(),
+      // Quotes as JSON, JSON in a string, and JSON in a string in a string (a tool printing one).
+      fc.constantFrom('"', '\\"', '\\\\\\"'),
       fc.boolean(),
     ),
-    anyBody,
-    ([v, c, st, escaped, first]) =>
+    // A body with `"` or `\\` would be escaped in the text: the planted secret would not be there.
+    anyBody.filter((b) => !/["\\]/.test(b.value)),
+    ([v, c, st, q, first]) =>
       (s) => {
-        const q = escaped ? '\\"' : '"';
         const member = `${q}${ident([v, ...c], st)}${q}: ${q}${s}${q}`;
         const other = `${q}region${q}: ${q}eu-west-1${q}`;
         return `{${first ? `${member}, ${other}` : `${other}, ${member}`}}`;
       },
+  ),
+  shape(
+    "context",
+    'pair `auth=("user", "s")`',
+    fc.tuple(
+      fc.constantFrom("auth", "credentials", "basic_auth", "login"),
+      fc.constantFrom("=", " = ", ": "),
+      fc.constantFrom<[string, string]>(["(", ")"], ["[", "]"]),
+      userName,
+      fc.constantFrom('"', "'"),
+    ),
+    anyBody.filter((b) => !/["'\r\n]/.test(b.value)),
+    ([name, eq, [open, close], u, q]) =>
+      (s) =>
+        `requests.get(url, ${name}${eq}${open}${q}${u}${q}, ${q}${s}${q}${close})`,
   ),
   shape(
     "context",
