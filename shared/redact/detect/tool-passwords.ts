@@ -156,11 +156,23 @@ const FORMS: readonly Form[] = [
       /ConvertTo-SecureString\b(?=[^\r\n|;]{0,256}-AsPlainText)[^\r\n|;"']{0,256}?(?:-String\s+)?("[^"\r\n]+"|'[^'\r\n]+')/dgi,
   },
   {
-    // A password piped to a tool that reads it from its input.
-    needles: ["|sudo", "| sudo", "passwd --stdin", "--password-stdin", "--with-token", "kinit"],
+    // A password piped to a tool that reads it from its input (`sudo -S`, `docker login
+    // --password-stdin`, a secret store's `put`/`add`/`create` from standard input).
+    needles: [
+      "|sudo",
+      "| sudo",
+      "passwd --stdin",
+      "--password-stdin",
+      "--with-token",
+      "--data-file",
+      "secret put",
+      "env add",
+      "secret create",
+      "kinit",
+    ],
     requires: "|",
     pattern:
-      /\b(?:echo|printf)\s+(?:-[en]+\s+)?("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|kinit\b)/dg,
+      /\b(?:echo|printf)\s+(?:-[en]+\s+)?(?:'%s(?:\\n)?'\s+|"%s(?:\\n)?"\s+)?("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|gcloud\s+secrets\s+(?:create|versions\s+add)\b[^\r\n|;&]{0,256}--data-file[= ]-(?!\S)|(?:npx\s+)?(?:wrangler\s+secret\s+put|vercel\s+env\s+add|docker\s+secret\s+create)\b|kinit\b)/dg,
   },
   {
     needles: ["chpasswd"],

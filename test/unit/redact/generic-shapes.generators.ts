@@ -668,6 +668,8 @@ const TOOL_COMMANDS: readonly ((s: string, q: string, h: string) => string)[] = 
   (s) => `echo 'svc:${s}' | chpasswd`,
   (s, q) => `security add-generic-password -a deploy -s registry -w ${shellQuoted(s, q)}`,
   (s, q) => `echo ${shellQuoted(s, q)} | gh auth login --with-token`,
+  (s, q) => `printf '%s' ${shellQuoted(s, q)} | gcloud secrets versions add db-pass --data-file=-`,
+  (s, q) => `echo ${shellQuoted(s, q)} | npx wrangler secret put DB_PASSWORD`,
   (s, q) => `htpasswd -b /etc/nginx/.htpasswd admin ${shellQuoted(s, q)}`,
 ];
 
