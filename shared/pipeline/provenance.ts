@@ -35,7 +35,7 @@ export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 9,
   "redact/detect": 18,
-  "redact/layer-c": 9,
+  "redact/layer-c": 10,
   "redact/scrub": 6,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 4,

@@ -101,11 +101,17 @@ const VALUE_FIELDS = ["value", "Value", "ParameterValue", "parameter_value", "Se
 /**
  * In an object that names its value by a field (`{"name": "DB_PASSWORD", "value": "x"}` in a
  * container's environment, AWS tags and stack parameters), the value's member and the name it is
- * given: the value is scrubbed as if it stood under that name.
+ * given: the value is scrubbed as if it stood under that name. Under `cookies` (a browser's saved
+ * state, a HAR file) every such value is a cookie's, whatever the cookie's name (`sid`).
  */
-export function namedValueField(obj: JsonObject): { field: string; name: string } | undefined {
+export function namedValueField(
+  obj: JsonObject,
+  parent: string,
+): { field: string; name: string } | undefined {
   const nameField = NAME_FIELDS.find((f) => typeof obj[f] === "string");
   if (nameField === undefined) return undefined;
   const field = VALUE_FIELDS.find((f) => typeof obj[f] === "string");
-  return field === undefined ? undefined : { field, name: obj[nameField] as string };
+  if (field === undefined) return undefined;
+  return { field, name: COOKIES.test(parent) ? "cookie" : (obj[nameField] as string) };
 }
+const COOKIES = /^(?:cookies|Cookies|cookie_jar|cookieJar)$/;

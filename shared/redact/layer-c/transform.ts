@@ -26,7 +26,7 @@ export function freeValue(value: JsonValue, path: string, key: string, ctx: Cont
   if (Array.isArray(value)) return value.map((v) => freeValue(v, `${path}[*]`, key, ctx));
   if (!isJsonObject(value)) return value;
   const out: JsonObject = {};
-  const named = namedValueField(value);
+  const named = namedValueField(value, key);
   for (const [k, v] of Object.entries(value)) {
     if (RAW_KEYS.has(k)) {
       ctx.removeRaw(value, out, k, path);

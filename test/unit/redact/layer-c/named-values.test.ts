@@ -49,6 +49,20 @@ describe("a value named by a sibling field", () => {
     expect(copy).toContain('"name":"DB_PASSWORD"');
   });
 
+  it("is a cookie's, whatever the cookie's name, in a list of cookies (a browser's saved state, a HAR file)", () => {
+    const copy = JSON.stringify(
+      copyOfDetails({
+        cookies: [
+          { name: "sid", value: "s%3Ak8s2jd8ek2", domain: "app.example.com" },
+          { name: "theme", value: "dark", domain: "app.example.com" },
+        ],
+      }),
+    );
+    expect(copy).not.toContain("k8s2jd8ek2");
+    expect(copy).not.toContain("dark");
+    expect(copy).toContain('"domain":"app.example.com"');
+  });
+
   it("is kept when the name is not a credential's or there is no name field", () => {
     const details = {
       env: [
