@@ -191,13 +191,19 @@ function isStringOrLiteral(item: unknown): boolean {
 /**
  * The slots of `view`'s members (listed in canonical order) in the line's own order, in the
  * view's `order` array: the view's next split replaces it. An insertion sort: a line has a few
- * members, often in order already.
+ * members, often in order already (the engine's sort past 32, where it would be quadratic).
  */
 export function inputOrder(view: SplitView): Int32Array {
   const { sourceStarts } = view.members;
   const n = view.members.keys.length;
   if (view.order.length < n) view.order = new Int32Array(2 * n);
   const order = view.order;
+  if (n > 32) {
+    const slots = order.subarray(0, n);
+    for (let k = 0; k < n; k++) slots[k] = k;
+    slots.sort((a, b) => (sourceStarts[a] as number) - (sourceStarts[b] as number));
+    return order;
+  }
   for (let k = 0; k < n; k++) {
     const at = sourceStarts[k] as number;
     let x = k - 1;

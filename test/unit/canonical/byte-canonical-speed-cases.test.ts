@@ -110,4 +110,25 @@ describe("canonicalizeBytes shortcuts", () => {
       expect(sink.len).toBe(0);
     }
   });
+
+  it("orders an object of more members than the insertion sort takes as the lossless path does, and finds its duplicate", () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 6 }), { minLength: 33, maxLength: 120 }),
+        fc.boolean(),
+        fc.nat(),
+        (keys, duplicate, at) => {
+          const members = keys.map(
+            (k, i) => `${JSON.stringify(k)}:${i % 3 === 0 ? `{"b":1,"a":[${i}]}` : i}`,
+          );
+          if (duplicate) members.push(`${JSON.stringify(keys[at % keys.length])}:0`);
+          expectAgreement(
+            Buffer.from(`{"outer":{${members.join(",")}},"top":[{${members.join(",")}}]}`, "utf8"),
+          );
+          expectAgreement(Buffer.from(`{${members.join(",")}}`, "utf8"));
+        },
+      ),
+      { numRuns: 60, seed: 20_261_127 },
+    );
+  });
 });
