@@ -18,9 +18,11 @@ import {
   isNameChar,
   isTypedPlaceholder,
   nameWords,
+  OTHER_LANGUAGE_PASSWORDS,
   type Strength,
   wordStrength,
 } from "./credential-names.js";
+import { groupValues } from "./group-values.js";
 import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
 import { scanToolPasswords, TOOL_PASSWORD_NEEDLES } from "./tool-passwords.js";
 
@@ -422,20 +424,6 @@ const USER_FLAG = /(?:^|\s)(?:-u|-U|--user(?:name)?|-l)(?:[\s=]|(?=[A-Za-z]))/;
 const P_FLAG =
   /(?:^|\s)(?:-(?:p|P|-pass(?:word)?|pw)[ \t=]+|-[pP](?!ass|ort|rofile|rint|retty|w\b)(?=[^\s-]))("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg;
 
-/** Each match of `re` (global, with `d`) in `text`: its group 1, without the quotes it opens with. */
-function* groupValues(re: RegExp, text: string, quotes: RegExp): Generator<Value> {
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const range = m.indices?.[1];
-    if (range === undefined) continue;
-    const [s, e] = range;
-    const quoted = quotes.test(text[s] ?? "");
-    yield quoted
-      ? { start: s + 1, end: e - 1, quoted, loose: false }
-      : { start: s, end: e, quoted, loose: false };
-  }
-}
-
 function scanPasswordFlags(text: string, out: Detection[], rule: string): void {
   if (!USER_FLAG.test(text)) return;
   for (const { start, end } of groupValues(P_FLAG, text, /["']/)) {
@@ -447,51 +435,17 @@ function scanPasswordFlags(text: string, out: Detection[], rule: string): void {
   }
 }
 
-/** "Password" in other languages and scripts (each also capitalized and in capitals). */
-const LOCALIZED_PASSWORD_WORDS = [
-  "passwort",
-  "kennwort",
-  "mot de passe",
-  "contraseña",
-  "contrasena",
-  "senha",
-  "wachtwoord",
-  "пароль",
-  "密码",
-  "密碼",
-  "口令",
-  "パスワード",
-  "비밀번호",
-  "şifre",
-  "sifre",
-  "hasło",
-  "haslo",
-  "lösenord",
-  "losenord",
-  "passord",
-  "adgangskode",
-  "salasana",
-  "heslo",
-  "jelszó",
-  "jelszo",
-  "lozinka",
-  "geslo",
-  "κωδικός",
-  "סיסמה",
-  "كلمة المرور",
-  "पासवर्ड",
-];
 /**
- * One of them, then a separator or a copula, then the value (group 1). Not case-insensitive: with
+ * "Password" in another language (`OTHER_LANGUAGE_PASSWORDS`, also capitalized and in capitals),
+ * then a separator or a copula, then the value (group 1). Not case-insensitive: with
  * `iu` the value's class would lose `s` and `k` (they fold to `ſ` and `K`, outside ASCII).
  */
 const LOCALIZED_PASSWORD = new RegExp(
-  String.raw`(?<![\p{L}\p{N}_])(?:${LOCALIZED_PASSWORD_WORDS.flatMap((w) => [w, w[0]?.toUpperCase() + w.slice(1), w.toUpperCase()]).join("|")})(?:[ \t]*[:：=][ \t]*|[ \t]+(?:ist|est|es|é|is|är|er|on|jest|je|είναι|—|-)[ \t]+|[ \t]*(?:は|는|은|是|为|為)[ \t]*)("[^"\r\n]{1,256}"|'[^'\r\n]{1,256}'|「[^」\r\n]{1,256}」|[^\s"'「」，。、,;\u0080-\uFFFF]{3,256})`,
+  String.raw`(?<![\p{L}\p{N}_])(?:${OTHER_LANGUAGE_PASSWORDS.flatMap((w) => [w, w[0]?.toUpperCase() + w.slice(1), w.toUpperCase()]).join("|")})(?:[ \t]*[:：=][ \t]*|[ \t]+(?:ist|est|es|é|is|är|er|on|jest|je|είναι|—|-)[ \t]+|[ \t]*(?:は|는|은|是|为|為)[ \t]*)("[^"\r\n]{1,256}"|'[^'\r\n]{1,256}'|「[^」\r\n]{1,256}」|[^\s"'「」，。、,;\u0080-\uFFFF]{3,256})`,
   "dgu",
 );
-/** Letters that start most scripts' words: any of them makes the text worth the search. */
-const LOCALIZED_NEEDLE =
-  /pass|kenn|wacht|senha|contra|sifre|şifre|has[lł]o|l[oö]sen|adgang|salasana|heslo|jelsz|lozinka|geslo|mot de|пароль|密|口令|パスワード|비밀번호|κωδικός|סיסמה|كلمة|पासवर्ड/i;
+/** The gate of `LOCALIZED_PASSWORD`: the words in any case. */
+const LOCALIZED_NEEDLE = new RegExp(OTHER_LANGUAGE_PASSWORDS.join("|"), "i");
 
 function scanLocalizedPasswords(text: string, out: Detection[], rule: string): void {
   if (!LOCALIZED_NEEDLE.test(text)) return;

@@ -12,27 +12,47 @@ import { isTypedRun } from "./randomness.js";
  * also look like one.
  */
 /**
- * "Password" in the languages traces are written in, spelled in ASCII (German, Dutch, Portuguese,
- * Spanish without its tilde, Turkish and Polish without their marks, Swedish, Norwegian, Danish,
- * Finnish, Czech, Hungarian, Croatian, Slovenian).
+ * "Password" in other languages and scripts: German, Dutch, French, Spanish, Portuguese, Russian,
+ * Chinese, Japanese, Korean, Turkish, Polish, Swedish, Norwegian, Danish, Finnish, Czech,
+ * Hungarian, Croatian, Slovenian, Greek, Hebrew, Arabic, Hindi; with the ASCII spellings written
+ * without the marks (`contrasena`, `sifre`, `haslo`).
  */
-export const ASCII_PASSWORD_WORDS = [
+export const OTHER_LANGUAGE_PASSWORDS: readonly string[] = [
   "passwort",
   "kennwort",
   "wachtwoord",
-  "senha",
+  "mot de passe",
+  "contraseña",
   "contrasena",
+  "senha",
+  "пароль",
+  "密码",
+  "密碼",
+  "口令",
+  "パスワード",
+  "비밀번호",
+  "şifre",
   "sifre",
+  "hasło",
   "haslo",
+  "lösenord",
   "losenord",
   "passord",
   "adgangskode",
   "salasana",
   "heslo",
+  "jelszó",
   "jelszo",
   "lozinka",
   "geslo",
+  "κωδικός",
+  "סיסמה",
+  "كلمة المرور",
+  "पासवर्ड",
 ];
+
+/** Those of one ASCII word, as identifiers write them (`DB_PASSWORT`, `senha_admin`). */
+export const ASCII_PASSWORD_WORDS = OTHER_LANGUAGE_PASSWORDS.filter((w) => /^[a-z]+$/.test(w));
 
 const STRONG_WORDS = new Set([
   "password",
@@ -74,7 +94,6 @@ const STRONG_WORDS = new Set([
   // Redis's server password directives (`requirepass x`, `masterauth x`).
   "requirepass",
   "masterauth",
-  // "Password" in other languages, as identifiers write it (`DB_PASSWORT`, `senha_admin`).
   ...ASCII_PASSWORD_WORDS,
 ]);
 const WEAK_WORDS = new Set([

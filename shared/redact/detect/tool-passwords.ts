@@ -6,6 +6,7 @@
  * or line break between), so `curl -w` or `grep -P` are never read as a password.
  */
 import type { Detection } from "../rule-types.js";
+import { groupValues } from "./group-values.js";
 
 /** A flag's value: a quoted string or a bare word up to a blank or a shell operator. */
 const VALUE = String.raw`("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)`;
@@ -195,19 +196,13 @@ export const TOOL_PASSWORD_NEEDLES: readonly string[] = [...new Set(FORMS.flatMa
 const NOT_A_VALUE =
   /^(?:\$\{?[A-Za-z_]\w*\}?|\$\(.*|%\w+%|\$env:\w+|env:\w+|file:.*|-.*|\*|<[^<>]*>|\.{3})$/i;
 
-/** Appends the value of `m`'s group 1 (at `offset` in `text`), unquoted, unless it stands for one. */
-function pushValue(text: string, m: RegExpExecArray, offset: number, out: Detection[], rule: string): void {
-  const range = m.indices?.[1];
-  if (range === undefined) return;
-  let s = range[0] + offset;
-  let e = range[1] + offset;
-  if ((text[s] === '"' || text[s] === "'") && text[e - 1] === text[s]) {
-    s++;
-    e--;
-  }
-  const value = text.slice(s, e);
-  if (value.length < 2 || NOT_A_VALUE.test(value)) return;
-  out.push({ start: s, end: e, rule, kind: "secret" });
+/** A value's quotes. */
+const QUOTE = /["']/;
+
+/** Appends `text[start, end)` unless it stands for a value rather than being one. */
+function push(text: string, start: number, end: number, out: Detection[], rule: string): void {
+  if (end - start < 2 || NOT_A_VALUE.test(text.slice(start, end))) return;
+  out.push({ start, end, rule, kind: "secret" });
 }
 
 /** Appends the password arguments of the tools above in `text`. */
@@ -216,9 +211,7 @@ export function scanToolPasswords(text: string, out: Detection[], rule: string):
     if (!form.needles.some((n) => text.includes(n))) continue;
     if (form.requires !== undefined && !text.includes(form.requires)) continue;
     if ("pattern" in form) {
-      form.pattern.lastIndex = 0;
-      for (let m = form.pattern.exec(text); m !== null; m = form.pattern.exec(text))
-        pushValue(text, m, 0, out, rule);
+      for (const v of groupValues(form.pattern, text, QUOTE)) push(text, v.start, v.end, out, rule);
       continue;
     }
     form.tool.lastIndex = 0;
@@ -227,10 +220,8 @@ export function scanToolPasswords(text: string, out: Detection[], rule: string):
       const end = commandEnd(text, from);
       // The tool named again in the same command is read with it (each command read once).
       form.tool.lastIndex = end;
-      const command = text.slice(from, end);
-      form.flag.lastIndex = 0;
-      for (let m = form.flag.exec(command); m !== null; m = form.flag.exec(command)) {
-        pushValue(text, m, from, out, rule);
+      for (const v of groupValues(form.flag, text.slice(from, end), QUOTE)) {
+        push(text, from + v.start, from + v.end, out, rule);
         if (form.flag.sticky) break;
       }
     }
