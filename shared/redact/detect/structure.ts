@@ -4,6 +4,7 @@
  * layer, in `rules.ts`.)
  */
 import type { PatternRule } from "../rule-types.js";
+import { isPhraseOfListWords, scanSeedPhrases, TWELVE_WORDS } from "./seed-phrases.js";
 
 export const STRUCTURE_RULES: readonly PatternRule[] = [
   {
@@ -127,7 +128,57 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     layer: "structure",
     needles: ["password", "passwd"],
     gate: /\b(?:machine|default|login)\s/,
-    pattern: /\b(?:machine\s+\S+|default)(?:\s+(?:login|account)\s+\S+)*\s+pass(?:word|wd)\s+(\S+)/dg,
+    // `default` opens a line, as in the file: prose says "the default password for the user".
+    pattern:
+      /(?:\bmachine\s+\S+|(?<=^|\n|\\n)[ \t]*default)(?:\s+(?:login|account)\s+\S+)*\s+pass(?:word|wd)\s+(\S+)/dg,
     group: 1,
+  },
+  {
+    // An Ansible Vault (a file, or a `!vault |` value): `$ANSIBLE_VAULT;1.1;AES256[;label]`, then
+    // lines of hex ciphertext. Its key comes from a password (PBKDF2), so the body is cracked
+    // offline like a password hash.
+    id: "ansible-vault",
+    kind: "secret",
+    layer: "structure",
+    needles: ["$ANSIBLE_VAULT;"],
+    pattern:
+      /\$ANSIBLE_VAULT;\d+\.\d+;[A-Z0-9]+(?:;[\w.-]*)?[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]*([0-9a-fA-F]{16,}(?:(?:\r?\n|(?:\\r)?\\n)[ \t]*[0-9a-fA-F]+)*)/dg,
+    group: 1,
+  },
+  {
+    // A wallet's recovery phrase (BIP-39) under a name that says so (`mnemonic`, `seed_phrase`,
+    // `Recovery phrase:`): 12 to 24 words of the list, whatever their checksum (a phrase typed
+    // with a word changed still names a wallet's words).
+    id: "seed-phrase",
+    kind: "secret",
+    layer: "structure",
+    needles: [
+      "mnemonic",
+      "seed",
+      "phrase",
+      "words",
+      "Mnemonic",
+      "Seed",
+      "Phrase",
+      "Words",
+      "MNEMONIC",
+      "SEED",
+      "PHRASE",
+      "WORDS",
+    ],
+    gate: TWELVE_WORDS,
+    pattern:
+      /(?:[Mm]nemonic|MNEMONIC|(?:[Ss]eed|SEED)(?:[ _-]?(?:[Pp]hrase|[Ww]ords|PHRASE|WORDS))?|(?:[Rr]ecovery|[Bb]ackup|[Ss]ecret|RECOVERY|BACKUP|SECRET)[ _-]?(?:[Pp]hrase|[Ww]ords|PHRASE|WORDS))\w*(?:\\?["'])?[ \t]*(?:[:=]|\bis\b)[ \t]*(?:\\?["'`])?((?:[a-z]{3,8} ){11,23}[a-z]{3,8})(?![a-z])/dg,
+    group: 1,
+    accept: (m) => isPhraseOfListWords(m[1] ?? ""),
+  },
+  {
+    // A recovery phrase standing alone (`cast wallet new-mnemonic`, `solana-keygen new` print one
+    // under a line of their own): its checksum must hold.
+    id: "seed-phrase",
+    kind: "secret",
+    layer: "structure",
+    gate: TWELVE_WORDS,
+    scan: scanSeedPhrases,
   },
 ];

@@ -17,6 +17,8 @@
  * Everything is drawn with fast-check from fixed seeds ({@link sampleShape}), so a failure is reproducible.
  */
 
+import { entropyToMnemonic } from "@scure/bip39";
+import { wordlist } from "@scure/bip39/wordlists/english.js";
 import fc from "fast-check";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -1000,6 +1002,9 @@ const hexOf = (min: number, max: number) =>
   fc.tuple(chars(HEX, min, max), fc.boolean()).map(([h, up]) => (up ? h.toUpperCase() : h));
 const realm = fc.constantFrom("CORP.LOCAL", "AD.EXAMPLE.COM", "LAB.INTERNAL");
 
+/** Line breaks as a text holds them: raw, escaped in a JSON string, or CRLF. */
+const NEWLINES = ["\n", "\\n", "\r\n"] as const;
+
 const HASH_SHAPES: readonly Shape[] = [
   hashShape(
     "md5crypt `$1$salt$hash`",
@@ -1108,6 +1113,39 @@ const HASH_SHAPES: readonly Shape[] = [
         secrets: [b.value],
       })),
   ),
+  rawShape(
+    "hash",
+    "ansible vault `$ANSIBLE_VAULT;1.1;AES256`",
+    fc
+      .tuple(
+        hexOf(64, 64),
+        hexOf(64, 64),
+        hexOf(32, 600),
+        fc.constantFrom("1.1;AES256", "1.2;AES256;dev", "1.2;AES256;prod"),
+        fc.constantFrom(...NEWLINES),
+        fc.constantFrom<((v: string, nl: string) => string)[]>(
+          (v) => v,
+          (v, nl) => `$ cat group_vars/all/vault.yml${nl}${v}`,
+          (v, nl) =>
+            `db_password: !vault |${nl}${v
+              .split(nl)
+              .map((l) => `          ${l}`)
+              .join(nl)}`,
+        ),
+      )
+      .map(([salt, mac, ct, header, nl, place]) => {
+        // The body is the hex of `salt\nhmac\nciphertext` (each in hex), cut in lines of 80.
+        const body = Buffer.from(`${salt.toLowerCase()}\n${mac.toLowerCase()}\n${ct.toLowerCase()}`).toString(
+          "hex",
+        );
+        const lines = body.match(/.{1,80}/g) ?? [];
+        return {
+          body: "ansible-vault",
+          text: place([`$ANSIBLE_VAULT;${header}`, ...lines].join(nl), nl),
+          secrets: lines.filter((l) => l.length >= 16),
+        };
+      }),
+  ),
   hashShape(
     "kerberos `$krb5asrep$23$user@REALM:…`",
     fc
@@ -1126,7 +1164,6 @@ const HASH_SHAPES: readonly Shape[] = [
 // ---------------------------------------------------------------------------------------------------------
 // Families "key-block" and "jwt"
 
-const NEWLINES = ["\n", "\\n", "\r\n"] as const;
 const b64Lines = fc
   .tuple(fc.array(chars(B64, 64), { minLength: 3, maxLength: 12 }), chars(B64, 8, 60))
   .map(([lines, last]) => [...lines, `${last}${"=".repeat((4 - (last.length % 4)) % 4)}`]);
@@ -1210,6 +1247,52 @@ const JWT_SHAPES: readonly Shape[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------------------
+// Family "seed-phrase": a wallet's BIP-39 recovery phrase, under a name or on a line of its own
+
+const mnemonic = fc
+  .constantFrom(16, 20, 24, 28, 32)
+  .chain((n) => fc.uint8Array({ minLength: n, maxLength: n }))
+  .map((entropy) => entropyToMnemonic(entropy, wordlist));
+
+const SEED_PHRASE_SHAPES: readonly Shape[] = [
+  rawShape(
+    "seed-phrase",
+    'named `mnemonic: …`, `SEED_PHRASE="…"`',
+    fc
+      .tuple(
+        mnemonic,
+        fc.constantFrom<((p: string) => string)[]>(
+          (p) => `mnemonic: ${p}`,
+          (p) => `"mnemonic": "${p}"`,
+          (p) => `{\\"mnemonic\\": \\"${p}\\"}`,
+          (p) => `SEED_PHRASE="${p}"`,
+          (p) => `export WALLET_MNEMONIC='${p}'`,
+          (p) => `const seedPhrase = "${p}";`,
+          (p) => `Your secret recovery phrase is ${p}`,
+          (p) => `recovery_words = ${p}`,
+        ),
+      )
+      .map(([p, place]) => ({ body: "bip39", text: place(p), secrets: [p] })),
+  ),
+  rawShape(
+    "seed-phrase",
+    "alone, as wallet tools print it",
+    fc
+      .tuple(
+        mnemonic,
+        fc.constantFrom<((p: string) => string)[]>(
+          (p) => p,
+          (p) => `Save this seed phrase to recover your new keypair:\n${p}\n===========`,
+          (p) =>
+            `Successfully created new keypair.\nAddress: 0x52908400098527886E0F7030069857D2E4169EE7\nPhrase:\n${p}`,
+          (p) => `echo "${p}" > words.txt`,
+        ),
+      )
+      .map(([p, place]) => ({ body: "bip39", text: place(p), secrets: [p] })),
+  ),
+];
+
+// ---------------------------------------------------------------------------------------------------------
 // Family "repeated": one secret several times in a text, raw then percent-encoded or base64
 
 const REPEATED_SHAPES: readonly Shape[] = [
@@ -1263,6 +1346,7 @@ export const VALUE_SHAPES: readonly Shape[] = [
   ...HASH_SHAPES,
   ...BLOCK_SHAPES,
   ...JWT_SHAPES,
+  ...SEED_PHRASE_SHAPES,
   ...REPEATED_SHAPES,
 ];
 
@@ -1450,6 +1534,27 @@ export const NEGATIVES: readonly Negative[] = [
         fc.constantFrom<Style>("camel", "pascal", "upper", "snake"),
       )
       .map(([w, st]) => ident(w, st)),
+  },
+  {
+    family: "prose about recovery phrases",
+    arb: fc
+      .tuple(
+        fc.array(fc.constantFrom(...wordlist), { minLength: 11, maxLength: 11 }),
+        fc.constantFrom(12, 15, 18, 24),
+        fc.constantFrom<((words: string[], n: number) => string)[]>(
+          (_, n) => `Write down your ${n}-word recovery phrase and keep it offline.`,
+          (_, n) => `mnemonic: ${n} words (BIP-39), checksum ok`,
+          () => "the seed phrase is shown once; never paste it into a chat or a ticket",
+          (w) => `error: invalid mnemonic: word "${w[0]}1" is not in the BIP-39 list`,
+          () => "seed: 42",
+          // Eleven list words: one short of any phrase.
+          (w) => `mnemonic: ${w.join(" ")}`,
+          (w) => w.join(" "),
+          // List words broken by words off the list (`the`, `a`, `is`).
+          (w) => `the ${w.slice(0, 6).join(" ")} is a ${w.slice(6).join(" ")} and the rest`,
+        ),
+      )
+      .map(([w, n, place]) => place(w, n)),
   },
   {
     family: "prose with credential words",

@@ -1,0 +1,85 @@
+/**
+ * Edges of the structure layer's stored-credential formats (`detect/structure.ts`,
+ * `detect/seed-phrases.ts`): what ends an Ansible Vault body, which recovery phrases count, and
+ * `.netrc`'s `default` against prose. Recall over generated values is measured by
+ * generic-shapes.test.ts (families `hash` and `seed-phrase`); these are the edges.
+ */
+import { entropyToMnemonic } from "@scure/bip39";
+import { wordlist } from "@scure/bip39/wordlists/english.js";
+import { describe, expect, it } from "vitest";
+import { isPhraseOfListWords, scanSeedPhrases } from "#shared/redact/detect/seed-phrases.js";
+import { Scrubber } from "#shared/redact/index.js";
+import type { Detection } from "#shared/redact/rule-types.js";
+
+const scrub = (text: string): string =>
+  new Scrubber({ preset: "private_repo" }).scrub(text, "$.error.message");
+const phrase = (bytes: number, fill: number): string =>
+  entropyToMnemonic(new Uint8Array(bytes).fill(fill), wordlist);
+
+describe("ansible vault", () => {
+  const body = "6136376136613337353930643666323637626634353531350a316335396364656230623265313634";
+  it("redacts the hex body under its header, raw or escaped in a JSON string, and leaves the YAML tag", () => {
+    expect(scrub(`secret: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  ${body}\n  3938\nnext: 1`)).toBe(
+      "secret: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  [REDACTED:ansible-vault]\nnext: 1",
+    );
+    expect(scrub(`$ANSIBLE_VAULT;1.2;AES256;dev\\n${body}\\n${body}`)).toBe(
+      "$ANSIBLE_VAULT;1.2;AES256;dev\\n[REDACTED:ansible-vault]",
+    );
+  });
+  it("needs the header: hex lines alone are what the shape layer judges", () => {
+    expect(scrub(`ANSIBLE_VAULT is the header's word\n${body.slice(0, 12)}`)).toBe(
+      `ANSIBLE_VAULT is the header's word\n${body.slice(0, 12)}`,
+    );
+  });
+});
+
+describe("seed phrases", () => {
+  const p12 = phrase(16, 0x7f);
+  const p24 = phrase(32, 0x80);
+
+  it("counts a phrase of 12 to 24 list words, in threes", () => {
+    expect(isPhraseOfListWords(p12)).toBe(true);
+    expect(isPhraseOfListWords(p24)).toBe(true);
+    expect(isPhraseOfListWords(p12.split(" ").slice(0, 11).join(" "))).toBe(false);
+    expect(isPhraseOfListWords(`${p12} abandon`)).toBe(false);
+    expect(isPhraseOfListWords(p12.replace(/^\w+/, "zzz"))).toBe(false);
+  });
+
+  it("takes a phrase under its name whatever its checksum, and alone only when its checksum holds", () => {
+    const broken = p12.replace(/\w+$/, p12.endsWith("zoo") ? "wrong" : "zoo");
+    expect(scrub(`mnemonic: ${broken}`)).toBe("mnemonic: [REDACTED:seed-phrase]");
+    expect(scrub(broken)).toBe(broken);
+    expect(scrub(`Phrase:\n${p12}\n`)).toBe("Phrase:\n[REDACTED:seed-phrase]\n");
+  });
+
+  it("finds the longest phrase at a start, then goes on after it", () => {
+    const out: Detection[] = [];
+    const text = `${p24} ${p12}`;
+    scanSeedPhrases(text, out, { id: "seed-phrase", kind: "secret" });
+    expect(out.map((d) => text.slice(d.start, d.end))).toEqual([p24, p12]);
+  });
+
+  it("leaves prose: list words broken by words off the list, and a name without a phrase", () => {
+    for (const text of [
+      "the seed is then mixed with a random value of the same length and the words are listed",
+      "Write down your 24-word recovery phrase and keep it offline.",
+      `the ${p12.split(" ").slice(0, 6).join(" ")} is a ${p12.split(" ").slice(6).join(" ")}`,
+    ]) {
+      expect(scrub(text)).toBe(text);
+    }
+  });
+});
+
+describe(".netrc", () => {
+  it("reads `default` at the start of a line, as the file has it, and not in prose", () => {
+    expect(scrub("default login anonymous password guest99")).toBe(
+      "default login anonymous password [REDACTED:netrc-password]",
+    );
+    expect(scrub("machine h\ndefault login x password p4ss!")).toBe(
+      "machine h\ndefault login x password [REDACTED:netrc-password]",
+    );
+    expect(scrub("The default password for the user is shown once.")).toBe(
+      "The default password for the user is shown once.",
+    );
+  });
+});
