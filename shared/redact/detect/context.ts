@@ -113,6 +113,13 @@ function bare(text: string, at: number, loose: boolean): Value | undefined {
       return { start: at, end: close + 1, quoted: false, loose };
     }
   }
+  // Prose puts a value in parentheses (`the zorvix key (Qm9v…) expired`): they are not the value's.
+  if (text[at] === "(") {
+    const close = text.indexOf(")", at);
+    if (close > at + 1 && close - at <= 1024 && !/[\s(]/.test(text.slice(at + 1, close))) {
+      return { start: at + 1, end: close, quoted: false, loose };
+    }
+  }
   let end = at;
   while (end < text.length && end - at <= 1024 && !endsBare(text.charCodeAt(end))) end++;
   // A sentence's full stop or colon is not part of the value; an ellipsis (elided) is.

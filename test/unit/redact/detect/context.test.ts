@@ -275,3 +275,16 @@ describe("a `/` flag stands after a blank, not inside a run", () => {
     expect(scrub("tool /pw s3cr3tPass1")).not.toContain("s3cr3tPass1");
   });
 });
+
+describe("a value in parentheses", () => {
+  it("keeps the parentheses, which are prose", () => {
+    for (const t of sample(token)) {
+      expect(scrub(`the zorvix key (${t}) expired`)).toBe(
+        "the zorvix key ([REDACTED:generic-secret]) expired",
+      );
+    }
+  });
+  it("a call's parentheses are code, not a value", () => {
+    expect(scrub("api_key = getKey(config)")).toBe("api_key = getKey(config)");
+  });
+});
