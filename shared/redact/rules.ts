@@ -80,7 +80,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // Every match starts with "A" followed by one of the listed prefixes' remaining letters.
     gate: /A(?:3T|KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|PKA|ROA)/,
     pattern:
-      /(?<![A-Z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA)[A-Z0-9]{16}/dg,
+      /(?<![A-Z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA)[A-Z0-9]{16}(?![A-Z0-9])/dg,
   },
   {
     // Labelled secret access key (`aws_secret_access_key = …`, `SecretAccessKey: …`).

@@ -114,10 +114,13 @@ function bare(text: string, at: number, loose: boolean): Value | undefined {
     }
   }
   // Prose puts a value in parentheses (`the zorvix key (Qm9v…) expired`): they are not the value's.
+  // Words in them are prose too (Terraform's `secret = (sensitive value)`, `(known after apply)`).
   if (text[at] === "(") {
     const close = text.indexOf(")", at);
-    if (close > at + 1 && close - at <= 1024 && !/[\s(]/.test(text.slice(at + 1, close))) {
-      return { start: at + 1, end: close, quoted: false, loose };
+    if (close > at + 1 && close - at <= 1024) {
+      const inner = text.slice(at + 1, close);
+      if (/^[A-Za-z][a-z]*(?: [a-z]+)+$/.test(inner)) return undefined;
+      if (!/[\s(]/.test(inner)) return { start: at + 1, end: close, quoted: false, loose };
     }
   }
   let end = at;

@@ -25,6 +25,13 @@ function isPartBreak(c: number): boolean {
 /** A short word before a UUID (`req-…`, `sess_…`): an id. */
 const PREFIXED_UUID =
   /^(?:[A-Za-z]\w{0,24}[_-])?[0-9a-f]{8}([_-])[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{4}\1[0-9a-f]{12}$/i;
+/**
+ * A name Kubernetes generates for an object (`api-7d9f8c6b5-x2k4p`, a Deployment's pod;
+ * `api-7d9f8c6b5`, its ReplicaSet; `migrate-x2k4p`, a Job's pod), as `kubectl get` prints it: a
+ * name, then suffixes of its alphabet without vowels or the digits 0, 1 and 3.
+ */
+const KUBERNETES_NAME =
+  /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*?(?:-[bcdfghjklmnpqrstvwxz2456789]{6,10}-[bcdfghjklmnpqrstvwxz2456789]{5}|-[bcdfghjklmnpqrstvwxz2456789]{5}|-[bcdfghjklmnpqrstvwxz2456789]{8,10})$/;
 /** Digest lengths (SHA-1, SHA-256, SHA-512 in hex): a bare run of one is a digest or a commit. */
 const DIGEST_LENGTHS = new Set([40, 64, 128]);
 /** A file name's extension after a content hash (`app-3f9c….js`, `logo.ico-7a38….png`). */
@@ -183,6 +190,7 @@ function isKnownNonSecret(
 ): boolean {
   const run = text.slice(from, to);
   if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || ORDERED_RUN.test(run)) return true;
+  if (KUBERNETES_NAME.test(run)) return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
   if (
     isHex(text, from, to) &&
@@ -241,6 +249,7 @@ function isIdPart(part: string): boolean {
     UUID.test(part) ||
     PREFIXED_UUID.test(part) ||
     ID_PREFIX.test(part) ||
+    KUBERNETES_NAME.test(part) ||
     (DIGEST_LENGTHS.has(part.length) && /^[0-9a-f]+$/i.test(part))
   );
 }

@@ -29,6 +29,10 @@ const UPPER = LOWER.toUpperCase();
 const DIGITS = "0123456789";
 const ALNUM = `${UPPER}${LOWER}${DIGITS}`;
 const HEX = "0123456789abcdef";
+/** The alphabet of the suffixes Kubernetes generates: no vowels, no 0, 1 or 3. */
+const KUBE_SAFE = "bcdfghjklmnpqrstvwxz2456789";
+/** An IAM unique id's body (after `AIDA`, `AROA`): upper-case letters and digits. */
+const AWS_ID_BODY = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
 const CRYPT = `./${DIGITS}${UPPER}${LOWER}`;
 const B64 = `${ALNUM}+/`;
 
@@ -1659,6 +1663,28 @@ export const NEGATIVES: readonly Negative[] = [
         ),
       )
       .map(([h, cmd]) => cmd(h)),
+  },
+  {
+    family: "cluster and plan output",
+    arb: fc
+      .tuple(
+        fc.constantFrom("api", "web", "payments-api", "worker", "db-migrate", "ingress-nginx-controller"),
+        chars(KUBE_SAFE, 8, 10),
+        chars(KUBE_SAFE, 5),
+        chars(AWS_ID_BODY, 17),
+        fc.constantFrom<((name: string, rs: string, pod: string, uid: string) => string)[]>(
+          (n, rs, pod) =>
+            `NAME${" ".repeat(26)}READY   STATUS    RESTARTS   AGE\n${n}-${rs}-${pod}   1/1     Running   0          3d`,
+          (n, rs, pod) => `kubectl logs pod/${n}-${rs}-${pod} -n prod --tail=50`,
+          (n, rs) => `replicaset.apps/${n}-${rs} created`,
+          (n, _, pod) => `job pod ${n}-${pod} completed`,
+          () =>
+            "      + secret               = (sensitive value)\n      + id                   = (known after apply)",
+          (_, __, ___, uid) =>
+            `{\n    "UserId": "AIDA${uid}",\n    "Arn": "arn:aws:iam::123456789012:user/ci-bot"\n}`,
+        ),
+      )
+      .map(([n, rs, pod, uid, place]) => place(n, rs, pod, uid)),
   },
   {
     family: "model / tool id",

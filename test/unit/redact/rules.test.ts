@@ -206,6 +206,8 @@ const NEGATIVES: string[] = [
   "api_version = 2024a10b11, cache_key: c0ffee1234abcd, tokenizer: cl100k_base, SetSysctl = ab12cd34ef56gh",
   "kind: ConfigMap\ndata:\n  mode: c2VjcmV0LW1vZGUtb24=\n",
   "curl --user admin https://example.com && curl -u user:$PASSWORD https://example.com",
+  // IAM unique ids (21 characters after `AIDA`, `AROA`) name a user or a role; an access key id has 20.
+  '{"UserId": "AIDAJQABLZS4A3QDU576Q", "RoleId": "AROADBQP57FF2AEXAMPLE"}',
 ];
 
 describe("rules: positives", () => {

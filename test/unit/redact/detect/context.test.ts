@@ -284,6 +284,11 @@ describe("a value in parentheses", () => {
       );
     }
   });
+  it("words in parentheses are prose (Terraform's plan); one word there is the value", () => {
+    const plan = "+ secret = (sensitive value)\n+ id     = (known after apply)";
+    expect(scrub(plan)).toBe(plan);
+    expect(scrub("password = (hunter2)")).toBe("password = ([REDACTED:generic-secret])");
+  });
   it("a call's parentheses are code, not a value", () => {
     expect(scrub("api_key = getKey(config)")).toBe("api_key = getKey(config)");
   });
