@@ -42,8 +42,12 @@ const NON_SECRET_NAME =
 /** Ids that model and agent APIs give messages, tool calls, requests and runs: not credentials. */
 const ID_PREFIX =
   /^(?:msg|msgbatch|toolu|srvtoolu|call|chatcmpl|cmpl|req|request|run|sess|session|step|span|trace|file|asst|thread|evt|event|resp|batch|job|ftjob|ft|org|proj|user|usr|cus|pi|ch|in|sub|prod|price|txn|tx|ord|inv|vs|res|conv|item|fc|rs|ws|ctx|task|exec|sha256|sha512|sha1)[_-]/;
-/** The text before a run names it a hash: `sha256:`, `sha1-`, `@sha256:`, `md5 `. */
-const HASH_BEFORE = /(?:sha(?:1|224|256|384|512)?|md5|blake2b?|blake3|xxh\d*|crc32)[:=_-]?\s?$/i;
+/**
+ * The text before a run names it a hash: `sha256:`, `sha1-`, `@sha256:`, `md5 `, Go's module
+ * hash `h1:` (go.sum, `go mod download -json`).
+ */
+const HASH_BEFORE =
+  /(?:(?:sha(?:1|224|256|384|512)?|md5|blake2b?|blake3|xxh\d*|crc32)[:=_-]?\s?|(?<![A-Za-z0-9])h1:)[+/]*$/i;
 /** A line about hashes, digests or commits, where a hex run is one. */
 const HASH_LINE =
   /\b(?:sha\d*|md5|hash(?:es)?|digest|checksum|commit(?:ted|s)?|revision|rev|HEAD|merge|tree|blob|parent|git|cherry-pick|rebase|revert|integrity|etag|fingerprint|image|layer)\b/i;

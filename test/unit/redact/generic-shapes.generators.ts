@@ -1665,6 +1665,24 @@ export const NEGATIVES: readonly Negative[] = [
       .map(([h, cmd]) => cmd(h)),
   },
   {
+    family: "lock file hashes",
+    arb: fc
+      .tuple(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ minLength: 64, maxLength: 64 }),
+        fc.constantFrom("github.com/aws/aws-sdk-go-v2", "golang.org/x/net", "github.com/spf13/cobra"),
+        fc.constantFrom<((sha256: Uint8Array, sha512: Uint8Array, mod: string) => string)[]>(
+          (h, _, m) =>
+            `${m} v1.24.0 h1:${Buffer.from(h).toString("base64")}\n${m} v1.24.0/go.mod h1:${Buffer.from(h.slice().reverse()).toString("base64")}`,
+          (h) =>
+            `[[package]]\nname = "serde"\nversion = "1.0.193"\nchecksum = "${Buffer.from(h).toString("hex")}"`,
+          (_, h) => `  "integrity": "sha512-${Buffer.from(h).toString("base64")}"`,
+          (h) => `requests==2.31.0 \\\n    --hash=sha256:${Buffer.from(h).toString("hex")}`,
+        ),
+      )
+      .map(([a, b, m, place]) => place(a, b, m)),
+  },
+  {
     family: "cluster and plan output",
     arb: fc
       .tuple(
