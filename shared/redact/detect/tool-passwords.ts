@@ -109,6 +109,8 @@ const FORMS: readonly Form[] = [
     String.raw`-h?p(?=[^\s-])`,
   ),
   toolForm(["openssl "], "openssl", String.raw`-k\s+|-pass(?:in|out)?\s+pass:`),
+  // A key's passphrase: new (`-N`) and old (`-P`); `-N ''` (none) is an empty value, left alone.
+  toolForm(["ssh-keygen"], "ssh-keygen", String.raw`-[NP]\s*`),
   toolForm(["freerdp"], "[a-z]*freerdp[0-9]*", "[/+-]p:"),
   {
     // Samba's `user%password` (smbclient, rpcclient, smbmap, mount.cifs, winexe, net rpc).

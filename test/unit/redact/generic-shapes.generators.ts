@@ -656,6 +656,7 @@ const shellQuoted = (s: string, q: string): string => (/[\s|;&<>"'$`\\]/.test(s)
 
 const TOOL_COMMANDS: readonly ((s: string, q: string, h: string) => string)[] = [
   (s, q, h) => `sshpass -p ${shellQuoted(s, q)} ssh deploy@${h} uptime`,
+  (s, q) => `ssh-keygen -t ed25519 -N ${shellQuoted(s, q)} -f ~/.ssh/deploy_key`,
   (s, q, h) => `redis-cli -h cache.${h} -a ${shellQuoted(s, q)} ping`,
   (s, q) => `keytool -list -keystore app.jks -storepass ${shellQuoted(s, q)}`,
   (s, q, h) => `ldapsearch -x -H ldap://${h} -D cn=admin,dc=x -w ${shellQuoted(s, q)} -b dc=x`,

@@ -28,6 +28,10 @@ describe("tool passwords", () => {
     expect(found("sshpass -f pw.txt ssh h\nredis-cli ping -a")).toEqual([]);
   });
 
+  it("reads ssh-keygen's new and old passphrases", () => {
+    expect(found("ssh-keygen -p -P oldPass99 -N 'new pass 99' -f k")).toEqual(["oldPass99", "new pass 99"]);
+  });
+
   it("reads a positional form once, right after the tool", () => {
     expect(found("net user svc S3cret! /add")).toEqual(["S3cret!"]);
     expect(found("net user svc /domain extra")).toEqual([]);
@@ -37,6 +41,8 @@ describe("tool passwords", () => {
 
   it("leaves values that stand for a password: variables, prompts, files", () => {
     expect(found("sshpass -p $SSHPASS ssh h")).toEqual([]);
+    expect(found("ssh-keygen -t ed25519 -N '' -f k")).toEqual([]);
+    expect(found('ssh-keygen -N "$PASSPHRASE" -f k')).toEqual([]);
     expect(found("redis-cli -a %REDIS_PW% ping")).toEqual([]);
     expect(found("net use \\\\srv\\share * /user:bob")).toEqual([]);
     expect(found("keytool -list -storepass:env STORE_PASS")).toEqual([]);
