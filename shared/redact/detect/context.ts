@@ -245,9 +245,12 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
 
 /** Values that are not a value: references, placeholders, types, code, encrypted values. */
 const REFERENCE =
-  /^(?:\$\{.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|CHANGE_?ME|redacted|masked|hidden|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|secret|password|token|key|value|example|test|dummy|sample|placeholder|todo|tbd|n\/a)$/i;
-/** A call or a member access (`getToken()`, `self.token`, `config.password`). */
-const CODE = /^[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+$|^[A-Za-z_$][\w$]*\(/;
+  /^(?:\$\{.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|CHANGE_?ME|redacted|masked|hidden|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|secret|password|token|key|value|example|test|dummy|sample|placeholder|todo|tbd|n\/a)$/i;
+/**
+ * A call or a member access (`getToken()`, `self.token`, `config.password`,
+ * `req.headers.authorization?.split(…`).
+ */
+const CODE = /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*\(/;
 /** A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`. */
 const PATH = /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$/;
 const COMMON_WORD = /^[a-z]+$/;

@@ -48,6 +48,8 @@ const ID_PREFIX =
  */
 const HASH_BEFORE =
   /(?:(?:sha(?:1|224|256|384|512)?|md5|blake2b?|blake3|xxh\d*|crc32)[:=_-]?\s?|(?<![A-Za-z0-9])h1:)[+/]*$/i;
+/** An image's, a font's or a sound's data URI (`data:image/png;base64,…`): media, not a key. */
+const DATA_URI_BEFORE = /data:(?:image|font|audio|video)\/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,$/i;
 /** A line about hashes, digests or commits, where a hex run is one. */
 const HASH_LINE =
   /\b(?:sha\d*|md5|hash(?:es)?|digest|checksum|commit(?:ted|s)?|revision|rev|HEAD|merge|tree|blob|parent|git|cherry-pick|rebase|revert|integrity|etag|fingerprint|image|layer)\b/i;
@@ -196,6 +198,8 @@ function isKnownNonSecret(
   if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || ORDERED_RUN.test(run)) return true;
   if (KUBERNETES_NAME.test(run)) return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
+  if (text.charCodeAt(from - 1) === 44 && DATA_URI_BEFORE.test(text.slice(Math.max(0, from - 100), from)))
+    return true;
   if (
     isHex(text, from, to) &&
     ((!inName && DIGEST_LENGTHS.has(to - from)) || marks.aboutHashes(text, from, to))

@@ -1666,6 +1666,33 @@ export const NEGATIVES: readonly Negative[] = [
       .map(([h, cmd]) => cmd(h)),
   },
   {
+    family: "code and markup",
+    arb: fc
+      .tuple(
+        fc.uint8Array({ minLength: 40, maxLength: 400 }),
+        fc.constantFrom("png", "jpeg", "webp", "svg+xml", "gif"),
+        fc.constantFrom("token", "apiKey", "secret", "password"),
+        fc.constantFrom("test", "fake", "dummy", "mock"),
+        fc.constantFrom<((img: string, type: string, name: string, word: string) => string)[]>(
+          (img, type) => `<img alt="logo" src="data:image/${type};base64,${img}">`,
+          (img) => `  src: url(data:font/woff2;charset=utf-8;base64,${img}) format("woff2");`,
+          (_, __, name) => `const ${name} = req.headers.authorization?.split(" ")[1];`,
+          (_, __, name) => `const ${name} = config?.auth?.${name}(options);`,
+          (_, __, name, word) =>
+            `monkeypatch.setenv("API_${name.toUpperCase()}", "${word}-${name.toLowerCase()}")`,
+          (_, __, name, word) => `${name}: "${word}-${name.toLowerCase()}-value",`,
+        ),
+      )
+      .map(([bytes, type, name, word, place]) =>
+        place(
+          Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47]), Buffer.from(bytes)]).toString("base64"),
+          type,
+          name,
+          word,
+        ),
+      ),
+  },
+  {
     family: "lock file hashes",
     arb: fc
       .tuple(

@@ -293,3 +293,18 @@ describe("a value in parentheses", () => {
     expect(scrub("api_key = getKey(config)")).toBe("api_key = getKey(config)");
   });
 });
+
+describe("values that are code or a test's stand-in", () => {
+  it("optional chaining is a member access: kept", () => {
+    const line = 'const token = req.headers.authorization?.split(" ")[1];';
+    expect(scrub(line)).toBe(line);
+  });
+  it("a test's word then words (`test-token`) is kept; a test prefix on a generated body is not", () => {
+    expect(scrub('monkeypatch.setenv("API_TOKEN", "test-token")')).toBe(
+      'monkeypatch.setenv("API_TOKEN", "test-token")',
+    );
+    for (const t of sample(token)) {
+      expect(scrub(`api_key = "test-${t}"`)).not.toContain(t);
+    }
+  });
+});
