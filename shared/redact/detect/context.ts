@@ -168,6 +168,9 @@ const SIBLING_VALUE =
 /** A Terraform variable's default (`variable "db_password" {⏎ type = string⏎ default = "x"`). */
 const HCL_DEFAULT = /^["']?[ \t]*\{[^{}]{0,300}?\bdefault[ \t]*=[ \t]*/;
 
+/** A YAML block scalar's header and the indent of its first line (`|`, `>-`, `|2`), raw or escaped. */
+const BLOCK_SCALAR = /^[|>][-+]?\d?[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]+(?=\S)/;
+
 /** A tuple or list of two strings, a user and a password; the password is group 3. */
 const USER_PASSWORD_PAIR =
   /^[([][ \t]*(["'])[^"'\r\n]{0,256}\1[ \t]*,[ \t]*(["'])([^"'\r\n]{1,256})\2[ \t]*[)\]]/d;
@@ -220,6 +223,9 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
       text.slice(s, s + 24),
     );
     if (scheme !== null) s += scheme[0].length;
+    // A YAML block scalar (`password: |⏎  x`): its first line is the value.
+    const block = BLOCK_SCALAR.exec(text.slice(s, s + 40));
+    if (block !== null) return bare(text, s + block[0].length, false);
     // A user and a password as a pair (`auth=("bob", "x")`, `credentials: ["bob", "x"]`): the second.
     const pair = USER_PASSWORD_PAIR.exec(text.slice(s, s + 600));
     if (pair?.indices?.[3] !== undefined) {

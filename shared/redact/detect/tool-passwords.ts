@@ -138,6 +138,15 @@ const FORMS: readonly Form[] = [
   }),
   toolForm(["security "], "security", String.raw`-w\s+`),
   toolForm(["nmcli"], "nmcli", String.raw`(?:wifi-sec\.psk|password)\s+`),
+  // `rabbitmqctl add_user u p`, `change_password u p`; MinIO's `mc alias set name url access secret`.
+  toolForm(["rabbitmqctl"], String.raw`rabbitmqctl\s+(?:add_user|change_password)\s+[^\s|;&]+`, "", {
+    positional: true,
+  }),
+  toolForm(["mc "], String.raw`mc\s+(?:alias\s+set|config\s+host\s+add)(?:\s+[^\s|;&]+){3}`, "", {
+    positional: true,
+  }),
+  // HTTPie's `http -a user:password` (curl's `-u` is a rule of its own).
+  toolForm(["http ", "https "], "http|https", String.raw`(?:-a|--auth)[\s=]+["']?[^\s:"']+:`),
   {
     // Oracle's `user/password[@db]` (`sqlplus scott/tiger@orcl`, `rman target sys/x@db`).
     needles: ["sqlplus", "sqlldr", "exp ", "imp ", "expdp", "impdp", "rman ", "dgmgrl", "SQLPLUS"],
@@ -178,10 +187,18 @@ const FORMS: readonly Form[] = [
       /\b(?:echo|printf)\s+(?:-[en]+\s+)?(?:'%s(?:\\n)?'\s+|"%s(?:\\n)?"\s+)?("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|gcloud\s+secrets\s+(?:create|versions\s+add)\b[^\r\n|;&]{0,256}--data-file[= ]-(?!\S)|(?:npx\s+)?(?:wrangler\s+secret\s+put|vercel\s+env\s+add|docker\s+secret\s+create)\b|kinit\b)/dg,
   },
   {
-    needles: ["chpasswd"],
+    // `echo 'u:p' | chpasswd`, and `echo -n 'u:p' | base64` (a Basic credential being made).
+    needles: ["chpasswd", "base64"],
     requires: "|",
     pattern:
-      /\b(?:echo|printf)\s+(?:-[en]+\s+)?["']?[^\s:"']+:([^\s"'|]+)["']?\s*\|\s*(?:sudo\s+)?chpasswd\b/dg,
+      /\b(?:echo|printf)\s+(?:-[en]+\s+)?["']?[^\s:"']+:([^\s"'|]+)["']?\s*\|\s*(?:(?:sudo\s+)?chpasswd|base64)\b/dg,
+  },
+  {
+    // SQL's `CREATE USER u IDENTIFIED BY 'p'`, `ALTER USER … IDENTIFIED WITH plugin BY 'p'`,
+    // `GRANT … IDENTIFIED BY p` (MySQL, Oracle: also unquoted), in one statement.
+    needles: ["IDENTIFIED", "identified", "Identified"],
+    pattern:
+      /\b(?:(?:create|alter)\s+(?:user|role|login)|grant)\b[^;\r\n]{0,256}?\bidentified\s+(?:with\s+\w+\s+)?by\s+(?:password\s+)?('[^'\r\n]+'|"[^"\r\n]+"|[^\s'";,)]+)/dgi,
   },
   {
     // `htpasswd -b[c] file user password`, `htpasswd -nb user password`: the last argument.

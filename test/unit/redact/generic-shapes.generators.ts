@@ -29,6 +29,8 @@ const UPPER = LOWER.toUpperCase();
 const DIGITS = "0123456789";
 const ALNUM = `${UPPER}${LOWER}${DIGITS}`;
 const HEX = "0123456789abcdef";
+/** Line breaks as a text holds them: raw, escaped in a JSON string, or CRLF. */
+const NEWLINES = ["\n", "\\n", "\r\n"] as const;
 /** The alphabet of the suffixes Kubernetes generates: no vowels, no 0, 1 or 3. */
 const KUBE_SAFE = "bcdfghjklmnpqrstvwxz2456789";
 /** An IAM unique id's body (after `AIDA`, `AROA`): upper-case letters and digits. */
@@ -433,6 +435,16 @@ export const CONTEXT_SHAPES: readonly Shape[] = [
   ),
   shape(
     "context",
+    "yaml block `vCred: |⏎  s`",
+    fc.tuple(vendorName, credWord, fc.constantFrom("|", "|-", ">", ">-"), fc.constantFrom(...NEWLINES)),
+    // One line of a block scalar: no blank in it.
+    anyBody.filter((b) => !/\s/.test(b.value)),
+    ([v, c, header, nl]) =>
+      (s) =>
+        `${ident([v, ...c], "snake")}: ${header}${nl}  ${s}${nl}region: eu-west-1`,
+  ),
+  shape(
+    "context",
     "env `export VENDOR_TOKEN=s`",
     fc.tuple(
       vendorName,
@@ -678,6 +690,11 @@ const TOOL_COMMANDS: readonly ((s: string, q: string, h: string) => string)[] = 
   (s, q) => `printf '%s' ${shellQuoted(s, q)} | gcloud secrets versions add db-pass --data-file=-`,
   (s, q) => `echo ${shellQuoted(s, q)} | npx wrangler secret put DB_PASSWORD`,
   (s, q) => `htpasswd -b /etc/nginx/.htpasswd admin ${shellQuoted(s, q)}`,
+  (s, q) => `rabbitmqctl add_user app ${shellQuoted(s, q)}`,
+  (s, q, h) => `mc alias set backup https://${h}:9000 backup-user ${shellQuoted(s, q)}`,
+  (s, q, h) => `http -a deploy:${shellQuoted(s, q)} GET https://${h}/api/status`,
+  (s) => `echo -n 'deploy:${s}' | base64`,
+  (s) => `mysql -e "CREATE USER 'app'@'%' IDENTIFIED BY '${s}';"`,
 ];
 
 const TOOL_SHAPES: readonly Shape[] = [
@@ -1006,9 +1023,6 @@ const bcrypt = (v: string) =>
 const hexOf = (min: number, max: number) =>
   fc.tuple(chars(HEX, min, max), fc.boolean()).map(([h, up]) => (up ? h.toUpperCase() : h));
 const realm = fc.constantFrom("CORP.LOCAL", "AD.EXAMPLE.COM", "LAB.INTERNAL");
-
-/** Line breaks as a text holds them: raw, escaped in a JSON string, or CRLF. */
-const NEWLINES = ["\n", "\\n", "\r\n"] as const;
 
 const HASH_SHAPES: readonly Shape[] = [
   hashShape(

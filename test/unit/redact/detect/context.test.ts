@@ -308,3 +308,18 @@ describe("values that are code or a test's stand-in", () => {
     }
   });
 });
+
+describe("a YAML block scalar", () => {
+  it("its first line is the value, raw or in an escaped string", () => {
+    for (const t of sample(token)) {
+      expect(scrub(`zorvix_password: |\n  ${t}\nregion: eu`)).toBe(
+        "zorvix_password: |\n  [REDACTED:generic-secret]\nregion: eu",
+      );
+      expect(scrub(`{"values": "api_token: >-\\n  ${t}\\nregion: eu"}`)).not.toContain(t);
+    }
+  });
+  it("under a name that is no credential's, prose stays", () => {
+    const text = "description: |\n  The password is shown once.\nname: x";
+    expect(scrub(text)).toBe(text);
+  });
+});

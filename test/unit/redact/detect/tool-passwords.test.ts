@@ -62,3 +62,26 @@ describe("tool passwords", () => {
     expect(found("secretsdump.py corp/admin:Pw12@dc01")).toEqual(["Pw12"]);
   });
 });
+
+describe("more tools and statements", () => {
+  it("reads positional passwords: rabbitmqctl's users, MinIO's aliases", () => {
+    expect(found("rabbitmqctl add_user app S3cret!x")).toEqual(["S3cret!x"]);
+    expect(found("rabbitmqctl change_password app 'new pass'")).toEqual(["new pass"]);
+    expect(found("mc alias set local http://minio:9000 minioadmin S3cret!x")).toEqual(["S3cret!x"]);
+    expect(found("rabbitmqctl list_users; mc ls local/bucket")).toEqual([]);
+  });
+  it("reads HTTPie's -a and a credential piped to base64", () => {
+    expect(found("http -a jdoe:S3cret!x GET https://api.example.com")).toEqual(["S3cret!x"]);
+    expect(found("echo -n 'jdoe:S3cret!x' | base64")).toEqual(["S3cret!x"]);
+    expect(found("cat creds.txt | base64 && http GET https://x/y")).toEqual([]);
+  });
+  it("reads SQL's IDENTIFIED BY in a user's statement, not in prose", () => {
+    expect(found("CREATE USER app IDENTIFIED BY 'S3cret!x';")).toEqual(["S3cret!x"]);
+    expect(found("create user scott identified by tiger;")).toEqual(["tiger"]);
+    expect(found("ALTER USER 'root'@'%' IDENTIFIED WITH caching_sha2_password BY 'S3cret!x'")).toEqual([
+      "S3cret!x",
+    ]);
+    expect(found("CREATE USER ext IDENTIFIED EXTERNALLY;")).toEqual([]);
+    expect(found("the user is identified by their email address")).toEqual([]);
+  });
+});
