@@ -32,13 +32,15 @@ const PREFIXED_UUID =
  */
 const KUBERNETES_NAME =
   /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*?(?:-[bcdfghjklmnpqrstvwxz2456789]{6,10}-[bcdfghjklmnpqrstvwxz2456789]{5}|-[bcdfghjklmnpqrstvwxz2456789]{5}|-[bcdfghjklmnpqrstvwxz2456789]{8,10})$/;
+/** A W3C trace context (`00-<trace id>-<span id>-<flags>`): ids of a request's trace. */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 /** Digest lengths (SHA-1, SHA-256, SHA-512 in hex): a bare run of one is a digest or a commit. */
 const DIGEST_LENGTHS = new Set([40, 64, 128]);
 /** A file name's extension after a content hash (`app-3f9c….js`, `logo.ico-7a38….png`). */
 const FILE_EXTENSION = /\.[a-z][a-z0-9]{0,4}$/;
 /** Names whose values are not secret: ids, hashes, versions, public and anti-forgery tokens. */
 const NON_SECRET_NAME =
-  /(?:^|[^a-z])(?:id|ids|uuid|guid|hash|sha\d*|md5|checksum|chksum|digest|version|ver|rev|srcrev|revision|commit|etag|fingerprint|integrity|accessor|(?:public|publishable|primary|foreign|sort|partition|cache|idempotency)[_-]?(?:key|token)|(?:csrf|xsrf|authenticity)[_-]?token)$/i;
+  /(?:^|[^a-z])(?:id|ids|uuid|guid|hash|sha\d*|md5|checksum|chksum|digest|version|ver|rev|srcrev|revision|commit|etag|fingerprint|integrity|accessor|(?:public|publishable|primary|foreign|sort|partition|cache|idempotency)[_-]?(?:key|token)|(?:csrf|xsrf|authenticity)[_-]?token|traceparent|tracestate)(?:[_-]?\d+)?$/i;
 /** Ids that model and agent APIs give messages, tool calls, requests and runs: not credentials. */
 const ID_PREFIX =
   /^(?:msg|msgbatch|toolu|srvtoolu|call|chatcmpl|cmpl|req|request|run|sess|session|step|span|trace|file|asst|thread|evt|event|resp|batch|job|ftjob|ft|org|proj|user|usr|cus|pi|ch|in|sub|prod|price|txn|tx|ord|inv|vs|res|conv|item|fc|rs|ws|ctx|task|exec|sha256|sha512|sha1)[_-]/;
@@ -196,7 +198,7 @@ function isKnownNonSecret(
 ): boolean {
   const run = text.slice(from, to);
   if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || ORDERED_RUN.test(run)) return true;
-  if (KUBERNETES_NAME.test(run)) return true;
+  if (KUBERNETES_NAME.test(run) || TRACEPARENT.test(run)) return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
   if (text.charCodeAt(from - 1) === 44 && DATA_URI_BEFORE.test(text.slice(Math.max(0, from - 100), from)))
     return true;

@@ -1725,6 +1725,22 @@ export const NEGATIVES: readonly Negative[] = [
       .map(([a, b, m, place]) => place(a, b, m)),
   },
   {
+    family: "request and trace ids",
+    arb: fc
+      .tuple(
+        hex(32),
+        hex(16),
+        fc.uint8Array({ minLength: 48, maxLength: 48 }),
+        fc.constantFrom<((trace: string, span: string, amz: string) => string)[]>(
+          (t, sp) => `traceparent: 00-${t}-${sp}-01`,
+          (t, sp) => `{"headers": {"traceparent": "00-${t}-${sp}-00"}}`,
+          (t, sp) => `curl -H 'traceparent: 00-${t}-${sp}-01' https://api.example.com/v1/items`,
+          (t, _, a) => `x-amz-request-id: ${t.slice(0, 16).toUpperCase()}\nx-amz-id-2: ${a}`,
+        ),
+      )
+      .map(([t, sp, a, place]) => place(t, sp, Buffer.from(a).toString("base64"))),
+  },
+  {
     family: "cluster and plan output",
     arb: fc
       .tuple(
