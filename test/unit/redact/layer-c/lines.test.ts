@@ -326,7 +326,13 @@ describe("LineRedactor fast read equals the lossless read", () => {
 });
 
 describe("LineRedactor snapshots merged in order", () => {
-  /** The copy assembled from batches, each redacted by its own instance, as worker threads would. */
+  /**
+   * The copy assembled from batches, each redacted by its own instance, as worker threads would.
+   * A worker does not know the secrets the lines before its batch taught (a recurrence there is
+   * redacted by one thread and not by the batches: docs/secret-recall.md), so each instance here
+   * first reads the lines before its batch, output and counts dropped (`takeSnapshot`): what is
+   * compared is the merge of counts, the summary and its carrier, not that knowledge.
+   */
   function assemble(
     format: LinesFormat,
     preset: Preset,
@@ -347,13 +353,15 @@ describe("LineRedactor snapshots merged in order", () => {
         preset,
         key === undefined ? { file: "f" } : { file: "f", key },
       );
+      for (let i = 0; i < (bounds[b] as number); i++) redactor.line(lines[i] as Buffer, i + 1);
+      redactor.takeSnapshot();
       for (let i = bounds[b] as number; i < (bounds[b + 1] as number); i++) {
         const { text, carrier: isCarrier } = redactor.line(lines[i] as Buffer, i + 1);
         if (carrier === undefined && isCarrier) carrier = i;
         texts.push(text);
       }
       // Through JSON, as across threads.
-      snapshots.push(JSON.parse(JSON.stringify(redactor.snapshot())) as LayerCCounts);
+      snapshots.push(JSON.parse(JSON.stringify(redactor.takeSnapshot())) as LayerCCounts);
     }
     const summary = layerCSummary(format, preset, mergeCounts(snapshots), original);
     const target = carrier ?? 0;
