@@ -113,6 +113,11 @@ export class Findings {
     this.checkCounts[status] += n;
   }
 
+  /** True while rows of `status` are listed: past the cap a caller need not build the row. */
+  lists(status: CheckStatus): boolean {
+    return this.checkCounts[status] < MAX_ROWS;
+  }
+
   /** Adds a hash comparison row: passed when equal, failed otherwise. */
   compare(check: string, subject: string, expected: string, actual: string): void {
     this.check({ check, subject, expected, actual, status: expected === actual ? "passed" : "failed" });

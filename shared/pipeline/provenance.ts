@@ -33,17 +33,17 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 10,
-  "redact/detect": 27,
-  "redact/layer-c": 10,
+  "redact/rules": 11,
+  "redact/detect": 28,
+  "redact/layer-c": 11,
   "redact/scrub": 6,
   // Format readers (validation and hashes).
-  "formats/replay-jsonl": 4,
+  "formats/replay-jsonl": 5,
   "formats/replay-bundle": 3,
   "formats/braintrust": 2,
   "formats/replaykit": 2,
   // Verdict rules: how findings and receipt checks become a verdict.
-  "formats/verdict": 3,
+  "formats/verdict": 4,
   "receipt/verify": 3,
 };
 

@@ -6,6 +6,7 @@
  */
 
 import { isIPv6 } from "node:net";
+import { remembered } from "../memo.js";
 import { alnumAnd, inTable } from "./chars.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE } from "./detect/context.js";
 import { FAKE_NAME, isTypedPlaceholder } from "./detect/credential-names.js";
@@ -542,11 +543,11 @@ const NON_SECRET_NAME =
  * Does member `name` hold a secret as a whole (rule `secret-key-name`)? True when it contains token, secret,
  * password, passphrase, credential, auth, cookie, or the word key (`api_key`, `apiKey`, `key`, `x-api-key`),
  * unless it is a well-known non-secret name (`max_tokens`, `input_tokens`, `author`, `keyword`, `primary_key`…).
+ * Remembered: the scrubber asks it of each string value's member name, the same few on every line.
  */
-export function isSecretMemberName(name: string): boolean {
-  if (NON_SECRET_NAME.test(name)) return false;
-  return SECRET_NAME.test(name) || SECRET_CAMEL_KEY.test(name);
-}
+export const isSecretMemberName: (name: string) => boolean = remembered(
+  (name) => !NON_SECRET_NAME.test(name) && (SECRET_NAME.test(name) || SECRET_CAMEL_KEY.test(name)),
+);
 
 export { isPlaceholderFinding } from "./rule-helpers.js";
 export { type Detection, LAYERS, type Layer, type PackRule, type PatternRule } from "./rule-types.js";

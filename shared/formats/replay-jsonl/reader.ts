@@ -317,7 +317,7 @@ class ReplayConsumer implements LineConsumer {
       line,
     });
     summary.counts.tool_calls++;
-    this.rehash(line, event, "params", "params_hash", `line ${line} ToolCall ${key} params`);
+    this.rehash(line, event, "params", "params_hash", "ToolCall", key);
     if (!Object.hasOwn(event, "params")) this.callsWithoutParams++;
   }
 
@@ -377,8 +377,7 @@ class ReplayConsumer implements LineConsumer {
       this.utilitySum += utility;
       this.utilityCount++;
     }
-    if (!unknownHash)
-      this.rehash(line, event, "output", "output_hash", `line ${line} ToolResult ${key} output`);
+    if (!unknownHash) this.rehash(line, event, "output", "output_hash", "ToolResult", key);
     if (!Object.hasOwn(event, "output") && Object.hasOwn(event, "output_hash") && !unknownHash)
       this.resultsWithoutOutput++;
   }
@@ -445,24 +444,31 @@ class ReplayConsumer implements LineConsumer {
       idempotency_key: hasKey ? (event.idempotency_key as JsonValue) : null,
       recorded_at: ts.endsWith("Z") ? `${ts.slice(0, -1)}+00:00` : ts,
     });
-    this.rehash(
-      line,
-      event,
-      "payload",
-      "payload_hash",
-      `line ${line} RuntimeEvent ${String(event.seq)} payload`,
-    );
+    this.rehash(line, event, "payload", "payload_hash", "RuntimeEvent", String(event.seq));
   }
 
-  /** Adds a row comparing `event[hashKey]` with the openagents hash of `event[valueKey]`. */
-  private rehash(line: number, event: JsonObject, valueKey: string, hashKey: string, subject: string): void {
+  /**
+   * Adds a row comparing `event[hashKey]` with the openagents hash of `event[valueKey]`, about the
+   * `type` event `id`; past the listing cap only counted, its subject never written.
+   */
+  private rehash(
+    line: number,
+    event: JsonObject,
+    valueKey: string,
+    hashKey: string,
+    type: string,
+    id: string,
+  ): void {
     const expected = event[hashKey];
     if (typeof expected !== "string" || !Object.hasOwn(event, valueKey)) return;
     try {
       // Large members arrive hashed from their canonical bytes (see LineFormat.lazyMembers).
       const actual =
         hashOf(this.hashes, valueKey) ?? canonicalHash(event[valueKey] as JsonValue, "openagents");
-      this.findings.compare(hashKey, subject, expected, actual);
+      const status = expected === actual ? "passed" : "failed";
+      if (this.findings.lists(status))
+        this.findings.compare(hashKey, `line ${line} ${type} ${id} ${valueKey}`, expected, actual);
+      else this.findings.countUnlisted(status, 1);
     } catch (error) {
       this.findings.error({
         line,

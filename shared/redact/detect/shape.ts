@@ -6,6 +6,7 @@
  * name (`sha256:…`) or in a line about hashes and commits, a UUID, and the ids model APIs give
  * messages and tool calls (`msg_…`, `toolu_…`, `call_…`).
  */
+import { remembered } from "../../memo.js";
 import { inTable, TOKEN_CHAR } from "../chars.js";
 import { isPlaceholderFinding } from "../rule-helpers.js";
 import type { Detection, PatternRule } from "../rule-types.js";
@@ -381,10 +382,11 @@ export const SHAPE_RULE_ID = "generated-token";
 const ID_NAME =
   /^(?:id|ids|uuid|guid|ts|timestamp|etag|platform|arch|os|hostname|host|machine|kernel|release|version|user_agent|userAgent)$|[_.-](?:id|ids|uuid|guid|version|platform)$|[a-z](?:Id|Ids|ID|Uuid|UUID|Version|Platform)$/;
 
-/** Does member `key` hold an id or describe the machine, so that a generated-looking value is no secret? */
-export function isIdName(key: string): boolean {
-  return ID_NAME.test(key);
-}
+/**
+ * Does member `key` hold an id or describe the machine, so that a generated-looking value is no
+ * secret? Remembered: the scrubber asks it of each string value's member name, the same few on every line.
+ */
+export const isIdName: (key: string) => boolean = remembered((key) => ID_NAME.test(key));
 
 /** The shape layer's rules. */
 export const SHAPE_RULES: readonly PatternRule[] = [

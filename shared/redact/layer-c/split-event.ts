@@ -41,6 +41,33 @@ export const WRITTEN = 1;
 /** See `NOT_WRITTEN`. */
 export const WRITTEN_HEADER = 2;
 
+/** What a member's name alone decides under one type's rules (`nameBits`). */
+const RAW = 1;
+/** A known member whose name is kept verbatim (see `redactMember`'s first rule). */
+const VERBATIM = 2;
+/** A hash-like name (`isHashKey`). */
+const HASH = 4;
+/** A raw member whose `<name>_hash` the line holds (none is added). */
+const HASHED = 8;
+
+/** `RAW`, `VERBATIM`, `HASH` and `HASHED` of member `key` of a line named `keys`, under `rules`. */
+function nameBits(key: string, rules: ObjectRules, keys: readonly string[]): number {
+  const raw = RAW_KEYS.has(key);
+  return (
+    (raw ? RAW : 0) |
+    (raw && keys.includes(`${key}_hash`) ? HASHED : 0) |
+    (rules.known?.has(key) === true && isVerbatimKey(key) ? VERBATIM : 0) |
+    (isHashKey(key) ? HASH : 0)
+  );
+}
+
+/** The names of a type's latest line, each one's `nameBits` and its `nameBytes`. */
+interface LineNames {
+  keys: string[];
+  bits: Uint8Array;
+  labels: Buffer[];
+}
+
 /** True when `kept` is `value` as read, or an array of its very elements. */
 function sameValue(kept: JsonValue, value: JsonValue): boolean {
   if (kept === value) return true;
@@ -70,6 +97,14 @@ export class SplitEventWriter {
   private member = 0;
   private memberValue: JsonValue = null;
   private memberKey = "";
+  /**
+   * Per known type's rules, its latest line's names: the lines of a type repeat the same names (the
+   * same strings, from the split's recent names), so what the names decide is reused, not looked up
+   * again member by member.
+   */
+  private readonly names = new Map<ObjectRules, LineNames>();
+  /** The names of the line being written; undefined for an unknown type. */
+  private lineNames: LineNames | undefined;
 
   /** Keeps a member for the copy (see `slots`); `redactMember`'s callback, made once. */
   private readonly keep = (name: string, value: JsonValue, verbatim: boolean): void => {
@@ -108,6 +143,8 @@ export class SplitEventWriter {
     }
     const known = typeof type === "string" ? fields.byType.get(type) : undefined;
     const rules: ObjectRules = known ?? { allow: ctx.allow };
+    const names = known === undefined ? undefined : this.namesOf(known, keys);
+    this.lineNames = names;
     // The line's member order: it decides the counts' key order, and which of two names that scrub
     // alike is written.
     const order = inputOrder(view);
@@ -118,9 +155,10 @@ export class SplitEventWriter {
     for (let o = 0; o < n; o++) {
       const k = order[o] as number;
       const key = keys[k] as string;
-      if (RAW_KEYS.has(key)) {
+      const bits = names === undefined ? nameBits(key, rules, keys) : (names.bits[k] as number);
+      if ((bits & RAW) !== 0) {
         ctx.drop(child("$", key), "layer_c.raw_removed");
-        if (keys.includes(`${key}_hash`)) continue;
+        if ((bits & HASHED) !== 0) continue;
         const hash =
           hashOf(view.hashes, key) ?? sha256Tag(buf.subarray(starts[k] as number, ends[k] as number));
         this.sequence[this.sequenced++] = ctx.hashAdded(key, "$");
@@ -132,11 +170,7 @@ export class SplitEventWriter {
       const end = ends[k] as number;
       // `redactMember`'s first rule, read on the bytes: a known verbatim member holding one scalar
       // (a hash under a hash name) is kept as it is, with nothing counted.
-      if (
-        rules.known?.has(key) === true &&
-        isVerbatimKey(key) &&
-        verbatimScalar(buf, start, end, isHashKey(key))
-      ) {
+      if ((bits & VERBATIM) !== 0 && verbatimScalar(buf, start, end, (bits & HASH) !== 0)) {
         this.sequence[this.sequenced++] = key;
         this.sequence[this.sequenced++] = k;
         slots[k] = k;
@@ -151,6 +185,23 @@ export class SplitEventWriter {
     return type === "ReplayHeader" ? WRITTEN_HEADER : WRITTEN;
   }
 
+  /** `rules`' entry of `names`, made again when the line's names are not its latest line's. */
+  private namesOf(rules: ObjectRules, keys: readonly string[]): LineNames {
+    let names = this.names.get(rules);
+    const n = keys.length;
+    let same = names !== undefined && names.keys.length === n;
+    for (let k = 0; same && k < n; k++) same = names?.keys[k] === keys[k];
+    if (names === undefined || !same) {
+      names = {
+        keys: keys.slice(),
+        bits: Uint8Array.from(keys, (key) => nameBits(key, rules, keys)),
+        labels: keys.map(nameBytes),
+      };
+      this.names.set(rules, names);
+    }
+    return names;
+  }
+
   /** The kept members, in code-point order of their names, as a canonical object line. */
   private write(view: SplitView, out: ByteSink): void {
     const { slots, sequence } = this;
@@ -160,12 +211,18 @@ export class SplitEventWriter {
     let first = true;
     if (!this.renamed) {
       // Kept under their own names only: the split's member order is the copy's.
+      const labels = this.lineNames?.labels;
       for (let k = 0; k < keys.length; k++) {
         const value = slots[k];
         if (value === undefined) continue;
         if (!first) out.buf[out.len++] = COMMA;
         first = false;
-        writeMember(view, out, keys[k] as string, value);
+        writeMember(
+          view,
+          out,
+          labels === undefined ? nameBytes(keys[k] as string) : (labels[k] as Buffer),
+          value,
+        );
       }
     } else {
       // As the object path sets them: a later member kept under a name replaces an earlier one.
@@ -175,7 +232,7 @@ export class SplitEventWriter {
       for (const name of [...kept.keys()].sort(compareCodePoints)) {
         if (!first) out.buf[out.len++] = COMMA;
         first = false;
-        writeMember(view, out, name, kept.get(name) as number | string);
+        writeMember(view, out, nameBytes(name), kept.get(name) as number | string);
       }
     }
     out.reserve(2);
@@ -184,9 +241,8 @@ export class SplitEventWriter {
   }
 }
 
-/** `"name":` and the value: a member's canonical bytes by its slot, or a canonical text. */
-function writeMember(view: SplitView, out: ByteSink, name: string, value: number | string): void {
-  const label = nameBytes(name);
+/** `label` (`"name":`, `nameBytes`) and the value: a member's canonical bytes by its slot, or a canonical text. */
+function writeMember(view: SplitView, out: ByteSink, label: Buffer, value: number | string): void {
   out.append(label, 0, label.length);
   if (typeof value === "string") out.appendText(value);
   else out.append(view.buf, view.members.starts[value] as number, view.members.ends[value] as number);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canonicalHash, type JsonValue, readJson } from "#shared/canonical/index.js";
-import { Findings } from "#shared/formats/index.js";
+import { Findings, MAX_ROWS } from "#shared/formats/index.js";
 import {
   detectReplayDialect,
   replayAdr0003Format,
@@ -94,6 +94,36 @@ describe("replay-dsrs", () => {
       ok: true,
       latency_ms: 40,
     });
+  });
+
+  it("lists the first rows of each status past the cap and counts the rest, subjects as written", () => {
+    const head = dsrs().slice(0, 2);
+    const calls: unknown[] = [];
+    // Every seventh call tampered: failed rows come in among the passed ones, and both pass the cap.
+    for (let k = 0; k < 8 * MAX_ROWS; k++) {
+      const p = { path: `src/${k}.rs` };
+      calls.push({
+        event: "ToolCall",
+        t: "2026-01-13T10:00:01Z",
+        id: `tc_${k}`,
+        tool: "file_read",
+        params: p,
+        params_hash: hashOf(k % 7 === 0 ? { tampered: k } : p),
+        step_id: `s${k}`,
+      });
+    }
+    const { findings } = run(replayDsrsFormat, [...head, ...calls]);
+    const failed = Math.ceil((8 * MAX_ROWS) / 7);
+    expect(findings.checkCounts).toEqual({ passed: 8 * MAX_ROWS - failed, failed, unverifiable: 0 });
+    const listed = (status: string) => findings.checks.filter((c) => c.status === status);
+    expect(listed("passed")).toHaveLength(MAX_ROWS);
+    expect(listed("failed")).toHaveLength(MAX_ROWS);
+    expect(listed("passed").at(-1)?.subject).toBe(
+      `line ${3 + MAX_ROWS + Math.ceil(MAX_ROWS / 6) - 1} ToolCall tc_${MAX_ROWS + Math.ceil(MAX_ROWS / 6) - 1} params`,
+    );
+    expect(listed("failed").at(-1)?.subject).toBe(
+      `line ${3 + 7 * (MAX_ROWS - 1)} ToolCall tc_${7 * (MAX_ROWS - 1)} params`,
+    );
   });
 
   it("fails the row of a tampered params value", () => {

@@ -31,16 +31,20 @@ function session(pairs: number): string[] {
   return lines;
 }
 
-/** Each line through `SplitEventWriter` (its answer and text) and through the lossless path. */
-function both(lines: readonly string[], preset: Preset) {
+/**
+ * Each line through `SplitEventWriter` (its answer and text) and through the lossless path; one
+ * writer for all the lines when `shared`, else one per line.
+ */
+function both(lines: readonly string[], preset: Preset, shared = false) {
   const ctx = new Context(preset, new Scrubber({ preset }));
   const lossless = new LineRedactor("replay-v1", preset, { file: "f", fastRead: false });
   const view = new SplitView();
+  const writer = new SplitEventWriter();
   return lines.map((text, k) => {
     const bytes = Buffer.from(text);
     expect(splitInto(bytes, LAZY, view)).toBe(true);
     const out = new ByteSink(16);
-    const answer = new SplitEventWriter().redact(view, ctx, FIELDS, out);
+    const answer = (shared ? writer : new SplitEventWriter()).redact(view, ctx, FIELDS, out);
     return {
       answer,
       text: out.view().toString("utf8"),
@@ -59,6 +63,27 @@ describe("SplitEventWriter", () => {
       expect(r.answer).toBe(WRITTEN);
       expect(r.text).toBe(r.expected);
     }
+  });
+
+  it("writes each line by its own names when a type's names change from line to line", () => {
+    const hash = `sha256:${"a".repeat(64)}`;
+    const call = (k: number, rest: string) =>
+      `{"type":"ToolCall","ts":"2026-02-01T00:00:0${k}Z","step_id":"s${k}","tool":"bash",${rest}}`;
+    // As many names each time, in other places: the second has no params_hash (one is added) and
+    // an unknown member, the third a name renamed, the fourth the first's again.
+    const lines = [
+      call(1, `"params":{"a":1},"params_hash":"${hash}"`),
+      call(2, `"params":{"a":2},"zz_note":"x"`),
+      call(3, `"params":{"a":3},"params_hash2":"${hash}"`),
+      call(4, `"params":{"a":4},"params_hash":"${hash}"`),
+      call(5, `"params":{"a":5},"zz_note":"y"`),
+    ];
+    const results = both(lines, "private_repo", true);
+    for (const r of results) {
+      expect(r.answer).toBe(WRITTEN);
+      expect(r.text).toBe(r.expected);
+    }
+    expect(results[1]?.text).toContain('"params_hash":"sha256:');
   });
 
   it("marks a ReplayHeader as the carrier", () => {
