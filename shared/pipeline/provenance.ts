@@ -34,7 +34,7 @@ export interface Provenance {
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 9,
-  "redact/detect": 19,
+  "redact/detect": 20,
   "redact/layer-c": 10,
   "redact/scrub": 6,
   // Format readers (validation and hashes).
