@@ -36,7 +36,7 @@ export const RULE_MODULES: Readonly<Record<string, number>> = {
   "redact/rules": 9,
   "redact/detect": 20,
   "redact/layer-c": 10,
-  "redact/scrub": 6,
+  "redact/scrub": 7,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 4,
   "formats/replay-bundle": 3,
