@@ -34,9 +34,9 @@ export interface Provenance {
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 11,
-  "redact/detect": 28,
+  "redact/detect": 29,
   "redact/layer-c": 11,
-  "redact/scrub": 6,
+  "redact/scrub": 7,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 5,
   "formats/replay-bundle": 3,

@@ -10,12 +10,41 @@ interface Index {
   needles: readonly string[];
   /** Per list (same order as given): the ids of its needles, or undefined for no list. */
   ofList: readonly (readonly number[] | undefined)[];
-  /** Per pair of ASCII characters (`c0 << 7 | c1`): the ids of the needles starting with it. */
+  /** Per slot of a pair of characters (`pairSlot`): the ids of the needles starting with a pair of it. */
   byPair: readonly (readonly number[] | undefined)[];
-  /** Per pair of ASCII characters: 1 when some needle starts with it (a byte read per character of a text). */
+  /**
+   * Per slot (a byte read per character of a text): 0 when no needle starts with a pair of it, 1
+   * when needles of three characters or more do (see `thirds`), 2 when a needle of two does.
+   */
   starts: Uint8Array;
-  /** Needles not in `byPair` (shorter than two characters, or not ASCII there): searched alone. */
+  /**
+   * Per slot of a pair and the character after it (`tripleSlot`): 1 when some needle starts with
+   * such three. Most pairs that start a needle (`pa`, `se`, `he`) start words too; the third
+   * character spares the needles' comparisons at most of them.
+   */
+  thirds: Uint8Array;
+  /** Needles not in `byPair` (shorter than two characters): searched alone. */
   other: readonly number[];
+}
+
+/** Slots of pairs of ASCII characters (`c0 << 7 | c1`, one each); those of other pairs follow, hashed. */
+const ASCII_PAIRS = 128 * 128;
+const OTHER_PAIRS = 4096;
+
+/**
+ * The slot of the pair of UTF-16 units `c0`, `c1`: a pair of ASCII characters its own, any other
+ * pair one of `OTHER_PAIRS` shared (a needle there is checked with `startsWith` like any other).
+ */
+function pairSlot(c0: number, c1: number): number {
+  return (c0 | c1) < 128 ? (c0 << 7) | c1 : ASCII_PAIRS + (((c0 << 5) ^ c1) & (OTHER_PAIRS - 1));
+}
+
+/** Slots of `Index.thirds`. */
+const TRIPLES = 1 << 16;
+
+/** The slot of pair slot `pair` followed by the UTF-16 unit `c2` (NaN past the text's end: any slot will do). */
+function tripleSlot(pair: number, c2: number): number {
+  return ((pair << 4) ^ c2) & (TRIPLES - 1);
 }
 
 /** Indexes made so far, by their lists (a scrubber is made per batch of lines; its rule lists recur). */
@@ -36,21 +65,24 @@ function indexOf(lists: readonly (readonly string[] | undefined)[]): Index {
       return id;
     }),
   );
-  const byPair: (number[] | undefined)[] = new Array(128 * 128).fill(undefined);
+  const byPair: (number[] | undefined)[] = new Array(ASCII_PAIRS + OTHER_PAIRS).fill(undefined);
   const other: number[] = [];
+  const starts = new Uint8Array(ASCII_PAIRS + OTHER_PAIRS);
+  const thirds = new Uint8Array(TRIPLES);
   for (const [n, id] of ids) {
-    const c0 = n.charCodeAt(0);
-    const c1 = n.charCodeAt(1);
-    if (n.length < 2 || c0 >= 128 || c1 >= 128) {
+    if (n.length < 2) {
       other.push(id);
       continue;
     }
-    const pair = (c0 << 7) | c1;
+    const pair = pairSlot(n.charCodeAt(0), n.charCodeAt(1));
     byPair[pair] = [...(byPair[pair] ?? []), id];
+    if (n.length === 2) starts[pair] = 2;
+    else {
+      if (starts[pair] === 0) starts[pair] = 1;
+      thirds[tripleSlot(pair, n.charCodeAt(2))] = 1;
+    }
   }
-  const starts = new Uint8Array(128 * 128);
-  for (let pair = 0; pair < byPair.length; pair++) if (byPair[pair] !== undefined) starts[pair] = 1;
-  index = { needles: [...ids.keys()], ofList, byPair, other, starts };
+  index = { needles: [...ids.keys()], ofList, byPair, other, starts, thirds };
   INDEXES.set(key, index);
   return index;
 }
@@ -72,7 +104,7 @@ export class NeedleLists {
 
   /** Looks for every needle in `text` in one pass; returns the mark to read the result with (`holds`). */
   find(text: string): number {
-    const { needles, byPair, other, starts } = this.index;
+    const { needles, byPair, other, starts, thirds } = this.index;
     const seen = this.seen;
     if (this.mark === 0xffffffff) {
       seen.fill(0);
@@ -85,8 +117,10 @@ export class NeedleLists {
     for (let i = 0; i < last; i++) {
       const c0 = c1;
       c1 = text.charCodeAt(i + 1);
-      if ((c0 | c1) >= 128 || starts[(c0 << 7) | c1] === 0) continue;
-      for (const id of byPair[(c0 << 7) | c1] as readonly number[]) {
+      const pair = pairSlot(c0, c1);
+      const start = starts[pair];
+      if (start === 0 || (start === 1 && thirds[tripleSlot(pair, text.charCodeAt(i + 2))] === 0)) continue;
+      for (const id of byPair[pair] as readonly number[]) {
         if (seen[id] !== mark && text.startsWith(needles[id] as string, i)) seen[id] = mark;
       }
     }

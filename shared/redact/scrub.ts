@@ -153,12 +153,15 @@ function printableBase64(run: string, scratch: Buffer): string | undefined {
   for (let k = 0; k < 4; k++) {
     const length = scratch.write(run.slice(k), "base64");
     if (length < 12) continue;
-    let printable = 0;
-    for (let i = 0; i < length; i++) {
+    // Printable means at least ceil(0.9 * length) of them: past the rest in other bytes, stop
+    // (random bytes, most runs, are no text within their first few).
+    const allowed = length - Math.ceil(length * 0.9);
+    let other = 0;
+    for (let i = 0; i < length && other <= allowed; i++) {
       const b = scratch[i] as number;
-      if ((b >= 0x20 && b < 0x7f) || b === 9 || b === 10 || b === 13) printable++;
+      if (!((b >= 0x20 && b < 0x7f) || b === 9 || b === 10 || b === 13)) other++;
     }
-    if (printable >= length * 0.9) return scratch.toString("latin1", 0, length);
+    if (other <= allowed) return scratch.toString("latin1", 0, length);
   }
   return undefined;
 }

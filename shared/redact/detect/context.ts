@@ -24,7 +24,7 @@ import {
 } from "./credential-names.js";
 import { groupValues } from "./group-values.js";
 import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
-import { scanToolPasswords, TOOL_PASSWORD_NEEDLES } from "./tool-passwords.js";
+import { toolPasswordRules } from "./tool-passwords.js";
 
 /**
  * `credentialName`, remembered: the same names (`max_tokens`, `session_id`, `api_key`) recur on
@@ -454,20 +454,24 @@ function scanPasswordFlags(text: string, out: Detection[], rule: string): void {
   }
 }
 
+/** The words `LOCALIZED_PASSWORD` reads, as they are, capitalized and in capitals: its rule's needles. */
+const LOCALIZED_SPELLINGS = OTHER_LANGUAGE_PASSWORDS.flatMap((w) => [
+  w,
+  w[0]?.toUpperCase() + w.slice(1),
+  w.toUpperCase(),
+]);
+
 /**
  * "Password" in another language (`OTHER_LANGUAGE_PASSWORDS`, also capitalized and in capitals),
  * then a separator or a copula, then the value (group 1). Not case-insensitive: with
  * `iu` the value's class would lose `s` and `k` (they fold to `ſ` and `K`, outside ASCII).
  */
 const LOCALIZED_PASSWORD = new RegExp(
-  String.raw`(?<![\p{L}\p{N}_])(?:${OTHER_LANGUAGE_PASSWORDS.flatMap((w) => [w, w[0]?.toUpperCase() + w.slice(1), w.toUpperCase()]).join("|")})(?:[ \t]*[:：=][ \t]*|[ \t]+(?:ist|est|es|é|is|är|er|on|jest|je|είναι|—|-)[ \t]+|[ \t]*(?:は|는|은|是|为|為)[ \t]*)("[^"\r\n]{1,256}"|'[^'\r\n]{1,256}'|「[^」\r\n]{1,256}」|[^\s"'「」，。、,;\u0080-\uFFFF]{3,256})`,
+  String.raw`(?<![\p{L}\p{N}_])(?:${LOCALIZED_SPELLINGS.join("|")})(?:[ \t]*[:：=][ \t]*|[ \t]+(?:ist|est|es|é|is|är|er|on|jest|je|είναι|—|-)[ \t]+|[ \t]*(?:は|는|은|是|为|為)[ \t]*)("[^"\r\n]{1,256}"|'[^'\r\n]{1,256}'|「[^」\r\n]{1,256}」|[^\s"'「」，。、,;\u0080-\uFFFF]{3,256})`,
   "dgu",
 );
-/** The gate of `LOCALIZED_PASSWORD`: the words in any case. */
-const LOCALIZED_NEEDLE = new RegExp(OTHER_LANGUAGE_PASSWORDS.join("|"), "i");
 
 function scanLocalizedPasswords(text: string, out: Detection[], rule: string): void {
-  if (!LOCALIZED_NEEDLE.test(text)) return;
   for (const { start, end: to, quoted } of groupValues(LOCALIZED_PASSWORD, text, /["'「]/)) {
     // A sentence's full stop, comma or colon is not part of a bare value (an ellipsis is).
     const end = !quoted && /[.,:]/.test(text[to - 1] ?? "") && text[to - 2] !== "." ? to - 1 : to;
@@ -535,6 +539,7 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     id: "localized-password",
     kind: "secret",
     layer: "context",
+    needles: LOCALIZED_SPELLINGS,
     scan: (text, out, rule) => scanLocalizedPasswords(text, out, rule.id),
   },
   {
@@ -552,11 +557,5 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
       return value.length >= 6 && /[A-Za-z]/.test(value) && /[\d\W_]/.test(value) && !isPlaceholder(value);
     },
   },
-  {
-    id: "tool-password",
-    kind: "secret",
-    layer: "context",
-    needles: TOOL_PASSWORD_NEEDLES,
-    scan: (text, out, rule) => scanToolPasswords(text, out, rule.id),
-  },
+  ...toolPasswordRules("tool-password"),
 ];

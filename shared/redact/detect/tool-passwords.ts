@@ -5,7 +5,7 @@
  * types them. Each form is read only after its own tool's name, in the same command (no `|`, `;`, `&`
  * or line break between), so `curl -w` or `grep -P` are never read as a password.
  */
-import type { Detection } from "../rule-types.js";
+import type { Detection, PatternRule } from "../rule-types.js";
 import { groupValues } from "./group-values.js";
 
 /** A flag's value: a quoted string or a bare word up to a blank or a shell operator. */
@@ -208,9 +208,6 @@ const FORMS: readonly Form[] = [
   },
 ];
 
-/** Every form's needles: the rule's gate. */
-export const TOOL_PASSWORD_NEEDLES: readonly string[] = [...new Set(FORMS.flatMap((f) => f.needles))];
-
 /** A value that stands for one (a variable, a prompt, a file), or the next flag where none was given. */
 const NOT_A_VALUE =
   /^(?:\$\{?[A-Za-z_]\w*\}?|\$\(.*|%\w+%|\$env:\w+|env:\w+|file:.*|-.*|\*|<[^<>]*>|\.{3})$/i;
@@ -227,22 +224,41 @@ function push(text: string, start: number, end: number, out: Detection[], rule: 
 /** Appends the password arguments of the tools above in `text`. */
 export function scanToolPasswords(text: string, out: Detection[], rule: string): void {
   for (const form of FORMS) {
-    if (!form.needles.some((n) => text.includes(n))) continue;
-    if (form.requires !== undefined && !text.includes(form.requires)) continue;
-    if ("pattern" in form) {
-      for (const v of groupValues(form.pattern, text, QUOTE)) push(text, v.start, v.end, out, rule);
-      continue;
-    }
-    form.tool.lastIndex = 0;
-    for (let t = form.tool.exec(text); t !== null; t = form.tool.exec(text)) {
-      const from = t.index + t[0].length;
-      const end = commandEnd(text, from);
-      // The tool named again in the same command is read with it (each command read once).
-      form.tool.lastIndex = end;
-      for (const v of groupValues(form.flag, text.slice(from, end), QUOTE)) {
-        push(text, from + v.start, from + v.end, out, rule);
-        if (form.flag.sticky) break;
-      }
+    if (form.needles.some((n) => text.includes(n))) scanForm(form, text, out, rule);
+  }
+}
+
+/** Appends the password arguments of one form in `text` (which holds one of its needles). */
+function scanForm(form: Form, text: string, out: Detection[], rule: string): void {
+  if (form.requires !== undefined && !text.includes(form.requires)) return;
+  if ("pattern" in form) {
+    for (const v of groupValues(form.pattern, text, QUOTE)) push(text, v.start, v.end, out, rule);
+    return;
+  }
+  form.tool.lastIndex = 0;
+  for (let t = form.tool.exec(text); t !== null; t = form.tool.exec(text)) {
+    const from = t.index + t[0].length;
+    const end = commandEnd(text, from);
+    // The tool named again in the same command is read with it (each command read once).
+    form.tool.lastIndex = end;
+    for (const v of groupValues(form.flag, text.slice(from, end), QUOTE)) {
+      push(text, from + v.start, from + v.end, out, rule);
+      if (form.flag.sticky) break;
     }
   }
+}
+
+/**
+ * The rule `id`, one rule a form, in the forms' order: each form's needles are looked for in the
+ * scrubber's one pass over a text with every other rule's, where one rule for all forms searched
+ * the text once per needle of every form (about seventy) when any one stood in it.
+ */
+export function toolPasswordRules(id: string): PatternRule[] {
+  return FORMS.map((form) => ({
+    id,
+    kind: "secret",
+    layer: "context",
+    needles: form.needles,
+    scan: (text, out, rule) => scanForm(form, text, out, rule.id),
+  }));
 }

@@ -16,13 +16,38 @@ const LISTS: readonly (readonly string[] | undefined)[] = [
   ["é:", "x€y"],
   ["://", ":::"],
   ["sk-"],
+  // Pairs past ASCII (hashed to shared slots) and needles of two beside longer ones of their pair.
+  ["€y", "é€:", "密码", "码:", "码"],
+  ["ka", "kab", "ab:"],
 ];
 
 /** Texts over the needles' characters, so that needles occur, overlap and almost occur. */
 const text = fc
-  .array(fc.constantFrom("s", "k", "-", "_", "a", "n", "t", "b", "c", "é", ":", "/", "x", "€", "y", " "), {
-    maxLength: 60,
-  })
+  .array(
+    fc.constantFrom(
+      "s",
+      "k",
+      "-",
+      "_",
+      "a",
+      "n",
+      "t",
+      "b",
+      "c",
+      "é",
+      ":",
+      "/",
+      "x",
+      "€",
+      "y",
+      " ",
+      "密",
+      "码",
+    ),
+    {
+      maxLength: 60,
+    },
+  )
   .map((cs) => cs.join(""));
 
 describe("NeedleLists", () => {

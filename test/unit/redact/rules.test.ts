@@ -295,6 +295,18 @@ describe("decode-and-scan", () => {
     expect(out).toBe("data: [REDACTED:github-token] end");
   });
 
+  it("reads a run as text from 90% printable bytes on, and not below", () => {
+    const text = Buffer.from(`export GITHUB_TOKEN=${S.ghp}\n`);
+    // The most control bytes that leave the text at 90% printable.
+    let most = 0;
+    while (text.length >= (text.length + most + 1) * 0.9) most++;
+    // Without the shape layer, which takes a run of random-looking bytes whole before it is decoded.
+    const scrubber = new Scrubber({ layers: ["vendor", "context", "structure"] });
+    const blob = (controls: number) => Buffer.concat([Buffer.alloc(controls, 1), text]).toString("base64");
+    expect(scrubber.scrub(`data: ${blob(most)} end`, "p")).toBe("data: [REDACTED:github-token] end");
+    expect(scrubber.scrub(`data: ${blob(most + 1)} end`, "p")).toBe(`data: ${blob(most + 1)} end`);
+  });
+
   it("redacts a base64url-encoded secret", () => {
     const blob = Buffer.from(`{"k":"${S.anthropic}"}`).toString("base64url");
     expect(scrub(`?state=${blob}`)).not.toContain(blob);
