@@ -23,6 +23,7 @@ import {
   wordStrength,
 } from "./credential-names.js";
 import { groupValues } from "./group-values.js";
+import { PRINTED_SECRET_NEEDLES, scanPrintedSecrets } from "./printed-secrets.js";
 import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
 import { toolPasswordRules } from "./tool-passwords.js";
 
@@ -558,4 +559,11 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     },
   },
   ...toolPasswordRules("tool-password"),
+  {
+    id: "printed-secret",
+    kind: "secret",
+    layer: "context",
+    needles: PRINTED_SECRET_NEEDLES,
+    scan: (text, out, rule) => scanPrintedSecrets(text, out, rule.id),
+  },
 ];

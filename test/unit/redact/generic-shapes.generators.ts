@@ -697,7 +697,36 @@ const TOOL_COMMANDS: readonly ((s: string, q: string, h: string) => string)[] = 
   (s) => `mysql -e "CREATE USER 'app'@'%' IDENTIFIED BY '${s}';"`,
 ];
 
+/** Commands that print a stored secret; the secret is the line after them. */
+const SECRET_READERS: readonly ((v: string) => string)[] = [
+  (v) => `vault kv get -field=password secret/${v}`,
+  (v) => `op read op://Private/${v}/password`,
+  (v) => `echo $${v.toUpperCase()}_TOKEN`,
+  (v) => `printenv ${v.toUpperCase()}_API_KEY`,
+  (v) => `kubectl get secret ${v} -o jsonpath='{.data.password}' | base64 -d`,
+  (v) => `security find-generic-password -s ${v} -w`,
+  (v) =>
+    `aws ssm get-parameter --name /prod/${v}/password --with-decryption --query Parameter.Value --output text`,
+  (v) => `gcloud secrets versions access latest --secret=${v}-password`,
+  (v) => `cat /run/secrets/${v}_password`,
+];
+
 const TOOL_SHAPES: readonly Shape[] = [
+  shape(
+    "tool",
+    "printed `$ vault kv get -field=password x⏎s`, `$ echo $X_TOKEN⏎s`, …",
+    fc.tuple(
+      fc.constantFrom(...SECRET_READERS),
+      vendorName,
+      fc.constantFrom(...NEWLINES),
+      fc.constantFrom("$ ", "", "% "),
+    ),
+    // The secret stands alone on its line: one token.
+    anyBody.filter((b) => !/\s/.test(b.value) && !/^[$#>{[]/.test(b.value)),
+    ([reader, v, nl, prompt]) =>
+      (s) =>
+        `${prompt}${reader(v)}${nl}${s}${nl}${prompt}`,
+  ),
   shape(
     "tool",
     "tool `sshpass -p s`, `smbclient -U u%s`, `sqlplus u/s@db`, …",
@@ -1705,6 +1734,24 @@ export const NEGATIVES: readonly Negative[] = [
           word,
         ),
       ),
+  },
+  {
+    family: "shell transcripts",
+    arb: fc
+      .tuple(
+        fc.constantFrom(...NEWLINES),
+        fc.constantFrom<((nl: string) => string)[]>(
+          (nl) => `$ echo $PATH${nl}/usr/local/bin:/usr/bin:/bin`,
+          (nl) => `$ echo $NODE_ENV${nl}production`,
+          (nl) => `$ cat package.json${nl}{"name": "app", "version": "1.4.2"}`,
+          (nl) => `$ cat token.txt${nl}cat: token.txt: No such file or directory`,
+          (nl) => `$ vault kv get -field=password secret/app${nl}Error reading secret/app: permission denied`,
+          (nl) => `$ echo "$API_KEY"${nl}undefined`,
+          (nl) => `$ echo $GITHUB_TOKEN${nl}${nl}$ git push`,
+          (nl) => `$ echo $TOKEN_URL${nl}https://auth.example.com/oauth/token`,
+        ),
+      )
+      .map(([nl, place]) => place(nl)),
   },
   {
     family: "lock file hashes",

@@ -1,0 +1,94 @@
+/**
+ * Commands that print a stored secret, and the line their output stands on: `vault kv get
+ * -field=password app⏎S`, `op read op://vault/db/password⏎S`, `echo $DB_PASSWORD⏎S`,
+ * `kubectl get secret db -o jsonpath='{.data.password}' | base64 -d⏎S`. A transcript of an
+ * agent's shell holds the command and its output one after the other, and nothing names the
+ * output but the command before it.
+ */
+import { isPlaceholder } from "../rule-helpers.js";
+import type { Detection } from "../rule-types.js";
+import { credentialName } from "./credential-names.js";
+
+/**
+ * The readers, each up to the end of its command's line; group 1, where there is one, is the
+ * name the command reads, which must name a credential (`echo $PATH` prints no secret).
+ */
+const READERS: readonly RegExp[] = [
+  /\b(?:echo|printf)\s+(?:-[en]+\s+)?(?:'%s(?:\\n)?'\s+|"%s(?:\\n)?"\s+)?["']?\$\{?([A-Za-z_]\w*)\}?["']?[ \t]*$/,
+  /\bprintenv\s+([A-Za-z_]\w*)[ \t]*$/,
+  /\bvault\s+(?:kv\s+get|kv\s+read|read)\b.*?\s-field[= ]["']?([\w.-]+)/,
+  /\bop\s+(?:read\s+["']?op:\/\/\S+|item\s+get\b.*?\s--fields?[= ](?:label=)?["']?([\w.-]+))/,
+  /\bkubectl\s+get\s+secrets?\b.*?\|\s*base64\s+(?:-d|--decode|-D)\b/,
+  /\bsecurity\s+find-(?:generic|internet)-password\b.*?\s-w\b/,
+  /\baws\s+(?:ssm\s+get-parameters?\b.*?--with-decryption|secretsmanager\s+get-secret-value\b)/,
+  /\bgcloud\s+secrets\s+versions\s+access\b/,
+  /\baz\s+keyvault\s+secret\s+show\b.*?--query\s+["']?value\b/,
+  /\b(?:gopass\s+show|pass\s+show|bw\s+get\s+password)\s+\S+/,
+  /\bcat\s+\S*(?:\/run\/secrets\/|\/secrets?\/|password|passwd|secret|token|credential|master\.key)\S*[ \t]*$/i,
+];
+
+/** Cheap pre-checks: every reader holds one of these. */
+export const PRINTED_SECRET_NEEDLES: readonly string[] = [
+  "echo",
+  "printf",
+  "printenv",
+  "vault ",
+  "op ",
+  "kubectl",
+  "security ",
+  "aws ",
+  "gcloud ",
+  "az ",
+  "pass ",
+  "bw ",
+  "cat ",
+];
+
+/** A line break as a transcript holds it: raw, or escaped in a JSON string. */
+const BREAK = /\r?\n|(?:\\r)?\\n/g;
+
+/** A printed secret: one token on its line, not a prompt, a path or JSON (other rules read those). */
+const PRINTED = /^[ \t]*([^\s"'`{[$#>][^\s"'`]{3,511})[ \t]*$/;
+
+/** Appends the line after each command of `READERS` in `text` when it holds one token. */
+export function scanPrintedSecrets(text: string, out: Detection[], rule: string): void {
+  const lines = linesOf(text);
+  for (let i = 0; i + 1 < lines.length; i++) {
+    // The output first: most lines are not one token, and its test is the cheaper.
+    const next = lines[i + 1] as Line;
+    const m = PRINTED.exec(text.slice(next.start, next.end));
+    if (m?.[1] === undefined || isPlaceholder(m[1])) continue;
+    const line = lines[i] as Line;
+    const command = text.slice(line.start, line.end);
+    if (!READERS.some((re) => isReader(re, command))) continue;
+    const start = next.start + (m.index + m[0].indexOf(m[1]));
+    out.push({ start, end: start + m[1].length, rule, kind: "secret" });
+  }
+}
+
+interface Line {
+  start: number;
+  end: number;
+}
+
+/** The lines of `text`, split at raw and escaped line breaks. */
+function linesOf(text: string): Line[] {
+  const lines: Line[] = [];
+  let start = 0;
+  for (const m of text.matchAll(BREAK)) {
+    lines.push({ start, end: m.index });
+    start = m.index + m[0].length;
+  }
+  lines.push({ start, end: text.length });
+  return lines;
+}
+
+/** Does `command` match reader `re`, the name it reads (if it captures one) naming a credential? */
+function isReader(re: RegExp, command: string): boolean {
+  const m = re.exec(command);
+  if (m === null) return false;
+  const name = m[1];
+  if (name === undefined) return true;
+  const strength = credentialName(name);
+  return strength === "strong" || strength === "qualified";
+}

@@ -1,0 +1,56 @@
+/**
+ * A secret printed by the command before it (`detect/printed-secrets.ts`): which commands read
+ * one, which lines count as their output, and the names that must name a credential. Recall over
+ * generated secrets is measured by generic-shapes.test.ts (family `tool`, shape `printed`).
+ */
+import { describe, expect, it } from "vitest";
+import { scanPrintedSecrets } from "#shared/redact/detect/printed-secrets.js";
+import type { Detection } from "#shared/redact/rule-types.js";
+
+const found = (text: string): string[] => {
+  const out: Detection[] = [];
+  scanPrintedSecrets(text, out, "printed-secret");
+  return out.map((d) => text.slice(d.start, d.end));
+};
+
+describe("printed secrets", () => {
+  it("takes the one-token line after a command that prints a stored secret", () => {
+    for (const command of [
+      "vault kv get -field=password secret/app",
+      "op read op://Private/db/password",
+      "op item get db --fields label=password",
+      "echo $DB_PASSWORD",
+      'echo "${API_TOKEN}"',
+      "printenv STRIPE_SECRET_KEY",
+      "kubectl get secret db -o jsonpath='{.data.password}' | base64 --decode",
+      "security find-generic-password -s registry -w",
+      "aws secretsmanager get-secret-value --secret-id prod/db --query SecretString --output text",
+      "gcloud secrets versions access latest --secret=db",
+      "az keyvault secret show --vault-name kv --name db --query value -o tsv",
+      "gopass show prod/db",
+      "cat /run/secrets/db",
+    ]) {
+      expect(found(`$ ${command}\nS3cret!x99\n$ `), command).toEqual(["S3cret!x99"]);
+    }
+  });
+
+  it("reads a transcript escaped in a JSON string", () => {
+    expect(found("$ printenv GH_TOKEN\\ngho_abc123XYZ\\n$ ls")).toEqual(["gho_abc123XYZ"]);
+  });
+
+  it("leaves names that are no credential's, outputs that are not one token, and stand-ins", () => {
+    expect(found("$ echo $PATH\n/usr/local/bin:/usr/bin")).toEqual([]);
+    expect(found("$ echo $TOKEN_URL\nhttps://auth.example.com/token")).toEqual([]);
+    expect(
+      found("$ vault kv get -field=password secret/app\nError reading secret/app: permission denied"),
+    ).toEqual([]);
+    expect(found('$ echo "$API_KEY"\nundefined')).toEqual([]);
+    expect(found('$ cat /run/secrets/db\n{"user": "app"}')).toEqual([]);
+    expect(found("$ echo $GITHUB_TOKEN\n\n$ git push")).toEqual([]);
+  });
+
+  it("reads only the line right after the command", () => {
+    expect(found("$ echo $DB_PASSWORD\n\nS3cret!x99")).toEqual([]);
+    expect(found("S3cret!x99\n$ echo $DB_PASSWORD")).toEqual([]);
+  });
+});
