@@ -157,7 +157,7 @@ const ASSIGN =
  * for (`the password for user 'postgres' is 'admin'`).
  */
 const PROSE =
-  /^(?:[ \t]+for[ \t]+(?:the[ \t]+)?(?:user(?:name)?|account|login)[ \t]+(?:"[^"\r\n]{1,64}"|'[^'\r\n]{1,64}'|[^\s"']{1,64}))?[ \t]+(?:(?:is|was|are|were|equals|of|to|set to|is set to):?|=|-|–|:)[ \t]+/i;
+  /^(?:[ \t]+value)?(?:[ \t]+for[ \t]+(?:the[ \t]+)?(?:(?:user(?:name)?|account|login)[ \t]+(?:"[^"\r\n]{1,64}"|'[^'\r\n]{1,64}'|[^\s"']{1,64})|(?:key|keystore|database|server|vault|wallet|archive|certificate|admin|root)\b))?[ \t]+(?:(?:is|was|are|were|equals|of|to|from|set to|is set to|changed to):?|=|-|–|:)[ \t]+/i;
 
 /**
  * The value field beside a name given as a field's value: `"name": "DB_PASSWORD", "value": "x"`,
@@ -168,6 +168,11 @@ const SIBLING_VALUE =
   /^(?:[ \t]*,[ \t]*|[ \t]*\r?\n[ \t]*(?:-[ \t]+)?|[ \t]+--?)["']?(?:[Vv]alue|VALUE|ParameterValue|parameter_value|SecretString|secret_string)["']?(?:[ \t]*[:=][ \t]*|[ \t]+)/;
 /** A Terraform variable's default (`variable "db_password" {⏎ type = string⏎ default = "x"`). */
 const HCL_DEFAULT = /^["']?[ \t]*\{[^{}]{0,300}?\bdefault[ \t]*=[ \t]*/;
+
+/** The border between a Markdown table's cells, when a value cell follows (not the row's end). */
+/** What joins a password's old value to its new one in prose (`from 'a' to 'b'`). */
+const CHANGED_TO = /^["'`]?[ \t]+to[ \t]+/;
+const TABLE_CELL = /^[ \t]*\|[ \t]*(?=[^\s|])/;
 
 /** A YAML block scalar's header and the indent of its first line (`|`, `>-`, `|2`), raw or escaped. */
 const BLOCK_SCALAR = /^[|>][-+]?\d?[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]+(?=\S)/;
@@ -185,6 +190,8 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   // The name's own closing quote or bracket: `"api_key": …`, `['token'] = …`, `\"pwd\": …`.
   i += quoteAt(text, i)?.length ?? 0;
   if (text[i] === "]") i++;
+  // Markdown's emphasis closing a label (`**Password**: x`, `__Token__: x`).
+  if ((text[i] === "*" || text[i] === "_") && text[i - 1] !== " ") i += text[i + 1] === text[i] ? 2 : 1;
   const rest = text.slice(i, i + 120);
   const sibling = SIBLING_VALUE.exec(rest) ?? HCL_DEFAULT.exec(text.slice(i, i + 320));
   if (sibling !== null) {
@@ -196,6 +203,12 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
     const close = closingTag(text, i + 1);
     if (close > i + 1) return { start: i + 1, end: close, quoted: true, loose: false };
     return undefined;
+  }
+  const cell = TABLE_CELL.exec(rest);
+  if (cell !== null && /\|[ \t]*$/.test(text.slice(Math.max(0, nameStart - 8), nameStart))) {
+    // A Markdown table's row (`| DB_PASSWORD | x |`): the next cell is the value.
+    const s = i + cell[0].length;
+    return quoted(text, s, false) ?? bare(text, s, false);
   }
   const pair = /^\s*,\s*/.exec(rest);
   if (pair !== null && i > at) {
@@ -380,6 +393,15 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     if (!isCredentialValue(text, v, judged, followedByCall) || isRecordId(text, v, name)) continue;
     if (isTypedPlaceholder(name, text.slice(v.start, v.end))) continue;
     out.push({ start: v.start, end: v.end, rule, kind: "secret" });
+    // `password changed from 'a' to 'b'`: the new one too.
+    const to = v.loose ? CHANGED_TO.exec(text.slice(v.end, v.end + 12)) : null;
+    if (to !== null) {
+      const s = v.end + to[0].length;
+      const next = quoted(text, s, true) ?? bare(text, s, true);
+      if (next !== undefined && isCredentialValue(text, next, judged, false)) {
+        out.push({ start: next.start, end: next.end, rule, kind: "secret" });
+      }
+    }
     // Rescan the value: `token => client_secret='…'` holds a second assignment.
     CREDENTIAL_WORD.lastIndex = v.start;
     doneUntil = v.start;
@@ -551,7 +573,7 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     layer: "context",
     needles: ["ogin", "OGIN", "redentials", "REDENTIALS", "reds", "REDS"],
     pattern:
-      /\b(?:[Ll]ogin|LOGIN|[Cc]redentials|CREDENTIALS|[Cc]reds|CREDS)[ \t]*[:=][ \t]*[^\s/:,;]+[ \t]*[/:][ \t]*([^\s/,;]+)/dg,
+      /\b(?:[Ll]ogin|LOGIN|[Cc]redentials|CREDENTIALS|[Cc]reds|CREDS)(?:[ \t]*[:=]|[ \t]+(?:is|are))[ \t]*[^\s/:,;]+[ \t]*[/:][ \t]*([^\s/,;()]+)/dg,
     group: 1,
     accept: (m) => {
       const value = m[1] ?? "";

@@ -435,6 +435,33 @@ export const CONTEXT_SHAPES: readonly Shape[] = [
   ),
   shape(
     "context",
+    "markdown `**V cred**: s`, `| V_CRED | s |`, `login is u / s`",
+    fc.tuple(
+      vendorName,
+      credWord,
+      fc.constantFrom<((name: string, s: string) => string)[]>(
+        (n, s) => `- **${n}**: \`${s}\``,
+        (n, s) => `__${n}__: ${s}`,
+        (n, s) => `| name | value |\n|---|---|\n| ${n} | ${s} |\n| region | eu-west-1 |`,
+        (n, s) => `| ${n} | \`${s}\` |`,
+      ),
+    ),
+    anyBody.filter((b) => !/[\s|`*_]/.test(b.value)),
+    ([v, c, place]) =>
+      (s) =>
+        place(ident([v, ...c], "upper"), s),
+  ),
+  shape(
+    "context",
+    "prose `changed the v password from 'a' to 's'`",
+    fc.tuple(vendorName, fc.constantFrom("'", '"', "`")),
+    anyBody.filter((b) => !/[\s'"`]/.test(b.value) && /[0-9]/.test(b.value) && b.value.length >= 6),
+    ([v, q]) =>
+      (s) =>
+        `I changed the ${v} password from ${q}Winter2023!${q} to ${q}${s}${q} and restarted it.`,
+  ),
+  shape(
+    "context",
     "yaml block `vCred: |⏎  s`",
     fc.tuple(vendorName, credWord, fc.constantFrom("|", "|-", ">", ">-"), fc.constantFrom(...NEWLINES)),
     // One line of a block scalar: no blank in it.

@@ -323,3 +323,33 @@ describe("a YAML block scalar", () => {
     expect(scrub(text)).toBe(text);
   });
 });
+
+describe("credentials in an agent's prose and Markdown", () => {
+  it("reads Markdown labels and tables, a login pair in prose and a password changed from one to another", () => {
+    for (const t of sample(token)) {
+      for (const text of [
+        `- **Password**: \`${t}\``,
+        `| name | value |\n|---|---|\n| API_TOKEN | ${t} |`,
+        `The admin login is admin / ${t} (change it).`,
+        `Changed the password from 'Winter2023!' to '${t}'.`,
+        `the secret value was "${t}", which I removed`,
+      ]) {
+        expect(scrub(text), text).not.toContain(t);
+      }
+    }
+    expect(scrub("Changed the password from 'Winter2023!' to 'x'.")).not.toContain("Winter2023!");
+  });
+  it("leaves prose and tables about credentials", () => {
+    for (const text of [
+      "The login is successful / failed depending on the flag.",
+      "Changed the password from the default to a random one.",
+      "The password for the database is stored in Vault.",
+      "**Note**: the token expires in 1h.",
+      "| Name | Description |\n|---|---|\n| password | The password of the user |",
+      "echo $PASSWORD | base64",
+      "cat secrets.txt | grep token | wc -l",
+    ]) {
+      expect(scrub(text)).toBe(text);
+    }
+  });
+});
