@@ -35,8 +35,8 @@ export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 11,
   "redact/detect": 31,
-  "redact/layer-c": 11,
-  "redact/scrub": 7,
+  "redact/layer-c": 12,
+  "redact/scrub": 8,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 5,
   "formats/replay-bundle": 3,

@@ -229,6 +229,42 @@ export class Scrubber {
   }
 
   /**
+   * Scrubs an array of strings found at `path` (each element's path), read as one command line:
+   * an argument vector (`["mysql", "-pS3cret"]`, `["--password", "x"]`, a `cmd` or `spawnargs`
+   * of a failed process) holds a password its elements hold only together. Each element keeps
+   * what it would be scrubbed of alone, and loses what the joined line shows beside.
+   */
+  scrubArgs(parts: readonly string[], path: string, key?: string): string[] {
+    if (key !== undefined && !this.disabled.has("secret-key-name") && isSecretMemberName(key)) {
+      return parts.map((p) => this.scrub(p, path, key));
+    }
+    const spans: { start: number; end: number }[] = [];
+    let line = "";
+    for (const part of parts) {
+      // An element with a blank or a quote is quoted, as a shell would need it.
+      const quote = /[\s"']/.test(part) ? (part.includes("'") ? '"' : "'") : "";
+      if (line !== "") line += " ";
+      line += quote;
+      spans.push({ start: line.length, end: line.length + part.length });
+      line += part + quote;
+    }
+    const joined = this.cachedFindings(line);
+    const idMember = key !== undefined && isIdName(key);
+    return parts.map((part, i) => {
+      if (part.length === 0 || isTag(part)) return part;
+      const own = idMember ? this.cachedIdFindings(part) : this.cachedFindings(part);
+      const span = spans[i] as { start: number; end: number };
+      const beside: Detection[] = [];
+      for (const f of joined) {
+        const start = Math.max(f.start, span.start);
+        const end = Math.min(f.end, span.end);
+        if (start < end) beside.push({ ...f, start: start - span.start, end: end - span.start });
+      }
+      return this.apply(part, path, beside.length === 0 ? own : resolve([...own, ...beside]));
+    });
+  }
+
+  /**
    * Scrubs a member NAME (object keys can hold secrets too): the same rules as values, no
    * name-based rule, and generated runs from a lower length on (a written name is an identifier).
    */

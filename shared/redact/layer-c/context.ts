@@ -15,6 +15,8 @@ import { Counter, type LayerCCounts, type LayerCSummary, layerCSummary } from ".
 /** What Layer C needs of a `Scrubber` (`./scrub.ts`). */
 export interface StringScrubber {
   scrub(value: string, path: string, key?: string): string;
+  /** Scrubs an array of strings as one command line (see `Scrubber.scrubArgs`). */
+  scrubArgs(parts: readonly string[], path: string, key?: string): string[];
   scrubKey(name: string, path: string): string;
   summary(): RedactionSummary;
   /** The counts since the last call, counting afresh after it. */
@@ -49,6 +51,10 @@ export class Context {
 
   scrub(value: string, path: string, key: string): string {
     return this.scrubber.scrub(value, path, key);
+  }
+
+  scrubArgs(parts: readonly string[], path: string, key: string): string[] {
+    return this.scrubber.scrubArgs(parts, path, key);
   }
 
   scrubKey(name: string, path: string): string {

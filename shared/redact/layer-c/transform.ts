@@ -23,7 +23,13 @@ import {
  */
 export function freeValue(value: JsonValue, path: string, key: string, ctx: Context): JsonValue {
   if (typeof value === "string") return ctx.scrub(value, path, key);
-  if (Array.isArray(value)) return value.map((v) => freeValue(v, `${path}[*]`, key, ctx));
+  if (Array.isArray(value)) {
+    // An array of strings may be an argument vector: read together (`["-p", "S3cret"]`).
+    if (value.length > 1 && value.every((v) => typeof v === "string")) {
+      return ctx.scrubArgs(value as string[], `${path}[*]`, key);
+    }
+    return value.map((v) => freeValue(v, `${path}[*]`, key, ctx));
+  }
   if (!isJsonObject(value)) return value;
   const out: JsonObject = {};
   const named = namedValueField(value, key);

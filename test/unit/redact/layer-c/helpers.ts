@@ -6,8 +6,17 @@ import {
   type JsonValue,
   readJson,
 } from "#shared/canonical/index.js";
+import { REPLAY_EVENT_FIELDS } from "#shared/formats/index.js";
 import type { CheckedOptions } from "#shared/redact/checked.js";
-import { inspectRedactTask, type LayerCSummary, type Preset, redactChecked } from "#shared/redact/index.js";
+import {
+  Context,
+  inspectRedactTask,
+  type LayerCSummary,
+  type Preset,
+  redactChecked,
+  redactReplayEvent,
+  Scrubber,
+} from "#shared/redact/index.js";
 import { RPK_MASK } from "#shared/redact/layer-c/documents.js";
 import { isStructuralKey, UNKNOWN_EVENT_ALLOW } from "#shared/redact/layer-c/policy.js";
 
@@ -84,6 +93,30 @@ export function unmaskedPaths(
     return copy === original ? [] : [`${path}: changed`];
   if (isStructuralKey(key) || UNKNOWN_EVENT_ALLOW[preset].has(key)) return [];
   return copy === RPK_MASK ? [] : [`${path}: ${JSON.stringify(copy)} is not masked`];
+}
+
+/**
+ * The Layer C copy (`private_repo`) of the `error` of a failed ToolResult whose error is
+ * `{ message: "Command failed", ...details }`: free content Layer C keeps and scrubs.
+ */
+export function copyOfError(details: JsonObject): JsonObject {
+  const ctx = new Context("private_repo", new Scrubber({ preset: "private_repo" }));
+  const event = {
+    type: "ToolResult",
+    ts: "2026-01-01T00:00:00Z",
+    session_id: "sess_1",
+    step_id: "step_1",
+    ok: false,
+    latency_ms: 5,
+    side_effects: [],
+    error: { message: "Command failed", ...details },
+  };
+  const copy = redactReplayEvent(
+    readJson(JSON.stringify(event)) as JsonObject,
+    ctx,
+    REPLAY_EVENT_FIELDS["replay-v1"],
+  );
+  return JSON.parse(JSON.stringify(copy)).error as JsonObject;
 }
 
 export { stringsOf } from "../../../../bench/secret-recall.js";

@@ -6,30 +6,11 @@
  * their values.
  */
 import { describe, expect, it } from "vitest";
-import { type JsonObject, readJson } from "#shared/canonical/index.js";
-import { REPLAY_EVENT_FIELDS } from "#shared/formats/index.js";
-import { Context, redactReplayEvent, Scrubber } from "#shared/redact/index.js";
+import type { JsonObject } from "#shared/canonical/index.js";
+import { copyOfError } from "./helpers.js";
 
 /** The Layer C copy of the `details` of a failed ToolResult's `error` (kept free text, scrubbed). */
-function copyOfDetails(details: JsonObject): JsonObject {
-  const ctx = new Context("private_repo", new Scrubber({ preset: "private_repo" }));
-  const event = {
-    type: "ToolResult",
-    ts: "2026-01-01T00:00:00Z",
-    session_id: "sess_1",
-    step_id: "step_1",
-    ok: false,
-    latency_ms: 5,
-    side_effects: [],
-    error: { message: "deploy failed", details },
-  };
-  const copy = redactReplayEvent(
-    readJson(JSON.stringify(event)) as JsonObject,
-    ctx,
-    REPLAY_EVENT_FIELDS["replay-v1"],
-  );
-  return JSON.parse(JSON.stringify(copy)).error.details as JsonObject;
-}
+const copyOfDetails = (details: JsonObject): JsonObject => copyOfError({ details }).details as JsonObject;
 
 describe("a value named by a sibling field", () => {
   it("is redacted when the name is a credential's, in each spelling of the pair", () => {
