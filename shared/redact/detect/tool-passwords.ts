@@ -201,6 +201,24 @@ const FORMS: readonly Form[] = [
       /\b(?:(?:create|alter)\s+(?:user|role|login)|grant)\b[^;\r\n]{0,256}?\bidentified\s+(?:with\s+\w+\s+)?by\s+(?:password\s+)?('[^'\r\n]+'|"[^"\r\n]+"|[^\s'";,)]+)/dgi,
   },
   {
+    // The same tools fed a here-string (`cmd … <<< "p"`): `sudo -S`, `passwd --stdin`, a
+    // registry's `login --password-stdin`, a secret store's `create`/`put`/`store-secret`.
+    needles: ["<<<"],
+    pattern:
+      /\b(?:sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|docker\s+secret\s+create\b|wrangler\s+secret\s+put\b|vercel\s+env\s+add\b|circleci\s+context\s+store-secret\b|gcloud\s+secrets\s+(?:create|versions\s+add)\b)[^\r\n|;&<]{0,256}<<<[ \t]*("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)/dg,
+  },
+  // `gh secret set NAME --body x` (`-b x`, `-b"x"`).
+  toolForm(
+    ["gh secret", "gh  secret"],
+    String.raw`gh\s+secret\s+set`,
+    String.raw`(?:-b|--body)(?:[= ]|(?=["']))\s*`,
+  ),
+  {
+    // A GitHub Actions workflow command that masks a value in the log: the value is a secret.
+    needles: ["::add-mask::"],
+    pattern: /::add-mask::("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg,
+  },
+  {
     // `htpasswd -b[c] file user password`, `htpasswd -nb user password`: the last argument.
     needles: ["htpasswd"],
     pattern:

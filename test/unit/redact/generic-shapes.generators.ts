@@ -722,6 +722,9 @@ const TOOL_COMMANDS: readonly ((s: string, q: string, h: string) => string)[] = 
   (s, q, h) => `http -a deploy:${shellQuoted(s, q)} GET https://${h}/api/status`,
   (s) => `echo -n 'deploy:${s}' | base64`,
   (s) => `mysql -e "CREATE USER 'app'@'%' IDENTIFIED BY '${s}';"`,
+  (s) => `docker secret create db_pass - <<< '${s}'`,
+  (s, q) => `gh secret set DEPLOY_KEY --body ${shellQuoted(s, q)}`,
+  (s) => `echo "::add-mask::${s}"`,
 ];
 
 /** Commands that print a stored secret; the secret is the line after them. */

@@ -85,3 +85,19 @@ describe("more tools and statements", () => {
     expect(found("the user is identified by their email address")).toEqual([]);
   });
 });
+
+describe("secrets handed to CI and secret stores", () => {
+  it("reads a here-string fed to a tool that takes a secret on its input", () => {
+    expect(found('circleci context store-secret org ctx DB_PASSWORD <<< "S3cret!x"')).toEqual(["S3cret!x"]);
+    expect(found("docker secret create db_pass - <<< S3cret!x")).toEqual(["S3cret!x"]);
+    expect(found("sudo -S systemctl restart app <<< 'S3cret!x'")).toEqual(["S3cret!x"]);
+    expect(found('grep foo <<< "hello world"')).toEqual([]);
+  });
+  it("reads gh secret set's body and a masked value of a GitHub Actions log", () => {
+    expect(found('gh secret set DB_PASSWORD -b"S3cret!x"')).toEqual(["S3cret!x"]);
+    expect(found("gh secret set X --body S3cret!x")).toEqual(["S3cret!x"]);
+    expect(found('gh secret set DB_PASSWORD --body "$DB_PASSWORD"')).toEqual([]);
+    expect(found("::add-mask::S3cret!x")).toEqual(["S3cret!x"]);
+    expect(found('echo "::add-mask::$TOKEN"')).toEqual([]);
+  });
+});
