@@ -107,10 +107,13 @@ function endsBare(c: number): boolean {
 
 /** Reads a bare value at `at` (up to a blank, quote, `,;&<>)]}|\`). */
 function bare(text: string, at: number, loose: boolean): Value | undefined {
-  // Jenkins-style `{AQAAABAAA…}` and similar braced secrets are one value.
+  // Jenkins-style `{AQAAABAAA…}` and similar braced secrets are one value; in a connection
+  // string's field (`Pwd={p};`) the braces are ODBC's quotes.
   if (text[at] === "{") {
     const close = text.indexOf("}", at);
     if (close > at + 1 && close - at <= 1024 && !/\s/.test(text.slice(at, close))) {
+      const inList = text[close + 1] === ";" || /;[ \t]*[\w ]+=$/.test(text.slice(Math.max(0, at - 40), at));
+      if (text[at - 1] === "=" && inList) return { start: at + 1, end: close, quoted: false, loose };
       return { start: at, end: close + 1, quoted: false, loose };
     }
   }

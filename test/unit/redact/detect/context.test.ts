@@ -353,3 +353,17 @@ describe("credentials in an agent's prose and Markdown", () => {
     }
   });
 });
+
+describe("an ODBC connection string's braces", () => {
+  it("quote the value: `Pwd={p};` loses p, keeps the braces", () => {
+    for (const t of sample(token)) {
+      expect(scrub(`Driver={ODBC Driver 18 for SQL Server};Server=db;Uid=sa;Pwd={${t}};`)).toBe(
+        "Driver={ODBC Driver 18 for SQL Server};Server=db;Uid=sa;Pwd={[REDACTED:generic-secret]};",
+      );
+    }
+  });
+  it("a template in braces is still a reference", () => {
+    expect(scrub("password={{ vault_password }};")).toBe("password={{ vault_password }};");
+    expect(scrub("token={TOKEN};")).toBe("token={TOKEN};");
+  });
+});
