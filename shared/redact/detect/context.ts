@@ -277,6 +277,8 @@ const CODE = /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|
 /** A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`. */
 const PATH = /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$/;
 const COMMON_WORD = /^[a-z]+$/;
+/** More words after a value's word, on its line. */
+const SENTENCE_GOES_ON = /^[ \t]+[a-z]{2,}\b/;
 /** A name as code writes one: `api-key`, `GITHUB_TOKEN`, `db.password`, `secretKey`, `ApiToken`. */
 const IDENTIFIER =
   /^(?:[A-Za-z]+(?:[._-][A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+){2,}|[a-z]+|[A-Z]+)$/;
@@ -305,6 +307,10 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   const value = text.slice(v.start, v.end);
   if (value.length < 3 || isPlaceholder(value) || REFERENCE.test(value)) return false;
   if (strength !== "strong" && FILLED.test(value)) return false;
+  // A word with more words after it on its line is a sentence (`Password: changed yesterday`,
+  // `Secret: stored in Vault`), not a value.
+  if (!v.quoted && COMMON_WORD.test(value) && SENTENCE_GOES_ON.test(text.slice(v.end, v.end + 24)))
+    return false;
   if (!v.quoted && (CODE.test(value) || followedByCall)) return false;
   if (/^\d+$/.test(value)) return strength === "strong" && value.length >= 4 && value.length <= 64;
   if (/^[\d.:/-]+$/.test(value)) return false;

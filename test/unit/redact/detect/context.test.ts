@@ -333,6 +333,7 @@ describe("credentials in an agent's prose and Markdown", () => {
         `The admin login is admin / ${t} (change it).`,
         `Changed the password from 'Winter2023!' to '${t}'.`,
         `the secret value was "${t}", which I removed`,
+        `Password: ${t} (rotated weekly)`,
       ]) {
         expect(scrub(text), text).not.toContain(t);
       }
@@ -347,6 +348,8 @@ describe("credentials in an agent's prose and Markdown", () => {
       "**Note**: the token expires in 1h.",
       "| Name | Description |\n|---|---|\n| password | The password of the user |",
       "echo $PASSWORD | base64",
+      "Password: changed yesterday",
+      "Secret: stored in Vault",
       "cat secrets.txt | grep token | wc -l",
     ]) {
       expect(scrub(text)).toBe(text);
