@@ -420,8 +420,13 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
 /** Callee names that take a credential (`NetworkCredential`, `login`, `authenticate`, `setPassword`). */
 const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect/i;
 const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')\s*(,\s*|\))/;
-/** An endpoint written as a URL of a scheme (`jdbc:mysql://…`, `LDAP://…`, `ftp://…`). */
-const ENDPOINT = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)+\/\//;
+/**
+ * An endpoint written as a URL of a scheme (`jdbc:mysql://…`, `LDAP://…`, `ftp://…`) or as PHP's
+ * PDO names one (`mysql:host=db;dbname=app`).
+ */
+const ENDPOINT = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)+\/\/|^[a-z]+:(?:host|dbname|server|Server)=/;
+/** A JWT library's signing call: its second argument is the key (`jwt.encode(payload, "k")`). */
+const JWT_SIGN = /(?:^|[^\w])(?:jwt|JWT|jose|Jwts?)\.(?:encode|sign)$/;
 const WEB = /^https?:/i;
 
 /**
@@ -438,11 +443,15 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     while (end > 0 && SPACE.test(text[end - 1] ?? "")) end--;
     let start = end;
     while (start > 0 && end - start < 80 && isNameChar(text.charCodeAt(start - 1))) start--;
-    if (end - start < 4) continue;
+    if (end - start < 3) continue;
     const callee = text.slice(start, end);
-    const named = CALLEE_WORD.test(callee);
     let at = open + 1;
     while (at < text.length && /\s/.test(text[at] ?? "")) at++;
+    if (JWT_SIGN.test(text.slice(Math.max(0, start - 1), end))) {
+      pushSigningKey(text, at, out, rule);
+      continue;
+    }
+    const named = CALLEE_WORD.test(callee);
     // Any other callee only when its first argument is a quoted endpoint.
     if (!named && !((text[at] === '"' || text[at] === "'") && ENDPOINT.test(text.slice(at + 1, at + 48))))
       continue;
@@ -458,13 +467,36 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     const first = args[0] === undefined ? "" : text.slice(args[0][0], args[0][1]);
     const endpoint = args.length === 3 && ENDPOINT.test(first) && (named || !WEB.test(first));
     if (!named && !endpoint) continue;
-    const lone = args.length === 1 && /password|secret|token|passphrase/i.test(callee);
+    // `setPassword("p")`, and a client's `auth("p")` (Redis' `AUTH`).
+    const lone = args.length === 1 && /password|secret|token|passphrase|(?:^|\.)auth$/i.test(callee);
     const picked = lone ? args : endpoint ? args.slice(2, 3) : args.slice(1, 2);
     for (const [s, e] of picked) {
       const value = text.slice(s, e);
       if (value.length >= 3 && !isPlaceholder(value) && !REFERENCE.test(value)) {
         out.push({ start: s, end: e, rule, kind: "secret" });
       }
+    }
+  }
+}
+
+/** The string second argument of a signing call at `at` (the first is the payload, any expression). */
+function pushSigningKey(text: string, at: number, out: Detection[], rule: string): void {
+  let depth = 0;
+  for (let i = at; i < text.length && i - at < 512; i++) {
+    const c = text[i];
+    if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") {
+      if (depth === 0) return;
+      depth--;
+    } else if (c === "," && depth === 0) {
+      let s = i + 1;
+      while (s < text.length && /\s/.test(text[s] ?? "")) s++;
+      const a = STRING_ARG.exec(text.slice(s, s + 1100));
+      const value = a === null ? "" : (a[1] ?? a[2] ?? "");
+      if (value.length >= 3 && !isPlaceholder(value) && !REFERENCE.test(value)) {
+        out.push({ start: s + 1, end: s + 1 + value.length, rule, kind: "secret" });
+      }
+      return;
     }
   }
 }

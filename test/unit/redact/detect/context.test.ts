@@ -370,3 +370,28 @@ describe("an ODBC connection string's braces", () => {
     expect(scrub("token={TOKEN};")).toBe("token={TOKEN};");
   });
 });
+
+describe("credentials passed to calls", () => {
+  it("a JWT library's signing key, a client's auth(p), a PDO DSN's password", () => {
+    for (const t of sample(token)) {
+      for (const text of [
+        `jwt.encode(payload, "${t}", algorithm="HS256")`,
+        `const s = jwt.sign({ sub: user.id }, '${t}', { expiresIn: "1h" });`,
+        `jedis.auth("${t}");`,
+        `$pdo = new PDO('mysql:host=db;dbname=app', 'root', '${t}');`,
+      ]) {
+        expect(scrub(text), text).not.toContain(t);
+      }
+    }
+  });
+  it("keeps a key given by reference and calls that take none", () => {
+    for (const text of [
+      'jwt.sign({ sub: user.id }, process.env.JWT_SECRET, { expiresIn: "1h" })',
+      'jwt.encode(payload, key, algorithm="HS256")',
+      'new PDO("sqlite:/tmp/db.sqlite")',
+      'db.query("SELECT 1", [id])',
+    ]) {
+      expect(scrub(text)).toBe(text);
+    }
+  });
+});
