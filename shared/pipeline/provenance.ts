@@ -34,7 +34,7 @@ export interface Provenance {
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 11,
-  "redact/detect": 35,
+  "redact/detect": 36,
   "redact/layer-c": 12,
   "redact/scrub": 8,
   // Format readers (validation and hashes).

@@ -8,13 +8,14 @@
 import { isPlaceholder } from "../rule-helpers.js";
 import type { Detection } from "../rule-types.js";
 import { credentialName } from "./credential-names.js";
+import { ECHOED } from "./tool-passwords.js";
 
 /**
  * The readers, each up to the end of its command's line; group 1, where there is one, is the
  * name the command reads, which must name a credential (`echo $PATH` prints no secret).
  */
 const READERS: readonly RegExp[] = [
-  /\b(?:echo|printf)\s+(?:-[en]+\s+)?(?:'%s(?:\\n)?'\s+|"%s(?:\\n)?"\s+)?["']?\$\{?([A-Za-z_]\w*)\}?["']?[ \t]*$/,
+  new RegExp(String.raw`${ECHOED}["']?\$\{?([A-Za-z_]\w*)\}?["']?[ \t]*$`),
   /\bprintenv\s+([A-Za-z_]\w*)[ \t]*$/,
   /\bvault\s+(?:kv\s+get|kv\s+read|read)\b.*?\s-field[= ]["']?([\w.-]+)/,
   /\bop\s+(?:read\s+["']?op:\/\/\S+|item\s+get\b.*?\s--fields?[= ](?:label=)?["']?([\w.-]+))/,

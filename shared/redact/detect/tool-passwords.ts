@@ -87,6 +87,19 @@ const IMPACKET_TOOLS = [
 const NET_USE = ["net use", "NET USE", "Net use", "Net Use"];
 const NET_USER = ["net user", "NET USER", "Net user", "Net User"];
 
+/**
+ * `echo`/`printf` before the value it prints (`echo -n`, `printf '%s\n'`): the value follows. Also
+ * read by the printed-secret rule (`echo $DB_PASSWORD`).
+ */
+export const ECHOED = String.raw`\b(?:echo|printf)\s+(?:-[en]+\s+)?(?:'%s(?:\\n)?'\s+|"%s(?:\\n)?"\s+)?`;
+
+/**
+ * Tools that read a secret from their standard input, piped (`echo p | …`) or as a here-string
+ * (`… <<< p`): `sudo -S`, `passwd --stdin`, a registry's `login --password-stdin`, `gh auth login
+ * --with-token`, a secret store's `create`/`put`/`add`/`store-secret`, `kinit`.
+ */
+const STDIN_READERS = String.raw`sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|gcloud\s+secrets\s+(?:create|versions\s+add)\b[^\r\n|;&]{0,256}--data-file[= ]-(?!\S)|(?:npx\s+)?(?:wrangler\s+secret\s+put|vercel\s+env\s+add|docker\s+secret\s+create)\b|circleci\s+context\s+store-secret\b|kinit\b`;
+
 const FORMS: readonly Form[] = [
   toolForm(["sshpass "], "sshpass", String.raw`-p\s*`),
   toolForm(["redis-cli"], "redis-cli", String.raw`(?:-a|--pass)[\s=]+`),
@@ -180,11 +193,14 @@ const FORMS: readonly Form[] = [
       "secret put",
       "env add",
       "secret create",
+      "store-secret",
       "kinit",
     ],
     requires: "|",
-    pattern:
-      /\b(?:echo|printf)\s+(?:-[en]+\s+)?(?:'%s(?:\\n)?'\s+|"%s(?:\\n)?"\s+)?("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)\s*\|\s*(?:sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|gcloud\s+secrets\s+(?:create|versions\s+add)\b[^\r\n|;&]{0,256}--data-file[= ]-(?!\S)|(?:npx\s+)?(?:wrangler\s+secret\s+put|vercel\s+env\s+add|docker\s+secret\s+create)\b|kinit\b)/dg,
+    pattern: new RegExp(
+      String.raw`${ECHOED}("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)\s*\|\s*(?:${STDIN_READERS})`,
+      "dg",
+    ),
   },
   {
     // `echo 'u:p' | chpasswd`, and `echo -n 'u:p' | base64` (a Basic credential being made).
@@ -201,11 +217,12 @@ const FORMS: readonly Form[] = [
       /\b(?:(?:create|alter)\s+(?:user|role|login)|grant)\b[^;\r\n]{0,256}?\bidentified\s+(?:with\s+\w+\s+)?by\s+(?:password\s+)?('[^'\r\n]+'|"[^"\r\n]+"|[^\s'";,)]+)/dgi,
   },
   {
-    // The same tools fed a here-string (`cmd … <<< "p"`): `sudo -S`, `passwd --stdin`, a
-    // registry's `login --password-stdin`, a secret store's `create`/`put`/`store-secret`.
+    // The same tools fed a here-string (`cmd … <<< "p"`).
     needles: ["<<<"],
-    pattern:
-      /\b(?:sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|docker\s+secret\s+create\b|wrangler\s+secret\s+put\b|vercel\s+env\s+add\b|circleci\s+context\s+store-secret\b|gcloud\s+secrets\s+(?:create|versions\s+add)\b)[^\r\n|;&<]{0,256}<<<[ \t]*("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)/dg,
+    pattern: new RegExp(
+      String.raw`\b(?:${STDIN_READERS})[^\r\n|;&<]{0,256}<<<[ \t]*("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)`,
+      "dg",
+    ),
   },
   // `gh secret set NAME --body x` (`-b x`, `-b"x"`).
   toolForm(

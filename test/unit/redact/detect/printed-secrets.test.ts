@@ -5,13 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { scanPrintedSecrets } from "#shared/redact/detect/printed-secrets.js";
-import type { Detection } from "#shared/redact/rule-types.js";
+import { foundBy } from "./helpers.js";
 
-const found = (text: string): string[] => {
-  const out: Detection[] = [];
-  scanPrintedSecrets(text, out, "printed-secret");
-  return out.map((d) => text.slice(d.start, d.end));
-};
+const found = foundBy(scanPrintedSecrets, "printed-secret");
 
 describe("printed secrets", () => {
   it("takes the one-token line after a command that prints a stored secret", () => {

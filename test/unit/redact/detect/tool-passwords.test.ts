@@ -6,13 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { scanToolPasswords } from "#shared/redact/detect/tool-passwords.js";
-import type { Detection } from "#shared/redact/rule-types.js";
+import { foundBy } from "./helpers.js";
 
-const found = (text: string): string[] => {
-  const out: Detection[] = [];
-  scanToolPasswords(text, out, "tool-password");
-  return out.map((d) => text.slice(d.start, d.end));
-};
+const found = foundBy(scanToolPasswords, "tool-password");
 
 describe("tool passwords", () => {
   it("reads every password flag of one command, quoted or not", () => {
