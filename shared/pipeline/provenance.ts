@@ -34,9 +34,9 @@ export interface Provenance {
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 11,
-  "redact/detect": 36,
-  "redact/layer-c": 12,
-  "redact/scrub": 8,
+  "redact/detect": 37,
+  "redact/layer-c": 13,
+  "redact/scrub": 9,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 5,
   "formats/replay-bundle": 3,

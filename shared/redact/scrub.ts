@@ -22,7 +22,7 @@ import { RedactError } from "../errors.js";
 import { remembered } from "../memo.js";
 import { BASE64_OR_URL, inTable } from "./chars.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE, scanCredentialPairName } from "./detect/context.js";
-import { encodedForms, KnownSecrets, recurrences } from "./detect/recurrence.js";
+import { encodedForms, KnownSecrets, type LearnedSecret, recurrences } from "./detect/recurrence.js";
 import {
   GENERATED_NAME_MIN,
   isIdName,
@@ -346,6 +346,48 @@ export class Scrubber {
       if (this.pairMarks[(form.charCodeAt(i - 1) << 7) | form.charCodeAt(i)] !== mark) return false;
     }
     return true;
+  }
+
+  /** The secrets learned since the last call, in order (see `KnownSecrets.takeLearned`). */
+  takeLearned(): readonly LearnedSecret[] {
+    return this.known.takeLearned();
+  }
+
+  /** Forgets the secrets learned so far (see `KnownSecrets.forget`). */
+  forgetKnown(): void {
+    this.known.forget();
+  }
+
+  /** Starts knowing `secrets`, revealed by earlier lines of the same file. */
+  learnAll(secrets: readonly LearnedSecret[]): void {
+    this.known.rememberAll(secrets);
+  }
+
+  /**
+   * Written JSON (UTF-8 bytes or a string) with every secret known so far that its strings hold as
+   * a chunk replaced, each counted at `pathAt(json, offset)`; undefined when it holds none. For a
+   * line redacted on its own (on any thread), with what the lines before it revealed.
+   */
+  redactKnown(
+    written: Uint8Array | string,
+    pathAt: (json: string, at: number) => string,
+  ): string | undefined {
+    if (this.known.size === 0) return undefined;
+    const json =
+      typeof written === "string"
+        ? written
+        : Buffer.from(written.buffer, written.byteOffset, written.byteLength).toString("utf8");
+    const found = this.known.findInWritten(json);
+    if (found.length === 0) return undefined;
+    const parts: string[] = [];
+    let at = 0;
+    for (const f of found) {
+      parts.push(json.slice(at, f.start), this.tag(f.rule, json.slice(f.start, f.end)));
+      at = f.end;
+      this.count(f.rule, pathAt(json, f.start));
+    }
+    parts.push(json.slice(at));
+    return parts.join("");
   }
 
   /** Starts knowing the secrets `other` found (a second pass over a document). */

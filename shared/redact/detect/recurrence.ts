@@ -142,6 +142,14 @@ function isChunkBreak(c: number): boolean {
   return c < 128 && IS_CHUNK_BREAK[c] === 1;
 }
 
+/** A secret one part of a file revealed, and the rule that found it (see `KnownSecrets.takeLearned`). */
+export interface LearnedSecret {
+  value: string;
+  rule: string;
+}
+
+const NONE_LEARNED: readonly LearnedSecret[] = Object.freeze([]);
+
 /**
  * The secrets found so far in one file, by value and encoded form, with the rule that found
  * each: a later string holding one as a chunk of its own (between blanks, quotes, brackets or
@@ -155,6 +163,8 @@ export class KnownSecrets {
    * fall. A chunk whose sketch is 0 is no key, told without cutting it out of its text.
    */
   private readonly sketch = new Uint8Array(SKETCH_SIZE);
+  /** The slots of `sketch` set since it was last cleared (cleared one by one by `forget`). */
+  private readonly slots: number[] = [];
   /** How many values were remembered so far: a text found clean stays clean until it grows. */
   private added = 0;
   /** Short texts found holding none, with `added` then (names and statuses recur on every line). */
@@ -162,7 +172,9 @@ export class KnownSecrets {
   private shortest = Number.POSITIVE_INFINITY;
   private longest = 0;
   /** The values remembered lately (the last `RECENT` or more), in order, with their rules (see `since`). */
-  private readonly recent: { value: string; rule: string }[] = [];
+  private readonly recent: LearnedSecret[] = [];
+  /** The values remembered since the last `takeLearned` (the latest `FILE_MEMORY` or more), in order. */
+  private learned: LearnedSecret[] = [];
 
   get size(): number {
     return this.rules.size;
@@ -174,7 +186,7 @@ export class KnownSecrets {
   }
 
   /** The values remembered after `epoch` (the last `RECENT` at most), with their rules. */
-  since(epoch: number): readonly { value: string; rule: string }[] {
+  since(epoch: number): readonly LearnedSecret[] {
     const n = Math.min(this.added - epoch, this.recent.length, RECENT);
     return n <= 0 ? [] : this.recent.slice(this.recent.length - n);
   }
@@ -194,14 +206,15 @@ export class KnownSecrets {
       if (this.rules.has(slice) || slice.includes("[REDACTED") || hasChunkBreak(slice)) continue;
       // A copy: a slice of a long string keeps the whole string alive while it is remembered.
       const value = detached(slice);
-      if (this.rules.size >= FILE_MEMORY) {
-        this.rules.clear();
-        this.sketch.fill(0);
-      }
+      if (this.rules.size >= FILE_MEMORY) this.forget();
       for (const form of encodedForms(value)) {
         if (hasChunkBreak(form)) continue;
         this.rules.set(form, f.rule);
-        this.sketch[sketchOf(form, 0, form.length)] = 1;
+        const slot = sketchOf(form, 0, form.length);
+        if (this.sketch[slot] === 0) {
+          this.sketch[slot] = 1;
+          this.slots.push(slot);
+        }
         this.shortest = Math.min(this.shortest, form.length);
         this.longest = Math.max(this.longest, form.length);
       }
@@ -209,7 +222,87 @@ export class KnownSecrets {
       // Up to twice `RECENT` kept, the oldest half dropped at once: a shift per value moved them all.
       if (this.recent.length >= 2 * RECENT) this.recent.splice(0, RECENT);
       this.recent.push({ value, rule: f.rule });
+      if (this.learned.length >= 2 * FILE_MEMORY) this.learned.splice(0, FILE_MEMORY);
+      this.learned.push({ value, rule: f.rule });
     }
+  }
+
+  /**
+   * Forgets every value (not what `takeLearned` will list): a line redacted on its own knows only
+   * what it revealed itself, and what earlier lines revealed is redacted where the lines are
+   * written in file order (`findInWritten`).
+   */
+  forget(): void {
+    if (this.rules.size === 0) return;
+    this.rules.clear();
+    for (const slot of this.slots) this.sketch[slot] = 0;
+    this.slots.length = 0;
+    this.shortest = Number.POSITIVE_INFINITY;
+    this.longest = 0;
+  }
+
+  /**
+   * The values remembered since the last call, in order (the latest `FILE_MEMORY` at least): what
+   * a line, redacted on its own on any thread, tells the lines after it.
+   */
+  takeLearned(): readonly LearnedSecret[] {
+    if (this.learned.length === 0) return NONE_LEARNED;
+    const out = this.learned;
+    this.learned = [];
+    return out;
+  }
+
+  /** Remembers `secrets` (revealed by earlier lines of the same file, in file order). */
+  rememberAll(secrets: readonly LearnedSecret[]): void {
+    for (const { value, rule } of secrets) {
+      this.remember(value, [{ start: 0, end: value.length, rule, kind: "secret" }]);
+    }
+  }
+
+  /**
+   * Findings for the remembered secrets that written JSON `json` holds as chunks of its strings
+   * (member names and values; never numbers or literals), where a chunk is read as `findIn` reads
+   * it in the decoded string: an escape (`\n`, `\"`, `\u0001`) decodes to a character that
+   * breaks chunks, and stands for one here.
+   */
+  findInWritten(json: string): Detection[] {
+    const out: Detection[] = [];
+    const n = json.length;
+    if (this.rules.size === 0 || n < this.shortest) return out;
+    let i = 0;
+    let inString = false;
+    let start = -1;
+    while (i < n) {
+      const c = json.charCodeAt(i);
+      if (!inString) {
+        if (c === 34) {
+          inString = true;
+          start = i + 1;
+        }
+        i++;
+        continue;
+      }
+      // The end of a chunk: a closing quote, an escape or a breaking character.
+      if (c === 34 || c === 92 || isChunkBreak(c)) {
+        this.chunkAt(json, start, i, out);
+        if (c === 34) inString = false;
+        // An escape is `\` and one character, or `\u` and four hex digits.
+        i += c !== 92 ? 1 : json.charCodeAt(i + 1) === 117 ? 6 : 2;
+        start = i;
+        continue;
+      }
+      i++;
+    }
+    return out;
+  }
+
+  /** Pushes a finding for `text[start, end)` when it is a remembered value or form. */
+  private chunkAt(text: string, start: number, end: number, out: Detection[]): void {
+    const length = end - start;
+    if (length < this.shortest || length > this.longest || this.sketch[sketchOf(text, start, end)] === 0)
+      return;
+    const rule = this.rules.get(text.slice(start, end));
+    if (rule !== undefined) out.push({ start, end, rule, kind: "secret" });
   }
 
   /** Findings for the remembered secrets `text` holds as chunks. */
@@ -222,12 +315,7 @@ export class KnownSecrets {
       while (i < n && isChunkBreak(text.charCodeAt(i))) i++;
       const start = i;
       while (i < n && !isChunkBreak(text.charCodeAt(i))) i++;
-      const length = i - start;
-      if (length < this.shortest || length > this.longest || this.sketch[sketchOf(text, start, i)] === 0) {
-        continue;
-      }
-      const rule = this.rules.get(text.slice(start, i));
-      if (rule !== undefined) out.push({ start, end: i, rule, kind: "secret" });
+      this.chunkAt(text, start, i, out);
     }
     if (out.length === 0 && n <= CLEAN_TEXT) {
       if (this.clean.size >= FILE_MEMORY) this.clean.clear();

@@ -7,6 +7,7 @@ import {
   setMember,
 } from "../../canonical/index.js";
 import type { FormatId, LayerCOrigin } from "../../formats/index.js";
+import type { LearnedSecret } from "../detect/recurrence.js";
 import type { Preset } from "../presets.js";
 import type { RedactionSummary } from "../scrub.js";
 import { child, UNKNOWN_EVENT_ALLOW } from "./policy.js";
@@ -27,6 +28,14 @@ export interface StringScrubber {
   redactLearned(text: string, path: string, epoch: number): string;
   /** May UTF-8 `written` hold a secret learned after `epoch` (see `Scrubber.mayHoldLearned`)? */
   mayHoldLearned(written: Buffer, epoch: number): boolean;
+  /** The secrets learned since the last call (see `Scrubber.takeLearned`). */
+  takeLearned(): readonly LearnedSecret[];
+  /** Forgets the secrets learned so far (see `Scrubber.forgetKnown`). */
+  forgetKnown(): void;
+  /** Starts knowing secrets earlier lines of the file revealed (see `Scrubber.learnAll`). */
+  learnAll(secrets: readonly LearnedSecret[]): void;
+  /** Written JSON with the known secrets it holds replaced (see `Scrubber.redactKnown`). */
+  redactKnown(written: Uint8Array | string, pathAt: (json: string, at: number) => string): string | undefined;
 }
 
 /** Per-file redaction state: the scrubber, the counters and the hashing profile. */

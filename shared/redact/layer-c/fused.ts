@@ -8,7 +8,13 @@ import { ByteSink, SplitView, splitInto, splitLine } from "../../canonical/index
 import { RedactError } from "../../errors.js";
 import type { FusedTask, LineTap, TappedLine } from "../../formats/index.js";
 import { type LineTaskModule, type SplitTexts, SplitWire, splitsFromWire } from "../../parallel/index.js";
-import { LineRedactor, type LinesFormat, type RedactedLine, scrubSettings } from "./lines.js";
+import {
+  type LearnedByLine,
+  LineRedactor,
+  type LinesFormat,
+  type RedactedLine,
+  scrubSettings,
+} from "./lines.js";
 import type { LayerCCounts } from "./summary.js";
 import type { RedactTaskInit } from "./task.js";
 import type { LayerCWriter } from "./writer.js";
@@ -21,7 +27,7 @@ export interface InspectRedactInit extends RedactTaskInit {
 /**
  * A batch of `inspectRedactTask` results between threads: the splits (`SplitWire`'s texts), and
  * the redacted lines as one string with, per line, where it ends and a flag (0, 1 for a carrier,
- * 2 for a line the redactor failed). A string, not bytes: a buffer per batch would be one more
+ * 2 for a line the redactor failed), and what the lines revealed. A string, not bytes: a buffer per batch would be one more
  * external allocation on the receiving thread, which its collector frees late.
  */
 interface FusedWire {
@@ -29,6 +35,7 @@ interface FusedWire {
   texts: string;
   ends: Int32Array;
   flags: Uint8Array;
+  learned: LearnedByLine;
 }
 
 /** The slabs the reading thread's line copies are written into (see `inspectRedactTask`). */
@@ -57,6 +64,7 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
     let at = 0;
     const ends: number[] = [];
     const flags: number[] = [];
+    let learned: LearnedByLine = [];
     // On the reading thread (`line`): each line's copy is written into a slab shared by the lines
     // after it and given as a view of it, where a buffer of its own per line was one more
     // allocation and copy. A full slab is left to the views still holding it, never written over:
@@ -72,7 +80,9 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
         let tap: RedactedLine | null;
         try {
           const carrier = redactor.lineInto(bytes, line, split === null ? undefined : view, copies);
-          tap = { text: copies.buf.subarray(from, copies.len), carrier };
+          const secrets = redactor.takeLearned();
+          const text = copies.buf.subarray(from, copies.len);
+          tap = secrets.length === 0 ? { text, carrier } : { text, carrier, learned: secrets };
         } catch {
           copies.len = from;
           tap = null;
@@ -87,6 +97,8 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
           const carrier = redactor.lineInto(bytes, line, split ? view : undefined, texts);
           at += texts.utf16Length(from, texts.len);
           flags.push(carrier ? 1 : 0);
+          const secrets = redactor.takeLearned();
+          if (secrets.length > 0) learned.push([ends.length, secrets]);
         } catch {
           texts.len = from;
           flags.push(2);
@@ -101,7 +113,9 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
           texts: texts.buf.toString("utf8", 0, texts.len),
           ends: Int32Array.from(ends),
           flags: Uint8Array.from(flags),
+          learned,
         };
+        learned = [];
         texts.clear();
         at = 0;
         ends.length = 0;
@@ -114,13 +128,19 @@ export const inspectRedactTask: LineTaskModule<InspectRedactInit> = {
 };
 
 /** The lines of a `FusedWire`, each decoded as the caller comes to it. */
-function* tappedFromWire({ splits, texts, ends, flags }: FusedWire): Generator<TappedLine> {
+function* tappedFromWire({ splits, texts, ends, flags, learned }: FusedWire): Generator<TappedLine> {
   const split = splits === null ? undefined : splitsFromWire(splits);
   let start = 0;
+  let next = 0;
   for (let k = 0; k < ends.length; k++) {
     const end = ends[k] as number;
     const flag = flags[k];
-    const tap = flag === 2 ? null : { text: texts.slice(start, end), carrier: flag === 1 };
+    const tap: RedactedLine | null =
+      flag === 2 ? null : { text: texts.slice(start, end), carrier: flag === 1 };
+    if (learned[next]?.[0] === k) {
+      if (tap !== null) tap.learned = (learned[next] as LearnedByLine[number])[1];
+      next++;
+    }
     yield { split: split === undefined ? null : (split.next().value ?? null), tap };
     start = end;
   }

@@ -25,6 +25,7 @@ import {
 import { RedactError, ReplayPipelineError } from "../../errors.js";
 import type { FormatId, ReplayEventFields } from "../../formats/index.js";
 import { REPLAY_EVENT_FIELDS, SPAN_FIELD_SET } from "../../formats/index.js";
+import type { LearnedSecret } from "../detect/recurrence.js";
 import type { Preset } from "../presets.js";
 import type { PackRule } from "../rule-types.js";
 import { Scrubber, type ScrubOptions } from "../scrub.js";
@@ -33,6 +34,7 @@ import { RAW_KEYS } from "./policy.js";
 import { NOT_WRITTEN, SplitEventWriter, WRITTEN_HEADER } from "./split-event.js";
 import { type LayerCCounts, type LayerCSummary, summaryValue } from "./summary.js";
 import { isRootShaped, redactEvent, redactReplayEvent } from "./transform.js";
+import { writtenPathAt } from "./written-path.js";
 
 /** The JSON Lines formats: the REPLAY dialects and Braintrust spans. */
 export type LinesFormat = "replay-v1" | "replay-dsrs" | "replay-adr0003" | "braintrust-spans";
@@ -81,13 +83,23 @@ export interface RedactedLine {
    * span (Braintrust). The first carrier of the file gets it (`withSummary`), else its first line.
    */
   carrier: boolean;
+  /**
+   * The secrets the line revealed (values long enough to recur by intent, with their rules), for
+   * the lines after it: the writer redacts them there, in file order, whichever thread redacted
+   * them. Absent or empty when none.
+   */
+  learned?: readonly LearnedSecret[];
 }
+
+/** What lines of a batch revealed, between threads: `[index in the batch, secrets]`, for those that did. */
+export type LearnedByLine = [number, readonly LearnedSecret[]][];
 
 /**
  * The redaction of the lines of one JSON Lines file, one line at a time: each `line` call is a
  * synchronous function of that line's bytes (plus the counts so far), so consecutive batches of
  * lines can be redacted by separate instances (on worker threads) and their `snapshot`s merged in
- * order with `mergeCounts`; `layerCSummary` then gives the file's summary and `withSummary` writes
+ * order with `mergeCounts`; what each line revealed (`learned`) is redacted from the lines after
+ * it where they are written in file order (`learn`, `redactKnown`); `layerCSummary` then gives the file's summary and `withSummary` writes
  * it into the carrier line. An instance holds its own scrubber and counters and shares nothing
  * mutable with other instances. `snapshot` counts every line the instance redacted, so give each
  * batch its own instance (cheap: a fraction of a millisecond once the module is loaded), or merge
@@ -143,15 +155,26 @@ export class LineRedactor {
     const scratch = this.scratch;
     scratch.clear();
     const carrier = this.lineInto(bytes, line, split, scratch);
-    return { text: Buffer.from(scratch.view()), carrier };
+    const learned = this.takeLearned();
+    const text = Buffer.from(scratch.view());
+    return learned.length === 0 ? { text, carrier } : { text, carrier, learned };
+  }
+
+  /** The secrets the line `lineInto` wrote last revealed (see `RedactedLine.learned`). */
+  takeLearned(): readonly LearnedSecret[] {
+    return this.ctx.scrubber.takeLearned();
   }
 
   /**
    * `line`, written into `out` (after what it holds) rather than returned; returns the carrier
    * flag. A REPLAY line just split is redacted from the split's bytes (`SplitEventWriter`) when
-   * that path takes it; any other line through the event object.
+   * that path takes it; any other line through the event object. What the line revealed is then
+   * `takeLearned`.
    */
   lineInto(bytes: Buffer, line: number, split: SplitView | undefined, out: ByteSink): boolean {
+    // Each line on its own: what earlier lines revealed is redacted from it where it is written.
+    this.ctx.scrubber.forgetKnown();
+    this.ctx.scrubber.takeLearned();
     const start = out.len;
     const epoch = this.ctx.scrubber.epoch();
     const carrier = this.writeLine(bytes, line, split, out);
@@ -207,6 +230,19 @@ export class LineRedactor {
   /** The counts so far (lines, scrubber, Layer C's own), as a new plain JSON value. */
   snapshot(): LayerCCounts {
     return this.ctx.counts(this.events);
+  }
+
+  /** Starts knowing `secrets`, revealed by earlier lines (`RedactedLine.learned`, in file order). */
+  learn(secrets: readonly LearnedSecret[]): void {
+    this.ctx.scrubber.learnAll(secrets);
+  }
+
+  /**
+   * A line's copy with every secret this instance learned (`learn`) replaced where it stands as a
+   * chunk of a string (see `Scrubber.redactKnown`): `text` itself when it holds none.
+   */
+  redactKnown(text: Uint8Array | string): Uint8Array | string {
+    return this.ctx.scrubber.redactKnown(text, writtenPathAt) ?? text;
   }
 
   /** The counts since the last call (as `snapshot`), counting afresh after it. */

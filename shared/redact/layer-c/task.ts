@@ -2,7 +2,13 @@
 import type { LineTask, LineTaskModule } from "../../parallel/index.js";
 import type { Preset } from "../presets.js";
 import type { PackRule } from "../rule-types.js";
-import { LineRedactor, type LinesFormat, type RedactedLine, scrubSettings } from "./lines.js";
+import {
+  type LearnedByLine,
+  LineRedactor,
+  type LinesFormat,
+  type RedactedLine,
+  scrubSettings,
+} from "./lines.js";
 
 /** How `mapLines` builds the line redaction, on this thread and on workers. */
 export interface RedactTaskInit {
@@ -44,6 +50,7 @@ interface RedactedWire {
   ends: Int32Array;
   /** Per line: 0, 1 for a carrier, 2 for a line whose redaction failed (null). */
   flags: Uint8Array;
+  learned: LearnedByLine;
 }
 
 /** `lines` as one `RedactedWire`. */
@@ -57,15 +64,17 @@ function redactedToWire(lines: readonly ((RedactedLine & { text: Buffer }) | nul
     flags[k] = r === null ? 2 : r.carrier ? 1 : 0;
   });
   const texts = new Uint8Array(at);
+  const learned: LearnedByLine = [];
   lines.forEach((r, k) => {
     if (r !== null) texts.set(r.text, (ends[k] as number) - r.text.length);
+    if (r?.learned !== undefined && r.learned.length > 0) learned.push([k, r.learned]);
   });
-  return { texts, ends, flags };
+  return { texts, ends, flags, learned };
 }
 
 /** The lines of a `RedactedWire`. */
 function redactedFromWire(wire: RedactedWire): (RedactedLine | null)[] {
-  const { texts, ends, flags } = wire;
+  const { texts, ends, flags, learned } = wire;
   const all = Buffer.from(texts.buffer, texts.byteOffset, texts.byteLength);
   const lines: (RedactedLine | null)[] = [];
   let start = 0;
@@ -73,5 +82,9 @@ function redactedFromWire(wire: RedactedWire): (RedactedLine | null)[] {
     lines.push(flags[k] === 2 ? null : { text: all.subarray(start, end), carrier: flags[k] === 1 });
     start = end;
   });
+  for (const [k, secrets] of learned) {
+    const line = lines[k];
+    if (line !== null && line !== undefined) line.learned = secrets;
+  }
   return lines;
 }

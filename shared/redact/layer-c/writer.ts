@@ -52,6 +52,11 @@ export class LayerCWriter {
   private size = 0;
   /** The redactor of the lines that come without a result (the first one). */
   private redactor: LineRedactor | undefined;
+  /**
+   * What the lines so far revealed, in file order (`RedactedLine.learned`), redacted from each
+   * line after them whichever thread redacted it: this instance redacts no line of its own.
+   */
+  private known: LineRedactor | undefined;
   private counts: LayerCCounts = mergeCounts([]);
   private spool: Promise<LinesSpool> | undefined;
   /** The spool once created. */
@@ -192,6 +197,10 @@ export class LayerCWriter {
           file,
           ...scrubSettings(this.options),
         });
+        this.known = new LineRedactor(shape.format as LinesFormat, this.preset, {
+          file,
+          ...scrubSettings(this.options),
+        });
         this.spool = LinesSpool.create(this.options.spool ?? fileSpool(tmpdir()));
         // Settled when the copy is made or given up; a failure to create it surfaces there.
         this.spool.catch(() => undefined);
@@ -210,8 +219,22 @@ export class LayerCWriter {
       }
       this.addCounts((this.redactor as LineRedactor).takeSnapshot());
     }
+    redacted = this.withoutKnown(redacted);
     const spool = this.opened;
     return spool === undefined ? this.firstWrite(redacted) : this.write(spool, redacted);
+  }
+
+  /** `redacted` without what the lines before it revealed; then what it revealed is known. */
+  private withoutKnown(redacted: RedactedLine): RedactedLine {
+    const known = this.known as LineRedactor;
+    const text = known.redactKnown(redacted.text);
+    let out = redacted;
+    if (text !== redacted.text) {
+      out = { text, carrier: redacted.carrier };
+      this.addCounts(known.takeSnapshot());
+    }
+    if (redacted.learned !== undefined && redacted.learned.length > 0) known.learn(redacted.learned);
+    return out;
   }
 
   /** The first line: the spool is being created. */

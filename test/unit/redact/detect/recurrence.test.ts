@@ -78,6 +78,76 @@ describe("the secrets learned lately", () => {
   });
 });
 
+describe("what one part of a file learned, for the parts after it", () => {
+  const remember = (known: KnownSecrets, ...values: string[]) => {
+    for (const v of values) known.remember(v, [{ start: 0, end: v.length, rule: "r", kind: "secret" }]);
+  };
+
+  it("takeLearned lists what was remembered since the last call, once; rememberAll takes it in", () => {
+    const known = new KnownSecrets();
+    remember(known, "first-secret-1", "second-secret-2");
+    const learned = known.takeLearned();
+    expect(learned).toEqual([
+      { value: "first-secret-1", rule: "r" },
+      { value: "second-secret-2", rule: "r" },
+    ]);
+    remember(known, "first-secret-1", "third-secret-3");
+    expect(known.takeLearned().map((v) => v.value)).toEqual(["third-secret-3"]);
+    const other = new KnownSecrets();
+    other.rememberAll(learned);
+    expect(other.findIn("ran second-secret-2 twice").map((f) => f.rule)).toEqual(["r"]);
+  });
+
+  it("findInWritten finds in written JSON what findIn finds in its strings, and nothing outside them (property)", () => {
+    const secrets = ["hunter2hunter2", "Zq8vN3kP5wR2", "12345678901", "caf\u00e9-s\u00fcper-key"].map((x) =>
+      JSON.parse(`"${x}"`),
+    ) as string[];
+    const known = new KnownSecrets();
+    remember(known, ...secrets);
+    const forms = secrets.flatMap((x) => [...encodedForms(x)]);
+    const text = fc
+      .array(
+        fc.oneof(
+          fc.constantFrom(...forms),
+          fc.constantFrom(" ", "\n", "\t", '"', "\\", "\u0001", "=", ":", "/", "-", "é", "x", "\ud83d\ude00"),
+          fc.string({ maxLength: 6 }),
+        ),
+        { maxLength: 10 },
+      )
+      .map((parts) => parts.join(""));
+    const value: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { arbitrary: text, weight: 4 },
+        fc.constant(12345678901),
+        fc.constant(true),
+        fc.array(tie("value"), { maxLength: 3 }),
+        fc.dictionary(text, tie("value"), { maxKeys: 3 }),
+      ),
+    })).value;
+    const strings = (v: unknown): string[] =>
+      typeof v === "string"
+        ? [v]
+        : Array.isArray(v)
+          ? v.flatMap(strings)
+          : v !== null && typeof v === "object"
+            ? Object.entries(v).flatMap(([k, x]) => [k, ...strings(x)])
+            : [];
+    let found = 0;
+    fc.assert(
+      fc.property(fc.dictionary(text, value, { maxKeys: 4 }), (object) => {
+        const json = JSON.stringify(object);
+        const expected = strings(object).flatMap((x) => known.findIn(x).map((f) => x.slice(f.start, f.end)));
+        const got = known.findInWritten(json).map((f) => json.slice(f.start, f.end));
+        found += got.length;
+        expect(got).toEqual(expected);
+      }),
+      { numRuns: 1500, seed: 27 },
+    );
+    // The property means something only if it found some.
+    expect(found).toBeGreaterThan(300);
+  });
+});
+
 describe("a written copy's check for learned secrets (Scrubber.mayHoldLearned)", () => {
   const learned = (secrets: readonly string[]): { s: Scrubber; epoch: number } => {
     const s = new Scrubber();
