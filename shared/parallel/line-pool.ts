@@ -17,6 +17,7 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { setImmediate } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { WorkerPoolError } from "../errors.js";
 import type { LineTask, LineTaskModule, WorkerInit } from "./task.js";
@@ -100,6 +101,16 @@ interface Pending {
   worker: number;
 }
 
+/**
+ * How much V8 lets a heap grow past its live data before the next full collection, while workers
+ * run: to twice what it held after the last one, against V8's default of up to 4 times. The
+ * calling thread keeps what it read and ran ahead until the workers' earlier answers arrive, long
+ * enough to be promoted and die old, so its heap grew to 3-4 times its live data (dense file: about
+ * 30 MB live, 124 MB before a collection). The flag is the process's (V8 has one per process) and
+ * stays set; it costs collections, not memory (docs/performance.md, "Heap growth with workers").
+ */
+const HEAP_GROWING_PERCENT = 100;
+
 /** A fixed set of workers running one task. */
 class Pool {
   private readonly workers: Worker[] = [];
@@ -120,6 +131,7 @@ class Pool {
     waitForWorkers: boolean,
   ) {
     poolStats.pools++;
+    setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
     for (let w = 0; w < size; w++) {
       // A small young generation keeps each worker's memory near its live data (see TaskTuning).
       const worker = new Worker(script, {
