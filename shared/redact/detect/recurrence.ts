@@ -165,6 +165,13 @@ export class KnownSecrets {
   private readonly sketch = new Uint8Array(SKETCH_SIZE);
   /** The slots of `sketch` set since it was last cleared (cleared one by one by `forget`). */
   private readonly slots: number[] = [];
+  /**
+   * Forms holding a chunk break (`Tr0ub4dor&3`, `p:ss;w0rd`), by their anchor: their longest run
+   * without one, the chunk a later string holding the form as a token of its own holds too.
+   */
+  private readonly anchors = new Map<string, Anchored[]>();
+  /** The values holding a chunk break remembered (their forms are in `anchors`). */
+  private readonly anchored = new Set<string>();
   /** How many values were remembered so far: a text found clean stays clean until it grows. */
   private added = 0;
   /** Short texts found holding none, with `added` then (names and statuses recur on every line). */
@@ -203,21 +210,20 @@ export class KnownSecrets {
     for (const f of findings) {
       if (f.kind !== "secret" || f.end - f.start < MIN_IN_FILE) continue;
       const slice = text.slice(f.start, f.end);
-      if (this.rules.has(slice) || slice.includes("[REDACTED") || hasChunkBreak(slice)) continue;
+      const broken = hasChunkBreak(slice);
+      if ((broken ? this.anchored.has(slice) : this.rules.has(slice)) || slice.includes("[REDACTED"))
+        continue;
       // A copy: a slice of a long string keeps the whole string alive while it is remembered.
       const value = detached(slice);
-      if (this.rules.size >= FILE_MEMORY) this.forget();
+      if (this.rules.size + this.anchors.size >= FILE_MEMORY) this.forget();
       for (const form of encodedForms(value)) {
-        if (hasChunkBreak(form)) continue;
-        this.rules.set(form, f.rule);
-        const slot = sketchOf(form, 0, form.length);
-        if (this.sketch[slot] === 0) {
-          this.sketch[slot] = 1;
-          this.slots.push(slot);
+        if (hasChunkBreak(form)) this.anchor(form, f.rule);
+        else {
+          this.rules.set(form, f.rule);
+          this.mark(form, 0, form.length);
         }
-        this.shortest = Math.min(this.shortest, form.length);
-        this.longest = Math.max(this.longest, form.length);
       }
+      if (broken) this.anchored.add(value);
       this.added++;
       // Up to twice `RECENT` kept, the oldest half dropped at once: a shift per value moved them all.
       if (this.recent.length >= 2 * RECENT) this.recent.splice(0, RECENT);
@@ -233,8 +239,10 @@ export class KnownSecrets {
    * written in file order (`findInWritten`).
    */
   forget(): void {
-    if (this.rules.size === 0) return;
+    if (this.rules.size === 0 && this.anchors.size === 0) return;
     this.rules.clear();
+    this.anchors.clear();
+    this.anchored.clear();
     for (const slot of this.slots) this.sketch[slot] = 0;
     this.slots.length = 0;
     this.shortest = Number.POSITIVE_INFINITY;
@@ -284,7 +292,7 @@ export class KnownSecrets {
       }
       // The end of a chunk: a closing quote, an escape or a breaking character.
       if (c === 34 || c === 92 || isChunkBreak(c)) {
-        this.chunkAt(json, start, i, out);
+        this.chunkAt(json, start, i, out, true);
         if (c === 34) inString = false;
         // An escape is `\` and one character, or `\u` and four hex digits.
         i += c !== 92 ? 1 : json.charCodeAt(i + 1) === 117 ? 6 : 2;
@@ -297,12 +305,70 @@ export class KnownSecrets {
   }
 
   /** Pushes a finding for `text[start, end)` when it is a remembered value or form. */
-  private chunkAt(text: string, start: number, end: number, out: Detection[]): void {
+  /**
+   * Pushes a finding for `text[start, end)` when it is a remembered value or form, or the anchor
+   * of a form holding a chunk break that stands around it as a token of its own (as JSON writes it
+   * when `written`).
+   */
+  private chunkAt(text: string, start: number, end: number, out: Detection[], written: boolean): void {
     const length = end - start;
     if (length < this.shortest || length > this.longest || this.sketch[sketchOf(text, start, end)] === 0)
       return;
-    const rule = this.rules.get(text.slice(start, end));
-    if (rule !== undefined) out.push({ start, end, rule, kind: "secret" });
+    const chunk = text.slice(start, end);
+    const rule = this.rules.get(chunk);
+    if (rule !== undefined) {
+      pushMerged(out, start, end, rule);
+      return;
+    }
+    for (const a of this.anchors.get(chunk) ?? []) {
+      const form = written ? a.written : a.form;
+      const from = start - (written ? a.writtenAt : a.formAt);
+      const to = from + form.length;
+      if (
+        from >= 0 &&
+        text.startsWith(form, from) &&
+        breaksBefore(text, from, written) &&
+        breaksAfter(text, to)
+      ) {
+        pushMerged(out, from, to, a.rule);
+        return;
+      }
+    }
+  }
+
+  /** Remembers `form`, which holds a chunk break, by its anchor (none when its runs are short). */
+  private anchor(form: string, rule: string): void {
+    let best = 0;
+    let bestLength = 0;
+    for (let i = 0; i < form.length; ) {
+      while (i < form.length && isChunkBreak(form.charCodeAt(i))) i++;
+      const start = i;
+      while (i < form.length && !isChunkBreak(form.charCodeAt(i))) i++;
+      if (i - start > bestLength) {
+        best = start;
+        bestLength = i - start;
+      }
+    }
+    if (bestLength < MIN_ANCHOR) return;
+    const anchor = form.slice(best, best + bestLength);
+    const written = JSON.stringify(form).slice(1, -1);
+    const writtenAt = JSON.stringify(form.slice(0, best)).length - 2;
+    const list = this.anchors.get(anchor);
+    const entry = { form, formAt: best, written, writtenAt, rule };
+    if (list === undefined) this.anchors.set(anchor, [entry]);
+    else list.push(entry);
+    this.mark(anchor, 0, anchor.length);
+  }
+
+  /** Marks a key of `rules` or `anchors` in the sketch and the length bounds. */
+  private mark(key: string, start: number, end: number): void {
+    const slot = sketchOf(key, start, end);
+    if (this.sketch[slot] === 0) {
+      this.sketch[slot] = 1;
+      this.slots.push(slot);
+    }
+    this.shortest = Math.min(this.shortest, end - start);
+    this.longest = Math.max(this.longest, end - start);
   }
 
   /** Findings for the remembered secrets `text` holds as chunks. */
@@ -315,7 +381,7 @@ export class KnownSecrets {
       while (i < n && isChunkBreak(text.charCodeAt(i))) i++;
       const start = i;
       while (i < n && !isChunkBreak(text.charCodeAt(i))) i++;
-      this.chunkAt(text, start, i, out);
+      this.chunkAt(text, start, i, out, false);
     }
     if (out.length === 0 && n <= CLEAN_TEXT) {
       if (this.clean.size >= FILE_MEMORY) this.clean.clear();
@@ -323,6 +389,53 @@ export class KnownSecrets {
     }
     return out;
   }
+}
+
+/** A remembered form holding a chunk break, found by its anchor (see `KnownSecrets.anchors`). */
+interface Anchored {
+  form: string;
+  /** Where the anchor starts in `form`. */
+  formAt: number;
+  /** `form` as a JSON string writes it (without its quotes), and where the anchor starts there. */
+  written: string;
+  writtenAt: number;
+  rule: string;
+}
+
+/** Fewest characters of an anchor (a shorter run without a break is found everywhere). */
+const MIN_ANCHOR = 4;
+
+/** Pushes a finding, merged with those it overlaps (a form found by its anchor spans chunks found before). */
+function pushMerged(out: Detection[], start: number, end: number, rule: string): void {
+  let from = start;
+  let to = end;
+  for (let last = out.at(-1); last !== undefined && last.end > from; last = out.at(-1)) {
+    from = Math.min(from, last.start);
+    to = Math.max(to, last.end);
+    out.pop();
+  }
+  out.push({ start: from, end: to, rule, kind: "secret" });
+}
+
+/**
+ * Does a token end right before `at` in `text`: its start, a chunk break, or (in written JSON) an
+ * escape (`\n`, `\u0001`), which decodes to one?
+ */
+function breaksBefore(text: string, at: number, written: boolean): boolean {
+  if (at === 0 || isChunkBreak(text.charCodeAt(at - 1))) return true;
+  return written && (escapeAt(text, at - 2) || (text.charCodeAt(at - 5) === 117 && escapeAt(text, at - 6)));
+}
+
+/** Does an escape start at `at` in written JSON (a backslash not itself escaped: an odd run of them)? */
+function escapeAt(text: string, at: number): boolean {
+  let n = 0;
+  for (let i = at; i >= 0 && text.charCodeAt(i) === 92; i--) n++;
+  return n % 2 === 1;
+}
+
+/** Does a token end at `at` in `text` (its end, or a chunk break; in JSON an escape's backslash is one)? */
+function breaksAfter(text: string, at: number): boolean {
+  return at === text.length || isChunkBreak(text.charCodeAt(at));
 }
 
 /** Slots of `KnownSecrets`' sketch (64 KiB). */

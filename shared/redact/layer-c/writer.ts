@@ -57,6 +57,11 @@ export class LayerCWriter {
    * line after them whichever thread redacted it: this instance redacts no line of its own.
    */
   private known: LineRedactor | undefined;
+  /**
+   * What `known` replaced, counted apart and added last: the counts' key order is then the same
+   * whichever thread redacted which lines (the lines' own counts come in file order).
+   */
+  private knownCounts: LayerCCounts = mergeCounts([]);
   private counts: LayerCCounts = mergeCounts([]);
   private spool: Promise<LinesSpool> | undefined;
   /** The spool once created. */
@@ -231,7 +236,7 @@ export class LayerCWriter {
     let out = redacted;
     if (text !== redacted.text) {
       out = { text, carrier: redacted.carrier };
-      this.addCounts(known.takeSnapshot());
+      this.knownCounts = mergeCounts([this.knownCounts, known.takeSnapshot()]);
     }
     if (redacted.learned !== undefined && redacted.learned.length > 0) known.learn(redacted.learned);
     return out;
@@ -283,7 +288,8 @@ export class LayerCWriter {
       const spool = await this.spool;
       await spool.close(this.failure);
       const format = this.format as LinesFormat;
-      const summary = layerCSummary(format, preset, this.counts, await original);
+      const counts = mergeCounts([this.counts, this.knownCounts]);
+      const summary = layerCSummary(format, preset, counts, await original);
       const target =
         this.carrier ?? (this.firstText === undefined ? undefined : { start: 0, text: this.firstText });
       // Known before the first byte: a caller may decide on it before it publishes the copy.

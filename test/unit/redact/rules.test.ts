@@ -489,7 +489,9 @@ describe("Scrubber API", () => {
       "token_type",
     ]) {
       expect(isSecretMemberName(name)).toBe(false);
-      expect(s.scrub("plain value 1", "$.p", name)).toBe("plain value 1");
+      // A scrubber of its own: `s` knows the value now, and redacts it wherever it recurs.
+      expect(new Scrubber().scrub("plain value 1", "$.p", name)).toBe("plain value 1");
+      expect(s.scrub("plain value 1", "$.p", name)).toBe("[REDACTED:secret-key-name]");
     }
     expect(s.scrub("", "$.p", "token")).toBe("");
   });

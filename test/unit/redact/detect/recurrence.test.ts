@@ -55,6 +55,22 @@ describe("recurrence in later strings", () => {
     expect(new Scrubber().scrub(`login failed for ${SECRET} at 10:00`, "$.b")).toContain(SECRET);
   });
 
+  it("KnownSecrets finds a value holding chunk breaks as a token of its own, not inside a longer one", () => {
+    const known = new KnownSecrets();
+    const secret = "Tr0ub4dor&3x";
+    known.remember(secret, [{ start: 0, end: secret.length, rule: "r", kind: "secret" }]);
+    const found = (text: string) => known.findIn(text).map((f) => text.slice(f.start, f.end));
+    expect(found(`next=${secret}&x=1`)).toEqual([secret]);
+    expect(found(`ran "${secret}" twice, then ${secret}`)).toEqual([secret, secret]);
+    expect(found(`x${secret}`)).toEqual([]);
+    expect(found(`${secret}y`)).toEqual([]);
+    // Its base64 form holds no break: a chunk like any other.
+    expect(found(`b64 ${btoa(secret)}`)).toEqual([btoa(secret).replace(/=+$/, "")]);
+    // Written JSON: after an escape too.
+    const json = JSON.stringify({ m: `line\n${secret}\tend` });
+    expect(known.findInWritten(json).map((f) => json.slice(f.start, f.end))).toEqual([secret]);
+  });
+
   it("KnownSecrets finds chunks, not substrings of longer words", () => {
     const known = new KnownSecrets();
     known.remember(`x ${SECRET}`, [{ start: 2, end: 2 + SECRET.length, rule: "r", kind: "secret" }]);
@@ -99,9 +115,15 @@ describe("what one part of a file learned, for the parts after it", () => {
   });
 
   it("findInWritten finds in written JSON what findIn finds in its strings, and nothing outside them (property)", () => {
-    const secrets = ["hunter2hunter2", "Zq8vN3kP5wR2", "12345678901", "caf\u00e9-s\u00fcper-key"].map((x) =>
-      JSON.parse(`"${x}"`),
-    ) as string[];
+    const secrets = [
+      "hunter2hunter2",
+      "Zq8vN3kP5wR2",
+      "12345678901",
+      "caf\u00e9-s\u00fcper-key",
+      // Chunk breaks inside, a quote and a backslash among them (JSON writes those escaped).
+      "Tr0ub4dor&3x",
+      'p4ss:w0rd;\\"2026\\\\x',
+    ].map((x) => JSON.parse(`"${x}"`)) as string[];
     const known = new KnownSecrets();
     remember(known, ...secrets);
     const forms = secrets.flatMap((x) => [...encodedForms(x)]);
@@ -109,7 +131,23 @@ describe("what one part of a file learned, for the parts after it", () => {
       .array(
         fc.oneof(
           fc.constantFrom(...forms),
-          fc.constantFrom(" ", "\n", "\t", '"', "\\", "\u0001", "=", ":", "/", "-", "é", "x", "\ud83d\ude00"),
+          fc.constantFrom(
+            " ",
+            "\n",
+            "\\n",
+            "\\u0001",
+            "\t",
+            '"',
+            "\\",
+            "\u0001",
+            "=",
+            ":",
+            "/",
+            "-",
+            "é",
+            "x",
+            "\ud83d\ude00",
+          ),
           fc.string({ maxLength: 6 }),
         ),
         { maxLength: 10 },
@@ -137,7 +175,9 @@ describe("what one part of a file learned, for the parts after it", () => {
       fc.property(fc.dictionary(text, value, { maxKeys: 4 }), (object) => {
         const json = JSON.stringify(object);
         const expected = strings(object).flatMap((x) => known.findIn(x).map((f) => x.slice(f.start, f.end)));
-        const got = known.findInWritten(json).map((f) => json.slice(f.start, f.end));
+        const got = known
+          .findInWritten(json)
+          .map((f) => JSON.parse(`"${json.slice(f.start, f.end)}"`) as string);
         found += got.length;
         expect(got).toEqual(expected);
       }),
