@@ -34,7 +34,7 @@ export interface Provenance {
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 11,
-  "redact/detect": 38,
+  "redact/detect": 39,
   "redact/layer-c": 14,
   "redact/scrub": 9,
   // Format readers (validation and hashes).

@@ -96,9 +96,9 @@ export const ECHOED = String.raw`\b(?:echo|printf)\s+(?:-[en]+\s+)?(?:'%s(?:\\n)
 /**
  * Tools that read a secret from their standard input, piped (`echo p | …`) or as a here-string
  * (`… <<< p`): `sudo -S`, `passwd --stdin`, a registry's `login --password-stdin`, `gh auth login
- * --with-token`, a secret store's `create`/`put`/`add`/`store-secret`, `kinit`.
+ * --with-token`, a secret store's `create`/`put`/`add`/`store-secret`, `kinit`, `smbpasswd`.
  */
-const STDIN_READERS = String.raw`sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|gcloud\s+secrets\s+(?:create|versions\s+add)\b[^\r\n|;&]{0,256}--data-file[= ]-(?!\S)|(?:npx\s+)?(?:wrangler\s+secret\s+put|vercel\s+env\s+add|docker\s+secret\s+create)\b|circleci\s+context\s+store-secret\b|kinit\b`;
+const STDIN_READERS = String.raw`sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|gcloud\s+secrets\s+(?:create|versions\s+add)\b[^\r\n|;&]{0,256}--data-file[= ]-(?!\S)|(?:npx\s+)?(?:wrangler\s+secret\s+put|vercel\s+env\s+add|docker\s+secret\s+create)\b|circleci\s+context\s+store-secret\b|kinit\b|smbpasswd\b`;
 
 const FORMS: readonly Form[] = [
   toolForm(["sshpass "], "sshpass", String.raw`-p\s*`),
@@ -195,6 +195,7 @@ const FORMS: readonly Form[] = [
       "secret create",
       "store-secret",
       "kinit",
+      "smbpasswd",
     ],
     requires: "|",
     pattern: new RegExp(
@@ -224,6 +225,15 @@ const FORMS: readonly Form[] = [
       "dg",
     ),
   },
+  {
+    // A here-string in Bash's `$'…'` quotes, up to its first `\n` (`smbpasswd -s -a u <<<
+    // $'p\np'` gives the password twice, as the tool asks for it).
+    needles: ["<<< $'", "<<<$'"],
+    pattern: new RegExp(
+      String.raw`\b(?:${STDIN_READERS})[^\r\n|;&<]{0,256}<<<[ \t]*\$'((?:[^'\\\r\n]|\\[^n\r\n])+)`,
+      "dg",
+    ),
+  },
   // `gh secret set NAME --body x` (`-b x`, `-b"x"`).
   toolForm(
     ["gh secret", "gh  secret"],
@@ -235,6 +245,18 @@ const FORMS: readonly Form[] = [
     needles: ["::add-mask::"],
     pattern: /::add-mask::("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg,
   },
+  // Tools that hash or obscure a password given on their command line: `openssl passwd [-6] [-salt
+  // s] p`, `mkpasswd [-m method] p`, `rclone obscure p`, `caddy hash-password --plaintext p`,
+  // `doveadm pw -p p`. The password is their first argument that is no option.
+  toolForm(
+    ["openssl passwd", "mkpasswd", "rclone obscure"],
+    String.raw`openssl\s+passwd|mkpasswd|rclone\s+obscure`,
+    // Options, those that take an argument (`-salt s`, `-in file`, `-m method`) with it.
+    String.raw`(?:-(?:salt|in|m|S|R|P|-method|-salt|-rounds)[\s=]+[^\s|;&]+\s+|-(?!(?:salt|in|m|S|R|P)(?![\w-]))[\w-]+(?:=[^\s|;&]+)?\s+)*(?!-)`,
+    { positional: true },
+  ),
+  toolForm(["caddy hash-password"], String.raw`caddy\s+hash-password`, String.raw`(?:-p|--plaintext)[\s=]+`),
+  toolForm(["doveadm pw"], String.raw`doveadm\s+pw`, String.raw`-p\s+`),
   {
     // `htpasswd -b[c] file user password`, `htpasswd -nb user password`: the last argument.
     needles: ["htpasswd"],

@@ -693,6 +693,9 @@ const CLI_SHAPES: readonly Shape[] = [
 /** A password as a shell would take it: quoted when it holds a blank or a shell operator. */
 const shellQuoted = (s: string, q: string): string => (/[\s|;&<>"'$`\\]/.test(s) ? `'${s}'` : `${q}${s}${q}`);
 
+/** A password inside Bash's `$'…'` quotes: its backslashes and quotes escaped. */
+const ansiC = (s: string): string => s.replaceAll("\\", "\\\\").replaceAll("'", "\\'");
+
 const TOOL_COMMANDS: readonly ((s: string, q: string, h: string) => string)[] = [
   (s, q, h) => `sshpass -p ${shellQuoted(s, q)} ssh deploy@${h} uptime`,
   (s, q) => `ssh-keygen -t ed25519 -N ${shellQuoted(s, q)} -f ~/.ssh/deploy_key`,
@@ -725,6 +728,12 @@ const TOOL_COMMANDS: readonly ((s: string, q: string, h: string) => string)[] = 
   (s) => `docker secret create db_pass - <<< '${s}'`,
   (s, q) => `gh secret set DEPLOY_KEY --body ${shellQuoted(s, q)}`,
   (s) => `echo "::add-mask::${s}"`,
+  (s, q) => `openssl passwd -6 -salt s4lt ${shellQuoted(s, q)}`,
+  (s, q) => `mkpasswd -m sha-512 ${shellQuoted(s, q)}`,
+  (s, q) => `rclone obscure ${shellQuoted(s, q)}`,
+  (s, q) => `caddy hash-password --plaintext ${shellQuoted(s, q)}`,
+  (s, q) => `doveadm pw -s SHA512-CRYPT -p ${shellQuoted(s, q)}`,
+  (s) => `smbpasswd -s -a jdoe <<< $'${ansiC(s)}\\n${ansiC(s)}'`,
 ];
 
 /** Commands that print a stored secret; the secret is the line after them. */

@@ -96,4 +96,31 @@ describe("secrets handed to CI and secret stores", () => {
     expect(found("::add-mask::S3cret!x")).toEqual(["S3cret!x"]);
     expect(found('echo "::add-mask::$TOKEN"')).toEqual([]);
   });
+
+  it("reads the password a hashing tool is given, its first argument that is no option", () => {
+    expect(found("openssl passwd -6 -salt s4lt Tr0ub4dor3x")).toEqual(["Tr0ub4dor3x"]);
+    expect(found("openssl passwd -apr1 'pass word 1'")).toEqual(["pass word 1"]);
+    expect(found("mkpasswd -m sha-512 -R 5000 Tr0ub4dor3x")).toEqual(["Tr0ub4dor3x"]);
+    expect(found("mkpasswd --method=bcrypt Tr0ub4dor3x")).toEqual(["Tr0ub4dor3x"]);
+    expect(found("rclone obscure Tr0ub4dor3x")).toEqual(["Tr0ub4dor3x"]);
+    expect(found("caddy hash-password --plaintext Tr0ub4dor3x")).toEqual(["Tr0ub4dor3x"]);
+    expect(found("doveadm pw -s SHA512-CRYPT -p Tr0ub4dor3x")).toEqual(["Tr0ub4dor3x"]);
+  });
+
+  it("reads none where the hashing tool reads its standard input, a file or a variable", () => {
+    expect(found("openssl passwd -6 -stdin < pw.txt")).toEqual([]);
+    expect(found("openssl passwd -6 -in pw.txt")).toEqual([]);
+    expect(found("mkpasswd -m sha-512 -s")).toEqual([]);
+    expect(found('rclone obscure "$RCLONE_PASS"')).toEqual([]);
+    expect(found("caddy hash-password")).toEqual([]);
+    expect(found("openssl passwd")).toEqual([]);
+  });
+
+  it("reads a here-string in Bash's $'…' quotes up to its first \\n, escapes kept", () => {
+    expect(found("smbpasswd -s -a jdoe <<< $'Tr0ub4dor3x\\nTr0ub4dor3x'")).toEqual(["Tr0ub4dor3x"]);
+    expect(found("passwd --stdin jdoe <<< $'it\\'s-a-pass\\n'")).toEqual(["it\\'s-a-pass"]);
+    expect(found("smbpasswd -s -a jdoe <<< 'Tr0ub4dor3x'")).toEqual(["Tr0ub4dor3x"]);
+    // Not a tool that reads a password from its input.
+    expect(found("cat <<< $'hello\\nworld'")).toEqual([]);
+  });
 });
