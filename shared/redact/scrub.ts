@@ -373,6 +373,8 @@ export class Scrubber {
     pathAt: (json: string, at: number) => string,
   ): string | undefined {
     if (this.known.size === 0) return undefined;
+    // Bytes are decoded only when they may hold one (most lines of a file hold none).
+    if (typeof written !== "string" && !this.known.mayHoldWritten(written)) return undefined;
     const json =
       typeof written === "string"
         ? written

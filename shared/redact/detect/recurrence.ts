@@ -184,7 +184,7 @@ export class KnownSecrets {
   private learned: LearnedSecret[] = [];
 
   get size(): number {
-    return this.rules.size;
+    return this.rules.size + this.anchors.size;
   }
 
   /** How many values were remembered so far: an epoch to compare with `since`. */
@@ -205,8 +205,8 @@ export class KnownSecrets {
     }
   }
 
-  /** Remembers the secret findings of `text` that are long enough to recur by intent. */
-  remember(text: string, findings: readonly Detection[]): void {
+  /** Remembers the secret findings of `text` that are long enough to recur by intent; `learned`: listed for `takeLearned` too. */
+  remember(text: string, findings: readonly Detection[], learned = true): void {
     for (const f of findings) {
       if (f.kind !== "secret" || f.end - f.start < MIN_IN_FILE) continue;
       const slice = text.slice(f.start, f.end);
@@ -228,6 +228,7 @@ export class KnownSecrets {
       // Up to twice `RECENT` kept, the oldest half dropped at once: a shift per value moved them all.
       if (this.recent.length >= 2 * RECENT) this.recent.splice(0, RECENT);
       this.recent.push({ value, rule: f.rule });
+      if (!learned) continue;
       if (this.learned.length >= 2 * FILE_MEMORY) this.learned.splice(0, FILE_MEMORY);
       this.learned.push({ value, rule: f.rule });
     }
@@ -263,7 +264,8 @@ export class KnownSecrets {
   /** Remembers `secrets` (revealed by earlier lines of the same file, in file order). */
   rememberAll(secrets: readonly LearnedSecret[]): void {
     for (const { value, rule } of secrets) {
-      this.remember(value, [{ start: 0, end: value.length, rule, kind: "secret" }]);
+      // Told, not learned here: not listed again by `takeLearned`.
+      this.remember(value, [{ start: 0, end: value.length, rule, kind: "secret" }], false);
     }
   }
 
@@ -273,6 +275,47 @@ export class KnownSecrets {
    * it in the decoded string: an escape (`\n`, `\"`, `\u0001`) decodes to a character that
    * breaks chunks, and stands for one here.
    */
+  /**
+   * May the UTF-8 bytes of written JSON hold a remembered value or anchor as a chunk of a string
+   * (`findInWritten` finding one)? Answered on the bytes, with no string made: false when no chunk
+   * of printable ASCII falls in the sketch and none holds other bytes.
+   */
+  mayHoldWritten(bytes: Uint8Array): boolean {
+    const n = bytes.length;
+    if (this.size === 0 || n < this.shortest) return false;
+    let inString = false;
+    let start = -1;
+    let wide = false;
+    for (let i = 0; i < n; ) {
+      const c = bytes[i] as number;
+      if (!inString) {
+        if (c === 34) {
+          inString = true;
+          start = i + 1;
+          wide = false;
+        }
+        i++;
+        continue;
+      }
+      if (c === 34 || c === 92 || (c < 128 && IS_CHUNK_BREAK[c] === 1)) {
+        const length = i - start;
+        if (
+          length >= this.shortest &&
+          (wide || (length <= this.longest && this.sketch[sketchOfBytes(bytes, start, i)] === 1))
+        )
+          return true;
+        if (c === 34) inString = false;
+        i += c !== 92 ? 1 : bytes[i + 1] === 117 ? 6 : 2;
+        start = i;
+        wide = false;
+        continue;
+      }
+      if (c >= 128) wide = true;
+      i++;
+    }
+    return false;
+  }
+
   findInWritten(json: string): Detection[] {
     const out: Detection[] = [];
     const n = json.length;
@@ -440,6 +483,16 @@ function breaksAfter(text: string, at: number): boolean {
 
 /** Slots of `KnownSecrets`' sketch (64 KiB). */
 const SKETCH_SIZE = 1 << 16;
+
+/** `sketchOf` of ASCII bytes `bytes[start, end)` (the same slot as of the string they spell). */
+function sketchOfBytes(bytes: Uint8Array, start: number, end: number): number {
+  const h =
+    Math.imul(end - start, 0x9e3779b1) ^
+    Math.imul(bytes[start] as number, 0x85ebca6b) ^
+    Math.imul(bytes[start + 1] as number, 0xc2b2ae35) ^
+    Math.imul(bytes[end - 1] as number, 0x27d4eb2f);
+  return (h ^ (h >>> 16)) & (SKETCH_SIZE - 1);
+}
 
 /** The sketch slot of `text[start, end)` (2+ characters): its length and first, second and last characters. */
 function sketchOf(text: string, start: number, end: number): number {
