@@ -35,8 +35,8 @@ export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 11,
   "redact/detect": 40,
-  "redact/layer-c": 14,
-  "redact/scrub": 10,
+  "redact/layer-c": 15,
+  "redact/scrub": 11,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 5,
   "formats/replay-bundle": 3,

@@ -353,9 +353,13 @@ export class Scrubber {
     return this.known.takeLearned();
   }
 
-  /** Forgets the secrets learned so far (see `KnownSecrets.forget`). */
+  /**
+   * Forgets the secrets learned so far (see `KnownSecrets.forget`), and those not yet taken
+   * (`takeLearned`): a line redacted on its own starts knowing nothing.
+   */
   forgetKnown(): void {
     this.known.forget();
+    this.known.takeLearned();
   }
 
   /** Starts knowing `secrets`, revealed by earlier lines of the same file. */
@@ -380,16 +384,7 @@ export class Scrubber {
         ? written
         : Buffer.from(written.buffer, written.byteOffset, written.byteLength).toString("utf8");
     const found = this.known.findInWritten(json);
-    if (found.length === 0) return undefined;
-    const parts: string[] = [];
-    let at = 0;
-    for (const f of found) {
-      parts.push(json.slice(at, f.start), this.tag(f.rule, json.slice(f.start, f.end)));
-      at = f.end;
-      this.count(f.rule, pathAt(json, f.start));
-    }
-    parts.push(json.slice(at));
-    return parts.join("");
+    return found.length === 0 ? undefined : this.replaced(json, found, (f) => pathAt(json, f.start));
   }
 
   /** Starts knowing the secrets `other` found (a second pass over a document). */
@@ -505,12 +500,17 @@ export class Scrubber {
     }
     if (findings.length === 0) return text;
     this.known.remember(text, findings);
+    return this.replaced(text, findings, () => path);
+  }
+
+  /** `text` with each finding replaced (its `replacement` or a tag), counted at `pathOf(finding)`. */
+  private replaced(text: string, findings: readonly Detection[], pathOf: (f: Detection) => string): string {
     const parts: string[] = [];
     let at = 0;
     for (const f of findings) {
       parts.push(text.slice(at, f.start), f.replacement ?? this.tag(f.rule, text.slice(f.start, f.end)));
       at = f.end;
-      this.count(f.rule, path);
+      this.count(f.rule, pathOf(f));
     }
     parts.push(text.slice(at));
     return parts.join("");

@@ -30,7 +30,7 @@ export interface StringScrubber {
   mayHoldLearned(written: Buffer, epoch: number): boolean;
   /** The secrets learned since the last call (see `Scrubber.takeLearned`). */
   takeLearned(): readonly LearnedSecret[];
-  /** Forgets the secrets learned so far (see `Scrubber.forgetKnown`). */
+  /** Forgets the secrets learned so far, taken or not (see `Scrubber.forgetKnown`). */
   forgetKnown(): void;
   /** Starts knowing secrets earlier lines of the file revealed (see `Scrubber.learnAll`). */
   learnAll(secrets: readonly LearnedSecret[]): void;

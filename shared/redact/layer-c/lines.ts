@@ -174,7 +174,6 @@ export class LineRedactor {
   lineInto(bytes: Buffer, line: number, split: SplitView | undefined, out: ByteSink): boolean {
     // Each line on its own: what earlier lines revealed is redacted from it where it is written.
     this.ctx.scrubber.forgetKnown();
-    this.ctx.scrubber.takeLearned();
     const start = out.len;
     const epoch = this.ctx.scrubber.epoch();
     const carrier = this.writeLine(bytes, line, split, out);
