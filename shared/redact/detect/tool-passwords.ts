@@ -100,6 +100,9 @@ export const ECHOED = String.raw`\b(?:echo|printf)\s+(?:-[en]+\s+)?(?:'%s(?:\\n)
  */
 const STDIN_READERS = String.raw`sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|gcloud\s+secrets\s+(?:create|versions\s+add)\b[^\r\n|;&]{0,256}--data-file[= ]-(?!\S)|(?:npx\s+)?(?:wrangler\s+secret\s+put|vercel\s+env\s+add|docker\s+secret\s+create)\b|circleci\s+context\s+store-secret\b|kinit\b|smbpasswd\b`;
 
+/** One of those tools, in the same command, then `<<<`: its here-string follows. */
+const HERE_STRING = String.raw`\b(?:${STDIN_READERS})[^\r\n|;&<]{0,256}<<<[ \t]*`;
+
 const FORMS: readonly Form[] = [
   toolForm(["sshpass "], "sshpass", String.raw`-p\s*`),
   toolForm(["redis-cli"], "redis-cli", String.raw`(?:-a|--pass)[\s=]+`),
@@ -220,19 +223,13 @@ const FORMS: readonly Form[] = [
   {
     // The same tools fed a here-string (`cmd … <<< "p"`).
     needles: ["<<<"],
-    pattern: new RegExp(
-      String.raw`\b(?:${STDIN_READERS})[^\r\n|;&<]{0,256}<<<[ \t]*("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)`,
-      "dg",
-    ),
+    pattern: new RegExp(String.raw`${HERE_STRING}("[^"\r\n]+"|'[^'\r\n]+'|[^\s"'|;&<>]+)`, "dg"),
   },
   {
     // A here-string in Bash's `$'…'` quotes, up to its first `\n` (`smbpasswd -s -a u <<<
     // $'p\np'` gives the password twice, as the tool asks for it).
     needles: ["<<< $'", "<<<$'"],
-    pattern: new RegExp(
-      String.raw`\b(?:${STDIN_READERS})[^\r\n|;&<]{0,256}<<<[ \t]*\$'((?:[^'\\\r\n]|\\[^n\r\n])+)`,
-      "dg",
-    ),
+    pattern: new RegExp(String.raw`${HERE_STRING}\$'((?:[^'\\\r\n]|\\[^n\r\n])+)`, "dg"),
   },
   // `gh secret set NAME --body x` (`-b x`, `-b"x"`).
   toolForm(
