@@ -7,21 +7,59 @@ import { isMaskChar, isMasked, ORDERED_RUN } from "./detect/randomness.js";
 import type { Detection, PatternRule } from "./rule-types.js";
 
 const PLACEHOLDER =
-  /^(?:\[REDACTED[^\]]*\]?.*|\*+|x{3,}|\.{3}|…|null|none|nil|true|false|undefined|string|str|number|int|bool|boolean|any|unknown|optional\[str\]|foo|bar|baz|new|example|password|passwd|secret|token|<[^>]*>|\$\{[^}]*\}|%\([^)]*\)s|\{\{[^}]*\}\}|%[A-Za-z_]\w*%)$/i;
+  /^(?:\[REDACTED[^\]]*\]?.*|\*+|x{3,}|\.{3}|…|null|none|nil|true|false|undefined|string|str|number|int|bool|boolean|any|unknown|optional\[str\]|new|<[^>]*>|\$\{[^}]*\}|%\([^)]*\)s|\{\{[^}]*\}\}|%[A-Za-z_]\w*%)$/i;
 /**
- * `$DB_PASSWORD`, `config.password`, `process.env.API_KEY`, `getToken()`, `ACCESS_TOKEN`, `$(cat …)`, `<tag …`,
- * `{expr}`: code, markup or a constant's name, not a value.
+ * Documentation's words for a credential (`secret`, `password`, `changeme`): a placeholder where a
+ * value only may be a credential, a password where one must stand (`Password=secret;`,
+ * `postgres://user:password@host`): real default credentials are such words. In capitals a
+ * constant's name (`-p PASSWORD`).
+ */
+const SAMPLE_WORD = /^(?:foo|bar|baz|example|password|passwd|secret|token|test|dummy|sample|change_?me)$/i;
+/**
+ * `$DB_PASSWORD`, `config.password`, `process.env.API_KEY`, `getToken()`, `ACCESS_TOKEN`, `$(cat …)`, `<tag …`:
+ * code, markup or a constant's name, not a value.
  */
 const CODE_REFERENCE =
-  /^(?:\$[A-Z_][A-Z0-9_]*|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+(?:\(\))?|[A-Z]+(?:_[A-Z]+)+|\$(?:\(.*)?|<[\w:-]+(?:[\s/>].*)?|\{.*)$/;
+  /^(?:\$[A-Z_][A-Z0-9_]*|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+(?:\(\))?|[A-Z]+(?:_[A-Z]+)+|\$(?:\(.*)?|<[\w:-]+(?:[\s/>].*)?)$/;
+/**
+ * A run of 20+ base64 or hex characters mixing letters and digits: what an encrypted or hashed
+ * value in braces holds (Jenkins' `{AQAAABAAAAAQ…}`, LDAP's `{SSHA}…`), and a template's `{expr}` never.
+ */
+const TOKEN_IN_BRACES = /(?=[A-Za-z+/=_-]*\d)(?=[\d+/=_-]*[A-Za-z])[A-Za-z0-9+/=_-]{20,}/;
+
+/** `{expr}`, `{ config.password }`, a block of code: braces around a template or code, not a value. */
+function isBracedCode(value: string): boolean {
+  return value.startsWith("{") && !TOKEN_IN_BRACES.test(value);
+}
 /** Elided or already redacted (`ops_eyJ…`, `abc...`, `…[Redacted]`), or code holding an assignment (`a = b`). */
 const NOT_A_VALUE = /\.\.$|…$|\[redacted|\s=(?:\s|$)/i;
 
-/** True for values that are placeholders, type names or code references rather than secrets. */
-export function isPlaceholder(value: string): boolean {
+/**
+ * True for values that stand for a value without being one: references, templates, type names,
+ * code, masks (`${VAR}`, `<token>`, `string`, `process.env.X`, `********`).
+ */
+export function isStandIn(value: string): boolean {
   return (
-    value.length === 0 || PLACEHOLDER.test(value) || CODE_REFERENCE.test(value) || NOT_A_VALUE.test(value)
+    value.length === 0 ||
+    PLACEHOLDER.test(value) ||
+    CODE_REFERENCE.test(value) ||
+    isBracedCode(value) ||
+    NOT_A_VALUE.test(value) ||
+    (SAMPLE_WORD.test(value) && value === value.toUpperCase())
   );
+}
+
+/**
+ * Is `value` one of documentation's words for a credential (`secret`, `Password`, `changeme`)?
+ * Redacted where a credential must stand, but never looked for elsewhere: the word is prose there.
+ */
+export function isSampleValue(value: string): boolean {
+  return SAMPLE_WORD.test(value) && value !== value.toUpperCase();
+}
+
+/** True for values that are stand-ins ({@link isStandIn}) or sample words ({@link isSampleValue}) rather than secrets. */
+export function isPlaceholder(value: string): boolean {
+  return isStandIn(value) || SAMPLE_WORD.test(value);
 }
 
 export const DB_SCHEMES =

@@ -25,6 +25,7 @@ import {
   isCredentialName,
   isCredentialShaped,
   isPlaceholder,
+  isStandIn,
   KEYWORD_SECRET,
   KEYWORD_VALUES,
   KIND_SECRET,
@@ -294,7 +295,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
       /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}|jdbc:[a-z]+):\/\/([^\s:/?#@"'<>[\]\\]{0,256}):([^\s?#"'<>\\]{1,256})@(?=[A-Za-z0-9[_])/dg,
     group: 3,
     // "/" is allowed in the password (seen unencoded in the wild), but "host:3000/@vite/client" is a port.
-    accept: (m) => !isPlaceholder(m[3] ?? "") && !/^\d{1,5}\//.test(m[3] ?? ""),
+    accept: (m) => !isStandIn(m[3] ?? "") && !/^\d{1,5}\//.test(m[3] ?? ""),
     ruleFor: (m) => (DB_SCHEMES.test(m[1] ?? "") ? "db-connection-string" : "url-password"),
   },
   {

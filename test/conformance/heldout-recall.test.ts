@@ -49,13 +49,13 @@ interface Floors {
 
 const FLOORS: Record<"development" | "heldOut", Floors> = {
   development: {
-    textFull: 285,
-    textGeneric: 282,
-    namesFull: 286,
-    namesGeneric: 282,
-    negativesChangedFull: 31,
+    textFull: 290,
+    textGeneric: 288,
+    namesFull: 291,
+    namesGeneric: 288,
+    negativesChangedFull: 32,
   },
-  heldOut: { textFull: 127, textGeneric: 125, namesFull: 129, namesGeneric: 128, negativesChangedFull: 0 },
+  heldOut: { textFull: 128, textGeneric: 126, namesFull: 130, namesGeneric: 129, negativesChangedFull: 0 },
 };
 
 const measured: Partial<Record<"development" | "heldOut", ScannerRecall>> = {};

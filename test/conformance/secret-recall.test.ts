@@ -183,13 +183,16 @@ async function alteredFps(samples: readonly Sample[]): Promise<Sample[]> {
 }
 
 /** Share of clean fp texts the scrubber may change (see the test). */
-const FP_ALTERED_MAX = 0.133;
+const FP_ALTERED_MAX = 0.142;
 
 describe("false positives on gitleaks' samples (private_repo)", () => {
   /**
    * Issue 20 asks for at most 10%; the generic layers brought it to 15.0% (52 of 347), from 8.6% (30)
    * before them, and reading masks, documentation keys, command substitutions, access ids, typed
-   * tokens under a token's name and ten in order beside a vendor's keyword to 13.3% (46). Most texts
+   * tokens under a token's name and ten in order beside a vendor's keyword to 13.3% (46), then 14.1%
+   * (49): where a strong name must hold a credential, ten in order no longer make its value a
+   * placeholder (`secret_key => "sk_abcdefghijklmnopqrstuvwxyz123"`, as other scanners' true
+   * positives write theirs). Most texts
    * still changed are tokens of the right shape that gitleaks declines for a vendor-specific reason (a
    * length one short, a prefix in the wrong case, inside a longer blob): the next vendor's key looks
    * exactly like them. Others are hand-typed (`dapi1234567890…`), as are some of gitleaks' true

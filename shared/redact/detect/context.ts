@@ -9,7 +9,7 @@
  */
 
 import { remembered } from "../../memo.js";
-import { isPlaceholder } from "../rule-helpers.js";
+import { isPlaceholder, isSampleValue, isStandIn } from "../rule-helpers.js";
 import type { Detection, PatternRule } from "../rule-types.js";
 import {
   ASCII_PASSWORD_WORDS,
@@ -266,9 +266,24 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   return undefined;
 }
 
-/** Values that are not a value: references, placeholders, types, code, encrypted values. */
+/** Values that are not a value: references, templates, types, code, encrypted values, masks. */
 const REFERENCE =
-  /^(?:\$\{.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|CHANGE_?ME|redacted|masked|hidden|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|secret|password|token|key|value|example|test|dummy|sample|placeholder|todo|tbd|n\/a)$/i;
+  /^(?:\$\{.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+/**
+ * Does `value` stand for a credential without being one (a reference, template, type, mask)?
+ * Where a credential must stand (a strong name's assignment, a password flag or argument, a
+ * URL's password), anything else is one: `Password=secret;` holds a password, and real default
+ * credentials are such words.
+ */
+function isStandInValue(value: string): boolean {
+  return isStandIn(value) || REFERENCE.test(value);
+}
+
+/** Is `value` a stand-in or a sample value (`secret`, `my-password`): no credential where one only may stand? */
+function isPlaceholderValue(value: string): boolean {
+  return isPlaceholder(value) || REFERENCE.test(value);
+}
+
 /**
  * A call or a member access (`getToken()`, `self.token`, `config.password`,
  * `req.headers.authorization?.split(…`).
@@ -305,7 +320,9 @@ function isCommand(text: string, v: Value): boolean {
 /** Is the value `text[v.start, v.end)` given to a name of `strength` a credential? */
 function isCredentialValue(text: string, v: Value, strength: Strength, followedByCall: boolean): boolean {
   const value = text.slice(v.start, v.end);
-  if (value.length < 3 || isPlaceholder(value) || REFERENCE.test(value)) return false;
+  // A strong name's value, given as a value (assigned, or quoted after a blank), must be a credential.
+  const certain = strength === "strong" && (!v.loose || v.quoted);
+  if (value.length < 3 || (certain ? isStandInValue(value) : isPlaceholderValue(value))) return false;
   if (strength !== "strong" && FILLED.test(value)) return false;
   // A word with more words after it on its line is a sentence (`Password: changed yesterday`,
   // `Secret: stored in Vault`), not a value.
@@ -316,12 +333,20 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   if (/^[\d.:/-]+$/.test(value)) return false;
   if (isCommand(text, v)) return false;
   const generated = looksGenerated(text, v.start, v.end, 8);
-  if (generated) return !ORDERED_RUN.test(value);
-  if (ORDERED_RUN.test(value) || /\d+\.\d+\.\d+/.test(value) || PATH.test(value)) return false;
+  // A counted run (`0123456789`) marks documentation's value, a credential where one must stand.
+  const counted = !certain && ORDERED_RUN.test(value);
+  if (generated) return !counted;
+  if (counted || /\d+\.\d+\.\d+/.test(value) || PATH.test(value)) return false;
   // A bare value that names a credential (`secretKey: api-key`, `name: github_token`) refers to
   // one; quoted, it is the password (`password = "rootpasswd"`). Only a name written as one:
   // words of letters, joined by `_ - .` or in camel case; `PINAyAAA9` holds `pin` by chance.
-  if (!v.quoted && IDENTIFIER.test(value) && nameWords(value).some((w) => wordStrength(w) !== undefined))
+  // A sample word where a credential must stand is the password (`Password=secret;`).
+  if (
+    !v.quoted &&
+    IDENTIFIER.test(value) &&
+    !(certain && isSampleValue(value)) &&
+    nameWords(value).some((w) => wordStrength(w) !== undefined)
+  )
     return false;
   // A weak name (`key`, `session`) needs a value that looks generated; a qualified one
   // (`heroku_key`) one that looks like a credential: a UUID, letters and digits mixed.
@@ -345,7 +370,7 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
     return value.length >= 6 && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
   }
   // A strong name: anything that is not a word of prose (`password: required` is caught above).
-  if (!v.quoted && COMMON_WORD.test(value) && value.length < 6) return false;
+  if (!v.quoted && COMMON_WORD.test(value) && value.length < 6 && !isSampleValue(value)) return false;
   return value.length >= 4 || /[^A-Za-z]/.test(value);
 }
 
@@ -472,7 +497,7 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     const picked = lone ? args : endpoint ? args.slice(2, 3) : args.slice(1, 2);
     for (const [s, e] of picked) {
       const value = text.slice(s, e);
-      if (value.length >= 3 && !isPlaceholder(value) && !REFERENCE.test(value)) {
+      if (value.length >= 3 && !isStandInValue(value)) {
         out.push({ start: s, end: e, rule, kind: "secret" });
       }
     }
@@ -493,7 +518,7 @@ function pushSigningKey(text: string, at: number, out: Detection[], rule: string
       while (s < text.length && /\s/.test(text[s] ?? "")) s++;
       const a = STRING_ARG.exec(text.slice(s, s + 1100));
       const value = a === null ? "" : (a[1] ?? a[2] ?? "");
-      if (value.length >= 3 && !isPlaceholder(value) && !REFERENCE.test(value)) {
+      if (value.length >= 3 && !isStandInValue(value)) {
         out.push({ start: s + 1, end: s + 1 + value.length, rule, kind: "secret" });
       }
       return;
@@ -512,8 +537,7 @@ function scanPasswordFlags(text: string, out: Detection[], rule: string): void {
   for (const { start, end } of groupValues(P_FLAG, text, /["']/)) {
     const value = text.slice(start, end);
     // A port mapping or number (`-p 8080:80`, `-P 2222`) is not a password.
-    if (/^[\d:./-]+$/.test(value) || value.length < 3 || isPlaceholder(value) || REFERENCE.test(value))
-      continue;
+    if (/^[\d:./-]+$/.test(value) || value.length < 3 || isStandInValue(value)) continue;
     out.push({ start, end, rule, kind: "secret" });
   }
 }
@@ -540,7 +564,7 @@ function scanLocalizedPasswords(text: string, out: Detection[], rule: string): v
     // A sentence's full stop, comma or colon is not part of a bare value (an ellipsis is).
     const end = !quoted && /[.,:]/.test(text[to - 1] ?? "") && text[to - 2] !== "." ? to - 1 : to;
     const value = text.slice(start, end);
-    if (value.length < 3 || isPlaceholder(value) || REFERENCE.test(value)) continue;
+    if (value.length < 3 || isPlaceholderValue(value)) continue;
     if (!quoted && !/[\d\W_]/.test(value)) continue;
     out.push({ start, end, rule, kind: "secret" });
   }
@@ -563,8 +587,7 @@ export function scanCredentialPairName(name: string, out: Detection[]): void {
   ) {
     return;
   }
-  if (!/[A-Za-z]/.test(secret) || !/[\d\W_]/.test(secret) || isPlaceholder(secret) || REFERENCE.test(secret))
-    return;
+  if (!/[A-Za-z]/.test(secret) || !/[\d\W_]/.test(secret) || isPlaceholderValue(secret)) return;
   const start = name.length - secret.length;
   out.push({ start, end: name.length, rule: CREDENTIAL_PAIR_RULE, kind: "secret" });
 }

@@ -5,6 +5,7 @@
  */
 import { remembered } from "../../memo.js";
 import { alnumAnd, inTable } from "../chars.js";
+import { isSampleValue } from "../rule-helpers.js";
 import type { Detection } from "../rule-types.js";
 
 /** Fewest characters of a value looked for again in the same string. */
@@ -111,7 +112,7 @@ export function recurrences(text: string, findings: readonly Detection[]): Detec
   for (const f of findings) {
     if (f.kind !== "secret" || f.end - f.start < MIN_IN_STRING) continue;
     const value = text.slice(f.start, f.end);
-    if (seen.has(value) || value.includes("[REDACTED")) continue;
+    if (seen.has(value) || value.includes("[REDACTED") || isSampleValue(value)) continue;
     seen.add(value);
     // No room for another occurrence, in any form (base64 is the longest: 4/3 of the bytes).
     if (text.length - value.length < MIN_IN_STRING) continue;
@@ -211,7 +212,11 @@ export class KnownSecrets {
       if (f.kind !== "secret" || f.end - f.start < MIN_IN_FILE) continue;
       const slice = text.slice(f.start, f.end);
       const broken = hasChunkBreak(slice);
-      if ((broken ? this.anchored.has(slice) : this.rules.has(slice)) || slice.includes("[REDACTED"))
+      if (
+        (broken ? this.anchored.has(slice) : this.rules.has(slice)) ||
+        slice.includes("[REDACTED") ||
+        isSampleValue(slice)
+      )
         continue;
       // A copy: a slice of a long string keeps the whole string alive while it is remembered.
       const value = detached(slice);

@@ -395,3 +395,75 @@ describe("credentials passed to calls", () => {
     }
   });
 });
+
+describe("documentation's words where a credential must stand", () => {
+  const words = ["secret", "password", "Password", "changeme", "test", "example", "passwd", "dummy"];
+  it("are the password of a strong name's assignment, a connection string, a URL, a flag or an argument", () => {
+    for (const w of words) {
+      for (const text of [
+        `Server=db;User Id=sa;Password=${w};Database=app;`,
+        `db_password = "${w}"`,
+        `export DB_PASSWORD=${w}`,
+        `postgresql://app:${w}@db.internal:5432/app`,
+        `sqlcmd -S db -U sa -P ${w} -Q "select 1"`,
+        `new DirectoryEntry("LDAP://dc.corp", "corp\\\\svc", "${w}")`,
+        `password "${w}"`,
+      ]) {
+        const out = scrub(text);
+        expect(out, text).toContain("[REDACTED:");
+        expect(out.replaceAll(/\[REDACTED:[a-z-]+\]/g, ""), text).not.toMatch(new RegExp(`[=:"' ]${w}\\b`));
+      }
+    }
+  });
+  it("stay where a value only may be a credential, in capitals (a constant's name), and as a self-declared stand-in", () => {
+    for (const text of [
+      'session = "secret"',
+      "the key is secret",
+      "PsExec \\\\host -u admin -p PASSWORD cmd",
+      "Password=PASSWORD;",
+      'monkeypatch.setenv("API_TOKEN", "test-token")',
+      "DB_PASSWORD=my-password",
+      'api_key = "your_api_key_here"',
+    ]) {
+      expect(scrub(text), text).toBe(text);
+    }
+  });
+  it("are redacted where they stand, never in the rest of the text (the word is prose there)", () => {
+    expect(scrub("Password=secret; keep the secret manager's default secret rotation")).toBe(
+      "Password=[REDACTED:generic-secret]; keep the secret manager's default secret rotation",
+    );
+    const s = new Scrubber();
+    s.scrub("DB_PASSWORD=changeme", "$.a");
+    expect(s.scrub("run changeme.sh to rotate it", "$.b")).toBe("run changeme.sh to rotate it");
+  });
+});
+
+describe("braces around a value", () => {
+  it("an encrypted value in braces (Jenkins' `{AQAAABAAAAAQ…}`) is a value, a template in them is not", () => {
+    for (const t of sample(token)) {
+      expect(scrub(`<secret>{${t}}</secret>`)).toBe("<secret>[REDACTED:generic-secret]</secret>");
+      expect(scrub(`<secret>{vendor AQAAABAAA ${t}}</secret>`)).not.toContain(t);
+    }
+    for (const text of [
+      "password = {password}",
+      "token = { config.token }",
+      "secret: {{ .Values.secret }}",
+    ]) {
+      expect(scrub(text), text).toBe(text);
+    }
+  });
+});
+
+describe("values counted in order", () => {
+  it("are a credential where a strong name must hold one, documentation's elsewhere", () => {
+    expect(scrub("harness_token = '3aBcDFE5678901234567890_1a2b3c4d'")).toBe(
+      "harness_token = '[REDACTED:generic-secret]'",
+    );
+    expect(scrub("BRANCH_SECRET=abcdefghijklmnopqrstuvwxyz1234567890ABCD")).toBe(
+      "BRANCH_SECRET=[REDACTED:generic-secret]",
+    );
+    expect(scrub("session = 'abcdefghijklmnopqrstuvwxyz1234567890ABCD'")).toBe(
+      "session = 'abcdefghijklmnopqrstuvwxyz1234567890ABCD'",
+    );
+  });
+});
