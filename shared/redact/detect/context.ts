@@ -177,6 +177,29 @@ const HCL_DEFAULT = /^["']?[ \t]*\{[^{}]{0,300}?\bdefault[ \t]*=[ \t]*/;
 const CHANGED_TO = /^["'`]?[ \t]+to[ \t]+/;
 const TABLE_CELL = /^[ \t]*\|[ \t]*(?=[^\s|])/;
 
+/**
+ * In a table row whose cell at `at` holds words (a description), the first later cell of the
+ * row holding one word: the value of a `| name | description | value |` row; undefined when the
+ * cell is one word, or no later cell is.
+ */
+function wordCellAfter(text: string, at: number): Value | undefined {
+  // The row ends at a newline, also one written as an escape (a table in JSON text).
+  const ends = [text.indexOf("\n", at), text.indexOf("\\n", at)].filter((e) => e !== -1);
+  const lineEnd = ends.length === 0 ? text.length : Math.min(...ends);
+  const cells = text.slice(at, lineEnd).split("|");
+  if (cells.length < 3 || !/\S\s+\S/.test((cells[0] ?? "").trim())) return undefined;
+  let start = at + (cells[0]?.length ?? 0) + 1;
+  for (const c of cells.slice(1, -1)) {
+    const value = c.trim();
+    if (value !== "" && !/\s/.test(value)) {
+      const s = start + c.indexOf(value);
+      return { start: s, end: s + value.length, quoted: false, loose: false };
+    }
+    start += c.length + 1;
+  }
+  return undefined;
+}
+
 /** A YAML block scalar's header and the indent of its first line (`|`, `>-`, `|2`), raw or escaped. */
 const BLOCK_SCALAR = /^[|>][-+]?\d?[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]+(?=\S)/;
 
@@ -209,9 +232,10 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   }
   const cell = TABLE_CELL.exec(rest);
   if (cell !== null && /\|[ \t]*$/.test(text.slice(Math.max(0, nameStart - 8), nameStart))) {
-    // A Markdown table's row (`| DB_PASSWORD | x |`): the next cell is the value.
+    // A Markdown table's row (`| DB_PASSWORD | x |`): the next cell is the value, or the first
+    // later one of one word when it holds words (`| DB_PASSWORD | Password of the db | x |`).
     const s = i + cell[0].length;
-    return quoted(text, s, false) ?? bare(text, s, false);
+    return wordCellAfter(text, s) ?? quoted(text, s, false) ?? bare(text, s, false);
   }
   const pair = /^\s*,\s*/.exec(rest);
   if (pair !== null && i > at) {
@@ -294,6 +318,8 @@ const PATH = /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$/;
 const COMMON_WORD = /^[a-z]+$/;
 /** More words after a value's word, on its line. */
 const SENTENCE_GOES_ON = /^[ \t]+[a-z]{2,}\b/;
+/** More words, of either case, after a value's word on its line. */
+const WORDS_GO_ON = /^[ \t]+[A-Za-z]{2,}\b/;
 /** A name as code writes one: `api-key`, `GITHUB_TOKEN`, `db.password`, `secretKey`, `ApiToken`. */
 const IDENTIFIER =
   /^(?:[A-Za-z]+(?:[._-][A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+){2,}|[a-z]+|[A-Z]+)$/;
@@ -323,6 +349,10 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   // A strong name's value, given as a value (assigned, or quoted after a blank), must be a credential.
   const certain = strength === "strong" && (!v.loose || v.quoted);
   if (value.length < 3 || (certain ? isStandInValue(value) : isPlaceholderValue(value))) return false;
+  // Documentation's word (`secret`) is the password only where a credential must stand, and not
+  // with more words after it (`| API_TOKEN | Token of the app |` is prose).
+  const sample = isSampleValue(value);
+  if (sample && !v.quoted && WORDS_GO_ON.test(text.slice(v.end, v.end + 24))) return false;
   if (strength !== "strong" && FILLED.test(value)) return false;
   // A word with more words after it on its line is a sentence (`Password: changed yesterday`,
   // `Secret: stored in Vault`), not a value.
@@ -344,7 +374,7 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   if (
     !v.quoted &&
     IDENTIFIER.test(value) &&
-    !(certain && isSampleValue(value)) &&
+    !sample &&
     nameWords(value).some((w) => wordStrength(w) !== undefined)
   )
     return false;
@@ -370,7 +400,7 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
     return value.length >= 6 && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
   }
   // A strong name: anything that is not a word of prose (`password: required` is caught above).
-  if (!v.quoted && COMMON_WORD.test(value) && value.length < 6 && !isSampleValue(value)) return false;
+  if (!v.quoted && COMMON_WORD.test(value) && value.length < 6 && !sample) return false;
   return value.length >= 4 || /[^A-Za-z]/.test(value);
 }
 

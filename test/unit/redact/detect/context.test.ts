@@ -467,3 +467,23 @@ describe("values counted in order", () => {
     );
   });
 });
+
+describe("a Markdown table row naming a credential", () => {
+  it("takes the first later cell of one word when the next cell describes it", () => {
+    for (const t of sample(token)) {
+      expect(scrub(`| DB_PASSWORD | Password of the database | ${t} |`)).toBe(
+        "| DB_PASSWORD | Password of the database | [REDACTED:generic-secret] |",
+      );
+      expect(scrub(`| AADRefreshToken   | Refresh token of the Azure app | ${t} |\n| region | eu |`)).toBe(
+        "| AADRefreshToken   | Refresh token of the Azure app | [REDACTED:generic-secret] |\n| region | eu |",
+      );
+      expect(scrub(`| API_TOKEN | ${t} |`)).toBe("| API_TOKEN | [REDACTED:generic-secret] |");
+    }
+  });
+  it("keeps a description with no value beside it, documentation's word and all", () => {
+    for (const text of ["| API_TOKEN | Token of the app |", "| DB_PASSWORD | Password of the database |"]) {
+      expect(scrub(text), text).toBe(text);
+    }
+    expect(scrub("password: Secret Manager holds it")).toBe("password: Secret Manager holds it");
+  });
+});
