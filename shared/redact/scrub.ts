@@ -90,6 +90,13 @@ export interface RedactionSummary {
 
 const DB_LIKE = new Set(["url-password", "db-connection-string"]);
 const SECRETLINT_URL_RULES = new Set(["secretlint-basicauth", "secretlint-database-connection-string"]);
+/** A name and an assignment before a value (`aws_secret_access_key = "`, `SecretAccessKey: `). */
+const LABEL = /^[\w.-]+["']?[ \t]*(?:=|:|=>)[ \t]*["']?$/;
+
+/** Is char code `c` one of a token's characters past its end would cut it (`[A-Za-z0-9+/_=-]`)? */
+function isTokenTail(c: number): boolean {
+  return c === 61 || inTable(BASE64_OR_URL, c);
+}
 
 /** Is char code `c` one of `[A-Za-z0-9+/_-]` (base64 and base64url alphabets)? */
 function isBase64Char(c: number): boolean {
@@ -460,6 +467,32 @@ export class Scrubber {
           out.splice(i, 1);
         }
       }
+    }
+    // secretlint reports a labelled secret with its label (`aws_secret_access_key = …`): where one
+    // of ours found the value alone inside it, the label is kept. Its AWS rule measures the range
+    // from the label's start with the key's length, cutting the key: a finding never ends inside
+    // a token.
+    for (let i = out.length - 1; i >= before; i--) {
+      const f = out[i];
+      if (f === undefined || !f.rule.startsWith("secretlint-")) continue;
+      while (
+        f.end < text.length &&
+        f.end > 0 &&
+        isBase64Char(text.charCodeAt(f.end - 1)) &&
+        isTokenTail(text.charCodeAt(f.end))
+      )
+        f.end++;
+      const labelled = out.some(
+        (o, k) =>
+          k >= before &&
+          o.kind === "secret" &&
+          !o.rule.startsWith("secretlint-") &&
+          o.start > f.start &&
+          o.end <= f.end &&
+          LABEL.test(text.slice(f.start, o.start)) &&
+          /^["']?$/.test(text.slice(o.end, f.end)),
+      );
+      if (labelled) out.splice(i, 1);
     }
   }
 

@@ -449,6 +449,9 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     const isFlag = text[start - 1] === "-" || slashFlag || name.startsWith("-");
     const v = valueAfter(text, start, end, isFlag);
     if (v === undefined) continue;
+    // A flag's argument holding a credential's word (`-p and-session-3806 host`) is no name: the
+    // word after it is the command's next argument.
+    if (v.loose && !v.quoted && FLAG_ARGUMENT.test(text.slice(Math.max(0, start - 40), start))) continue;
     const followedByCall = text[v.end] === "(";
     // A flag or a URL query names what it takes: `--key x`, `?sig=x` are as good as `api_key`.
     const inQuery = text[start - 1] === "?" || text[start - 1] === "&";
@@ -471,6 +474,9 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     doneUntil = v.start;
   }
 }
+
+/** A command-line flag and a blank before the token a word stands in: the token is the flag's argument. */
+const FLAG_ARGUMENT = /(?:^|\s)--?[A-Za-z][\w-]*[ \t]+\S*$/;
 
 /** Callee names that take a credential (`NetworkCredential`, `login`, `authenticate`, `setPassword`). */
 const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect/i;

@@ -418,6 +418,43 @@ describe("secretlint integration", () => {
   });
 });
 
+describe("secretlint's ranges in Layer C", () => {
+  const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  // No bias: a run of one character is a hand-typed placeholder, which every rule leaves.
+  const key = fc
+    .noBias(fc.array(fc.constantFrom(...BASE64), { minLength: 40, maxLength: 40 }))
+    .map((a) => a.join(""))
+    // secretlint's pattern ends in `\b`: a key ending in `+` or `/` is not its.
+    .filter((k) => new Set(k).size >= 16 && /[0-9]/.test(k) && /[a-z]/.test(k) && /[A-Za-z0-9]$/.test(k));
+  const label = fc.constantFrom(
+    "aws_secret_access_key = ",
+    'AWS_SECRET_ACCESS_KEY: "',
+    "SecretAccessKey => ",
+  );
+  it("its AWS rule alone (its range starts at the label, with the key's length) leaves no part of the key", () => {
+    // Our own rules that read the same shape off: only secretlint sees the key.
+    const alone = new Scrubber({ layers: ["vendor"], disableRules: ["aws-secret-key", "keyword-secret"] });
+    fc.assert(
+      fc.property(label, key, (l, k) => {
+        const out = alone.scrub(`${l}${k}`, "$.error.message");
+        expect(out).toContain("[REDACTED:secretlint-aws]");
+        for (let i = 0; i + 8 <= k.length; i++) expect(out).not.toContain(k.slice(i, i + 8));
+      }),
+      { numRuns: 200 },
+    );
+  });
+  it("with every rule, the label stays and the key alone is replaced", () => {
+    fc.assert(
+      fc.property(label, key, (l, k) => {
+        const out = new Scrubber().scrub(`${l}${k}`, "$.error.message");
+        expect(out.startsWith(l)).toBe(true);
+        expect(out).not.toContain(k.slice(-8));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe("Scrubber API", () => {
   it("keyed replacements are stable per secret and differ between secrets and keys", () => {
     const key = new Uint8Array(32).fill(7);

@@ -487,3 +487,22 @@ describe("a Markdown table row naming a credential", () => {
     expect(scrub("password: Secret Manager holds it")).toBe("password: Secret Manager holds it");
   });
 });
+
+describe("a flag's argument holding a credential's word", () => {
+  it("is no name: the next argument is kept, the flag's own value is the secret", () => {
+    for (const [text, want] of [
+      [
+        "docker login -u release-bot -p and-session-3806 cluster0.x7k2m.mongodb.net",
+        "docker login -u release-bot -p [REDACTED:credential-flag] cluster0.x7k2m.mongodb.net",
+      ],
+      ["podman run --name session-token abc123def", "podman run --name session-token abc123def"],
+      [
+        "curl -u release-bot:payload-session-7839 https://mq.internal/v2/sessions",
+        "curl -u [REDACTED:curl-user] https://mq.internal/v2/sessions",
+      ],
+      ["the session token abc123def is stale", "the session token [REDACTED:generic-secret] is stale"],
+    ] as const) {
+      expect(scrub(text), text).toBe(want);
+    }
+  });
+});
