@@ -36,7 +36,7 @@ export const RULE_MODULES: Readonly<Record<string, number>> = {
   "redact/rules": 12,
   "redact/detect": 44,
   "redact/layer-c": 15,
-  "redact/scrub": 12,
+  "redact/scrub": 13,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 5,
   "formats/replay-bundle": 3,

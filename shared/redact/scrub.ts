@@ -436,6 +436,7 @@ export class Scrubber {
         }
         raw.push(mapped);
       }
+      if (inner.length > 0) preferOwnUrls(raw, 0);
     }
     this.scanBase64(text, raw);
     const merged = resolve(text.includes("[REDACTED:") ? withoutTags(text, raw) : raw);
@@ -458,16 +459,7 @@ export class Scrubber {
       const f = out[i];
       if (f?.kind === "secret" && isPlaceholderFinding(text, f)) out.splice(i, 1);
     }
-    // secretlint reports whole URLs for credentials; ours keeps scheme/user/host: prefer ours when present.
-    const own = out.slice(before).filter((f) => DB_LIKE.has(f.rule));
-    if (own.length > 0) {
-      for (let i = out.length - 1; i >= before; i--) {
-        const f = out[i];
-        if (f && SECRETLINT_URL_RULES.has(f.rule) && own.some((o) => o.start >= f.start && o.end <= f.end)) {
-          out.splice(i, 1);
-        }
-      }
-    }
+    preferOwnUrls(out, before);
     // secretlint reports a labelled secret with its label (`aws_secret_access_key = …`): where one
     // of ours found the value alone inside it, the label is kept. Its AWS rule measures the range
     // from the label's start with the key's length, cutting the key: a finding never ends inside
@@ -578,6 +570,22 @@ export class Scrubber {
     this.byRule[rule] = (this.byRule[rule] ?? 0) + 1;
     this.byPath[path] = (this.byPath[path] ?? 0) + 1;
     this.total++;
+  }
+}
+
+/**
+ * Drops secretlint's whole-URL findings of `out` (from index `from`) that hold one of ours: ours
+ * keeps scheme, user and host. Also across views: a password holding `%23` reads as `#` in the
+ * percent-decoded text, where ours stops and secretlint's whole URL does not.
+ */
+function preferOwnUrls(out: Detection[], from: number): void {
+  const own = out.slice(from).filter((f) => DB_LIKE.has(f.rule));
+  if (own.length === 0) return;
+  for (let i = out.length - 1; i >= from; i--) {
+    const f = out[i];
+    if (f && SECRETLINT_URL_RULES.has(f.rule) && own.some((o) => o.start >= f.start && o.end <= f.end)) {
+      out.splice(i, 1);
+    }
   }
 }
 

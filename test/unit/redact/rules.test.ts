@@ -321,6 +321,16 @@ describe("decode-and-scan", () => {
     const out2 = scrub(`k=${pemEncoded}`);
     for (const line of PEM_BODY) expect(out2).not.toContain(encodeURIComponent(line));
   });
+
+  it("a URL's password holding an escape loses the password alone, host and database kept", () => {
+    for (const scheme of ["postgresql", "mysql", "mongodb+srv", "redis"]) {
+      for (const password of ["3*HGfL0GKbAXwG%23i", "sOzH%5EkgcP%23~7Xi*", "p%40ss%3Aw0rd"]) {
+        expect(scrub(`connecting to ${scheme}://ci:${password}@db.internal:5432/app (attempt 1)`)).toBe(
+          `connecting to ${scheme}://ci:[REDACTED:db-connection-string]@db.internal:5432/app (attempt 1)`,
+        );
+      }
+    }
+  });
 });
 
 describe("secretlint integration", () => {
