@@ -313,8 +313,12 @@ function isPlaceholderValue(value: string): boolean {
  * `req.headers.authorization?.split(…`).
  */
 const CODE = /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*\(/;
-/** A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`. */
-const PATH = /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$/;
+/**
+ * A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`, and
+ * a source location (`lib/schema.json:48:69`, a stack frame's `at session (…)`).
+ */
+const PATH =
+  /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$|^[\w.-]+(?:[/\\][\w.-]+)+\.[A-Za-z]\w*:\d+(?::\d+)?$|^[\w.-]+\.[A-Za-z]\w*:\d+:\d+$/;
 const COMMON_WORD = /^[a-z]+$/;
 /** More words after a value's word, on its line. */
 const SENTENCE_GOES_ON = /^[ \t]+[a-z]{2,}\b/;
@@ -430,6 +434,9 @@ const CREDENTIAL_WORD = new RegExp(
 function scanCredentialAssignments(text: string, out: Detection[], rule: string): void {
   CREDENTIAL_WORD.lastIndex = 0;
   let doneUntil = -1;
+  // The last value found: a value is rescanned for names (`token => client_secret='…'`), but a
+  // word at its end (`…V00Pw`, a token ending in `pw`) makes no name of the value itself.
+  let found: Value | undefined;
   for (let m = CREDENTIAL_WORD.exec(text); m !== null; m = CREDENTIAL_WORD.exec(text)) {
     if (m.index < doneUntil) continue;
     let start = m.index;
@@ -440,6 +447,7 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     while (end > m.index + m[0].length && /[.-]/.test(text[end - 1] ?? "")) end--;
     doneUntil = end;
     CREDENTIAL_WORD.lastIndex = end;
+    if (found !== undefined && start < found.end && end >= found.end) continue;
     const name = text.slice(start, end);
     const strength = strengthOfName(name);
     if (strength === undefined || FAKE_NAME.test(name)) continue;
@@ -460,6 +468,7 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     if (!isCredentialValue(text, v, judged, followedByCall) || isRecordId(text, v, name)) continue;
     if (isTypedPlaceholder(name, text.slice(v.start, v.end))) continue;
     out.push({ start: v.start, end: v.end, rule, kind: "secret" });
+    found = v;
     // `password changed from 'a' to 'b'`: the new one too.
     const to = v.loose ? CHANGED_TO.exec(text.slice(v.end, v.end + 12)) : null;
     if (to !== null) {

@@ -506,3 +506,30 @@ describe("a flag's argument holding a credential's word", () => {
     }
   });
 });
+
+describe("a source location after a credential's word", () => {
+  it("is a stack frame's place, not a value; a password shaped alike is still one", () => {
+    for (const text of [
+      "    at session (lib/schema.json:48:69)",
+      "    at token (index.js:12:5)",
+      "token: src/auth/token.ts:12",
+    ]) {
+      expect(scrub(text), text).toBe(text);
+    }
+    expect(scrub("DB_PASSWORD=Summer2024.x:12")).toBe("DB_PASSWORD=[REDACTED:generic-secret]");
+  });
+});
+
+describe("a value found, ending in a credential's word", () => {
+  it("is no name for the next word (`…V00Pw https://…`: `pw` ends the token)", () => {
+    for (const t of sample(token)) {
+      const pw = `${t}Pw`;
+      expect(scrub(`curl -H "Authorization: Bearer ${pw}" https://api.example.com/v2/sessions`)).toBe(
+        'curl -H "Authorization: Bearer [REDACTED:auth-header]" https://api.example.com/v2/sessions',
+      );
+      expect(scrub(`"token": "${pw}", "user": "ci"`)).toBe(
+        '"token": "[REDACTED:generic-secret]", "user": "ci"',
+      );
+    }
+  });
+});
