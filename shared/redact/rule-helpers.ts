@@ -7,7 +7,7 @@ import { isMaskChar, isMasked, ORDERED_RUN } from "./detect/randomness.js";
 import type { Detection, PatternRule } from "./rule-types.js";
 
 const PLACEHOLDER =
-  /^(?:\[REDACTED[^\]]*\]?.*|\*+|x{3,}|\.{3}|…|null|none|nil|true|false|undefined|string|str|number|int|bool|boolean|any|unknown|optional\[str\]|new|<[^>]*>|\$\{[^}]*\}|%\([^)]*\)s|\{\{[^}]*\}\}|%[A-Za-z_]\w*%)$/i;
+  /^(?:\[REDACTED[^\]]*\]?.*|\*+|x{3,}|\.{3}|…|null|none|nil|true|false|undefined|string|str|number|int|bool|boolean|any|unknown|optional\[str\]|new|(?:big)?u?int(?:8|16|32|64)(?:clamped)?array|float(?:32|64)array|arraybuffer|dataview|buffer|bytes|bytearray|keyobject|cryptokey|securestring|secretstr|secretbytes|byte\[\]|char\[\]|\[\]byte|&str|vec<u8>|<[^>]*>|\$\{[^}]*\}|%\([^)]*\)s|\{\{[^}]*\}\}|%[A-Za-z_]\w*%)$/i;
 /**
  * Documentation's words for a credential (`secret`, `password`, `changeme`): a placeholder where a
  * value only may be a credential, a password where one must stand (`Password=secret;`,
@@ -16,11 +16,12 @@ const PLACEHOLDER =
  */
 const SAMPLE_WORD = /^(?:foo|bar|baz|example|password|passwd|secret|token|test|dummy|sample|change_?me)$/i;
 /**
- * `$DB_PASSWORD`, `config.password`, `process.env.API_KEY`, `getToken()`, `ACCESS_TOKEN`, `$(cat …)`, `<tag …`:
- * code, markup or a constant's name, not a value.
+ * `$DB_PASSWORD`, `config.password`, `process.env.API_KEY`, `getToken()`, `ACCESS_TOKEN`,
+ * `S3RVER_CREDENTIALS`, `KeySpec.ECC_NIST_P256`, `$(cat …)`, `<tag …`: code, markup or a constant's
+ * name, not a value.
  */
 const CODE_REFERENCE =
-  /^(?:\$[A-Z_][A-Z0-9_]*|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+(?:\(\))?|[A-Z]+(?:_[A-Z]+)+|\$(?:\(.*)?|<[\w:-]+(?:[\s/>].*)?)$/;
+  /^(?:\$[A-Z_][A-Z0-9_]*|[A-Za-z_$][A-Za-z_$]*(?:\.(?:[A-Za-z_$][A-Za-z_$]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+))+(?:\(\))?|[A-Z]+(?:_[A-Z]+)+|[A-Z][A-Z0-9]+(?:_[A-Z0-9]{2,})+|\$(?:\(.*)?|<[\w:-]+(?:[\s/>].*)?)$/;
 /**
  * A run of 20+ base64 or hex characters mixing letters and digits: what an encrypted or hashed
  * value in braces holds (Jenkins' `{AQAAABAAAAAQ…}`, LDAP's `{SSHA}…`), and a template's `{expr}` never.

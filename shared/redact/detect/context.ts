@@ -309,10 +309,11 @@ function isPlaceholderValue(value: string): boolean {
 }
 
 /**
- * A call or a member access (`getToken()`, `self.token`, `config.password`,
- * `req.headers.authorization?.split(…`).
+ * A call, an index or a member access (`getToken()`, `positionals[0]`, `self.token`,
+ * `config.password`, `KeySpec.ECC_NIST_P256`, `req.headers.authorization?.split(…`).
  */
-const CODE = /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*\(/;
+const CODE =
+  /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.(?:[A-Za-z_$][A-Za-z_$]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+))+(?:\(.*)?$|^[A-Za-z_$][\w$]*[([]/;
 /**
  * A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`, and
  * a source location (`lib/schema.json:48:69`, a stack frame's `at session (…)`).
@@ -460,6 +461,8 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     // A flag's argument holding a credential's word (`-p and-session-3806 host`) is no name: the
     // word after it is the command's next argument.
     if (v.loose && !v.quoted && FLAG_ARGUMENT.test(text.slice(Math.max(0, start - 40), start))) continue;
+    // A usage text's placeholder for a flag's value (`--private-key FILE`, `--token <TOKEN>`).
+    if (isFlag && !v.quoted && METAVAR.test(text.slice(v.start, v.end))) continue;
     const followedByCall = text[v.end] === "(";
     // A flag or a URL query names what it takes: `--key x`, `?sig=x` are as good as `api_key`.
     const inQuery = text[start - 1] === "?" || text[start - 1] === "&";
@@ -483,6 +486,9 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     doneUntil = v.start;
   }
 }
+
+/** A flag's value in a usage text: a word in capitals (`FILE`, `KEY_PATH`). */
+const METAVAR = /^[A-Z][A-Z0-9_-]*$/;
 
 /** A command-line flag and a blank before the token a word stands in: the token is the flag's argument. */
 const FLAG_ARGUMENT = /(?:^|\s)--?[A-Za-z][\w-]*[ \t]+\S*$/;

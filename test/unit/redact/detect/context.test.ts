@@ -533,3 +533,28 @@ describe("a value found, ending in a credential's word", () => {
     }
   });
 });
+
+describe("code read by an agent", () => {
+  it("keeps a credential's name's type, constant, member, index and usage placeholder", () => {
+    for (const text of [
+      "export function sealCursor(key: Uint8Array, scope: string): string {",
+      "  private readonly cursorKey: Uint8Array;",
+      "function begin(S: Int32Array, key: Uint32Array): void {",
+      "  let signature: Uint8Array | undefined;",
+      "    credentials: S3RVER_CREDENTIALS,",
+      "      keySpec: KeySpec.ECC_NIST_P256,",
+      "  const key = positionals[0] as string;",
+      "  --private-key FILE   PEM private key of the key pair",
+      "def sign(secret: bytes, payload: bytes) -> str:",
+    ]) {
+      expect(scrub(text), text).toBe(text);
+    }
+  });
+  it("still takes a password that looks like a word with digits, or a literal beside them", () => {
+    expect(scrub("password: Summer2021")).toBe("password: [REDACTED:generic-secret]");
+    for (const t of sample(token)) {
+      expect(scrub(`const S3_CREDENTIALS = { accessKeyId: "x", secretAccessKey: "${t}" };`)).not.toContain(t);
+      expect(scrub(`--private-key ${t}`)).not.toContain(t);
+    }
+  });
+});
