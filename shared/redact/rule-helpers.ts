@@ -32,6 +32,13 @@ const TOKEN_IN_BRACES = /(?=[A-Za-z+/=_-]*\d)(?=[\d+/=_-]*[A-Za-z])[A-Za-z0-9+/=
 function isBracedCode(value: string): boolean {
   return value.startsWith("{") && !TOKEN_IN_BRACES.test(value);
 }
+/**
+ * What names a resource or a licence, never a secret: an ARN (`arn:aws:kms:…:key/…`), an SPDX
+ * licence id (`BSD-2-Clause`, `Apache-2.0`), a self-declared stand-in in camel case (`testValue1`,
+ * `fakeToken`, `dummyKey`).
+ */
+const IDENTIFIER_VALUE =
+  /^(?:arn:aws[a-z-]*:\S+|(?:MIT|ISC|0BSD|BSD-[234]-Clause(?:-\w+)?|Apache-[12]\.[01]|(?:A|L)?GPL-[23]\.0(?:-only|-or-later|\+)?|MPL-[12]\.[01]|EPL-[12]\.0|CC0-1\.0|CC-BY(?:-SA)?-[34]\.0|Unlicense|Zlib|BlueOak-1\.0\.0|Artistic-2\.0|WTFPL|PSF-2\.0|Python-2\.0)|(?:test|fake|dummy|mock|sample|example|my)[A-Z][a-z]+(?:[A-Z][a-z]+)*\d*)$/;
 /** Elided or already redacted (`ops_eyJ…`, `abc...`, `…[Redacted]`), or code holding an assignment (`a = b`). */
 const NOT_A_VALUE = /\.\.$|…$|\[redacted|\s=(?:\s|$)/i;
 
@@ -46,6 +53,7 @@ export function isStandIn(value: string): boolean {
     CODE_REFERENCE.test(value) ||
     isBracedCode(value) ||
     NOT_A_VALUE.test(value) ||
+    IDENTIFIER_VALUE.test(value) ||
     (SAMPLE_WORD.test(value) && value === value.toUpperCase())
   );
 }

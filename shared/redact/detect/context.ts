@@ -358,6 +358,8 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   // with more words after it (`| API_TOKEN | Token of the app |` is prose).
   const sample = isSampleValue(value);
   if (sample && !v.quoted && WORDS_GO_ON.test(text.slice(v.end, v.end + 24))) return false;
+  // …or with code's punctuation after it: a variable (`{ secretToken: secret, url }`).
+  if (sample && !v.quoted && /^[ \t]*[,)}\]]/.test(text.slice(v.end, v.end + 8))) return false;
   if (strength !== "strong" && FILLED.test(value)) return false;
   // A word with more words after it on its line is a sentence (`Password: changed yesterday`,
   // `Secret: stored in Vault`), not a value.
@@ -493,6 +495,13 @@ const METAVAR = /^[A-Z][A-Z0-9_-]*$/;
 /** A command-line flag and a blank before the token a word stands in: the token is the flag's argument. */
 const FLAG_ARGUMENT = /(?:^|\s)--?[A-Za-z][\w-]*[ \t]+\S*$/;
 
+/** A callee's last name beginning with a verb that reads, makes or checks a credential by name. */
+const LOOKUP_CALLEE =
+  /^(?:get|from|fetch|read|load|lookup|find|generate|gen|create|delete|remove|describe|list|rotate|revoke|has|is|validate|verify|check|require|resolve)(?=[A-Z_]|$)/;
+
+/** A callee that opens a session with what it is given (`getConnection`, `createConnection`, `loginWith`). */
+const SESSION_CALLEE = /connect|login|signin|auth/i;
+
 /** Callee names that take a credential (`NetworkCredential`, `login`, `authenticate`, `setPassword`). */
 const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect/i;
 const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')\s*(,\s*|\))/;
@@ -527,7 +536,10 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
       pushSigningKey(text, at, out, rule);
       continue;
     }
-    const named = CALLEE_WORD.test(callee);
+    // A callee that looks a credential up, makes or describes one takes its name, not the secret
+    // (`fromGeneratedSecret('postgres')`, `getSecretValue('db')`, `fromSecretName(this, 'Db', 'x')`).
+    const last = callee.slice(callee.lastIndexOf(".") + 1);
+    const named = CALLEE_WORD.test(callee) && !(LOOKUP_CALLEE.test(last) && !SESSION_CALLEE.test(last));
     // Any other callee only when its first argument is a quoted endpoint.
     if (!named && !((text[at] === '"' || text[at] === "'") && ENDPOINT.test(text.slice(at + 1, at + 48))))
       continue;
@@ -545,7 +557,10 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     if (!named && !endpoint) continue;
     // `setPassword("p")`, and a client's `auth("p")` (Redis' `AUTH`).
     const lone = args.length === 1 && /password|secret|token|passphrase|(?:^|\.)auth$/i.test(callee);
-    const picked = lone ? args : endpoint ? args.slice(2, 3) : args.slice(1, 2);
+    // A connection of three or four strings takes host, user, password (and database):
+    // `mysql.createConnection("localhost", "root", "p")`, PHP's `mysqli_connect(h, u, p, db)`.
+    const hostFirst = args.length >= 3 && /connect/i.test(last);
+    const picked = lone ? args : endpoint || hostFirst ? args.slice(2, 3) : args.slice(1, 2);
     for (const [s, e] of picked) {
       const value = text.slice(s, e);
       if (value.length >= 3 && !isStandInValue(value)) {

@@ -33,6 +33,15 @@ const PREFIXED_UUID =
  */
 const KUBERNETES_NAME =
   /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*?(?:-[bcdfghjklmnpqrstvwxz2456789]{6,10}-[bcdfghjklmnpqrstvwxz2456789]{5}|-[bcdfghjklmnpqrstvwxz2456789]{5}|-[bcdfghjklmnpqrstvwxz2456789]{8,10})$/;
+/**
+ * Names and ids a cloud generates for resources, not credentials: a CDK logical id (words and 8
+ * hex: `MyGlobalTable5DC12DB4`), a CloudFormation physical name (`MyStack-fn5FF616E3-G632ITHSP5HK`),
+ * an EC2-style resource id (`ami-04681a1dbd79675a5`), an IAM unique id of a user, role or group
+ * (`AROAYBRETNYCYV6ZF2R93`; access key ids, `AKIA…`, are credentials' halves and stay), a Cognito
+ * user pool id (`us-east-1_oiuR12Abd`).
+ */
+const CLOUD_ID =
+  /^(?:[a-z]*(?:[A-Z][a-z]+\d*){2,}[0-9A-F]{8}|[A-Za-z][\w]*-[A-Za-z][A-Za-z0-9]*[0-9A-F]{8}-[A-Z0-9]{12,13}|(?:ami|vpc|subnet|sg|igw|eni|vol|snap|i|rtb|acl|eipalloc|nat|tgw|lt|pcx|vpce|fs|fsap|dopt|cgw|vgw|pl)-[0-9a-f]{8}(?:[0-9a-f]{9})?|A(?:GPA|IDA|IPA|NPA|NVA|ROA)[A-Z0-9]{16,17}|[a-z]{2}(?:-gov)?-[a-z]+-\d_[A-Za-z0-9]{9})$/;
 /** A W3C trace context (`00-<trace id>-<span id>-<flags>`): ids of a request's trace. */
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 /** Digest lengths (SHA-1, SHA-256, SHA-512 in hex): a bare run of one is a digest or a commit. */
@@ -199,7 +208,7 @@ function isKnownNonSecret(
 ): boolean {
   const run = text.slice(from, to);
   if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || ORDERED_RUN.test(run)) return true;
-  if (KUBERNETES_NAME.test(run) || TRACEPARENT.test(run)) return true;
+  if (KUBERNETES_NAME.test(run) || TRACEPARENT.test(run) || CLOUD_ID.test(run)) return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
   if (text.charCodeAt(from - 1) === 44 && DATA_URI_BEFORE.test(text.slice(Math.max(0, from - 100), from)))
     return true;

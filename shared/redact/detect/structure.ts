@@ -82,6 +82,8 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     pattern:
       /(?:(?<=^|[\s"'`])|(?<=\\n))(?=[^:\s]*[A-Za-z.*])[A-Za-z0-9.*_-]+:(?:\d{2,5}|\*):[^:\s"'`]+:[^:\s"'`]+:([^\s"'`]+?)(?=[\s"'`]|\\[nr]|$)/dg,
     group: 1,
+    // Two digits are a time's minutes (`Sat:22:15-Sat:22:45`, a maintenance window), not a password.
+    accept: (m) => !/^\d{1,2}$/.test(m[1] ?? ""),
   },
   {
     // `{SSHA}…`, `{SHA512}…`, `{PBKDF2}…` (LDAP userPassword), Jenkins' encrypted secrets

@@ -558,3 +558,32 @@ describe("code read by an agent", () => {
     }
   });
 });
+
+describe("cloud code and docs an agent reads", () => {
+  it("keeps names, ids, licences and variables where a credential's word stands", () => {
+    for (const text of [
+      "credentials: rds.Credentials.fromGeneratedSecret('clusteradmin'), // an admin user",
+      "const value = await client.getSecretValue('prod/db-credentials');",
+      "cdk.aws_logs.LogDrivers.splunk({ secretToken: secret, url: 'https://x' })",
+      "License: BSD-2-Clause",
+      "key: 'arn:aws:kms:us-east-1:123456789012:key/12345678-1234-1234-1234-123456789012',",
+      "{ testKey1: 'testValue1', testKey2: 'testValue2' }",
+      "  preferredMaintenanceWindow: 'Sat:22:15-Sat:22:45',",
+    ]) {
+      expect(scrub(text), text).toBe(text);
+    }
+  });
+  it("still takes a literal handed to a setter or given as a value", () => {
+    for (const t of sample(token)) {
+      expect(scrub(`mysql.createConnection("localhost", "root", "${t}")`)).toBe(
+        'mysql.createConnection("localhost", "root", "[REDACTED:credential-argument]")',
+      );
+      expect(scrub(`mysqli_connect("localhost", "root", "${t}", "app");`)).toBe(
+        'mysqli_connect("localhost", "root", "[REDACTED:credential-argument]", "app");',
+      );
+      expect(scrub(`client.setPassword("${t}")`)).not.toContain(t);
+      expect(scrub(`password: SecretValue.unsafePlainText('${t}')`)).not.toContain(t);
+      expect(scrub(`License: ${t}`)).not.toContain(t);
+    }
+  });
+});
