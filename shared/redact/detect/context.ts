@@ -105,7 +105,10 @@ function endsBare(c: number): boolean {
   );
 }
 
-/** Reads a bare value at `at` (up to a blank, quote, `,;&<>)]}|\`). */
+/** An `&` that ends a value: another parameter after it (also as `&amp;`), `&&`, a blank or the end. */
+const AMPERSAND_ENDS = /^&(?:&|\s|$|(?:amp;)?[\w.[\]-]+=)/;
+
+/** Reads a bare value at `at` (up to a blank, quote, `,;<>)]}|\`, or an `&` that ends it). */
 function bare(text: string, at: number, loose: boolean): Value | undefined {
   // Jenkins-style `{AQAAABAAA…}` and similar braced secrets are one value; in a connection
   // string's field (`Pwd={p};`) the braces are ODBC's quotes.
@@ -128,7 +131,13 @@ function bare(text: string, at: number, loose: boolean): Value | undefined {
     }
   }
   let end = at;
-  while (end < text.length && end - at <= 1024 && !endsBare(text.charCodeAt(end))) end++;
+  while (end < text.length && end - at <= 1024) {
+    const c = text.charCodeAt(end);
+    // `&` ends a query's parameter (`?token=x&user=y`) or a command (`x && y`, `x &`); inside a
+    // value it is the value's (`DB_PASSWORD=Tr0ub4dor&3x`).
+    if (endsBare(c) && (c !== 38 || AMPERSAND_ENDS.test(text.slice(end, end + 48)))) break;
+    end++;
+  }
   // A sentence's full stop or colon is not part of the value; an ellipsis (elided) is.
   if (end > at && /[.:]/.test(text[end - 1] ?? "") && text[end - 2] !== ".") end--;
   return end > at ? { start: at, end, quoted: false, loose } : undefined;
@@ -244,6 +253,13 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   }
   const attr = /^\s+value\s*=\s*/i.exec(rest);
   if (attr !== null && i > at) return quoted(text, i + attr[0].length, false);
+  if (text.startsWith("&gt;", i) && text.endsWith("&lt;", nameStart)) {
+    // `&lt;password&gt;v&lt;/password&gt;`: XML escaped for HTML.
+    const close = text.indexOf("&lt;/", i + 4);
+    if (close > i + 4 && close - i <= 1024 && !/\s/.test(text.slice(i + 4, close)))
+      return { start: i + 4, end: close, quoted: true, loose: false };
+    return undefined;
+  }
   if (text[i] === ">" && text[nameStart - 1] === "<") {
     // `<password>v</password>`
     let s = i + 1;

@@ -587,3 +587,25 @@ describe("cloud code and docs an agent reads", () => {
     }
   });
 });
+
+describe("a value's own punctuation", () => {
+  it("an `&` inside a value is the value's; one before another parameter or a command ends it", () => {
+    for (const t of sample(token)) {
+      const p = `${t.slice(0, 8)}&${t.slice(8)}`;
+      expect(scrub(`"Env": ["DB_PASSWORD=${p}", "NODE_ENV=production"]`)).toBe(
+        '"Env": ["DB_PASSWORD=[REDACTED:generic-secret]", "NODE_ENV=production"]',
+      );
+      expect(scrub(`https://api.x.com/v1?access_token=${t}&user=bob`)).toBe(
+        "https://api.x.com/v1?access_token=[REDACTED:generic-secret]&user=bob",
+      );
+      expect(scrub(`DB_PASSWORD=${t}&& ./run.sh`)).toBe("DB_PASSWORD=[REDACTED:generic-secret]&& ./run.sh");
+    }
+  });
+  it("XML escaped for HTML holds its element's value", () => {
+    for (const t of sample(token)) {
+      expect(scrub(`&lt;password&gt;${t}&lt;/password&gt;`)).toBe(
+        "&lt;password&gt;[REDACTED:generic-secret]&lt;/password&gt;",
+      );
+    }
+  });
+});
