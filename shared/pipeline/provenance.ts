@@ -33,8 +33,8 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 14,
-  "redact/detect": 48,
+  "redact/rules": 15,
+  "redact/detect": 49,
   "redact/layer-c": 15,
   "redact/scrub": 13,
   // Format readers (validation and hashes).

@@ -16,12 +16,13 @@ const PLACEHOLDER =
  */
 const SAMPLE_WORD = /^(?:foo|bar|baz|example|password|passwd|secret|token|test|dummy|sample|change_?me)$/i;
 /**
- * `$DB_PASSWORD`, `config.password`, `process.env.API_KEY`, `getToken()`, `ACCESS_TOKEN`,
- * `S3RVER_CREDENTIALS`, `KeySpec.ECC_NIST_P256`, `$(cat …)`, `<tag …`: code, markup or a constant's
- * name, not a value.
+ * `$DB_PASSWORD`, `config.password`, `process.env.API_KEY`, `getToken()`, `ACCESS_TOKEN`, `$(cat …)`,
+ * `<tag …`: code, markup or a constant's name, not a value. A constant holding digits
+ * (`S3RVER_CREDENTIALS`, `KeySpec.ECC_NIST_P256`) is not told from a password in capitals
+ * (`AAA.AAAA_AA9`, the leak property's), so it stays a value.
  */
 const CODE_REFERENCE =
-  /^(?:\$[A-Z_][A-Z0-9_]*|[A-Za-z_$][A-Za-z_$]*(?:\.(?:[A-Za-z_$][A-Za-z_$]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+))+(?:\(\))?|[A-Z]+(?:_[A-Z]+)+|[A-Z][A-Z0-9]+(?:_[A-Z0-9]{2,})+|\$(?:\(.*)?|<[\w:-]+(?:[\s/>].*)?)$/;
+  /^(?:\$[A-Z_][A-Z0-9_]*|[A-Za-z_$][A-Za-z_$]*(?:\.[A-Za-z_$][A-Za-z_$]*)+(?:\(\))?|[A-Z]+(?:_[A-Z]+)+|\$(?:\(.*)?|<[\w:-]+(?:[\s/>].*)?)$/;
 /**
  * A run of 20+ base64 or hex characters mixing letters and digits: what an encrypted or hashed
  * value in braces holds (Jenkins' `{AQAAABAAAAAQ…}`, LDAP's `{SSHA}…`), and a template's `{expr}` never.

@@ -105,6 +105,25 @@ function endsBare(c: number): boolean {
   );
 }
 
+/**
+ * The text of an element named by a credential, its start tag ending at `at`: `<password>v</password>`,
+ * or XML escaped for HTML (`&lt;password&gt;v&lt;/password&gt;`).
+ */
+function elementText(text: string, at: number): Value | undefined {
+  if (text[at] !== ">") {
+    const close = text.indexOf("&lt;/", at + 4);
+    if (close > at + 4 && close - at <= 1024 && !/\s/.test(text.slice(at + 4, close)))
+      return { start: at + 4, end: close, quoted: true, loose: false };
+    return undefined;
+  }
+  let s = at + 1;
+  while (s < text.length && /\s/.test(text[s] ?? "")) s++;
+  const close = closingTag(text, s);
+  let e = close;
+  while (e > s && /\s/.test(text[e - 1] ?? "")) e--;
+  return close > s && e > s ? { start: s, end: e, quoted: true, loose: false } : undefined;
+}
+
 /** An `&` that ends a value: another parameter after it (also as `&amp;`), `&&`, a blank or the end. */
 const AMPERSAND_ENDS = /^&(?:&|\s|$|(?:amp;)?[\w.[\]-]+=)/;
 
@@ -253,25 +272,12 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   }
   const attr = /^\s+value\s*=\s*/i.exec(rest);
   if (attr !== null && i > at) return quoted(text, i + attr[0].length, false);
-  if (text.startsWith("&gt;", i) && text.endsWith("&lt;", nameStart)) {
-    // `&lt;password&gt;v&lt;/password&gt;`: XML escaped for HTML.
-    const close = text.indexOf("&lt;/", i + 4);
-    if (close > i + 4 && close - i <= 1024 && !/\s/.test(text.slice(i + 4, close)))
-      return { start: i + 4, end: close, quoted: true, loose: false };
-    return undefined;
-  }
-  if (text[i] === ">" && text[nameStart - 1] === "<") {
-    // `<password>v</password>`
-    let s = i + 1;
-    while (s < text.length && /\s/.test(text[s] ?? "")) s++;
-    const close = closingTag(text, s);
-    if (close > s) {
-      let e = close;
-      while (e > s && /\s/.test(text[e - 1] ?? "")) e--;
-      if (e > s) return { start: s, end: e, quoted: true, loose: false };
-    }
-    return undefined;
-  }
+  if (
+    text[i] === ">"
+      ? text[nameStart - 1] === "<"
+      : text.startsWith("&gt;", i) && text.endsWith("&lt;", nameStart)
+  )
+    return elementText(text, i);
   const assign = ASSIGN.exec(rest);
   if (assign !== null && assign[0].trim() !== "") {
     let s = i + assign[0].length;
@@ -326,10 +332,9 @@ function isPlaceholderValue(value: string): boolean {
 
 /**
  * A call, an index or a member access (`getToken()`, `positionals[0]`, `self.token`,
- * `config.password`, `KeySpec.ECC_NIST_P256`, `req.headers.authorization?.split(…`).
+ * `config.password`, `req.headers.authorization?.split(…`).
  */
-const CODE =
-  /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.(?:[A-Za-z_$][A-Za-z_$]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+))+(?:\(.*)?$|^[A-Za-z_$][\w$]*[([]/;
+const CODE = /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*[([]/;
 /**
  * A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`, and
  * a source location (`lib/schema.json:48:69`, a stack frame's `at session (…)`).
@@ -374,8 +379,9 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   // with more words after it (`| API_TOKEN | Token of the app |` is prose).
   const sample = isSampleValue(value);
   if (sample && !v.quoted && WORDS_GO_ON.test(text.slice(v.end, v.end + 24))) return false;
-  // …or with code's punctuation after it: a variable (`{ secretToken: secret, url }`).
-  if (sample && !v.quoted && /^[ \t]*[,)}\]]/.test(text.slice(v.end, v.end + 8))) return false;
+  // …or with code's punctuation after it: a variable (`{ secretToken: secret, url }`), or a name
+  // (`token: password: 'p'`).
+  if (sample && !v.quoted && /^[ \t]*[,)}\]:=]/.test(text.slice(v.end, v.end + 8))) return false;
   if (strength !== "strong" && FILLED.test(value)) return false;
   // A word with more words after it on its line is a sentence (`Password: changed yesterday`,
   // `Secret: stored in Vault`), not a value.
@@ -466,7 +472,7 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     while (end > m.index + m[0].length && /[.-]/.test(text[end - 1] ?? "")) end--;
     doneUntil = end;
     CREDENTIAL_WORD.lastIndex = end;
-    if (found !== undefined && start < found.end && end >= found.end) continue;
+
     const name = text.slice(start, end);
     const strength = strengthOfName(name);
     if (strength === undefined || FAKE_NAME.test(name)) continue;
@@ -476,6 +482,15 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     const isFlag = text[start - 1] === "-" || slashFlag || name.startsWith("-");
     const v = valueAfter(text, start, end, isFlag);
     if (v === undefined) continue;
+    // A found value ending in a credential's word names nothing (`…V00Pw https://`, `"…Pw", "user"`)
+    // unless a value is assigned to it (`token: password: 'p'`, `token => client_secret='…'`).
+    if (
+      found !== undefined &&
+      start < found.end &&
+      end >= found.end &&
+      !/[:=]/.test(text.slice(end, v.start))
+    )
+      continue;
     // A flag's argument holding a credential's word (`-p and-session-3806 host`) is no name: the
     // word after it is the command's next argument.
     if (v.loose && !v.quoted && FLAG_ARGUMENT.test(text.slice(Math.max(0, start - 40), start))) continue;

@@ -541,8 +541,6 @@ describe("code read by an agent", () => {
       "  private readonly cursorKey: Uint8Array;",
       "function begin(S: Int32Array, key: Uint32Array): void {",
       "  let signature: Uint8Array | undefined;",
-      "    credentials: S3RVER_CREDENTIALS,",
-      "      keySpec: KeySpec.ECC_NIST_P256,",
       "  const key = positionals[0] as string;",
       "  --private-key FILE   PEM private key of the key pair",
       "def sign(secret: bytes, payload: bytes) -> str:",
@@ -606,6 +604,19 @@ describe("a value's own punctuation", () => {
       expect(scrub(`&lt;password&gt;${t}&lt;/password&gt;`)).toBe(
         "&lt;password&gt;[REDACTED:generic-secret]&lt;/password&gt;",
       );
+    }
+  });
+});
+
+describe("the leak property's counterexamples of this pass", () => {
+  it("a name after a name, and capitals with digits, are values where a credential must stand", () => {
+    for (const [text, secret] of [
+      ["token: password: 'AAAAAAAA9'", "AAAAAAAA9"],
+      [" password=AAAA_AAA9 ", "AAAA_AAA9"],
+      [" password=A.AAAAAA_9 ", "A.AAAAAA_9"],
+      [" https://aaa:AAA.AAAA_AA9@example.com/path ", "AAA.AAAA_AA9"],
+    ] as const) {
+      expect(scrub(text), text).not.toContain(secret);
     }
   });
 });
