@@ -34,9 +34,9 @@ export interface Provenance {
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 15,
-  "redact/detect": 49,
+  "redact/detect": 50,
   "redact/layer-c": 15,
-  "redact/scrub": 13,
+  "redact/scrub": 14,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 5,
   "formats/replay-bundle": 3,

@@ -93,11 +93,6 @@ const SECRETLINT_URL_RULES = new Set(["secretlint-basicauth", "secretlint-databa
 /** A name and an assignment before a value (`aws_secret_access_key = "`, `SecretAccessKey: `). */
 const LABEL = /^[\w.-]+["']?[ \t]*(?:=|:|=>)[ \t]*["']?$/;
 
-/** Is char code `c` one of a token's characters past its end would cut it (`[A-Za-z0-9+/_=-]`)? */
-function isTokenTail(c: number): boolean {
-  return c === 61 || inTable(BASE64_OR_URL, c);
-}
-
 /** Is char code `c` one of `[A-Za-z0-9+/_-]` (base64 and base64url alphabets)? */
 function isBase64Char(c: number): boolean {
   return inTable(BASE64_OR_URL, c);
@@ -471,7 +466,8 @@ export class Scrubber {
         f.end < text.length &&
         f.end > 0 &&
         isBase64Char(text.charCodeAt(f.end - 1)) &&
-        isTokenTail(text.charCodeAt(f.end))
+        // A token's next character, its `=` padding included.
+        (isBase64Char(text.charCodeAt(f.end)) || text.charCodeAt(f.end) === 61)
       )
         f.end++;
       const labelled = out.some(

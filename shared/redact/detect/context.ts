@@ -205,6 +205,9 @@ const HCL_DEFAULT = /^["']?[ \t]*\{[^{}]{0,300}?\bdefault[ \t]*=[ \t]*/;
 const CHANGED_TO = /^["'`]?[ \t]+to[ \t]+/;
 const TABLE_CELL = /^[ \t]*\|[ \t]*(?=[^\s|])/;
 
+/** A table row's end: a newline, raw or escaped. */
+const ROW_END = /\r?\n|\\n/;
+
 /**
  * In a table row whose cell at `at` holds words (a description), the first later cell of the
  * row holding one word: the value of a `| name | description | value |` row; undefined when the
@@ -212,9 +215,7 @@ const TABLE_CELL = /^[ \t]*\|[ \t]*(?=[^\s|])/;
  */
 function wordCellAfter(text: string, at: number): Value | undefined {
   // The row ends at a newline, also one written as an escape (a table in JSON text).
-  const ends = [text.indexOf("\n", at), text.indexOf("\\n", at)].filter((e) => e !== -1);
-  const lineEnd = ends.length === 0 ? text.length : Math.min(...ends);
-  const cells = text.slice(at, lineEnd).split("|");
+  const cells = text.slice(at).split(ROW_END, 1)[0]?.split("|") ?? [];
   if (cells.length < 3 || !/\S\s+\S/.test((cells[0] ?? "").trim())) return undefined;
   let start = at + (cells[0]?.length ?? 0) + 1;
   for (const c of cells.slice(1, -1)) {
@@ -344,8 +345,8 @@ const PATH =
 const COMMON_WORD = /^[a-z]+$/;
 /** More words after a value's word, on its line. */
 const SENTENCE_GOES_ON = /^[ \t]+[a-z]{2,}\b/;
-/** More words, of either case, after a value's word on its line. */
-const WORDS_GO_ON = /^[ \t]+[A-Za-z]{2,}\b/;
+/** After a value's word: more words on its line, code's punctuation or an assignment. */
+const NOT_ALONE = /^(?:[ \t]+[A-Za-z]{2,}\b|[ \t]*[,)}\]:=])/;
 /** A name as code writes one: `api-key`, `GITHUB_TOKEN`, `db.password`, `secretKey`, `ApiToken`. */
 const IDENTIFIER =
   /^(?:[A-Za-z]+(?:[._-][A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+){2,}|[a-z]+|[A-Z]+)$/;
@@ -375,13 +376,12 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   // A strong name's value, given as a value (assigned, or quoted after a blank), must be a credential.
   const certain = strength === "strong" && (!v.loose || v.quoted);
   if (value.length < 3 || (certain ? isStandInValue(value) : isPlaceholderValue(value))) return false;
-  // Documentation's word (`secret`) is the password only where a credential must stand, and not
-  // with more words after it (`| API_TOKEN | Token of the app |` is prose).
+  // Documentation's word (`secret`) is the password only where a credential must stand (a weaker
+  // name's placeholder test above has it), and standing alone: not before more words (prose, `|
+  // API_TOKEN | Token of the app |`), code's punctuation (a variable, `{ secretToken: secret, url
+  // }`) or an assignment (a name, `token: password: 'p'`).
   const sample = isSampleValue(value);
-  if (sample && !v.quoted && WORDS_GO_ON.test(text.slice(v.end, v.end + 24))) return false;
-  // …or with code's punctuation after it: a variable (`{ secretToken: secret, url }`), or a name
-  // (`token: password: 'p'`).
-  if (sample && !v.quoted && /^[ \t]*[,)}\]:=]/.test(text.slice(v.end, v.end + 8))) return false;
+  if (sample && !v.quoted && NOT_ALONE.test(text.slice(v.end, v.end + 24))) return false;
   if (strength !== "strong" && FILLED.test(value)) return false;
   // A word with more words after it on its line is a sentence (`Password: changed yesterday`,
   // `Secret: stored in Vault`), not a value.
@@ -472,7 +472,6 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     while (end > m.index + m[0].length && /[.-]/.test(text[end - 1] ?? "")) end--;
     doneUntil = end;
     CREDENTIAL_WORD.lastIndex = end;
-
     const name = text.slice(start, end);
     const strength = strengthOfName(name);
     if (strength === undefined || FAKE_NAME.test(name)) continue;

@@ -275,12 +275,6 @@ export class KnownSecrets {
   }
 
   /**
-   * Findings for the remembered secrets that written JSON `json` holds as chunks of its strings
-   * (member names and values; never numbers or literals), where a chunk is read as `findIn` reads
-   * it in the decoded string: an escape (`\n`, `\"`, `\u0001`) decodes to a character that
-   * breaks chunks, and stands for one here.
-   */
-  /**
    * May the UTF-8 bytes of written JSON hold a remembered value or anchor as a chunk of a string
    * (`findInWritten` finding one)? Answered on the bytes, with no string made: false when no chunk
    * of printable ASCII falls in the sketch and none holds other bytes.
@@ -321,6 +315,12 @@ export class KnownSecrets {
     return false;
   }
 
+  /**
+   * Findings for the remembered secrets that written JSON `json` holds as chunks of its strings
+   * (member names and values; never numbers or literals), where a chunk is read as `findIn` reads
+   * it in the decoded string: an escape (`\n`, `\"`, `\u0001`) decodes to a character that
+   * breaks chunks, and stands for one here.
+   */
   findInWritten(json: string): Detection[] {
     const out: Detection[] = [];
     const n = json.length;
@@ -352,7 +352,6 @@ export class KnownSecrets {
     return out;
   }
 
-  /** Pushes a finding for `text[start, end)` when it is a remembered value or form. */
   /**
    * Pushes a finding for `text[start, end)` when it is a remembered value or form, or the anchor
    * of a form holding a chunk break that stands around it as a token of its own (as JSON writes it

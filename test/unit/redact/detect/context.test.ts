@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Scrubber } from "#shared/redact/scrub.js";
+import { expectKept } from "./helpers.js";
 
 const SEED = 20_261_128;
 const RUNS = 100;
@@ -416,7 +417,7 @@ describe("documentation's words where a credential must stand", () => {
     }
   });
   it("stay where a value only may be a credential, in capitals (a constant's name), and as a self-declared stand-in", () => {
-    for (const text of [
+    expectKept(scrub, [
       'session = "secret"',
       "the key is secret",
       "PsExec \\\\host -u admin -p PASSWORD cmd",
@@ -424,9 +425,7 @@ describe("documentation's words where a credential must stand", () => {
       'monkeypatch.setenv("API_TOKEN", "test-token")',
       "DB_PASSWORD=my-password",
       'api_key = "your_api_key_here"',
-    ]) {
-      expect(scrub(text), text).toBe(text);
-    }
+    ]);
   });
   it("are redacted where they stand, never in the rest of the text (the word is prose there)", () => {
     expect(scrub("Password=secret; keep the secret manager's default secret rotation")).toBe(
@@ -444,13 +443,7 @@ describe("braces around a value", () => {
       expect(scrub(`<secret>{${t}}</secret>`)).toBe("<secret>[REDACTED:generic-secret]</secret>");
       expect(scrub(`<secret>{vendor AQAAABAAA ${t}}</secret>`)).not.toContain(t);
     }
-    for (const text of [
-      "password = {password}",
-      "token = { config.token }",
-      "secret: {{ .Values.secret }}",
-    ]) {
-      expect(scrub(text), text).toBe(text);
-    }
+    expectKept(scrub, ["password = {password}", "token = { config.token }", "secret: {{ .Values.secret }}"]);
   });
 });
 
@@ -509,13 +502,11 @@ describe("a flag's argument holding a credential's word", () => {
 
 describe("a source location after a credential's word", () => {
   it("is a stack frame's place, not a value; a password shaped alike is still one", () => {
-    for (const text of [
+    expectKept(scrub, [
       "    at session (lib/schema.json:48:69)",
       "    at token (index.js:12:5)",
       "token: src/auth/token.ts:12",
-    ]) {
-      expect(scrub(text), text).toBe(text);
-    }
+    ]);
     expect(scrub("DB_PASSWORD=Summer2024.x:12")).toBe("DB_PASSWORD=[REDACTED:generic-secret]");
   });
 });
@@ -536,7 +527,7 @@ describe("a value found, ending in a credential's word", () => {
 
 describe("code read by an agent", () => {
   it("keeps a credential's name's type, constant, member, index and usage placeholder", () => {
-    for (const text of [
+    expectKept(scrub, [
       "export function sealCursor(key: Uint8Array, scope: string): string {",
       "  private readonly cursorKey: Uint8Array;",
       "function begin(S: Int32Array, key: Uint32Array): void {",
@@ -544,9 +535,7 @@ describe("code read by an agent", () => {
       "  const key = positionals[0] as string;",
       "  --private-key FILE   PEM private key of the key pair",
       "def sign(secret: bytes, payload: bytes) -> str:",
-    ]) {
-      expect(scrub(text), text).toBe(text);
-    }
+    ]);
   });
   it("still takes a password that looks like a word with digits, or a literal beside them", () => {
     expect(scrub("password: Summer2021")).toBe("password: [REDACTED:generic-secret]");
@@ -559,7 +548,7 @@ describe("code read by an agent", () => {
 
 describe("cloud code and docs an agent reads", () => {
   it("keeps names, ids, licences and variables where a credential's word stands", () => {
-    for (const text of [
+    expectKept(scrub, [
       "credentials: rds.Credentials.fromGeneratedSecret('clusteradmin'), // an admin user",
       "const value = await client.getSecretValue('prod/db-credentials');",
       "cdk.aws_logs.LogDrivers.splunk({ secretToken: secret, url: 'https://x' })",
@@ -567,9 +556,7 @@ describe("cloud code and docs an agent reads", () => {
       "key: 'arn:aws:kms:us-east-1:123456789012:key/12345678-1234-1234-1234-123456789012',",
       "{ testKey1: 'testValue1', testKey2: 'testValue2' }",
       "  preferredMaintenanceWindow: 'Sat:22:15-Sat:22:45',",
-    ]) {
-      expect(scrub(text), text).toBe(text);
-    }
+    ]);
   });
   it("still takes a literal handed to a setter or given as a value", () => {
     for (const t of sample(token)) {

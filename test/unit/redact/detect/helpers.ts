@@ -1,4 +1,5 @@
 /** Helpers of the detector tests. */
+import { expect } from "vitest";
 import type { Detection } from "#shared/redact/rule-types.js";
 
 /** What `scan` finds in a text, as the substrings it would redact (rule id `rule`). */
@@ -11,4 +12,9 @@ export function foundBy(
     scan(text, out, rule);
     return out.map((d) => text.slice(d.start, d.end));
   };
+}
+
+/** Expects `scrub` to leave each of `texts` as it is (each named in a failure). */
+export function expectKept(scrub: (text: string) => string, texts: readonly string[]): void {
+  for (const text of texts) expect(scrub(text), text).toBe(text);
 }
