@@ -183,7 +183,7 @@ async function alteredFps(samples: readonly Sample[]): Promise<Sample[]> {
 }
 
 /** Share of clean fp texts the scrubber may change (see the test). */
-const FP_ALTERED_MAX = 0.142;
+const FP_ALTERED_MAX = 0.145;
 
 describe("false positives on gitleaks' samples (private_repo)", () => {
   /**
@@ -192,7 +192,9 @@ describe("false positives on gitleaks' samples (private_repo)", () => {
    * tokens under a token's name and ten in order beside a vendor's keyword to 13.3% (46), then 14.1%
    * (49): where a strong name must hold a credential, ten in order no longer make its value a
    * placeholder (`secret_key => "sk_abcdefghijklmnopqrstuvwxyz123"`, as other scanners' true
-   * positives write theirs). Most texts
+   * positives write theirs), then 14.4% (50): a random body with fewer switches between letters
+   * and digits than most is generated too (one base36 body of 24 in thirteen was kept), which
+   * takes an upper-cased Google key gitleaks declines for its case (`AIZASYCO2CXRMC9…`). Most texts
    * still changed are tokens of the right shape that gitleaks declines for a vendor-specific reason (a
    * length one short, a prefix in the wrong case, inside a longer blob): the next vendor's key looks
    * exactly like them. Others are hand-typed (`dapi1234567890…`), as are some of gitleaks' true

@@ -104,14 +104,65 @@ export function looksGenerated(text: string, from: number, to: number, minLength
     // Hex: random digits and letters alternate; `deadbeefcafe0001` does not, a digest does.
     // In text 32 (a 16-hex span id or short digest is common there); in a name, 16.
     return (
-      s.length >= (minLength < 16 ? 16 : 32) && rate >= 0.3 && bodyEntropy(text, from, to, s.length) >= 3
+      s.length >= (minLength < 16 ? 16 : 32) && rate >= 0.2 && bodyEntropy(text, from, to, s.length) >= 3
     );
   }
   if (s.digits === 0) {
     // Mixed-case letters only (`suSJRQaQmROBlY`): more switches than camelCase words.
     return s.length >= minLength + 4 && rate >= 0.24 && bodyEntropy(text, from, to, s.length) >= 3.5;
   }
-  return rate >= 0.22 && (s.digits >= 2 || rate >= 0.3) && bodyEntropy(text, from, to, s.length) >= 3;
+  if (rate >= 0.22) return (s.digits >= 2 || rate >= 0.3) && bodyEntropy(text, from, to, s.length) >= 3;
+  // Fewer switches by chance (one random base36 body of 20 in ten has under 0.22): generated
+  // still where its letters are not words (`kq3zx8mwp2ab4fhj`; `getPeerX509Certificate` is).
+  return (
+    rate >= 0.12 &&
+    s.digits >= 2 &&
+    wordLetterShare(text, from, to) < 0.5 &&
+    bodyEntropy(text, from, to, s.length) >= 3
+  );
+}
+
+/** Is `c` a vowel (`y` included), in either case? */
+function isVowel(c: number): boolean {
+  const l = c | 32;
+  return l === 97 || l === 101 || l === 105 || l === 111 || l === 117 || l === 121;
+}
+
+/**
+ * The share of the letters of `text[from, to)` that stand in words: segments (split at a
+ * non-letter and before an upper-case letter that follows a lower-case one) of 3 or more
+ * letters holding a vowel and no 4 consonants in a row (`Peer`, `Certificate`, `SETTINGS`).
+ */
+function wordLetterShare(text: string, from: number, to: number): number {
+  let letters = 0;
+  let inWords = 0;
+  let segment = 0;
+  let vowels = 0;
+  let consonantRun = 0;
+  let longCluster = false;
+  const close = () => {
+    if (segment >= 3 && vowels > 0 && !longCluster) inWords += segment;
+    segment = 0;
+    vowels = 0;
+    consonantRun = 0;
+    longCluster = false;
+  };
+  for (let i = from; i < to; i++) {
+    const k = classOf(text.charCodeAt(i));
+    if (k !== LOWER && k !== UPPER) {
+      close();
+      continue;
+    }
+    if (k === UPPER && segment > 0 && classOf(text.charCodeAt(i - 1)) === LOWER) close();
+    letters++;
+    segment++;
+    if (isVowel(text.charCodeAt(i))) {
+      vowels++;
+      consonantRun = 0;
+    } else if (++consonantRun >= 4) longCluster = true;
+  }
+  close();
+  return letters === 0 ? 1 : inWords / letters;
 }
 
 /**
@@ -137,6 +188,21 @@ export function isTypedRun(s: string): boolean {
     if (runStep(s.charCodeAt(i - 1), s.charCodeAt(i)) !== step) return false;
   }
   return true;
+}
+
+/**
+ * Does `text[from, to)` hold 8 or more characters counting on by one in their class
+ * (`fghijklm`, `3456789`+`0`)? Typed by hand (`sk-ant-…-1234fghijklmnopAA`): in a generated
+ * body such a run is one in about 10^12 places.
+ */
+export function holdsCountedRun(text: string, from: number, to: number): boolean {
+  let run = 1;
+  for (let i = from + 1; i < to; i++) {
+    if (runStep(text.charCodeAt(i - 1), text.charCodeAt(i)) === 1) {
+      if (++run >= TYPED_RUN_MIN) return true;
+    } else run = 1;
+  }
+  return false;
 }
 
 /** `0` when `b` repeats `a`, `1` when it counts on from it (`9` to `0` wraps), else undefined. */

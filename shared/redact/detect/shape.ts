@@ -11,7 +11,7 @@ import { inTable, TOKEN_CHAR } from "../chars.js";
 import { isPlaceholderFinding } from "../rule-helpers.js";
 import type { Detection, PatternRule } from "../rule-types.js";
 import { FAKE_NAME, isNameChar } from "./credential-names.js";
-import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
+import { holdsCountedRun, looksGenerated, UUID } from "./randomness.js";
 
 /** Characters of a token run: base64, base64url, and the separators tokens use. */
 function isTokenChar(c: number): boolean {
@@ -42,15 +42,29 @@ const KUBERNETES_NAME =
  */
 const CLOUD_ID =
   /^(?:[a-z]*(?:[A-Z][a-z]+\d*){2,}[0-9A-F]{8}|[A-Za-z][\w]*-[A-Za-z][A-Za-z0-9]*[0-9A-F]{8}-[A-Z0-9]{12,13}|(?:ami|vpc|subnet|sg|igw|eni|vol|snap|i|rtb|acl|eipalloc|nat|tgw|lt|pcx|vpce|fs|fsap|dopt|cgw|vgw|pl)-[0-9a-f]{8}(?:[0-9a-f]{9})?|A(?:GPA|IDA|IPA|NPA|NVA|ROA)[A-Z0-9]{16,17}|[a-z]{2}(?:-gov)?-[a-z]+-\d_[A-Za-z0-9]{9})$/;
+/**
+ * A build target's part in a package or file name (`lightningcss-win32-arm64-msvc`,
+ * `@esbuild/linux-x64`, `node-v22-darwin-arm64.tar.gz`): a name, however few its words.
+ */
+const PLATFORM_PART =
+  /(?:^|[-_/.@])(?:win32|win64|x64|x86|x86_64|ia32|arm64|aarch64|amd64|armv[67]l?|i[36]86|wasm32|riscv64|ppc64le|s390x|loong64)(?=$|[-_/.])/;
 /** A W3C trace context (`00-<trace id>-<span id>-<flags>`): ids of a request's trace. */
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 /** Digest lengths (SHA-1, SHA-256, SHA-512 in hex): a bare run of one is a digest or a commit. */
 const DIGEST_LENGTHS = new Set([40, 64, 128]);
+/**
+ * A word of a name a digest or a commit stands under (`SRCREV_moby`, a push's `before`, a pull
+ * request's `head_sha`, `CIRCLE_SHA1`). A digest's length assigned with `=` to a name without
+ * one (`deepgram = 12e2…`, `SERVICE_KEY_HEX=…`) is a vendor's hex key like any other; after `:`
+ * it stays a digest (lock files list `Name: <sha1>`).
+ */
+const DIGEST_NAME_WORD =
+  /(?:^|[^a-z])(?:sha\d*|shasum|hash|md5|checksum|digest|rev|srcrev|revision|commit|etag|fingerprint|integrity|version|before|after|head|base|parent|tree|oid|object|ref|reference|merge|source|target|from|to|old|new|tip|last|latest|previous|prev|current|upstream|origin|local|remote|pin|pinned|checkout|blob|node|build|image|layer|sum|src|dst)(?=$|[^a-z])/;
 /** A file name's extension after a content hash (`app-3f9c….js`, `logo.ico-7a38….png`). */
 const FILE_EXTENSION = /\.[a-z][a-z0-9]{0,4}$/;
 /** Names whose values are not secret: ids, hashes, versions, public and anti-forgery tokens. */
 const NON_SECRET_NAME =
-  /(?:^|[^a-z])(?:id|ids|uuid|guid|hash|sha\d*|md5|checksum|chksum|digest|version|ver|rev|srcrev|revision|commit|etag|fingerprint|integrity|accessor|(?:public|publishable|primary|foreign|sort|partition|cache|idempotency)[_-]?(?:key|token)|(?:csrf|xsrf|authenticity)[_-]?token|traceparent|tracestate)(?:[_-]?\d+)?$/i;
+  /(?:^|[^a-z])(?:id|ids|uuid|guid|hash|sha\d*|md5|checksum|chksum|digest|version|ver|rev|srcrev|revision|commit|etag|fingerprint|integrity|accessor|(?:public|publishable|primary|foreign|sort|partition|cache|idempotency)[_-]?(?:key|token)|(?:csrf|xsrf|authenticity)[_-]?token|trace|traceparent|tracestate|span|correlation)(?:[_-]?\d+)?$/i;
 /** Ids that model and agent APIs give messages, tool calls, requests and runs: not credentials. */
 const ID_PREFIX =
   /^(?:msg|msgbatch|toolu|srvtoolu|call|chatcmpl|cmpl|req|request|run|sess|session|step|span|trace|file|asst|thread|evt|event|resp|batch|job|ftjob|ft|org|proj|user|usr|cus|pi|ch|in|sub|prod|price|txn|tx|ord|inv|vs|res|conv|item|fc|rs|ws|ctx|task|exec|sha256|sha512|sha1)[_-]/;
@@ -114,6 +128,14 @@ function nameBefore(text: string, from: number): string {
   const end = i;
   while (i > 0 && end - i < 80 && isNameChar(text.charCodeAt(i - 1))) i--;
   return wordsOf(text.slice(i, end));
+}
+
+/** Is a digest-length run at `from` assigned with `=` to `name`, a name no digest's? */
+function isDigestKeyAssignment(text: string, from: number, name: string): boolean {
+  if (name === "" || DIGEST_NAME_WORD.test(name)) return false;
+  let i = from;
+  while (i > 0 && (text[i - 1] === '"' || text[i - 1] === "'" || text[i - 1] === " ")) i--;
+  return text[i - 1] === "=" || (text[i - 1] === ">" && text[i - 2] === "=");
 }
 
 /** A name's words joined by `_`, in lower case (`primaryKey` is `primary_key`). */
@@ -207,19 +229,22 @@ function isKnownNonSecret(
   marks: TextMarks,
 ): boolean {
   const run = text.slice(from, to);
-  if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || ORDERED_RUN.test(run)) return true;
+  if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || holdsCountedRun(text, from, to))
+    return true;
   if (KUBERNETES_NAME.test(run) || TRACEPARENT.test(run) || CLOUD_ID.test(run)) return true;
+  if (PLATFORM_PART.test(run)) return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
   if (text.charCodeAt(from - 1) === 44 && DATA_URI_BEFORE.test(text.slice(Math.max(0, from - 100), from)))
     return true;
+  const name = nameBefore(text, from);
   if (
     isHex(text, from, to) &&
-    ((!inName && DIGEST_LENGTHS.has(to - from)) || marks.aboutHashes(text, from, to))
+    ((!inName && DIGEST_LENGTHS.has(to - from) && !isDigestKeyAssignment(text, from, name)) ||
+      marks.aboutHashes(text, from, to))
   ) {
     return true;
   }
   if (FILE_EXTENSION.test(run) && run.includes(".") && !run.startsWith(".")) return true;
-  const name = nameBefore(text, from);
   if (FAKE_NAME.test(name)) return true;
   // `primary_key`, `commit_sha`: unless a credential word stands before (`todo_secret_do_not_commit`).
   if (NON_SECRET_NAME.test(name) && !/secret|passw|token/.test(name.replace(NON_SECRET_NAME, "")))

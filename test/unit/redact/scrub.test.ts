@@ -9,7 +9,10 @@
  * moved `dense`, `all`, `keyed` and `vendor`, and a fourth (a URL's escaped password alone, not
  * secretlint's whole URL from the decoded view), which moved `dense`, `all` and `keyed`, and a
  * fifth (a source location is no value; a value ending in a credential's word names nothing),
- * which moved both `plain` digests, `dense`, `all`, `keyed` and `context`. Speed work must not change a byte of it; a change of detection that is
+ * which moved both `plain` digests, `dense`, `all`, `keyed` and `context`, and a sixth (a
+ * `trace=` id and a body counted by hand are no generated run; a random body with few switches
+ * between letters and digits is), which moved `dense` and `shape`. Speed work must not change a
+ * byte of it; a change of detection that is
  * meant changes these digests, and the new ones are recorded with it (say why in the commit).
  */
 import { createHash } from "node:crypto";
@@ -62,7 +65,7 @@ describe("scrubber output (pinned digests)", () => {
     expect({
       dense: layerCDigest(DENSE, "private_repo"),
       plain: layerCDigest(PLAIN, "private_repo"),
-    }).toEqual({ dense: "c71f6137e307cdc6", plain: "82e3053d1b70acc4" });
+    }).toEqual({ dense: "f529b6bc8303fae3", plain: "82e3053d1b70acc4" });
   });
 
   it("whole lines scrubbed as strings, every layer and each layer alone", () => {
@@ -79,7 +82,7 @@ describe("scrubber output (pinned digests)", () => {
       keyed: "60a1ea0616607148",
       vendor: "a85f5d0f878b2872",
       context: "7227d99ed845a39f",
-      shape: "f056a6c926117a9c",
+      shape: "e535b1d960711365",
       structure: "d129a6d6b1955a7a",
       plain: "872f0949b94dfa4d",
     });

@@ -1,7 +1,9 @@
 /**
- * The shape layer's known non-secrets: ids a cloud generates for resources, which read as
- * generated runs but name things (beside the credentials that must still be caught).
+ * The shape layer: ids a cloud generates for resources, which read as generated runs but name
+ * things (beside the credentials that must still be caught); random bodies that switch between
+ * letters and digits less often than most; a digest's length as a vendor's key.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Scrubber } from "#shared/redact/scrub.js";
 import { expectKept } from "./helpers.js";
@@ -28,5 +30,76 @@ describe("ids a cloud generates", () => {
   it("leave an access key id and a token that ends in hex to the rules that catch them", () => {
     expect(scrub("id AKIAYBRETNYCYV6ZF2R9 here")).toBe("id [REDACTED:aws-access-key-id] here");
     expect(scrub("got Xk3vT9xLm2Pz8Rw4Yb7Nq5DC12DB4 back")).toContain("[REDACTED:");
+  });
+});
+
+const SEED = 20_261_128;
+const random = (alphabet: string, length: number, count: number): string[] =>
+  fc.sample(
+    fc.array(fc.constantFrom(...alphabet), { minLength: length, maxLength: length }).map((a) => a.join("")),
+    { seed: SEED, numRuns: count },
+  );
+const LOWER36 = "abcdefghijklmnopqrstuvwxyz0123456789";
+const UPPER36 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+const HEX = "0123456789abcdef";
+
+/** The share of `tokens` redacted when each stands alone in free text. */
+function caught(tokens: readonly string[]): number {
+  return tokens.filter((t) => scrub(`ok ${t} done`) !== `ok ${t} done`).length / tokens.length;
+}
+
+describe("random bodies in free text, however few their switches between letters and digits", () => {
+  // By the switch rate alone, about one body in thirteen of 24 base36 characters and one in
+  // twenty-five of 32 hex went through: those are the random ones with the fewest switches.
+  it("are caught: base36 in either case of 24, hex of 32", () => {
+    expect(caught(random(LOWER36, 24, 1000))).toBeGreaterThanOrEqual(0.97);
+    expect(caught(random(UPPER36, 24, 1000))).toBeGreaterThanOrEqual(0.97);
+    expect(caught(random(HEX, 32, 1000))).toBeGreaterThanOrEqual(0.99);
+    expect(scrub("-H 'Jenkins-Crumb:440561953171ba44ace9740562d172bb'")).toContain("[REDACTED:");
+  });
+
+  it("while identifiers of words and numbers, and build targets, are kept", () => {
+    expectKept(scrub, [
+      "getPeerX509Certificate(): X509Certificate",
+      "i18n?: I18nSettingsOptional",
+      'typeof import("@aws-sdk/core/protocols").AwsJson1_1Protocol;',
+      "const http401ErrorRateMetric = dist.metric401ErrorRate();",
+      "const convertToSecondsArm64 = new tasks.LambdaInvoke(",
+      '"lightningcss-win32-arm64-msvc": "1.33.0"',
+      '"node_modules/@rolldown/binding-win32-x64-msvc": {',
+      "rollout: appconfig.RolloutStrategy.CANARY_10_PERCENT_20_MINUTES,",
+    ]);
+  });
+});
+
+describe("a body typed by counting", () => {
+  it("is no generated run in free text, however random the rest (`…-1234fghijklmnopAA`)", () => {
+    expectKept(scrub, [
+      "ok sk-ant-api03-abc123xyz-456de-klMnopqrstuvwx-3456yza789bcde-1234fghijklmnopAA done",
+    ]);
+    expect(
+      scrub("ok sk-ant-api03-abc123xyz-456de-klMnqprtsuvxw-3456yza789bcde-1234fhgjiklnmopAA done"),
+    ).toContain("[REDACTED:");
+  });
+});
+
+describe("a digest's length", () => {
+  const hex40 = "12e217f37eb173f0c8f1b7309f4207c7dca20186";
+
+  it("assigned with = to a name of no digest is a vendor's hex key", () => {
+    expect(scrub(`deepgram = ${hex40}`)).toBe("deepgram = [REDACTED:generated-token]");
+    expect(scrub(`DEEPGRAM="${hex40}"`)).toBe('DEEPGRAM="[REDACTED:generated-token]"');
+  });
+
+  it("stays a digest alone, under a digest's or a commit's name, and after : (lock files)", () => {
+    expectKept(scrub, [
+      `HEAD is now at ${hex40}`,
+      `SRCREV_moby = "${hex40}"`,
+      `GITHUB_SHA=${hex40}`,
+      `CIRCLE_SHA1=${hex40}`,
+      `"shasum": "${hex40}"`,
+      `"before": "${hex40}", "after": "${hex40}"`,
+      `  ReactNativeCameraKit: ${hex40}`,
+    ]);
   });
 });
