@@ -130,8 +130,8 @@ function isVowel(c: number): boolean {
 
 /**
  * The share of the letters of `text[from, to)` that stand in words: segments (split at a
- * non-letter and before an upper-case letter that follows a lower-case one) of 3 or more
- * letters holding a vowel and no 4 consonants in a row (`Peer`, `Certificate`, `SETTINGS`).
+ * non-letter and where camelCase starts a word) of 3 or more letters holding a vowel and no 4
+ * consonants in a row (`Peer`, `Certificate`, `SETTINGS`; `VEv` is `V` and `Ev`).
  */
 function wordLetterShare(text: string, from: number, to: number): number {
   let letters = 0;
@@ -153,7 +153,14 @@ function wordLetterShare(text: string, from: number, to: number): number {
       close();
       continue;
     }
-    if (k === UPPER && segment > 0 && classOf(text.charCodeAt(i - 1)) === LOWER) close();
+    // camelCase and `HTTPServer`: a word starts at an upper-case letter after a lower-case one,
+    // and at one that begins a lower-case run after upper-case ones.
+    if (
+      k === UPPER &&
+      segment > 0 &&
+      (classOf(text.charCodeAt(i - 1)) === LOWER || (i + 1 < to && classOf(text.charCodeAt(i + 1)) === LOWER))
+    )
+      close();
     letters++;
     segment++;
     if (isVowel(text.charCodeAt(i))) {

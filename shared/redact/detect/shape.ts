@@ -130,6 +130,21 @@ function nameBefore(text: string, from: number): string {
   return wordsOf(text.slice(i, end));
 }
 
+/**
+ * Does the run at `from` stand in an ARN (`arn:aws:kinesis:…:stream/f3j09j2230j`,
+ * `arn:aws:kms:…:key/0987dcba-…`)? A resource's name or id, never a secret.
+ */
+function inArn(text: string, from: number): boolean {
+  let i = from;
+  // Back to the start of the word, at most an ARN's length.
+  while (i > 0 && from - i < 2048) {
+    const c = text.charCodeAt(i - 1);
+    if (c <= 32 || c === 34 || c === 39 || c === 96 || c === 40 || c === 91 || c === 44 || c === 61) break;
+    i--;
+  }
+  return text.startsWith("arn:", i) && from - i > 4;
+}
+
 /** Is a digest-length run at `from` assigned with `=` to `name`, a name no digest's? */
 function isDigestKeyAssignment(text: string, from: number, name: string): boolean {
   if (name === "" || DIGEST_NAME_WORD.test(name)) return false;
@@ -232,7 +247,7 @@ function isKnownNonSecret(
   if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || holdsCountedRun(text, from, to))
     return true;
   if (KUBERNETES_NAME.test(run) || TRACEPARENT.test(run) || CLOUD_ID.test(run)) return true;
-  if (PLATFORM_PART.test(run)) return true;
+  if (PLATFORM_PART.test(run) || inArn(text, from)) return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
   if (text.charCodeAt(from - 1) === 44 && DATA_URI_BEFORE.test(text.slice(Math.max(0, from - 100), from)))
     return true;
@@ -262,12 +277,21 @@ function isKnownNonSecret(
 function holdsGenerated(text: string, from: number, to: number, minLength: number, whole: boolean): boolean {
   let hasBreak = false;
   let hasGroupBreak = false;
+  let dots = 0;
+  let slashes = 0;
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i);
-    if (isPartBreak(c)) hasBreak = true;
-    else if (isGroupBreak(c)) hasGroupBreak = true;
+    if (isPartBreak(c)) {
+      hasBreak = true;
+      if (c === 46) dots++;
+      else slashes++;
+    } else if (isGroupBreak(c)) hasGroupBreak = true;
   }
-  if ((whole || !hasBreak) && looksGenerated(text, from, to, minLength)) return true;
+  if (
+    (whole || !hasBreak || (!hasGroupBreak && readsAsBase64(text, from, to, dots, slashes))) &&
+    looksGenerated(text, from, to, minLength)
+  )
+    return true;
   // One part, the run itself, judged just above.
   if (!hasBreak && !hasGroupBreak) return false;
   // Part by part: a path's or a domain's parts; a token's groups (`xoxb-…-…-GkwFDQoH…`).
@@ -286,6 +310,17 @@ function holdsGenerated(text: string, from: number, to: number, minLength: numbe
     }
   }
   return false;
+}
+
+/**
+ * May a run holding `/` be one base64 body rather than a path (judged whole, then, as well as
+ * part by part): no `.` (and, by the caller, no `-` or `_`: base64url has no `/`), no `/` before
+ * it, a `/` per 12 characters at most (random base64 has one in 64)? A path of words
+ * (`src/lib/utils`, `OpenAgentsInc/openagents`) does not read as generated whole: it switches case
+ * and class too seldom; an ARN's resource (`connection/7d2469ff-…`) holds `-`.
+ */
+function readsAsBase64(text: string, from: number, to: number, dots: number, slashes: number): boolean {
+  return dots === 0 && slashes > 0 && slashes * 12 <= to - from && text.charCodeAt(from - 1) !== 47;
 }
 
 /** A part of a path that is an id: a UUID, a digest, a model API id (`/items/<uuid>`, `/blobs/<sha>`). */

@@ -72,6 +72,28 @@ describe("random bodies in free text, however few their switches between letters
   });
 });
 
+describe("a base64 body holding `/`", () => {
+  const BASE64 = `${LOWER36}ABCDEFGHIJKLMNOPQRSTUVWXYZ+/`;
+
+  // Judged part by part as a path, one random body of 24 in six was kept (its parts too short).
+  it("is judged whole too: 24 characters alone in free text, and a key block's last line", () => {
+    expect(caught(random(BASE64, 24, 1000))).toBeGreaterThanOrEqual(0.93);
+    expect(scrub("data:\n    Kx9ab/Qz8+Lm3Np7/Rt2VwQd\nWARN done")).toContain("[REDACTED:");
+  });
+
+  it("while paths, resource names and ARNs are kept", () => {
+    expectKept(scrub, [
+      "see src/lib/utils/index and OpenAgentsInc/openagents",
+      "│ Stack2/DLQ2/Resource │",
+      "pod/coredns-5cb4fb54c7-q222j   1/1     Running",
+      "/usr/lib/x86_64-linux-gnu/libssl3",
+      "'arn:aws:kinesis:us-east-2:123456789012:stream/f3j09j2230j',",
+      "'arn:aws:kms:us-east-1:123456789012:key/g24efbna-az9b-42ro-m3bp-cq249l94fca6',",
+      "arn:aws:cognito-idp:eu-west-1:123456789012:userpool/us-east-1_mtRyYQ14D",
+    ]);
+  });
+});
+
 describe("a body typed by counting", () => {
   it("is no generated run in free text, however random the rest (`…-1234fghijklmnopAA`)", () => {
     expectKept(scrub, [
