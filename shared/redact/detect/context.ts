@@ -44,6 +44,10 @@ interface Value {
   loose: boolean;
   /** The second of a user and a password (`auth=("bob", "x")`): a password by where it stands. */
   paired?: boolean;
+  /** A field that holds the named value (`"value": x`, a parameter's `Default: x`): no prose. */
+  field?: boolean;
+  /** A literal compared with the name (`password == "x"`). */
+  compared?: boolean;
 }
 
 /**
@@ -183,6 +187,10 @@ const ANY_SCHEME = /^[A-Za-z][A-Za-z0-9-]{1,19}[ \t]+(?=\S)/;
 /** Assignment signs, longest first; typed declarations (`: str =`, ` string =`) before `:`. */
 const ASSIGN =
   /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|Optional\[str\])[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\|)[ \t]*/;
+/** A comparison between a name and a literal, written with blanks (`token === "x"`, `pwd != 'y'`). */
+const COMPARE = /^[ \t]+[=!]==?[ \t]+/;
+/** Names whose comparison with a literal gives the credential away. */
+const COMPARED_NAME = /pass|pwd|secret/i;
 /**
  * Prose between a name and its value: `is`, `was`, `of`, `-`, `set to`, after the account it is
  * for (`the password for user 'postgres' is 'admin'`).
@@ -197,6 +205,12 @@ const PROSE =
  */
 const SIBLING_VALUE =
   /^(?:[ \t]*,[ \t]*|[ \t]*\r?\n[ \t]*(?:-[ \t]+)?|[ \t]+--?)["']?(?:[Vv]alue|VALUE|ParameterValue|parameter_value|SecretString|secret_string)["']?(?:[ \t]*[:=][ \t]*|[ \t]+)/;
+/**
+ * A CloudFormation parameter's default (`DBPassword:⏎  Type: String⏎  Default: x`, or in JSON
+ * `"DBPassword": {"Type": "String", "Default": "x"}`), after the parameter's other properties.
+ */
+const CFN_DEFAULT =
+  /^["']?[ \t]*:[ \t]*(?:\{[^{}]{0,300}?"Default"[ \t]*:[ \t]*|(?:\r?\n[ \t]+(?:Description|Type|NoEcho|MinLength|MaxLength|AllowedPattern|AllowedValues|ConstraintDescription):[^\r\n]*){0,6}\r?\n[ \t]+Default:[ \t]*)/;
 /** A Terraform variable's default (`variable "db_password" {⏎ type = string⏎ default = "x"`). */
 const HCL_DEFAULT = /^["']?[ \t]*\{[^{}]{0,300}?\bdefault[ \t]*=[ \t]*/;
 
@@ -232,9 +246,44 @@ function wordCellAfter(text: string, at: number): Value | undefined {
 /** A YAML block scalar's header and the indent of its first line (`|`, `>-`, `|2`), raw or escaped. */
 const BLOCK_SCALAR = /^[|>][-+]?\d?[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]+(?=\S)/;
 
+/** The element after a property list's `<key>…</key>` that holds its value. */
+const KEYED_ELEMENT = /^\s*<(?:string|value|data)>/;
+
 /** A tuple or list of two strings, a user and a password; the password is group 3. */
 const USER_PASSWORD_PAIR =
   /^[([][ \t]*(["'])[^"'\r\n]{0,256}\1[ \t]*,[ \t]*(["'])([^"'\r\n]{1,256})\2[ \t]*[)\]]/d;
+
+/**
+ * The value of a field beside the name or declared for it (`, "value": x`, HCL's `default = x`,
+ * CloudFormation's `Default: x`); null when there is none.
+ */
+function fieldValue(text: string, i: number): Value | undefined | null {
+  const sibling =
+    SIBLING_VALUE.exec(text.slice(i, i + 120)) ??
+    HCL_DEFAULT.exec(text.slice(i, i + 320)) ??
+    CFN_DEFAULT.exec(text.slice(i, i + 400));
+  if (sibling === null) return null;
+  const s = i + sibling[0].length;
+  const v = quoted(text, s, false) ?? bare(text, s, false);
+  return v === undefined ? undefined : { ...v, field: true };
+}
+
+/**
+ * The element that holds the value of a name given in markup: `<entry key="db.password">v</entry>`,
+ * a property list's `<key>Password</key><string>v</string>` (or `<value>`); null when the name
+ * stands in neither.
+ */
+function keyedElementValue(text: string, nameStart: number, at: number, i: number): Value | undefined | null {
+  if (text[i] === ">" && i > at && /(?:key|name)=["']$/i.test(text.slice(nameStart - 6, nameStart))) {
+    const close = closingTag(text, i + 1);
+    return close > i + 1 ? { start: i + 1, end: close, quoted: true, loose: false } : undefined;
+  }
+  if (text.startsWith("</key>", i) && text.endsWith("<key>", nameStart)) {
+    const element = KEYED_ELEMENT.exec(text.slice(i + 6, i + 6 + 80));
+    return element === null ? undefined : elementText(text, i + 6 + element[0].length - 1);
+  }
+  return null;
+}
 
 /**
  * The value given to the name that ends at `at`, if any: after an assignment sign, a flag's
@@ -248,17 +297,10 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   // Markdown's emphasis closing a label (`**Password**: x`, `__Token__: x`).
   if ((text[i] === "*" || text[i] === "_") && text[i - 1] !== " ") i += text[i + 1] === text[i] ? 2 : 1;
   const rest = text.slice(i, i + 120);
-  const sibling = SIBLING_VALUE.exec(rest) ?? HCL_DEFAULT.exec(text.slice(i, i + 320));
-  if (sibling !== null) {
-    const s = i + sibling[0].length;
-    return quoted(text, s, false) ?? bare(text, s, false);
-  }
-  if (text[i] === ">" && i > at && /(?:key|name)=["']$/i.test(text.slice(nameStart - 6, nameStart))) {
-    // `<entry key="db.password">v</entry>`: the element's text.
-    const close = closingTag(text, i + 1);
-    if (close > i + 1) return { start: i + 1, end: close, quoted: true, loose: false };
-    return undefined;
-  }
+  const field = fieldValue(text, i);
+  if (field !== null) return field;
+  const keyed = keyedElementValue(text, nameStart, at, i);
+  if (keyed !== null) return keyed;
   const cell = TABLE_CELL.exec(rest);
   if (cell !== null && /\|[ \t]*$/.test(text.slice(Math.max(0, nameStart - 8), nameStart))) {
     // A Markdown table's row (`| DB_PASSWORD | x |`): the next cell is the value, or the first
@@ -267,7 +309,8 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
     return wordCellAfter(text, s) ?? quoted(text, s, false) ?? bare(text, s, false);
   }
   const pair = /^\s*,\s*/.exec(rest);
-  if (pair !== null && i > at) {
+  // `("password", "x")`: the name quoted whole (`"$password", "next"` is a reference and a string).
+  if (pair !== null && i > at && text[nameStart - 1] === text[at] && text[nameStart] !== "$") {
     const v = quoted(text, i + pair[0].length, false);
     if (v !== undefined) return v;
   }
@@ -279,6 +322,12 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
       : text.startsWith("&gt;", i) && text.endsWith("&lt;", nameStart)
   )
     return elementText(text, i);
+  // A comparison with a literal (`password == "x"`); a bare operand is code (`!= null`, `=== FIRST`).
+  const compare = COMPARE.exec(rest);
+  if (compare !== null) {
+    const v = quoted(text, i + compare[0].length, false);
+    return v === undefined ? undefined : { ...v, compared: true };
+  }
   const assign = ASSIGN.exec(rest);
   if (assign !== null && assign[0].trim() !== "") {
     let s = i + assign[0].length;
@@ -298,6 +347,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
     }
     return quoted(text, s, false) ?? bare(text, s, false);
   }
+
   const prose = PROSE.exec(rest);
   if (prose !== null) {
     const s = i + prose[0].length;
@@ -315,7 +365,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
 
 /** Values that are not a value: references, templates, types, code, encrypted values, masks. */
 const REFERENCE =
-  /^(?:\$\{.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+  /^(?:\$\$?\{.*|\$\$?[A-Za-z_][\w.]*|ENC\[.*|!vault|!(?:Ref|Sub|GetAtt|GetAZs|ImportValue|Join|Select|Split|FindInMap|Base64|Cidr|If|Transform|secret|env_var|include)\b.*|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
 /**
  * Does `value` stand for a credential without being one (a reference, template, type, mask)?
  * Where a credential must stand (a strong name's assignment, a password flag or argument, a
@@ -337,11 +387,12 @@ function isPlaceholderValue(value: string): boolean {
  */
 const CODE = /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*[([]/;
 /**
- * A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`, and
+ * A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`, a
+ * relative one of words (`config/keys/server.key`), and
  * a source location (`lib/schema.json:48:69`, a stack frame's `at session (…)`).
  */
 const PATH =
-  /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$|^[\w.-]+(?:[/\\][\w.-]+)+\.[A-Za-z]\w*:\d+(?::\d+)?$|^[\w.-]+\.[A-Za-z]\w*:\d+:\d+$/;
+  /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$|^[a-z][a-z_.-]*(?:\/[a-z][a-z_.-]*){2,}$|^[\w.-]+(?:[/\\][\w.-]+)+\.[A-Za-z]\w*:\d+(?::\d+)?$|^[\w.-]+\.[A-Za-z]\w*:\d+:\d+$/;
 const COMMON_WORD = /^[a-z]+$/;
 /** More words after a value's word, on its line. */
 const SENTENCE_GOES_ON = /^[ \t]+[a-z]{2,}\b/;
@@ -370,12 +421,43 @@ function isCommand(text: string, v: Value): boolean {
   return text[v.start - 1] === "`" && text[v.start - 2] === "=" && /\S\s+\S/.test(text.slice(v.start, v.end));
 }
 
+/** A format string's field: `{}`, `{0}`, `{name}`, `{user.id}`. */
+const FORMAT_FIELD = /\{[\w.]*\}/;
+/** An OpenSSH public key (`ssh-ed25519 AAAA… user@host`): published by design. */
+const SSH_PUBLIC_KEY =
+  /^(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)[ \t]+AAAA/;
+/** A URL's start: a scheme and `//`. */
+const URL_START = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
+/**
+ * An endpoint, not a credential: a URL with no user, password or query, whose path holds only
+ * words, short versions (`v1`) and format fields (`https://hooks.slack.com/services/`,
+ * `https://api.hubapi.com/webhooks/v1/{appId}/`, `https://oauth2.googleapis.com/token`).
+ */
+const ENDPOINT_URL =
+  /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[A-Za-z0-9.-]+(?::\d+)?(?:\/(?:[A-Za-z]+(?:[_-][A-Za-z]+)*|[A-Za-z]?\d{1,2}|\{[\w.-]+\}))*\/?$/;
+
+/**
+ * Is the value a template filled in elsewhere: a format string (`"prefix_{}".format(v)`,
+ * `f"…{v}"`, `$"…{v}"`, `"%s…" % v`) or a URL with fields (`s3://{bucket}/…`, `https://{host}/…`)?
+ */
+function isTemplate(text: string, v: Value, value: string): boolean {
+  // A bare value ends at `}`: a field may be cut at its end (`https://api.hubapi.com/…/{appId`).
+  if (URL_START.test(value))
+    return /\{[\w.-]*(?:\}|$)/.test(value) && !/:\/\/[^/\s:@{]+:[^@\s{]+@/.test(value);
+  if (!v.quoted) return false;
+  const after = text.slice(v.end + 1, v.end + 12);
+  if (/^\.format\(|^[ \t]*%[ \t]*[(\w]/.test(after)) return /\{[\w.]*\}|%[sdr]/.test(value);
+  const prefix = text[v.start - 2];
+  return (prefix === "f" || prefix === "$") && FORMAT_FIELD.test(value);
+}
+
 /** Is the value `text[v.start, v.end)` given to a name of `strength` a credential? */
 function isCredentialValue(text: string, v: Value, strength: Strength, followedByCall: boolean): boolean {
   const value = text.slice(v.start, v.end);
   // A strong name's value, given as a value (assigned, or quoted after a blank), must be a credential.
   const certain = strength === "strong" && (!v.loose || v.quoted);
   if (value.length < 3 || (certain ? isStandInValue(value) : isPlaceholderValue(value))) return false;
+  if (isTemplate(text, v, value) || ENDPOINT_URL.test(value) || SSH_PUBLIC_KEY.test(value)) return false;
   // Documentation's word (`secret`) is the password only where a credential must stand (a weaker
   // name's placeholder test above has it), and standing alone: not before more words (prose, `|
   // API_TOKEN | Token of the app |`), code's punctuation (a variable, `{ secretToken: secret, url
@@ -428,8 +510,17 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
     if (v.quoted) return value.length >= 4 && !/\s/.test(value);
     return value.length >= 6 && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
   }
-  // A strong name: anything that is not a word of prose (`password: required` is caught above).
-  if (!v.quoted && COMMON_WORD.test(value) && value.length < 6 && !sample) return false;
+  // A strong name: anything that is not a word of prose (`password: required` is caught above),
+  // and any word in a connection string's fields (`Uid=root;Password=admin;`).
+  if (
+    !v.quoted &&
+    COMMON_WORD.test(value) &&
+    value.length < 6 &&
+    !sample &&
+    text[v.end] !== ";" &&
+    v.field !== true
+  )
+    return false;
   return value.length >= 4 || /[^A-Za-z]/.test(value);
 }
 
@@ -474,13 +565,20 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     CREDENTIAL_WORD.lastIndex = end;
     const name = text.slice(start, end);
     const strength = strengthOfName(name);
-    if (strength === undefined || FAKE_NAME.test(name)) continue;
+    if (strength === undefined) {
+      scanListOf(text, name, end, out, rule);
+      continue;
+    }
+    if (FAKE_NAME.test(name)) continue;
     // A `/` flag (`/Password x`) stands after a blank or at the start: after any other character the
     // `/` is inside a run (`…AAAA/AAAPw metadata` is base64, not the flag `/…Pw` and its value).
     const slashFlag = text[start - 1] === "/" && (start === 1 || SPACE.test(text[start - 2] ?? ""));
     const isFlag = text[start - 1] === "-" || slashFlag || name.startsWith("-");
     const v = valueAfter(text, start, end, isFlag);
     if (v === undefined) continue;
+    // Code compares a token or a key with literals of its grammar (`tok.type === "ident"`); a
+    // password or a secret compared with a literal is checked against the credential itself.
+    if (v.compared === true && !COMPARED_NAME.test(name)) continue;
     // A found value ending in a credential's word names nothing (`…V00Pw https://`, `"…Pw", "user"`)
     // unless a value is assigned to it (`token: password: 'p'`, `token => client_secret='…'`).
     if (
@@ -517,6 +615,55 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     CREDENTIAL_WORD.lastIndex = v.start;
     doneUntil = v.start;
   }
+}
+
+/**
+ * A plural name's list (`passwords: ["a", "b"]`, `api_tokens:⏎  - x`): each item that looks like
+ * a credential of its own (a tokenizer's `tokens: ["the", "quick"]` holds words).
+ */
+function scanListOf(text: string, name: string, end: number, out: Detection[], rule: string): void {
+  const one = name.endsWith("s") ? strengthOfName(name.slice(0, -1)) : undefined;
+  if (one === undefined || FAKE_NAME.test(name)) return;
+  for (const item of listItems(text, end)) {
+    if (isCredentialValue(text, item, one === "strong" ? "qualified" : "weak", false))
+      out.push({ start: item.start, end: item.end, rule, kind: "secret" });
+  }
+}
+
+/** An assignment opening a list: a flow list's `[`, or a line break before a block list's `- `. */
+const LIST_OPENS = /^["']?[ \t]*(?::|=>|=)[ \t]*(?:\[|(?=\r?\n[ \t]*-[ \t]))/;
+/** A block list's next item: a line break, the indent, `- `. */
+const BLOCK_ITEM = /^\r?\n[ \t]*-[ \t]+/;
+/** Items read from one list, at most. */
+const LIST_ITEMS = 32;
+
+/** The items of a list assigned after `at` (`["a", "b"]`, a YAML block list), quoted or bare. */
+function listItems(text: string, at: number): Value[] {
+  const open = LIST_OPENS.exec(text.slice(at, at + 40));
+  if (open === null) return [];
+  const items: Value[] = [];
+  let p = at + open[0].length;
+  if (text[p - 1] === "[") {
+    while (items.length < LIST_ITEMS) {
+      while (p < text.length && /\s/.test(text[p] ?? "")) p++;
+      const v = quoted(text, p, false) ?? bare(text, p, false);
+      if (v === undefined) break;
+      items.push(v);
+      p = v.quoted ? v.end + 1 : v.end;
+      while (p < text.length && /\s/.test(text[p] ?? "")) p++;
+      if (text[p] !== ",") break;
+      p++;
+    }
+    return items;
+  }
+  for (let m = BLOCK_ITEM.exec(text.slice(p, p + 200)); m !== null && items.length < LIST_ITEMS; ) {
+    const v = quoted(text, p + m[0].length, false) ?? bare(text, p + m[0].length, false);
+    if (v === undefined) break;
+    items.push(v);
+    p = v.quoted ? v.end + 1 : v.end;
+    m = BLOCK_ITEM.exec(text.slice(p, p + 200));
+  }
+  return items;
 }
 
 /** A flag's value in a usage text: a word in capitals (`FILE`, `KEY_PATH`). */

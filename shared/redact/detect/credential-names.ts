@@ -112,10 +112,10 @@ const WEAK_WORDS = new Set([
 
 /** Concatenated words ending in a credential word (`dbpassword`, `myapikey`, `xauthtoken`). */
 const COMPOUND_END =
-  /(?:password|passwd|passphrase|secret|token|apikey|credentials?|cookie|webhook|privatekey|secretkey|accesskey|authkey)$/;
+  /(?:password|passwd|passphrase|pass|pwd|secret|token|apikey|credentials?|cookie|webhook|privatekey|secretkey|accesskey|authkey)$/;
 /** Words ending in a credential word that are not one. */
 const NOT_COMPOUND =
-  /^(?:monkey|turkey|donkey|hockey|jockey|whiskey|hotkey|passkey|keys|tokens|tokenizer|tokenize[ds]?|bypass|compass|overpass|underpass|trespass|surpass|passes|passed|passing|passport|impasse|secretary|secretion|jsonwebtoken)$/;
+  /^(?:monkey|turkey|donkey|hockey|jockey|whiskey|hotkey|passkey|keys|tokens|tokenizer|tokenize[ds]?|bypass|compass|encompass|overpass|underpass|trespass|surpass|passes|passed|passing|passport|impasse|secretary|secretion|jsonwebtoken|(?:high|low|band|all|notch|multi|render|sub|first|second|single|two|one)pass)$/;
 /** Words after the credential word that still name its value (`API_KEY_VALUE`, `TOKEN_B64`). */
 const VALUE_SUFFIX = new Set([
   "value",

@@ -48,6 +48,8 @@ const CLOUD_ID =
  */
 const PLATFORM_PART =
   /(?:^|[-_/.@])(?:win32|win64|x64|x86|x86_64|ia32|arm64|aarch64|amd64|armv[67]l?|i[36]86|wasm32|riscv64|ppc64le|s390x|loong64)(?=$|[-_/.])/;
+/** An OpenSSH public key's type before its body (`ssh-ed25519 AAAA…`, an `authorized_keys` line). */
+const SSH_KEY_BEFORE = /(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)[ \t]+$/;
 /** A W3C trace context (`00-<trace id>-<span id>-<flags>`): ids of a request's trace. */
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 /** Digest lengths (SHA-1, SHA-256, SHA-512 in hex): a bare run of one is a digest or a commit. */
@@ -178,7 +180,12 @@ const URL_WORD_END = new Uint8Array(128).map((_, c) =>
 function endsUrlWord(c: number): boolean {
   return c < 128 ? URL_WORD_END[c] === 1 : /\s/.test(String.fromCharCode(c));
 }
-const CREDENTIAL_URL = /hook|token|secret|key|auth|bot\d|sig|credential|passw|trigger/i;
+/**
+ * A URL that may carry a credential: its words, or a query parameter that takes one (an Azure
+ * Function's `?code=`, OpenWeatherMap's `?appid=`).
+ */
+const CREDENTIAL_URL =
+  /hook|token|secret|key|auth|bot\d|sig|credential|passw|trigger|[?&](?:code|appid|apiid|app_id)=/i;
 
 /** Is `from` inside a SOPS-encrypted value (`ENC[AES256_GCM,data:…,iv:…,tag:…,type:str]`): ciphertext? */
 function inSopsValue(text: string, from: number): boolean {
@@ -248,6 +255,7 @@ function isKnownNonSecret(
     return true;
   if (KUBERNETES_NAME.test(run) || TRACEPARENT.test(run) || CLOUD_ID.test(run)) return true;
   if (PLATFORM_PART.test(run) || inArn(text, from)) return true;
+  if (SSH_KEY_BEFORE.test(text.slice(Math.max(0, from - 40), from))) return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
   if (text.charCodeAt(from - 1) === 44 && DATA_URI_BEFORE.test(text.slice(Math.max(0, from - 100), from)))
     return true;

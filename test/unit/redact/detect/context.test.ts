@@ -607,3 +607,77 @@ describe("the leak property's counterexamples of this pass", () => {
     }
   });
 });
+
+/** What `scrub` keeps of `text` where `secret` stood: the text with every `secret` gone, or not. */
+const hides = (text: string, secret: string): boolean => !scrub(text).includes(secret);
+
+describe("configuration files' and code's shapes of other scanners' fixtures", () => {
+  it("a literal compared with a password or a secret is the credential", () => {
+    expect(hides('if user == "admin" and password == "Tr0ub4dor3":', "Tr0ub4dor3")).toBe(true);
+    expect(hides("assert db_password != 'hunter2x'", "hunter2x")).toBe(true);
+    expectKept(scrub, [
+      "if (token === undefined || password == null) return;",
+      "if (token === FIRST) return base;",
+      'if (tok.type === "ident" && x.token === "«quoted»") next();',
+      "if (req.body.password === user.password) ok();",
+    ]);
+  });
+
+  it("a password in a connection string's fields, a compound name's, a CloudFormation parameter's default", () => {
+    expect(scrub("Server=db;Uid=root;Password=admin;")).toBe(
+      "Server=db;Uid=root;Password=[REDACTED:generic-secret];",
+    );
+    expect(hides("dbpass: Xyz12345", "Xyz12345")).toBe(true);
+    expect(hides('adminpass = "q9Lzkw"', "q9Lzkw")).toBe(true);
+    expect(
+      hides("DBPassword:\n  Description: db\n  Type: String\n  NoEcho: true\n  Default: admin", "admin"),
+    ).toBe(true);
+    expect(hides('"DBPassword": {"Type": "String", "Default": "admin"}', "admin")).toBe(true);
+    expectKept(scrub, [
+      "highpass: 3000",
+      "compass: north",
+      "bypass: true",
+      "DBUser:\n  Type: String\n  Default: admin",
+    ]);
+  });
+
+  it("a property list's key and its value, and the items of a plural name's list", () => {
+    expect(hides("<key>Password</key>\n<string>hunter2x</string>", "hunter2x")).toBe(true);
+    expect(hides("<entry><key>ApiToken</key><value>Kx9ab2Qz8Lm3</value></entry>", "Kx9ab2Qz8Lm3")).toBe(true);
+    expect(hides('passwords:\n  - "Hardcoded1"\n  - "S3cret!x"', "Hardcoded1")).toBe(true);
+    expect(hides('"api_tokens": ["Kx9ab2Qz8Lm3Np7Rt2Vw", "Tr0ub4dor&3"]', "Tr0ub4dor&3")).toBe(true);
+    expectKept(scrub, [
+      'tokens: ["the", "quick", "brown"]',
+      '"max_tokens": [1, 2]',
+      "keys:\n  - id\n  - name",
+      'ssh_keys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGdxKx9ab2Qz8Lm3Np7Rt2VwQz8Lm3Np7 dev@host"]',
+    ]);
+  });
+
+  it("a key in an Azure Function's URL (`?code=`)", () => {
+    expect(
+      hides(
+        "GET https://app.azurewebsites.net/api/fn?code=O97nV6v3n5qw8vvhpsxjv_9xcEKIyCzpcI6rCq",
+        "O97nV6v3n5qw8vvhpsxjv",
+      ),
+    ).toBe(true);
+  });
+
+  it("references, templates, endpoints and stand-ins are kept", () => {
+    expectKept(scrub, [
+      "db_password: $$DB_PASSWORD",
+      "MasterUserPassword: !Ref DBPassword",
+      "db_password: !secret db_password",
+      'format_password = "prefix_{}".format(value)',
+      'pwd = f"pre_{user}"',
+      "slack_webhook: https://hooks.slack.com/services/",
+      "hubspot_webhook: https://api.hubapi.com/webhooks/v1/{appId}/",
+      "write_key: 's3://{bucket}/events/dt={date}'",
+      '"token_uri": "https://oauth2.googleapis.com/token",',
+      'theapikey: "somefakekey"',
+      'private_key: "config/keys/server.key"',
+      "readFile('/etc/passwd', 'utf8', callback)",
+      '{"01_password": "$password", "02_password": "$$password"}',
+    ]);
+  });
+});
