@@ -186,7 +186,7 @@ const AUTHORIZATION = /authorization$/i;
 const ANY_SCHEME = /^[A-Za-z][A-Za-z0-9-]{1,19}[ \t]+(?=\S)/;
 /** Assignment signs, longest first; typed declarations (`: str =`, ` string =`) before `:`. */
 const ASSIGN =
-  /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|Optional\[str\])[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\|)[ \t]*/;
+  /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|Optional\[str\])[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\||\?\?|\?:)[ \t]*/;
 /** A comparison between a name and a literal, written with blanks (`token === "x"`, `pwd != 'y'`). */
 const COMPARE = /^[ \t]+[=!]==?[ \t]+/;
 /** Names whose comparison with a literal gives the credential away. */
@@ -345,6 +345,8 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
       const [ps, pe] = pair.indices[3];
       return { start: s + ps, end: s + pe, quoted: true, loose: false, paired: true };
     }
+    // A fallback (`env["PASS"] ?: "x"`, `process.env.TOKEN ?? "x"`) of a literal; a bare one is code.
+    if (/\?[?:]/.test(assign[0])) return quoted(text, s, false);
     return quoted(text, s, false) ?? bare(text, s, false);
   }
 
@@ -676,17 +678,22 @@ const FLAG_ARGUMENT = /(?:^|\s)--?[A-Za-z][\w-]*[ \t]+\S*$/;
 const LOOKUP_CALLEE =
   /^(?:get|from|fetch|read|load|lookup|find|generate|gen|create|delete|remove|describe|list|rotate|revoke|has|is|validate|verify|check|require|resolve)(?=[A-Z_]|$)/;
 
-/** A callee that opens a session with what it is given (`getConnection`, `createConnection`, `loginWith`). */
-const SESSION_CALLEE = /connect|login|signin|auth/i;
+/**
+ * A callee that opens a session with what it is given (`getConnection`, `createConnection`,
+ * `loginWith`), or keys a hash with it (`crypto.createHmac("sha256", "k")`).
+ */
+const SESSION_CALLEE = /connect|login|signin|auth|hmac/i;
 
 /** Callee names that take a credential (`NetworkCredential`, `login`, `authenticate`, `setPassword`). */
-const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect/i;
+const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect|createHmac/i;
 const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')\s*(,\s*|\))/;
 /**
  * An endpoint written as a URL of a scheme (`jdbc:mysql://…`, `LDAP://…`, `ftp://…`) or as PHP's
  * PDO names one (`mysql:host=db;dbname=app`).
  */
 const ENDPOINT = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)+\/\/|^[a-z]+:(?:host|dbname|server|Server)=/;
+/** A keyed hash's constructor, or Go's JWT signing of bytes: the first argument is the key. */
+const HMAC_KEY_CALL = /(?:^|[^\w])(?:HMAC(?:256|384|512)|SignedString\(\[\]byte)$/;
 /** A JWT library's signing call: its second argument is the key (`jwt.encode(payload, "k")`). */
 const JWT_SIGN = /(?:^|[^\w])(?:jwt|JWT|jose|Jwts?)\.(?:encode|sign)$/;
 const WEB = /^https?:/i;
@@ -711,6 +718,14 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     while (at < text.length && /\s/.test(text[at] ?? "")) at++;
     if (JWT_SIGN.test(text.slice(Math.max(0, start - 1), end))) {
       pushSigningKey(text, at, out, rule);
+      continue;
+    }
+    if (HMAC_KEY_CALL.test(text.slice(Math.max(0, start - 16), end))) {
+      // `Algorithm.HMAC256("k")`, Go's `token.SignedString([]byte("k"))`: the key first.
+      const a = STRING_ARG.exec(text.slice(at, at + 1100));
+      const value = a === null ? "" : (a[1] ?? a[2] ?? "");
+      if (value.length >= 3 && !isStandInValue(value))
+        out.push({ start: at + 1, end: at + 1 + value.length, rule, kind: "secret" });
       continue;
     }
     // A callee that looks a credential up, makes or describes one takes its name, not the secret

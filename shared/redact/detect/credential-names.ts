@@ -318,7 +318,8 @@ export function wordStrength(word: string): "strong" | "weak" | undefined {
  * (`sort_key`, `max_tokens`, `public_key`). Undefined when it names none.
  */
 export function credentialName(name: string): Strength | undefined {
-  const words = nameWords(name);
+  // `pass_phrase`, `passPhrase`: one word.
+  const words = nameWords(name.replace(/pass[_.-]?phrase/gi, "passphrase"));
   for (let i = words.length - 1; i >= 0; i--) {
     const word = words[i] ?? "";
     // An access id (`accessId`, `SUMO_ACCESS_ID`) is half of a credential pair when it looks

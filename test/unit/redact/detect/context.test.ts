@@ -681,3 +681,25 @@ describe("configuration files' and code's shapes of other scanners' fixtures", (
     ]);
   });
 });
+
+describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () => {
+  it("a literal fallback for a credential looked up (`?:`, `??`), and a bare one kept", () => {
+    expect(hides('password = env["LIBRARY_PASS"] ?: "Kq7wz3Lr9Tk2"', "Kq7wz3Lr9Tk2")).toBe(true);
+    expect(hides('const pw = process.env.DB_PASSWORD ?? "hunter2x";', "hunter2x")).toBe(true);
+    expectKept(scrub, ["const here = token ?? FIRST;", 'const x = options.timeout ?? "30s";']);
+  });
+
+  it("a keyed hash's or a JWT signer's literal key", () => {
+    expect(hides('Algorithm algorithm = Algorithm.HMAC256("s3cr3tK3y");', "s3cr3tK3y")).toBe(true);
+    expect(
+      hides('tokenString, err := token.SignedString([]byte("Kx9ab2Qz8Lm3Np7R"))', "Kx9ab2Qz8Lm3Np7R"),
+    ).toBe(true);
+    expect(hides("const h = crypto.createHmac('sha256', 'Tr0ub4dor3x');", "Tr0ub4dor3x")).toBe(true);
+    expectKept(scrub, ["const h = crypto.createHash('sha256');", "Algorithm.HMAC256(secretFromVault)"]);
+  });
+
+  it("a pass phrase's name written in two words", () => {
+    expect(hides("pass_phrase = 'Kq7wz3Lr9Tk2'", "Kq7wz3Lr9Tk2")).toBe(true);
+    expect(hides("passPhrase: Kq7wz3Lr9Tk2", "Kq7wz3Lr9Tk2")).toBe(true);
+  });
+});
