@@ -187,6 +187,10 @@ const ANY_SCHEME = /^[A-Za-z][A-Za-z0-9-]{1,19}[ \t]+(?=\S)/;
 /** Assignment signs, longest first; typed declarations (`: str =`, ` string =`) before `:`. */
 const ASSIGN =
   /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|Optional\[str\])[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\||\?\?|\?:)[ \t]*/;
+/** After a lookup call's quoted name: `)` and a fallback operator. */
+const CALL_FALLBACK = /^\)[ \t]*(?:\?\?|\?:|\|\||or(?= ))[ \t]*/;
+/** A path's last word before the name, in the same string (`'/etc/passwd'`). */
+const PATH_BEFORE_NAME = /\/[\w.-]*$/;
 /** A comparison between a name and a literal, written with blanks (`token === "x"`, `pwd != 'y'`). */
 const COMPARE = /^[ \t]+[=!]==?[ \t]+/;
 /** Names whose comparison with a literal gives the credential away. */
@@ -286,6 +290,20 @@ function keyedElementValue(text: string, nameStart: number, at: number, i: numbe
 }
 
 /**
+ * A literal the name is compared with (`password == "x"`; a bare operand is code: `!= null`,
+ * `=== FIRST`), or a lookup's literal fallback (`System.getenv("PASS") ?: "x"`,
+ * `os.environ.get("PASS") or "x"`); null when neither follows.
+ */
+function literalAfter(text: string, at: number, i: number): Value | undefined | null {
+  const fallback = i > at ? CALL_FALLBACK.exec(text.slice(i, i + 16)) : null;
+  if (fallback !== null) return quoted(text, i + fallback[0].length, false);
+  const compare = COMPARE.exec(text.slice(i, i + 8));
+  if (compare === null) return null;
+  const v = quoted(text, i + compare[0].length, false);
+  return v === undefined ? undefined : { ...v, compared: true };
+}
+
+/**
  * The value given to the name that ends at `at`, if any: after an assignment sign, a flag's
  * blank, `", "` (`setProperty("KEY", "v")`), `value="` (`key="Password" value="v"`), or prose.
  */
@@ -294,6 +312,8 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   // The name's own closing quote or bracket: `"api_key": …`, `['token'] = …`, `\"pwd\": …`.
   i += quoteAt(text, i)?.length ?? 0;
   if (text[i] === "]") i++;
+  const literal = literalAfter(text, at, i);
+  if (literal !== null) return literal;
   // Markdown's emphasis closing a label (`**Password**: x`, `__Token__: x`).
   if ((text[i] === "*" || text[i] === "_") && text[i - 1] !== " ") i += text[i + 1] === text[i] ? 2 : 1;
   const rest = text.slice(i, i + 120);
@@ -309,10 +329,17 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
     return wordCellAfter(text, s) ?? quoted(text, s, false) ?? bare(text, s, false);
   }
   const pair = /^\s*,\s*/.exec(rest);
-  // `("password", "x")`: the name quoted whole (`"$password", "next"` is a reference and a string).
-  if (pair !== null && i > at && text[nameStart - 1] === text[at] && text[nameStart] !== "$") {
+  // `("password", "x")`, `("Admin password", "x")`, escaped too; not a reference or a path's last
+  // word before a string (`"$password", "next"`, `('/etc/passwd', 'utf8')`), nor a member's name.
+  if (
+    pair !== null &&
+    i > at &&
+    text[nameStart] !== "$" &&
+    !PATH_BEFORE_NAME.test(text.slice(Math.max(0, nameStart - 64), nameStart))
+  ) {
     const v = quoted(text, i + pair[0].length, false);
-    if (v !== undefined) return v;
+    // A JSON member's name after a value (`"…token","temperature":0.7`) is no argument.
+    if (v !== undefined && !/^\\?["'`][ \t]*:/.test(text.slice(v.end, v.end + 8))) return v;
   }
   const attr = /^\s+value\s*=\s*/i.exec(rest);
   if (attr !== null && i > at) return quoted(text, i + attr[0].length, false);
@@ -322,12 +349,6 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
       : text.startsWith("&gt;", i) && text.endsWith("&lt;", nameStart)
   )
     return elementText(text, i);
-  // A comparison with a literal (`password == "x"`); a bare operand is code (`!= null`, `=== FIRST`).
-  const compare = COMPARE.exec(rest);
-  if (compare !== null) {
-    const v = quoted(text, i + compare[0].length, false);
-    return v === undefined ? undefined : { ...v, compared: true };
-  }
   const assign = ASSIGN.exec(rest);
   if (assign !== null && assign[0].trim() !== "") {
     let s = i + assign[0].length;
@@ -346,7 +367,8 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
       return { start: s + ps, end: s + pe, quoted: true, loose: false, paired: true };
     }
     // A fallback (`env["PASS"] ?: "x"`, `process.env.TOKEN ?? "x"`) of a literal; a bare one is code.
-    if (/\?[?:]/.test(assign[0])) return quoted(text, s, false);
+    if (/\?[?:]/.test(assign[0]))
+      return /^[ \t]+\?\?|^[ \t]+\?:|^\?\?/.test(assign[0]) ? quoted(text, s, false) : undefined;
     return quoted(text, s, false) ?? bare(text, s, false);
   }
 
@@ -367,7 +389,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
 
 /** Values that are not a value: references, templates, types, code, encrypted values, masks. */
 const REFERENCE =
-  /^(?:\$\$?\{.*|\$\$?[A-Za-z_][\w.]*|ENC\[.*|!vault|!(?:Ref|Sub|GetAtt|GetAZs|ImportValue|Join|Select|Split|FindInMap|Base64|Cidr|If|Transform|secret|env_var|include)\b.*|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+  /^(?:\$\{.*|\$\$\{[A-Z_][A-Z0-9_]*\}|\$[A-Za-z_][\w.]*|\$\$[A-Z_][A-Z0-9_]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
 /**
  * Does `value` stand for a credential without being one (a reference, template, type, mask)?
  * Where a credential must stand (a strong name's assignment, a password flag or argument, a
@@ -390,11 +412,11 @@ function isPlaceholderValue(value: string): boolean {
 const CODE = /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*[([]/;
 /**
  * A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`, a
- * relative one of words (`config/keys/server.key`), and
+ * relative one of words to a file (`config/keys/server.key`), and
  * a source location (`lib/schema.json:48:69`, a stack frame's `at session (…)`).
  */
 const PATH =
-  /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$|^[a-z][a-z_.-]*(?:\/[a-z][a-z_.-]*){2,}$|^[\w.-]+(?:[/\\][\w.-]+)+\.[A-Za-z]\w*:\d+(?::\d+)?$|^[\w.-]+\.[A-Za-z]\w*:\d+:\d+$/;
+  /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$|^[a-z][a-z_-]*(?:\/[a-z][a-z_-]*)+\.[a-z]{2,5}$|^[\w.-]+(?:[/\\][\w.-]+)+\.[A-Za-z]\w*:\d+(?::\d+)?$|^[\w.-]+\.[A-Za-z]\w*:\d+:\d+$/;
 const COMMON_WORD = /^[a-z]+$/;
 /** More words after a value's word, on its line. */
 const SENTENCE_GOES_ON = /^[ \t]+[a-z]{2,}\b/;
@@ -425,6 +447,12 @@ function isCommand(text: string, v: Value): boolean {
 
 /** A format string's field: `{}`, `{0}`, `{name}`, `{user.id}`. */
 const FORMAT_FIELD = /\{[\w.]*\}/;
+/**
+ * CloudFormation's and Home Assistant's tags (`!Ref DBPassword`, `!Sub '…'`, `!secret db_password`):
+ * a reference; bare, or quoted with its argument (a quoted `"!Secret-2024"` is a password).
+ */
+const YAML_TAG =
+  /^!(?:Ref|Sub|GetAtt|GetAZs|ImportValue|Join|Select|Split|FindInMap|Base64|Cidr|If|Transform|secret|env_var|include)(?:\s|$)/;
 /** An OpenSSH public key (`ssh-ed25519 AAAA… user@host`): published by design. */
 const SSH_PUBLIC_KEY =
   /^(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)[ \t]+AAAA/;
@@ -460,6 +488,7 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   const certain = strength === "strong" && (!v.loose || v.quoted);
   if (value.length < 3 || (certain ? isStandInValue(value) : isPlaceholderValue(value))) return false;
   if (isTemplate(text, v, value) || ENDPOINT_URL.test(value) || SSH_PUBLIC_KEY.test(value)) return false;
+  if (YAML_TAG.test(value) && (!v.quoted || /\s/.test(value))) return false;
   // Documentation's word (`secret`) is the password only where a credential must stand (a weaker
   // name's placeholder test above has it), and standing alone: not before more words (prose, `|
   // API_TOKEN | Token of the app |`), code's punctuation (a variable, `{ secretToken: secret, url
@@ -513,13 +542,14 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
     return value.length >= 6 && /[0-9]/.test(value) && /[A-Za-z]/.test(value);
   }
   // A strong name: anything that is not a word of prose (`password: required` is caught above),
-  // and any word in a connection string's fields (`Uid=root;Password=admin;`).
+  // and any word in a connection string's fields (`Uid=root;Password=admin;`: no blanks; code's
+  // `password = line;` is a variable).
   if (
     !v.quoted &&
     COMMON_WORD.test(value) &&
     value.length < 6 &&
     !sample &&
-    text[v.end] !== ";" &&
+    !(text[v.end] === ";" && text[v.start - 1] === "=" && text[v.start - 2] !== " ") &&
     v.field !== true
   )
     return false;
@@ -620,15 +650,20 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
 }
 
 /**
- * A plural name's list (`passwords: ["a", "b"]`, `api_tokens:⏎  - x`): each item that looks like
- * a credential of its own (a tokenizer's `tokens: ["the", "quick"]` holds words).
+ * A plural name's list: each password of `passwords: ["a", "b"]` (or a block list), each generated item of
+ * another's (`api_tokens:⏎  - x`; a tokenizer's `tokens: ["the", "quick"]` and a key map's
+ * `keys: ["Ctrl+F12"]` hold words).
  */
 function scanListOf(text: string, name: string, end: number, out: Detection[], rule: string): void {
   const one = name.endsWith("s") ? strengthOfName(name.slice(0, -1)) : undefined;
   if (one === undefined || FAKE_NAME.test(name)) return;
+  const passwords = /pass|pwd/i.test(name);
   for (const item of listItems(text, end)) {
-    if (isCredentialValue(text, item, one === "strong" ? "qualified" : "weak", false))
-      out.push({ start: item.start, end: item.end, rule, kind: "secret" });
+    const credential = passwords
+      ? isCredentialValue(text, item, "strong", false)
+      : looksGenerated(text, item.start, item.end, 16) &&
+        !SSH_PUBLIC_KEY.test(text.slice(item.start, item.end));
+    if (credential) out.push({ start: item.start, end: item.end, rule, kind: "secret" });
   }
 }
 
@@ -682,7 +717,7 @@ const LOOKUP_CALLEE =
  * A callee that opens a session with what it is given (`getConnection`, `createConnection`,
  * `loginWith`), or keys a hash with it (`crypto.createHmac("sha256", "k")`).
  */
-const SESSION_CALLEE = /connect|login|signin|auth|hmac/i;
+const SESSION_CALLEE = /connect|login|signin|auth|createHmac/i;
 
 /** Callee names that take a credential (`NetworkCredential`, `login`, `authenticate`, `setPassword`). */
 const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect|createHmac/i;
@@ -692,8 +727,12 @@ const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512
  * PDO names one (`mysql:host=db;dbname=app`).
  */
 const ENDPOINT = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)+\/\/|^[a-z]+:(?:host|dbname|server|Server)=/;
-/** A keyed hash's constructor, or Go's JWT signing of bytes: the first argument is the key. */
-const HMAC_KEY_CALL = /(?:^|[^\w])(?:HMAC(?:256|384|512)|SignedString\(\[\]byte)$/;
+/**
+ * A keyed hash's constructor, Go's JWT signing or HMAC of bytes, .NET's signing key of a string:
+ * the first argument is the key.
+ */
+const HMAC_KEY_CALL =
+  /(?:^|[^\w])(?:HMAC(?:256|384|512)|SignedString\(\[\]byte|hmac\.New\([\w.]+,[ \t]*\[\]byte|SymmetricSecurityKey\([ \t]*Encoding\.\w+\.GetBytes)$/;
 /** A JWT library's signing call: its second argument is the key (`jwt.encode(payload, "k")`). */
 const JWT_SIGN = /(?:^|[^\w])(?:jwt|JWT|jose|Jwts?)\.(?:encode|sign)$/;
 const WEB = /^https?:/i;
@@ -720,7 +759,7 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
       pushSigningKey(text, at, out, rule);
       continue;
     }
-    if (HMAC_KEY_CALL.test(text.slice(Math.max(0, start - 16), end))) {
+    if (HMAC_KEY_CALL.test(text.slice(Math.max(0, start - 48), end))) {
       // `Algorithm.HMAC256("k")`, Go's `token.SignedString([]byte("k"))`: the key first.
       const a = STRING_ARG.exec(text.slice(at, at + 1100));
       const value = a === null ? "" : (a[1] ?? a[2] ?? "");

@@ -115,7 +115,7 @@ const COMPOUND_END =
   /(?:password|passwd|passphrase|pass|pwd|secret|token|apikey|credentials?|cookie|webhook|privatekey|secretkey|accesskey|authkey)$/;
 /** Words ending in a credential word that are not one. */
 const NOT_COMPOUND =
-  /^(?:monkey|turkey|donkey|hockey|jockey|whiskey|hotkey|passkey|keys|tokens|tokenizer|tokenize[ds]?|bypass|compass|encompass|overpass|underpass|trespass|surpass|passes|passed|passing|passport|impasse|secretary|secretion|jsonwebtoken|(?:high|low|band|all|notch|multi|render|sub|first|second|single|two|one)pass)$/;
+  /^(?:monkey|turkey|donkey|hockey|jockey|whiskey|hotkey|passkey|keys|tokens|tokenizer|tokenize[ds]?|bypass|compass|encompass|overpass|underpass|trespass|surpass|passes|passed|passing|passport|impasse|secretary|secretion|jsonwebtoken|(?:high|low|band|all|notch|multi|render|sub|first|second|single|two|one|boarding|season|day|week|hall|ski|bus|free|depth)pass)$/;
 /** Words after the credential word that still name its value (`API_KEY_VALUE`, `TOKEN_B64`). */
 const VALUE_SUFFIX = new Set([
   "value",

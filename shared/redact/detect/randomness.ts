@@ -117,6 +117,7 @@ export function looksGenerated(text: string, from: number, to: number, minLength
   return (
     rate >= 0.12 &&
     s.digits >= 2 &&
+    letters >= 4 &&
     wordLetterShare(text, from, to) < 0.5 &&
     bodyEntropy(text, from, to, s.length) >= 3
   );
@@ -130,8 +131,8 @@ function isVowel(c: number): boolean {
 
 /**
  * The share of the letters of `text[from, to)` that stand in words: segments (split at a
- * non-letter and where camelCase starts a word) of 3 or more letters holding a vowel and no 4
- * consonants in a row (`Peer`, `Certificate`, `SETTINGS`; `VEv` is `V` and `Ev`).
+ * non-letter and where camelCase starts a word) of 3 or more letters holding a vowel and no 5
+ * consonants in a row (`Peer`, `Instruct`, `SETTINGS`; `VEv` is `V` and `Ev`).
  */
 function wordLetterShare(text: string, from: number, to: number): number {
   let letters = 0;
@@ -166,7 +167,7 @@ function wordLetterShare(text: string, from: number, to: number): number {
     if (isVowel(text.charCodeAt(i))) {
       vowels++;
       consonantRun = 0;
-    } else if (++consonantRun >= 4) longCluster = true;
+    } else if (++consonantRun >= 5) longCluster = true;
   }
   close();
   return letters === 0 ? 1 : inWords / letters;

@@ -54,19 +54,13 @@ const SSH_KEY_BEFORE = /(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 /** Digest lengths (SHA-1, SHA-256, SHA-512 in hex): a bare run of one is a digest or a commit. */
 const DIGEST_LENGTHS = new Set([40, 64, 128]);
-/**
- * A word of a name a digest or a commit stands under (`SRCREV_moby`, a push's `before`, a pull
- * request's `head_sha`, `CIRCLE_SHA1`). A digest's length assigned with `=` to a name without
- * one (`deepgram = 12e2…`, `SERVICE_KEY_HEX=…`) is a vendor's hex key like any other; after `:`
- * it stays a digest (lock files list `Name: <sha1>`).
- */
-const DIGEST_NAME_WORD =
-  /(?:^|[^a-z])(?:sha\d*|shasum|hash|md5|checksum|digest|rev|srcrev|revision|commit|etag|fingerprint|integrity|version|before|after|head|base|parent|tree|oid|object|ref|reference|merge|source|target|from|to|old|new|tip|last|latest|previous|prev|current|upstream|origin|local|remote|pin|pinned|checkout|blob|node|build|image|layer|sum|src|dst)(?=$|[^a-z])/;
 /** A file name's extension after a content hash (`app-3f9c….js`, `logo.ico-7a38….png`). */
 const FILE_EXTENSION = /\.[a-z][a-z0-9]{0,4}$/;
 /** Names whose values are not secret: ids, hashes, versions, public and anti-forgery tokens. */
 const NON_SECRET_NAME =
-  /(?:^|[^a-z])(?:id|ids|uuid|guid|hash|sha\d*|md5|checksum|chksum|digest|version|ver|rev|srcrev|revision|commit|etag|fingerprint|integrity|accessor|(?:public|publishable|primary|foreign|sort|partition|cache|idempotency)[_-]?(?:key|token)|(?:csrf|xsrf|authenticity)[_-]?token|trace|traceparent|tracestate|span|correlation)(?:[_-]?\d+)?$/i;
+  /(?:^|[^a-z])(?:id|ids|uuid|guid|hash|sha\d*|md5|checksum|chksum|digest|version|ver|rev|srcrev|revision|commit|etag|fingerprint|integrity|accessor|(?:public|publishable|primary|foreign|sort|partition|cache|idempotency)[_-]?(?:key|token)|(?:csrf|xsrf|authenticity)[_-]?token|traceparent|tracestate)(?:[_-]?\d+)?$/i;
+/** A log line's trace and span ids (`trace=<32 hex>`): the whole name, not `LANGSMITH_TRACE`. */
+const TRACE_NAME = /^(?:trace|span|correlation)$/;
 /** Ids that model and agent APIs give messages, tool calls, requests and runs: not credentials. */
 const ID_PREFIX =
   /^(?:msg|msgbatch|toolu|srvtoolu|call|chatcmpl|cmpl|req|request|run|sess|session|step|span|trace|file|asst|thread|evt|event|resp|batch|job|ftjob|ft|org|proj|user|usr|cus|pi|ch|in|sub|prod|price|txn|tx|ord|inv|vs|res|conv|item|fc|rs|ws|ctx|task|exec|sha256|sha512|sha1)[_-]/;
@@ -81,6 +75,23 @@ const DATA_URI_BEFORE = /data:(?:image|font|audio|video)\/[\w.+-]+(?:;[\w.+-]+=[
 /** A line about hashes, digests or commits, where a hex run is one. */
 const HASH_LINE =
   /\b(?:sha\d*|md5|hash(?:es)?|digest|checksum|commit(?:ted|s)?|revision|rev|HEAD|merge|tree|blob|parent|git|cherry-pick|rebase|revert|integrity|etag|fingerprint|image|layer)\b/i;
+
+/**
+ * Does a part of `text[from, to)` (split at `/ . - _`) of 16 or more characters read as generated
+ * with no run counted by hand in it? Then the run carries a body beside its named or typed parts
+ * (`12345678/tOWvvSlTWjFB…`, `releases/tOWv…/app-darwin-arm64`).
+ */
+function holdsPlainGeneratedPart(text: string, from: number, to: number): boolean {
+  let part = from;
+  for (let i = from; i <= to; i++) {
+    const c = i === to ? 47 : text.charCodeAt(i);
+    if (c === 47 || c === 46 || c === 45 || c === 95) {
+      if (i - part >= 16 && looksGenerated(text, part, i, 16) && !holdsCountedRun(text, part, i)) return true;
+      part = i + 1;
+    }
+  }
+  return false;
+}
 
 /** Is `text[from, to)` hex digits in one case (`3f9c…`, `3F9C…`; mixed case is no digest)? */
 function isHex(text: string, from: number, to: number): boolean {
@@ -141,18 +152,23 @@ function inArn(text: string, from: number): boolean {
   // Back to the start of the word, at most an ARN's length.
   while (i > 0 && from - i < 2048) {
     const c = text.charCodeAt(i - 1);
-    if (c <= 32 || c === 34 || c === 39 || c === 96 || c === 40 || c === 91 || c === 44 || c === 61) break;
+    if (
+      c <= 32 ||
+      c === 34 ||
+      c === 39 ||
+      c === 96 ||
+      c === 40 ||
+      c === 91 ||
+      c === 44 ||
+      c === 61 ||
+      c === 124 ||
+      c === 59 ||
+      c === 38
+    )
+      break;
     i--;
   }
   return text.startsWith("arn:", i) && from - i > 4;
-}
-
-/** Is a digest-length run at `from` assigned with `=` to `name`, a name no digest's? */
-function isDigestKeyAssignment(text: string, from: number, name: string): boolean {
-  if (name === "" || DIGEST_NAME_WORD.test(name)) return false;
-  let i = from;
-  while (i > 0 && (text[i - 1] === '"' || text[i - 1] === "'" || text[i - 1] === " ")) i--;
-  return text[i - 1] === "=" || (text[i - 1] === ">" && text[i - 2] === "=");
 }
 
 /** A name's words joined by `_`, in lower case (`primaryKey` is `primary_key`). */
@@ -251,24 +267,25 @@ function isKnownNonSecret(
   marks: TextMarks,
 ): boolean {
   const run = text.slice(from, to);
-  if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run) || holdsCountedRun(text, from, to))
-    return true;
+  if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run)) return true;
+  if (holdsCountedRun(text, from, to) && !holdsPlainGeneratedPart(text, from, to)) return true;
   if (KUBERNETES_NAME.test(run) || TRACEPARENT.test(run) || CLOUD_ID.test(run)) return true;
-  if (PLATFORM_PART.test(run) || inArn(text, from)) return true;
-  if (SSH_KEY_BEFORE.test(text.slice(Math.max(0, from - 40), from))) return true;
+  if (PLATFORM_PART.test(run) && !holdsPlainGeneratedPart(text, from, to)) return true;
+  if (inArn(text, from)) return true;
+  if (text.startsWith("AAAA", from) && SSH_KEY_BEFORE.test(text.slice(Math.max(0, from - 40), from)))
+    return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
   if (text.charCodeAt(from - 1) === 44 && DATA_URI_BEFORE.test(text.slice(Math.max(0, from - 100), from)))
     return true;
   const name = nameBefore(text, from);
   if (
     isHex(text, from, to) &&
-    ((!inName && DIGEST_LENGTHS.has(to - from) && !isDigestKeyAssignment(text, from, name)) ||
-      marks.aboutHashes(text, from, to))
+    ((!inName && DIGEST_LENGTHS.has(to - from)) || marks.aboutHashes(text, from, to))
   ) {
     return true;
   }
   if (FILE_EXTENSION.test(run) && run.includes(".") && !run.startsWith(".")) return true;
-  if (FAKE_NAME.test(name)) return true;
+  if (FAKE_NAME.test(name) || (TRACE_NAME.test(name) && isHex(text, from, to))) return true;
   // `primary_key`, `commit_sha`: unless a credential word stands before (`todo_secret_do_not_commit`).
   if (NON_SECRET_NAME.test(name) && !/secret|passw|token/.test(name.replace(NON_SECRET_NAME, "")))
     return true;
@@ -323,12 +340,20 @@ function holdsGenerated(text: string, from: number, to: number, minLength: numbe
 /**
  * May a run holding `/` be one base64 body rather than a path (judged whole, then, as well as
  * part by part): no `.` (and, by the caller, no `-` or `_`: base64url has no `/`), no `/` before
- * it, a `/` per 12 characters at most (random base64 has one in 64)? A path of words
+ * it, a `/` per 12 characters at most (random base64 has one in 64), no part a lower-case word of
+ * 4 letters or more or a digest (`uploads/…/avatar`, `torvalds/linux/commit/<sha>`)? A path of words
  * (`src/lib/utils`, `OpenAgentsInc/openagents`) does not read as generated whole: it switches case
  * and class too seldom; an ARN's resource (`connection/7d2469ff-…`) holds `-`.
  */
 function readsAsBase64(text: string, from: number, to: number, dots: number, slashes: number): boolean {
-  return dots === 0 && slashes > 0 && slashes * 12 <= to - from && text.charCodeAt(from - 1) !== 47;
+  if (dots !== 0 || slashes === 0 || slashes * 12 > to - from || text.charCodeAt(from - 1) === 47)
+    return false;
+  return !text
+    .slice(from, to)
+    .split("/")
+    .some(
+      (part) => /^[a-z]{4,}$/.test(part) || (DIGEST_LENGTHS.has(part.length) && /^[0-9a-f]+$/i.test(part)),
+    );
 }
 
 /** A part of a path that is an id: a UUID, a digest, a model API id (`/items/<uuid>`, `/blobs/<sha>`). */

@@ -612,6 +612,26 @@ describe("the leak property's counterexamples of this pass", () => {
 const hides = (text: string, secret: string): boolean => !scrub(text).includes(secret);
 
 describe("configuration files' and code's shapes of other scanners' fixtures", () => {
+  it("escaped or labelled pairs, and a lookup's fallback after its call", () => {
+    expect(hides('"os.environ.setdefault(\\"DB_PASSWORD\\", \\"Tr0ub4dor&3\\")\\n",', "Tr0ub4dor&3")).toBe(
+      true,
+    );
+    expect(hides('pw = st.text_input("Admin password", "Tr0ub4dor&3")', "Tr0ub4dor&3")).toBe(true);
+    expect(hides('storePassword = System.getenv("SIGNING_STORE_PASSWORD") ?: "android"', "android")).toBe(
+      true,
+    );
+    expect(hides('password = os.environ.get("DB_PASSWORD") or "Hunter2x"', "Hunter2x")).toBe(true);
+  });
+
+  it("code of C-like languages and TypeScript's optional members are no values", () => {
+    expectKept(scrub, [
+      "user.password = line;",
+      "const token = next;",
+      'credentials?: "omit" | "same-origin" | undefined;',
+    ]);
+    expect(hides('password: "!Secret-2024"', "!Secret-2024")).toBe(true);
+  });
+
   it("a literal compared with a password or a secret is the credential", () => {
     expect(hides('if user == "admin" and password == "Tr0ub4dor3":', "Tr0ub4dor3")).toBe(true);
     expect(hides("assert db_password != 'hunter2x'", "hunter2x")).toBe(true);
@@ -645,9 +665,14 @@ describe("configuration files' and code's shapes of other scanners' fixtures", (
     expect(hides("<key>Password</key>\n<string>hunter2x</string>", "hunter2x")).toBe(true);
     expect(hides("<entry><key>ApiToken</key><value>Kx9ab2Qz8Lm3</value></entry>", "Kx9ab2Qz8Lm3")).toBe(true);
     expect(hides('passwords:\n  - "Hardcoded1"\n  - "S3cret!x"', "Hardcoded1")).toBe(true);
-    expect(hides('"api_tokens": ["Kx9ab2Qz8Lm3Np7Rt2Vw", "Tr0ub4dor&3"]', "Tr0ub4dor&3")).toBe(true);
+    expect(
+      hides('"api_tokens": ["Kx9ab2Qz8Lm3Np7Rt2Vw", "Qz8Lm3Np7Rt2VwKx9ab2"]', "Qz8Lm3Np7Rt2VwKx9ab2"),
+    ).toBe(true);
+    expect(hides("passwords:\n  - hunter2\n  - letmein99", "letmein99")).toBe(true);
     expectKept(scrub, [
       'tokens: ["the", "quick", "brown"]',
+      'keys: ["Ctrl+Shift+F12", "Alt+F4", "Digit1", "Numpad0"]',
+      'signatures: ["SHA256withRSA", "Ed25519"]',
       '"max_tokens": [1, 2]',
       "keys:\n  - id\n  - name",
       'ssh_keys: ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGdxKx9ab2Qz8Lm3Np7Rt2VwQz8Lm3Np7 dev@host"]',
