@@ -215,6 +215,12 @@ const SIBLING_VALUE =
  */
 const CFN_DEFAULT =
   /^["']?[ \t]*:[ \t]*(?:\{[^{}]{0,300}?"Default"[ \t]*:[ \t]*|(?:\r?\n[ \t]+(?:Description|Type|NoEcho|MinLength|MaxLength|AllowedPattern|AllowedValues|ConstraintDescription):[^\r\n]*){0,6}\r?\n[ \t]+Default:[ \t]*)/;
+/**
+ * A command-line option's default in its declaration (argparse's `add_argument("--db-password",
+ * type=str, default="x")`, click's `option("--password", default="x")`): the name quoted, then
+ * the call's other arguments.
+ */
+const FLAG_DEFAULT = /^[ \t]*,[^()\r\n]{0,120}?\bdefault[ \t]*=[ \t]*(?=["'])/;
 /** A Terraform variable's default (`variable "db_password" {⏎ type = string⏎ default = "x"`). */
 const HCL_DEFAULT = /^["']?[ \t]*\{[^{}]{0,300}?\bdefault[ \t]*=[ \t]*/;
 
@@ -259,13 +265,14 @@ const USER_PASSWORD_PAIR =
 
 /**
  * The value of a field beside the name or declared for it (`, "value": x`, HCL's `default = x`,
- * CloudFormation's `Default: x`); null when there is none.
+ * CloudFormation's `Default: x`, an option's `default="x"`); null when there is none.
  */
 function fieldValue(text: string, i: number): Value | undefined | null {
   const sibling =
     SIBLING_VALUE.exec(text.slice(i, i + 120)) ??
     HCL_DEFAULT.exec(text.slice(i, i + 320)) ??
-    CFN_DEFAULT.exec(text.slice(i, i + 400));
+    CFN_DEFAULT.exec(text.slice(i, i + 400)) ??
+    (text[i - 1] === '"' || text[i - 1] === "'" ? FLAG_DEFAULT.exec(text.slice(i, i + 160)) : null);
   if (sibling === null) return null;
   const s = i + sibling[0].length;
   const v = quoted(text, s, false) ?? bare(text, s, false);

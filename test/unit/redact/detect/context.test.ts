@@ -723,6 +723,20 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
     expectKept(scrub, ["const h = crypto.createHash('sha256');", "Algorithm.HMAC256(secretFromVault)"]);
   });
 
+  it("a command-line option's default (argparse, click)", () => {
+    expect(hides('parser.add_argument("--db-password", type=str, default="Hunter2x")', "Hunter2x")).toBe(
+      true,
+    );
+    expect(hides('@click.option("--password", default="Hunter2x", help="db password")', "Hunter2x")).toBe(
+      true,
+    );
+    expectKept(scrub, [
+      'parser.add_argument("--token", default=None)',
+      'parser.add_argument("--api-key", default=os.environ.get("API_KEY"))',
+      'parser.add_argument("--max-tokens", type=int, default="512")',
+    ]);
+  });
+
   it("a pass phrase's name written in two words", () => {
     expect(hides("pass_phrase = 'Kq7wz3Lr9Tk2'", "Kq7wz3Lr9Tk2")).toBe(true);
     expect(hides("passPhrase: Kq7wz3Lr9Tk2", "Kq7wz3Lr9Tk2")).toBe(true);
