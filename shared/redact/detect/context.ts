@@ -375,7 +375,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
     }
     // A fallback (`env["PASS"] ?: "x"`, `process.env.TOKEN ?? "x"`) of a literal; a bare one is code.
     if (/\?[?:]/.test(assign[0]))
-      return /^[ \t]+\?\?|^[ \t]+\?:|^\?\?/.test(assign[0]) ? quoted(text, s, false) : undefined;
+      return /^[ \t]*\?\?|^[ \t]+\?:/.test(assign[0]) ? quoted(text, s, false) : undefined;
     return quoted(text, s, false) ?? bare(text, s, false);
   }
 

@@ -143,6 +143,9 @@ function nameBefore(text: string, from: number): string {
   return wordsOf(text.slice(i, end));
 }
 
+/** ASCII characters before an ARN's word: quotes, an opening bracket, `, = | ; &`. */
+const ARN_WORD_END = new Uint8Array(128).map((_, c) => (/["'`([,=|;&]/.test(String.fromCharCode(c)) ? 1 : 0));
+
 /**
  * Does the run at `from` stand in an ARN (`arn:aws:kinesis:…:stream/f3j09j2230j`,
  * `arn:aws:kms:…:key/0987dcba-…`)? A resource's name or id, never a secret.
@@ -152,20 +155,7 @@ function inArn(text: string, from: number): boolean {
   // Back to the start of the word, at most an ARN's length.
   while (i > 0 && from - i < 2048) {
     const c = text.charCodeAt(i - 1);
-    if (
-      c <= 32 ||
-      c === 34 ||
-      c === 39 ||
-      c === 96 ||
-      c === 40 ||
-      c === 91 ||
-      c === 44 ||
-      c === 61 ||
-      c === 124 ||
-      c === 59 ||
-      c === 38
-    )
-      break;
+    if (c <= 32 || (c < 128 && ARN_WORD_END[c] === 1)) break;
     i--;
   }
   return text.startsWith("arn:", i) && from - i > 4;
@@ -348,12 +338,11 @@ function holdsGenerated(text: string, from: number, to: number, minLength: numbe
 function readsAsBase64(text: string, from: number, to: number, dots: number, slashes: number): boolean {
   if (dots !== 0 || slashes === 0 || slashes * 12 > to - from || text.charCodeAt(from - 1) === 47)
     return false;
+  // Without `-` or `_`, `isIdPart` is the digest test.
   return !text
     .slice(from, to)
     .split("/")
-    .some(
-      (part) => /^[a-z]{4,}$/.test(part) || (DIGEST_LENGTHS.has(part.length) && /^[0-9a-f]+$/i.test(part)),
-    );
+    .some((part) => /^[a-z]{4,}$/.test(part) || isIdPart(part));
 }
 
 /** A part of a path that is an id: a UUID, a digest, a model API id (`/items/<uuid>`, `/blobs/<sha>`). */
