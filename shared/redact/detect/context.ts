@@ -396,7 +396,13 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
 
 /** Values that are not a value: references, templates, types, code, encrypted values, masks. */
 const REFERENCE =
-  /^(?:\$\{.*|\$\$\{[A-Z_][A-Z0-9_]*\}|\$[A-Za-z_][\w.]*|\$\$[A-Z_][A-Z0-9_]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+  /^(?:\$\{.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+/**
+ * A Makefile's or a compose file's escaped reference (`$$DB_PASSWORD`, `$${token}`, `$$password`):
+ * a name in capitals, or of letters alone. In docker-compose `$$` is a literal `$`, and
+ * `$$ecure2024` a password.
+ */
+const ESCAPED_REFERENCE = /^\$\$(?:\{[A-Za-z_]\w*\}?|[A-Z_][A-Z0-9_]*|[A-Za-z_]+)$/;
 /**
  * Does `value` stand for a credential without being one (a reference, template, type, mask)?
  * Where a credential must stand (a strong name's assignment, a password flag or argument, a
@@ -404,12 +410,12 @@ const REFERENCE =
  * credentials are such words.
  */
 function isStandInValue(value: string): boolean {
-  return isStandIn(value) || REFERENCE.test(value);
+  return isStandIn(value) || REFERENCE.test(value) || ESCAPED_REFERENCE.test(value);
 }
 
 /** Is `value` a stand-in or a sample value (`secret`, `my-password`): no credential where one only may stand? */
 function isPlaceholderValue(value: string): boolean {
-  return isPlaceholder(value) || REFERENCE.test(value);
+  return isPlaceholder(value) || REFERENCE.test(value) || ESCAPED_REFERENCE.test(value);
 }
 
 /**
@@ -615,9 +621,10 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     const isFlag = text[start - 1] === "-" || slashFlag || name.startsWith("-");
     const v = valueAfter(text, start, end, isFlag);
     if (v === undefined) continue;
-    // Code compares a token or a key with literals of its grammar (`tok.type === "ident"`); a
-    // password or a secret compared with a literal is checked against the credential itself.
-    if (v.compared === true && !COMPARED_NAME.test(name)) continue;
+    // Code compares a token or a key with literals of its grammar (`tok.type === "ident"`,
+    // `key === "Enter"`): such a name takes only a literal that looks like a credential by itself;
+    // a password or a secret compared with a literal is checked against the credential itself.
+    const grammar = v.compared === true && !COMPARED_NAME.test(name);
     // A found value ending in a credential's word names nothing (`…V00Pw https://`, `"…Pw", "user"`)
     // unless a value is assigned to it (`token: password: 'p'`, `token => client_secret='…'`).
     if (
@@ -635,9 +642,12 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     const followedByCall = text[v.end] === "(";
     // A flag or a URL query names what it takes: `--key x`, `?sig=x` are as good as `api_key`.
     const inQuery = text[start - 1] === "?" || text[start - 1] === "&";
-    const judged =
-      v.paired === true ? "strong" : strength === "weak" && (isFlag || inQuery) ? "qualified" : strength;
+    let judged: Strength = strength;
+    if (grammar) judged = "weak";
+    else if (v.paired === true) judged = "strong";
+    else if (strength === "weak" && (isFlag || inQuery)) judged = "qualified";
     if (!isCredentialValue(text, v, judged, followedByCall) || isRecordId(text, v, name)) continue;
+    if (grammar && !isMadeUpLiteral(text, v)) continue;
     if (isTypedPlaceholder(name, text.slice(v.start, v.end))) continue;
     out.push({ start: v.start, end: v.end, rule, kind: "secret" });
     found = v;
@@ -655,6 +665,15 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     doneUntil = v.start;
   }
 }
+
+/**
+ * Is the literal `v` a credential by itself, compared with a token or a key: generated, or with
+ * digits inside a word or a symbol (`Tok3nValue`, `k3y!`), where `section1Title` is a name.
+ */
+function isMadeUpLiteral(text: string, v: Value): boolean {
+  return looksGenerated(text, v.start, v.end, 8) || MADE_UP.test(text.slice(v.start, v.end));
+}
+const MADE_UP = /[a-z]\d+[a-z]|[A-Z]\d+[A-Z]|[^\w.-]/;
 
 /**
  * A plural name's list: each password of `passwords: ["a", "b"]` (or a block list), each generated item of
@@ -735,13 +754,33 @@ const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512
  */
 const ENDPOINT = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)+\/\/|^[a-z]+:(?:host|dbname|server|Server)=/;
 /**
- * A keyed hash's constructor, Go's JWT signing or HMAC of bytes, .NET's signing key of a string:
- * the first argument is the key.
+ * Calls that key a hash or sign with one of their arguments, by how the callee's text ends, and
+ * which argument (from 0) is the key: `Algorithm.HMAC256("k")`, Go's `SignedString([]byte("k"))`
+ * and `hmac.New(sha256.New, []byte("k"))`, .NET's `SymmetricSecurityKey(Encoding.UTF8.GetBytes("k"))`
+ * and `new HMACSHA256(…GetBytes("k"))`, Python's `hmac.new(b"k", msg, sha256)`, Java's
+ * `new SecretKeySpec("k".getBytes(), "HmacSHA256")` and jjwt's `hmacShaKeyFor("k".getBytes())`;
+ * `jwt.encode(payload, "k")`, jjwt's `signWith(HS256, "k")`, Ruby's `OpenSSL::HMAC.hexdigest("SHA256",
+ * "k", data)`; PHP's `hash_hmac("sha256", $data, "k")`.
  */
-const HMAC_KEY_CALL =
-  /(?:^|[^\w])(?:HMAC(?:256|384|512)|SignedString\(\[\]byte|hmac\.New\([\w.]+,[ \t]*\[\]byte|SymmetricSecurityKey\([ \t]*Encoding\.\w+\.GetBytes)$/;
-/** A JWT library's signing call: its second argument is the key (`jwt.encode(payload, "k")`). */
-const JWT_SIGN = /(?:^|[^\w])(?:jwt|JWT|jose|Jwts?)\.(?:encode|sign)$/;
+const KEYED_CALLS: readonly (readonly [RegExp, number])[] = [
+  [
+    /(?:^|[^\w])(?:HMAC(?:256|384|512)|SignedString\(\[\]byte|hmac\.New\([\w.]+,[ \t]*\[\]byte|(?:SymmetricSecurityKey|HMACSHA(?:1|256|384|512))\([ \t]*Encoding\.\w+\.GetBytes|hmac\.(?:new|digest)|SecretKeySpec|hmacShaKeyFor)$/,
+    0,
+  ],
+  [
+    /(?:(?:^|[^\w])(?:(?:jwt|JWT|jose|Jwts?)\.(?:encode|sign)|HMAC\.(?:hexdigest|digest|base64digest))|\.signWith)$/,
+    1,
+  ],
+  [/(?:^|[^\w])hash_hmac$/, 2],
+];
+/**
+ * A key's string literal: the argument itself, or made bytes by a method (`"k".getBytes()`,
+ * `"k".encode()`, Rust's `"k".as_bytes()`).
+ */
+const KEY_LITERAL =
+  /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')(?=\s*(?:[,)]|\.(?:getBytes|encode|as_bytes|toByteArray|bytes)\b))/;
+/** A string literal's prefix that makes it bytes or raw (Python's `b"k"`, `rb"k"`). */
+const LITERAL_PREFIX = /^(?:[bB][rR]?|[rR][bB]?|[uU])(?=["'])/;
 const WEB = /^https?:/i;
 
 /**
@@ -762,16 +801,10 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     const callee = text.slice(start, end);
     let at = open + 1;
     while (at < text.length && /\s/.test(text[at] ?? "")) at++;
-    if (JWT_SIGN.test(text.slice(Math.max(0, start - 1), end))) {
-      pushSigningKey(text, at, out, rule);
-      continue;
-    }
-    if (HMAC_KEY_CALL.test(text.slice(Math.max(0, start - 48), end))) {
-      // `Algorithm.HMAC256("k")`, Go's `token.SignedString([]byte("k"))`: the key first.
-      const a = STRING_ARG.exec(text.slice(at, at + 1100));
-      const value = a === null ? "" : (a[1] ?? a[2] ?? "");
-      if (value.length >= 3 && !isStandInValue(value))
-        out.push({ start: at + 1, end: at + 1 + value.length, rule, kind: "secret" });
+    const before = text.slice(Math.max(0, start - 48), end);
+    const keyed = KEYED_CALLS.find(([callee]) => callee.test(before));
+    if (keyed !== undefined) {
+      pushKeyArgument(text, at, keyed[1], out, rule);
       continue;
     }
     // A callee that looks a credential up, makes or describes one takes its name, not the secret
@@ -808,25 +841,35 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
   }
 }
 
-/** The string second argument of a signing call at `at` (the first is the payload, any expression). */
-function pushSigningKey(text: string, at: number, out: Detection[], rule: string): void {
+/**
+ * The string literal that is argument `n` (from 0) of the call whose arguments start at `at`, as
+ * a secret: the arguments before it may be any expression (`jwt.encode({"sub": u}, "k")`).
+ */
+function pushKeyArgument(text: string, at: number, n: number, out: Detection[], rule: string): void {
+  let s = n === 0 ? at : -1;
   let depth = 0;
-  for (let i = at; i < text.length && i - at < 512; i++) {
+  for (let i = at, seen = 0; s === -1 && i < text.length && i - at < 512; i++) {
     const c = text[i];
     if (c === "(" || c === "[" || c === "{") depth++;
     else if (c === ")" || c === "]" || c === "}") {
       if (depth === 0) return;
       depth--;
-    } else if (c === "," && depth === 0) {
-      let s = i + 1;
+    } else if (c === '"' || c === "'") {
+      // A literal's commas and brackets are not the call's.
+      let close = i + 1;
+      while (close < text.length && text[close] !== c) close += text[close] === "\\" ? 2 : 1;
+      i = close;
+    } else if (c === "," && depth === 0 && ++seen === n) {
+      s = i + 1;
       while (s < text.length && /\s/.test(text[s] ?? "")) s++;
-      const a = STRING_ARG.exec(text.slice(s, s + 1100));
-      const value = a === null ? "" : (a[1] ?? a[2] ?? "");
-      if (value.length >= 3 && !isStandInValue(value)) {
-        out.push({ start: s + 1, end: s + 1 + value.length, rule, kind: "secret" });
-      }
-      return;
     }
+  }
+  if (s === -1) return;
+  s += LITERAL_PREFIX.exec(text.slice(s, s + 2))?.[0].length ?? 0;
+  const a = KEY_LITERAL.exec(text.slice(s, s + 1100));
+  const value = a === null ? "" : (a[1] ?? a[2] ?? "");
+  if (value.length >= 3 && !isStandInValue(value)) {
+    out.push({ start: s + 1, end: s + 1 + value.length, rule, kind: "secret" });
   }
 }
 

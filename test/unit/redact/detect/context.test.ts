@@ -723,6 +723,49 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
     expectKept(scrub, ["const h = crypto.createHash('sha256');", "Algorithm.HMAC256(secretFromVault)"]);
   });
 
+  it("a keyed hash's key by its place among the arguments, in each language's call", () => {
+    expect(
+      hides('sig = hmac.new(b"s3cr3tK3y!Prod", msg, hashlib.sha256).hexdigest()', "s3cr3tK3y!Prod"),
+    ).toBe(true);
+    expect(hides("$sig = hash_hmac('sha256', $payload, 'Prod$ecretKey24');", "Prod$ecretKey24")).toBe(true);
+    expect(hides('OpenSSL::HMAC.hexdigest("SHA256", "Kx9ab2Qz8Lm3", data)', "Kx9ab2Qz8Lm3")).toBe(true);
+    expect(
+      hides(
+        'Jwts.builder().signWith(Keys.hmacShaKeyFor("averylongsigningkey2024!!".getBytes()))',
+        "averylongsigningkey2024!!",
+      ),
+    ).toBe(true);
+    expect(hides('new SecretKeySpec("Tr0ub4dor&3x".getBytes(), "HmacSHA256")', "Tr0ub4dor&3x")).toBe(true);
+    // The payload before the key may hold commas and brackets of its own.
+    expect(hides('jwt.sign({ sub: id, name: "a, b)" }, "Kq7wz3Lr9Tk2")', "Kq7wz3Lr9Tk2")).toBe(true);
+    expectKept(scrub, [
+      "mac = hmac.new(key, msg, hashlib.sha256)",
+      'h = hmac.new(secret.encode(), body.encode(), "sha256")',
+      "$h = hash_hmac('sha256', $data, $secret);",
+      'key = SecretKeySpec(keyBytes, "HmacSHA256")',
+      'jwt.encode({"a": "b, c"}, settings.SECRET_KEY, algorithm="HS256")',
+      "if hmac.compare_digest(token, expected): ok()",
+    ]);
+  });
+
+  it("a token or a key compared with a literal that is a credential by itself, not with its grammar's words", () => {
+    expect(hides('if (token === "abcTok3nValue77") {}', "abcTok3nValue77")).toBe(true);
+    expect(hides('if api_key == "k3yValu3Prod99": pass', "k3yValu3Prod99")).toBe(true);
+    expectKept(scrub, [
+      'if (tok.type === "ident") return;',
+      'if (key === "Enter" || key === "ArrowUp") handle();',
+      'if (token.kind === "T_STRING2") x();',
+      'if key == "section1Title": pass',
+      'if (sessionKey === "session2024") debug();',
+      'assert token == "v1.2.3"',
+    ]);
+  });
+
+  it("docker-compose's escaped dollar: a literal `$` before a password, not a reference", () => {
+    expect(hides("DB_PASSWORD: $$ecure2024", "ecure2024")).toBe(true);
+    expectKept(scrub, ["DB_PASSWORD: $$DB_PASS", "password: $${DB_PASSWORD}", "pw: $$password"]);
+  });
+
   it("a command-line option's default (argparse, click)", () => {
     expect(hides('parser.add_argument("--db-password", type=str, default="Hunter2x")', "Hunter2x")).toBe(
       true,
