@@ -33,7 +33,7 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 17,
+  "redact/rules": 18,
   "redact/detect": 58,
   "redact/layer-c": 15,
   "redact/scrub": 14,

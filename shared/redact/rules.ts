@@ -292,10 +292,12 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // A match starts in the run of scheme characters (and `jdbc:`'s colon) right before its "://".
     anchor: { at: "://", before: schemeRunBefore },
     pattern:
-      /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}|jdbc:[a-z]+):\/\/([^\s:/?#@"'<>[\]\\]{0,256}):([^\s?#"'<>\\]{1,256})@(?=[A-Za-z0-9[_])/dg,
+      /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}|jdbc:[a-z]+):\/\/([^\s:/?#@"'<>[\]\\]{0,256}):([^\s?#"'<>\\][^\s?#"<>\\]{0,255})@(?=[A-Za-z0-9[_])/dg,
     group: 3,
-    // "/" is allowed in the password (seen unencoded in the wild), but "host:3000/@vite/client" is a port.
-    accept: (m) => !isStandIn(m[3] ?? "") && !/^\d{1,5}\//.test(m[3] ?? ""),
+    // "/" is allowed in the password (seen unencoded in the wild), but "host:3000/@vite/client" is a
+    // port; so is "'" after its first character (a sub-delimiter of RFC 3986's userinfo), but
+    // "'https://url:8000';" is a port before a closing quote.
+    accept: (m) => !isStandIn(m[3] ?? "") && !/^\d{1,5}[/']/.test(m[3] ?? ""),
     ruleFor: (m) => (DB_SCHEMES.test(m[1] ?? "") ? "db-connection-string" : "url-password"),
   },
   {

@@ -111,6 +111,8 @@ const POSITIVES: [string, string, string][] = [
   ["url-password", "git clone https://deploy:Tr0ub4dor&3@git.example.com/r.git", "Tr0ub4dor&3"],
   ["url-password", "ftp://anna:pa55word@files.example.org/x", "pa55word"],
   ["url-password", "https://bob:p@ss@w0rd@example.com/", "p@ss@w0rd"],
+  // RFC 3986's userinfo takes sub-delimiters, "'" among them.
+  ["url-password", "https://user:pass4';.!&*()=,$-+~@example.com", "pass4';.!&*()=,$-+~"],
   ["db-connection-string", "DATABASE_URL=postgres://app:Sup3rS3cret@db.internal:5432/app", "Sup3rS3cret"],
   ["db-connection-string", "postgresql://app:Sup3rS3cret@db.internal/app?sslmode=require", "Sup3rS3cret"],
   ["db-connection-string", "mysql://root:My5qlPa55@127.0.0.1:3306/db", "My5qlPa55"],
@@ -173,6 +175,8 @@ const POSITIVES: [string, string, string][] = [
 ];
 
 const NEGATIVES: string[] = [
+  "'https://url:8000';@something else",
+  "const u = 'https://user:' + pw + '@host.com';",
   SHA256,
   `params_hash: ${SHA256}, output_hash: sha256:${rep("0a", 32)}`,
   `commit ${GIT_SHA} (HEAD -> main)`,
