@@ -301,6 +301,19 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     ruleFor: (m) => (DB_SCHEMES.test(m[1] ?? "") ? "db-connection-string" : "url-password"),
   },
   {
+    // Go's `database/sql` DSN (go-sql-driver/mysql's, clickhouse-go's): `user:password@tcp(host:port)/db`,
+    // `user:password@unix(/run/mysqld.sock)/db`, a connection string without a scheme.
+    id: "db-connection-string",
+    kind: "secret",
+    layer: "structure",
+    needles: ["@tcp(", "@tcp6(", "@unix(", "@udp("],
+    // Not after `//` or `:`: a URL's userinfo (`jdbc:mysql://u:p@tcp(…)`) is `url-password`'s.
+    pattern: /(?<![\w.$:/-])[\w.$-]{0,64}:([^\s@"'`/]{1,256})@(?:tcp6?|unix|udp)\(/dg,
+    group: 1,
+    // A format's verb is the password's place, not the password (`fmt.Sprintf("%s:%s@tcp(%s)/%s", …)`).
+    accept: (m) => !isStandIn(m[1] ?? "") && !/^%[-+ #0-9.]*[a-zA-Z]$/.test(m[1] ?? ""),
+  },
+  {
     // `Authorization: Bearer …` / `Proxy-Authorization: Basic …` / `Authorization: SSWS …`: the
     // credential only; the scheme, whatever its word, is kept.
     id: "auth-header",

@@ -191,8 +191,11 @@ const ASSIGN =
 const CALL_FALLBACK = /^\)[ \t]*(?:\?\?|\?:|\|\||or(?= ))[ \t]*/;
 /** A path's last word before the name, in the same string (`'/etc/passwd'`). */
 const PATH_BEFORE_NAME = /\/[\w.-]*$/;
-/** A comparison between a name and a literal, written with blanks (`token === "x"`, `pwd != 'y'`). */
-const COMPARE = /^[ \t]+[=!]==?[ \t]+/;
+/**
+ * A comparison between a name and a literal: with blanks (`token === "x"`, `pwd != 'y'`), or
+ * without them before a quote (`password=="x"`).
+ */
+const COMPARE = /^(?:[ \t]+[=!]==?[ \t]+|[ \t]*[=!]==?[ \t]*(?=["']))/;
 /** Names whose comparison with a literal gives the credential away. */
 const COMPARED_NAME = /pass|pwd|secret/i;
 /**

@@ -118,6 +118,13 @@ const POSITIVES: [string, string, string][] = [
   ["db-connection-string", "mysql://root:My5qlPa55@127.0.0.1:3306/db", "My5qlPa55"],
   ["db-connection-string", "mongodb+srv://admin:M0ng0Pass@cluster0.ab1cd.mongodb.net/test", "M0ng0Pass"],
   ["db-connection-string", "redis://:R3disPa55@cache.example.com:6379/0", "R3disPa55"],
+  // Go's database/sql DSN: no scheme, the address in `tcp(…)` or `unix(…)`.
+  [
+    "db-connection-string",
+    'sql.Open("mysql", "app:Kq7wz3Lr9Tk2@tcp(db:3306)/app?parseTime=true")',
+    "Kq7wz3Lr9Tk2",
+  ],
+  ["db-connection-string", "root:summer24@unix(/var/run/mysqld/mysqld.sock)/app", "summer24"],
   ["auth-header", "Authorization: Bearer abc123.def456-ghi789_jkl", "abc123.def456-ghi789_jkl"],
   [
     "auth-header",
@@ -176,6 +183,8 @@ const POSITIVES: [string, string, string][] = [
 
 const NEGATIVES: string[] = [
   "'https://url:8000';@something else",
+  'dsn := fmt.Sprintf("%s:%s@tcp(%s:%d)/%s", user, pass, host, port, name)',
+  'f"{user}:{password}@tcp({host})/db"',
   "const u = 'https://user:' + pw + '@host.com';",
   SHA256,
   `params_hash: ${SHA256}, output_hash: sha256:${rep("0a", 32)}`,

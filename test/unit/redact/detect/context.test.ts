@@ -751,6 +751,9 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
   it("a token or a key compared with a literal that is a credential by itself, not with its grammar's words", () => {
     expect(hides('if (token === "abcTok3nValue77") {}', "abcTok3nValue77")).toBe(true);
     expect(hides('if api_key == "k3yValu3Prod99": pass', "k3yValu3Prod99")).toBe(true);
+    // Without blanks, before a quote.
+    expect(hides('if(password=="Hunter2x!") ok();', "Hunter2x!")).toBe(true);
+    expect(hides("if (pwd!='Tr0ub4dor3') fail()", "Tr0ub4dor3")).toBe(true);
     expectKept(scrub, [
       'if (tok.type === "ident") return;',
       'if (key === "Enter" || key === "ArrowUp") handle();',
@@ -758,6 +761,7 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
       'if key == "section1Title": pass',
       'if (sessionKey === "session2024") debug();',
       'assert token == "v1.2.3"',
+      'if(token=="ident")x',
     ]);
   });
 
