@@ -296,8 +296,13 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     group: 3,
     // "/" is allowed in the password (seen unencoded in the wild), but "host:3000/@vite/client" is a
     // port; so is "'" after its first character (a sub-delimiter of RFC 3986's userinfo), but
-    // "'https://url:8000';" is a port before a closing quote.
-    accept: (m) => !isStandIn(m[3] ?? "") && !/^\d{1,5}[/']/.test(m[3] ?? ""),
+    // "'https://url:8000';" is a port before a closing quote, and in a URL quoted with "'" the "'"
+    // closes it (`['http://a:b','c@d.com']`).
+    accept: (m, text) => {
+      const password = m[3] ?? "";
+      if (isStandIn(password) || /^\d{1,5}(?:\/|'(?:[;,)\s]|$))/.test(password)) return false;
+      return !(password.includes("'") && text[m.index - 1] === "'");
+    },
     ruleFor: (m) => (DB_SCHEMES.test(m[1] ?? "") ? "db-connection-string" : "url-password"),
   },
   {

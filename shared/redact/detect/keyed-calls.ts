@@ -1,0 +1,175 @@
+/**
+ * Keys given to a call as a literal: a keyed hash's (`hmac.new(b"k", msg, sha256)`), a signer's
+ * (`jwt.sign(payload, "k")`, `.signWith(HS256, "k")`), or a constant-time comparison's
+ * (`hmac.compare_digest(token, "k")`). The callee says which argument is the key; the arguments
+ * before it may be any expression, and the literal may be wrapped to make it bytes
+ * (`[]byte("k")`, `Buffer.from("k")`, `Encoding.UTF8.GetBytes("k")`, `"k".getBytes()`).
+ */
+
+/** Which argument of a call is the key: its index from 0, or every literal argument (`"any"`). */
+type KeyPlace = number | "any";
+
+/**
+ * Callees by how the text before `(` ends, and where their key stands. Case-sensitive: Go's
+ * `hmac.New(h, key)` takes the key second, Python's `hmac.new(key, msg)` first.
+ */
+const KEYED_CALLS: readonly (readonly [RegExp, KeyPlace])[] = [
+  // Java's `Algorithm.HMAC256("k")`, `new SecretKeySpec("k".getBytes(), …)`, jjwt's
+  // `hmacShaKeyFor(…)` and `setSigningKey("k")`, Go's `token.SignedString([]byte("k"))`, .NET's
+  // `new HMACSHA256(…GetBytes("k"))`, `HMACSHA256.HashData(key, data)` and
+  // `SymmetricSecurityKey(…)`, Python's `hmac.new(b"k", …)`/`hmac.HMAC(…)`, Ruby's
+  // `OpenSSL::HMAC.new("k", digest)`, Rust's `HmacSha256::new_from_slice(b"k")`.
+  [
+    /(?:^|[^\w])(?:HMAC(?:256|384|512)|SignedString|HMACSHA(?:1|256|384|512)(?:\.HashData)?|SymmetricSecurityKey|hmac\.(?:new|HMAC)|HMAC\.new|SecretKeySpec|hmacShaKeyFor|setSigningKey|new_from_slice)$/,
+    0,
+  ],
+  // JWT libraries' `encode`/`sign`/`decode`/`verify(payload or token, "k")`, jjwt's
+  // `.signWith(HS256, "k")`, Ruby's `OpenSSL::HMAC.hexdigest("SHA256", "k", data)`, Go's
+  // `hmac.New(sha256.New, []byte("k"))`, Node's `crypto.createHmac("sha256", "k")`.
+  [
+    /(?:(?:^|[^\w])(?:(?:jwt|JWT|jose|jws|Jwts?|jsonwebtoken)\.(?:encode|decode|sign|verify)|HMAC\.(?:hexdigest|digest|base64digest)|hmac\.New|createHmac)|jsonwebtoken\\?["']\)\.(?:sign|verify)|\.signWith)$/,
+    1,
+  ],
+  // PHP's `hash_hmac("sha256", $data, "k")`, Elixir's `:crypto.mac(:hmac, :sha256, "k", data)`.
+  [/(?:^|[^\w])(?:hash_hmac|:crypto\.mac)$/, 2],
+  // A constant-time comparison of a secret with a literal: the literal is the secret.
+  [
+    /(?:^|[^\w])(?:compare_digest|hash_equals|timingSafeEqual|ConstantTimeCompare|FixedTimeEquals|secure_compare|MessageDigest\.isEqual)$/,
+    "any",
+  ],
+];
+
+/** Where the key stands among the arguments of a call whose callee's text ends `before`, if it is a keyed call. */
+export function keyPlaceOf(before: string): KeyPlace | undefined {
+  for (const [callee, place] of KEYED_CALLS) if (callee.test(before)) return place;
+  return undefined;
+}
+
+/** How far into a call its arguments are read. */
+const CALL_REACH = 1024;
+
+/**
+ * The literals at `place` among the arguments of the call whose arguments start at `at` (after
+ * its `(`), as `[start, end)` of their contents; a keyword argument named as a key (`key=b"k"`,
+ * `secret="k"`) wherever it stands. Algorithm names (`HS256`, `SHA256withRSA`) are never keys.
+ */
+export function keyArguments(text: string, at: number, place: KeyPlace): [number, number][] {
+  const found: [number, number][] = [];
+  const take = (start: number, index: number): void => {
+    const keyword = KEYWORD_KEY.exec(text.slice(start, start + 24));
+    if (place !== "any" && index !== place && keyword === null) return;
+    const literal = literalAt(text, start + (keyword?.[0].length ?? 0));
+    if (literal !== undefined && !isAlgorithmName(text.slice(literal[0], literal[1]))) found.push(literal);
+  };
+  let index = 0;
+  let depth = 0;
+  take(skipBlanks(text, at), 0);
+  const end = Math.min(text.length, at + CALL_REACH);
+  for (let i = at; i < end; i++) {
+    const c = text[i];
+    if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") {
+      if (depth === 0) break;
+      depth--;
+    } else if (c === "," && depth === 0) take(skipBlanks(text, i + 1), ++index);
+    else i = pastSkipped(text, i);
+  }
+  return found;
+}
+
+/** A keyword argument that names the key (`key=`, `secret =`, `signing_key=`), not a comparison. */
+const KEYWORD_KEY = /^(?:key|secret|secret_key|signing_key)[ \t]*=(?!=)[ \t]*/;
+
+/**
+ * Algorithm names a signer takes beside its key, and code compares a key's kind with (JWA's
+ * `HS256`, JCA's `SHA256withRSA` and `PBKDF2WithHmacSHA256`, `HmacSHA256`, `secp256k1`).
+ */
+const ALGORITHM =
+  /^(?:[HREP]S(?:256|384|512)|EdDSA|none|Hmac(?:SHA|MD)\d*|SHA-?\d+|MD5|\w+with(?:RSA|ECDSA|DSA|Hmac)\w*|secp\d+[kr]1|aes\d+\w*)$/i;
+
+/** Is `value` an algorithm's name (see `ALGORITHM`)? */
+export function isAlgorithmName(value: string): boolean {
+  return ALGORITHM.test(value);
+}
+
+/**
+ * The last index of what starts at `i` and is not the call's own punctuation: a literal (quoted
+ * with `"`, `'` or `` ` ``, or with escaped quotes as inside a JSON string or a shell's `"…"`) or
+ * a comment (`/* … *\/`, `//` or `# ` to the line's end); `i` when nothing starts there. A quote
+ * that does not close on its line is a character like another (`it's` in prose).
+ */
+function pastSkipped(text: string, i: number): number {
+  const c = text[i];
+  if (c === "/" && text[i + 1] === "*") {
+    const close = text.indexOf("*/", i + 2);
+    return close === -1 ? i : close + 1;
+  }
+  if ((c === "/" && text[i + 1] === "/") || (c === "#" && (text[i + 1] === " " || text[i + 1] === "\t"))) {
+    const close = text.indexOf("\n", i);
+    return close === -1 ? text.length : close;
+  }
+  const quote = quoteAt(text, i);
+  if (quote === undefined) return i;
+  const close = closingQuote(text, i + quote.length, quote);
+  return close === -1 ? i : close + quote.length - 1;
+}
+
+/** The quote that opens a literal at `i`: `"`, `'`, `` ` ``, or one escaped (`\"`, `\'`). */
+function quoteAt(text: string, i: number): string | undefined {
+  const c = text[i];
+  if (c === '"' || c === "'" || c === "`") return c;
+  if (c === "\\" && (text[i + 1] === '"' || text[i + 1] === "'")) return text.slice(i, i + 2);
+  return undefined;
+}
+
+/** Where the literal opened by `quote` and going on at `from` closes, on the same line; -1 if it does not. */
+function closingQuote(text: string, from: number, quote: string): number {
+  for (let j = from; j < text.length && j - from < CALL_REACH; j++) {
+    const c = text[j];
+    if (c === "\n" || c === "\r") return -1;
+    if (text.startsWith(quote, j)) return j;
+    // An escape skips the character it escapes; an escaped quote inside `\"…\"` is `\\\"`.
+    if (c === "\\") j += quote.length === 2 && text[j + 1] === "\\" ? 3 : 1;
+  }
+  return -1;
+}
+
+/** Calls that make a literal bytes around it: `[]byte(`, `bytes(`, `Buffer.from(`, `Encoding.UTF8.GetBytes(`, `Data(`. */
+const BYTES_OF =
+  /^(?:\[\]byte|bytes|Buffer\.from|(?:System\.Text\.)?Encoding\.\w+\.GetBytes|Data|str\.encode)\([ \t]*/;
+/** A string literal's prefix that makes it bytes or raw (Python's `b"k"`, `rb"k"`, Rust's `b"k"`). */
+const LITERAL_PREFIX = /^(?:[bB][rR]?|[rR][bB]?|[uU])(?=\\?["'])/;
+/** What may follow a key's literal: the argument's end, a method making it bytes, a comment, a cast. */
+const AFTER_KEY = /^\s*(?:[,)]|\.\w+\(|\/\*|as\b)/;
+
+/** The contents of the string literal at `s` (an argument's start), if the argument is one. */
+function literalAt(text: string, s: number): [number, number] | undefined {
+  let at = s;
+  for (let k = 0; k < 2; k++) {
+    const wrap = BYTES_OF.exec(text.slice(at, at + 40));
+    if (wrap === null) break;
+    at += wrap[0].length;
+  }
+  at += LITERAL_PREFIX.exec(text.slice(at, at + 3))?.[0].length ?? 0;
+  const quote = quoteAt(text, at);
+  if (quote === undefined) return undefined;
+  const start = at + quote.length;
+  const close = closingQuote(text, start, quote);
+  // A template with a field is code, not a key (`\`${prefix}-key\``).
+  if (close === -1 || (quote === "`" && text.slice(start, close).includes("${"))) return undefined;
+  const after = close + quote.length;
+  return AFTER_KEY.test(text.slice(after, after + 40)) ? [start, close] : undefined;
+}
+
+/** The first index at or after `i` that is not a blank, a line break or in a comment: where an argument starts. */
+function skipBlanks(text: string, i: number): number {
+  let j = i;
+  for (;;) {
+    while (j < text.length && /\s/.test(text[j] ?? "")) j++;
+    const c = text[j];
+    if (c !== "/" && c !== "#") return j;
+    const past = pastSkipped(text, j);
+    if (past === j) return j;
+    j = past + 1;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Keys given to keyed hashes, signers and constant-time comparisons as literals: by the callee's
+ * place for its key, whatever stands before it (payloads with commas, brackets, quotes and
+ * comments), however the literal is quoted (`"`, `'`, `` ` ``, escaped inside a JSON string or a
+ * shell's `"…"`) or made bytes (`b"k"`, `[]byte("k")`, `Buffer.from("k")`, `"k".getBytes()`).
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { isAlgorithmName, keyArguments, keyPlaceOf } from "#shared/redact/detect/keyed-calls.js";
+import { Scrubber } from "#shared/redact/scrub.js";
+import { expectKept } from "./helpers.js";
+
+const scrub = (text: string): string => new Scrubber().scrub(text, "$.error.message");
+const hides = (text: string, secret: string): boolean => !scrub(text).includes(secret);
+
+/** The keys `keyArguments` finds in the call whose callee ends just before the first `(` after `callee`. */
+function keysOf(text: string, callee: string): string[] {
+  const open = text.indexOf("(", text.indexOf(callee));
+  const place = keyPlaceOf(text.slice(0, open));
+  if (place === undefined) return [];
+  return keyArguments(text, open + 1, place).map(([s, e]) => text.slice(s, e));
+}
+
+describe("keyed calls: the key by its place among the arguments", () => {
+  it.each([
+    ['Algorithm algorithm = Algorithm.HMAC256("s3cr3tK3y");', "HMAC256", "s3cr3tK3y"],
+    [
+      'tokenString, err := token.SignedString([]byte("Kx9ab2Qz8Lm3Np7R"))',
+      "SignedString",
+      "Kx9ab2Qz8Lm3Np7R",
+    ],
+    ["const h = crypto.createHmac('sha256', 'Tr0ub4dor3x');", "createHmac", "Tr0ub4dor3x"],
+    ['sig = hmac.new(b"s3cr3tK3y!Prod", msg, hashlib.sha256).hexdigest()', "hmac.new", "s3cr3tK3y!Prod"],
+    ['sig = hmac.new(rb"s3cr3tK3y!Prod", msg, "sha256")', "hmac.new", "s3cr3tK3y!Prod"],
+    ['sig = hmac.new(msg=m, key=b"s3cr3tK3y!Prod")', "hmac.new", "s3cr3tK3y!Prod"],
+    ['h = hmac.new(bytes("s3cr3tK3y!Prod", "utf-8"), msg, "sha256")', "hmac.new", "s3cr3tK3y!Prod"],
+    ["$sig = hash_hmac('sha256', $payload, 'Prod$ecretKey24');", "hash_hmac", "Prod$ecretKey24"],
+    [
+      "$sig = hash_hmac('sha256', json_encode(['a' => 1, 'b' => 2]), 'Prod$ecretKey24');",
+      "hash_hmac",
+      "Prod$ecretKey24",
+    ],
+    ['OpenSSL::HMAC.hexdigest("SHA256", "Kx9ab2Qz8Lm3", data)', "HMAC.hexdigest", "Kx9ab2Qz8Lm3"],
+    [
+      'Jwts.builder().signWith(SignatureAlgorithm.HS512, "Kq7wz3Lr9Tk2".getBytes())',
+      "signWith",
+      "Kq7wz3Lr9Tk2",
+    ],
+    ['new SecretKeySpec("Tr0ub4dor&3x".getBytes("UTF-8"), "HmacSHA256")', "SecretKeySpec", "Tr0ub4dor&3x"],
+    [
+      'var h = new HMACSHA256(System.Text.Encoding.UTF8.GetBytes("Kq7wz3Lr9Tk2"));',
+      "HMACSHA256",
+      "Kq7wz3Lr9Tk2",
+    ],
+    ['mac, _ := hmac.New(sha256.New, []byte("Kq7wz3Lr9Tk2"))', "hmac.New", "Kq7wz3Lr9Tk2"],
+    ["const h = crypto.createHmac('sha256', Buffer.from('Kq7wz3Lr9Tk2'));", "createHmac", "Kq7wz3Lr9Tk2"],
+    ['let mac = HmacSha256::new_from_slice(b"Kq7wz3Lr9Tk2").unwrap();', "new_from_slice", "Kq7wz3Lr9Tk2"],
+    [':crypto.mac(:hmac, :sha256, "Kq7wz3Lr9Tk2", data)', ":crypto.mac", "Kq7wz3Lr9Tk2"],
+    ["data = jwt.decode(token, 'Kq7wz3Lr9Tk2', algorithms=['HS256'])", "jwt.decode", "Kq7wz3Lr9Tk2"],
+    ["const t = jwt.sign(payload, `Kq7wz3Lr9Tk2`, { expiresIn: '1h' });", "jwt.sign", "Kq7wz3Lr9Tk2"],
+    ["if hmac.compare_digest(token, 'Kq7wz3Lr9Tk2'): ok()", "compare_digest", "Kq7wz3Lr9Tk2"],
+    ["if (hash_equals('Kq7wz3Lr9Tk2', $token)) {}", "hash_equals", "Kq7wz3Lr9Tk2"],
+    // Payloads and comments before the key hold commas, brackets and quotes of their own.
+    ["jwt.sign({ msg: `it's`, n: [1, 2] }, 'Kq7wz3Lr9Tk2')", "jwt.sign", "Kq7wz3Lr9Tk2"],
+    ["hash_hmac('sha256', /* the body's bytes, all */ $body, 'Kq7wz3Lr9Tk2')", "hash_hmac", "Kq7wz3Lr9Tk2"],
+    ["jwt.encode(\n    {'sub': uid},  # the user's id\n    'Kq7wz3Lr9Tk2',\n)", "jwt.encode", "Kq7wz3Lr9Tk2"],
+    // Quoted inside a JSON string or a shell's double quotes.
+    [
+      '{"content": "sig = hmac.new(b\\"Kq7wz3Lr9Tk2\\", msg, hashlib.sha256)\\n"}',
+      "hmac.new",
+      "Kq7wz3Lr9Tk2",
+    ],
+    [
+      'php -r "echo hash_hmac(\\"sha256\\", \\"payload\\", \\"Kq7wz3Lr9Tk2\\");"',
+      "hash_hmac",
+      "Kq7wz3Lr9Tk2",
+    ],
+  ])("%s", (text, callee, key) => {
+    expect(keysOf(text, callee)).toEqual([key]);
+    expect(hides(text, key)).toBe(true);
+  });
+
+  it("varied: any payload before the key, any quoting, any blanks", () => {
+    const payload = fc.constantFrom(
+      "payload",
+      "{ sub: user.id, roles: ['a', 'b'] }",
+      '{"a": "b, c)"}',
+      "json_encode(['a' => 1])",
+      "data /* it's, (here) */",
+    );
+    const quote = fc.constantFrom<[string, string]>(['"', '"'], ["'", "'"], ["`", "`"], ['\\"', '\\"']);
+    const key = fc
+      .tuple(
+        fc.stringMatching(/^[A-Za-z]{4,10}$/),
+        fc.integer({ min: 10, max: 9999 }),
+        fc.constantFrom("!", "#", "x"),
+      )
+      .map(([w, n, s]) => `${w}${n}${s}Q`);
+    const blank = fc.constantFrom("", " ", "\n    ");
+    fc.assert(
+      fc.property(payload, quote, key, blank, (p, [open, close], k, b) => {
+        const text = `const t = jwt.sign(${b}${p},${b}${open}${k}${close}${b})`;
+        expect(keysOf(text, "jwt.sign"), text).toEqual([k]);
+      }),
+      { seed: 20_261_128, numRuns: 300 },
+    );
+  });
+
+  it("code that names no key stays: variables, digests' encodings, algorithm names, templates", () => {
+    expectKept(scrub, [
+      "mac = hmac.new(key, msg, hashlib.sha256)",
+      'h = hmac.new(secret.encode(), body.encode(), "sha256")',
+      "console.log(hmac.digest('hex'));",
+      "$h = hash_hmac('sha256', $data, $secret);",
+      'key = SecretKeySpec(keyBytes, "HmacSHA256")',
+      '.signWith(key, "HS256")',
+      'builder.signWith(privateKey, "SHA256withRSA")',
+      'OpenSSL::HMAC.hexdigest("SHA256", "#{secret}", data)',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is code holding a template
+      "jwt.sign(payload, `${prefix}-key`)",
+      'jwt.encode({"a": "b, c"}, settings.SECRET_KEY, algorithm="HS256")',
+      "if hmac.compare_digest(token, expected): ok()",
+      "const h = crypto.createHash('sha256');",
+      "Algorithm.HMAC256(secretFromVault)",
+    ]);
+    expect(isAlgorithmName("PBKDF2WithHmacSHA256")).toBe(true);
+    expect(isAlgorithmName("Kq7wz3Lr9Tk2")).toBe(false);
+  });
+});
