@@ -315,8 +315,18 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // Not after `//` or `:`: a URL's userinfo (`jdbc:mysql://u:p@tcp(…)`) is `url-password`'s.
     pattern: /(?<![\w.$:/-])[\w.$-]{0,64}:([^\s@"'`/]{1,256})@(?:tcp6?|unix|udp)\(/dg,
     group: 1,
-    // A format's verb is the password's place, not the password (`fmt.Sprintf("%s:%s@tcp(%s)/%s", …)`).
-    accept: (m) => !isStandIn(m[1] ?? "") && !/^%[-+ #0-9.]*[a-zA-Z]$/.test(m[1] ?? ""),
+    accept: (m) => isConnectionPassword(m[1] ?? ""),
+  },
+  {
+    // Oracle's JDBC URL, `user/password@` after the driver (`jdbc:oracle:thin:scott/tiger@//db:1521/svc`),
+    // where `url-password`'s `user:password@` does not stand.
+    id: "db-connection-string",
+    kind: "secret",
+    layer: "structure",
+    needles: ["jdbc:oracle:"],
+    pattern: /jdbc:oracle:(?:thin|oci8?|kprb):[\w$#.-]{1,64}\/([^\s/@"']{1,256})@/dg,
+    group: 1,
+    accept: (m) => isConnectionPassword(m[1] ?? ""),
   },
   {
     // `Authorization: Bearer …` / `Proxy-Authorization: Basic …` / `Authorization: SSWS …`: the
@@ -431,6 +441,14 @@ export const PATTERN_RULES: readonly PatternRule[] = [
 export const OWN_RULE_IDS: readonly string[] = [
   ...new Set([...PATTERN_RULES.map((r) => r.id), "db-connection-string", CREDENTIAL_PAIR_RULE]),
 ];
+
+/**
+ * Is `value`, where a connection string's password stands, one? Not a stand-in, nor a format's
+ * verb in the password's place (`fmt.Sprintf("%s:%s@tcp(%s)/%s", …)`).
+ */
+function isConnectionPassword(value: string): boolean {
+  return !isStandIn(value) && !/^%[-+ #0-9.]*[a-zA-Z]$/.test(value);
+}
 
 const TOKEN_RUN = /[A-Za-z0-9_+/=.~-]{16}/;
 

@@ -63,6 +63,19 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     group: [1, 2],
   },
   {
+    // Cisco IOS's other forms, at a line's start as `show running-config` prints them: `enable
+    // password [level n] x`, `enable secret x`, `username u [privilege n] password x`, a TACACS+
+    // or RADIUS server's `key x`; the type digit (`0`, `7`, `5`…) is not the password. The value
+    // ends its line, as in a configuration (`username and password are required` is prose).
+    id: "cisco-password",
+    kind: "secret",
+    layer: "structure",
+    needles: ["enable ", "username ", "-server "],
+    pattern:
+      /(?:^|\n)[ \t]*(?:enable[ \t]+(?:password|secret)|username[ \t]+\S+(?:[ \t]+privilege[ \t]+\d+)?[ \t]+(?:password|secret)|(?:tacacs|radius)-server[ \t]+(?:host[ \t]+\S+[ \t]+)?key)(?:[ \t]+level[ \t]+\d+)?(?:[ \t]+\d(?=[ \t]))?[ \t]+([^\s"'(<[][^\s"']*)(?=[ \t]*(?:\r?\n|\\n|$))/dg,
+    group: 1,
+  },
+  {
     // An SNMP community string, a password in all but name: `rocommunity x` (snmpd.conf),
     // `snmp-server community x RO` (Cisco IOS).
     id: "snmp-community",

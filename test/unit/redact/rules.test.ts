@@ -125,6 +125,8 @@ const POSITIVES: [string, string, string][] = [
     "Kq7wz3Lr9Tk2",
   ],
   ["db-connection-string", "root:summer24@unix(/var/run/mysqld/mysqld.sock)/app", "summer24"],
+  // Oracle's JDBC URL: `user/password@` after the driver.
+  ["db-connection-string", 'url = "jdbc:oracle:thin:appuser/xK9!mP2qR@dbhost:1521/ORCLPDB1"', "xK9!mP2qR"],
   ["auth-header", "Authorization: Bearer abc123.def456-ghi789_jkl", "abc123.def456-ghi789_jkl"],
   [
     "auth-header",
@@ -185,6 +187,7 @@ const NEGATIVES: string[] = [
   "'https://url:8000';@something else",
   'dsn := fmt.Sprintf("%s:%s@tcp(%s:%d)/%s", user, pass, host, port, name)',
   'f"{user}:{password}@tcp({host})/db"',
+  "jdbc:oracle:thin:@//db.prod.internal:1521/SVCNA",
   "const u = 'https://user:' + pw + '@host.com';",
   SHA256,
   `params_hash: ${SHA256}, output_hash: sha256:${rep("0a", 32)}`,

@@ -705,6 +705,13 @@ describe("configuration files' and code's shapes of other scanners' fixtures", (
       '{"01_password": "$password", "02_password": "$$password"}',
       // npm's mask of a token in `npm config list`.
       "//registry.npmjs.org/:_authToken = (protected)",
+      // The Fetch API's credentials modes, labels naming a credential, an ADO.NET parameter.
+      "fetch(url, { credentials: 'include' })",
+      'fetch(url, { method: "POST", credentials: "same-origin" })',
+      '"credentials" : "omit"',
+      'const val AUTHORIZATION_TOKEN = "Authorization Token",',
+      "clientToken: 'client-token',",
+      '"connectionString": "Server=db;User Id=@user;Password=@password"',
     ]);
   });
 });

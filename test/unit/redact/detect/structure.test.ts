@@ -83,3 +83,31 @@ describe(".netrc", () => {
     );
   });
 });
+
+describe("network device configuration (Cisco IOS)", () => {
+  it("takes the password that ends a configuration line, whatever its level, privilege or type digit", () => {
+    const config = [
+      "enable password level 15 MyS3cret",
+      "username admin privilege 15 password 0 Cisco123!",
+      "username john password hunter2",
+      "tacacs-server key T4cacsK3y",
+      "radius-server host 10.0.0.9 key Rad1usK3y",
+    ].join("\n");
+    const out = scrub(config);
+    for (const secret of ["MyS3cret", "Cisco123!", "hunter2", "T4cacsK3y", "Rad1usK3y"]) {
+      expect(out, secret).not.toContain(secret);
+    }
+    expect(out).toContain("username admin privilege 15 password 0 [REDACTED:");
+  });
+  it("leaves prose about the same words alone", () => {
+    for (const text of [
+      "username and password are required",
+      "username admin password is stored in vault",
+      "enable secret is set",
+      " enable password (optional)",
+      "The enable password is required to enter privileged mode.",
+    ]) {
+      expect(scrub(text), text).toBe(text);
+    }
+  });
+});
