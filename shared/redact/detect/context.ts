@@ -400,7 +400,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
 
 /** Values that are not a value: references, templates, types, code, encrypted values, masks. */
 const REFERENCE =
-  /^(?:\$\{.*|#\{.*|\$[A-Za-z_][\w.]*|@[A-Za-z_]+|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+  /^(?:\$\{.*|#\{.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
 /**
  * A Makefile's or a compose file's escaped reference (`$$DB_PASSWORD`, `$${TOKEN:-x}`,
  * `$$password`, `$$db_pass2`): a name in capitals, in lower case of letters alone, or in snake
@@ -652,7 +652,10 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     else if (strength === "weak" && (isFlag || inQuery)) judged = "qualified";
     if (!isCredentialValue(text, v, judged, followedByCall) || isRecordId(text, v, name)) continue;
     if (grammar && !isMadeUpLiteral(text, v)) continue;
-    if (isTypedPlaceholder(name, text.slice(v.start, v.end)) || isSettingValue(text.slice(v.start, v.end)))
+    if (
+      isTypedPlaceholder(name, text.slice(v.start, v.end)) ||
+      isSettingValue(name, text.slice(v.start, v.end))
+    )
       continue;
     out.push({ start: v.start, end: v.end, rule, kind: "secret" });
     found = v;
@@ -672,12 +675,14 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
 }
 
 /**
- * Is `value` a setting's word rather than a credential, whatever the name: the Fetch API's
- * `credentials: "include" | "omit" | "same-origin"` (HTML's `use-credentials`), or a label that
- * only names the credential (`AUTHORIZATION_TOKEN = "Authorization Token"`, `"API Key"`).
+ * Is `value`, given to `name`, a setting's word rather than a credential: the Fetch API's
+ * `credentials: "include" | "omit" | "same-origin"` (HTML's `use-credentials`), a label that only
+ * names the credential (`AUTHORIZATION_TOKEN = "Authorization Token"`, `"API Key"`), or a query's
+ * parameter named as its field (ADO.NET's `Password=@password`; `@dminPass` is a password)?
  */
-function isSettingValue(value: string): boolean {
-  return FETCH_CREDENTIALS.test(value) || CREDENTIAL_LABEL.test(value);
+function isSettingValue(name: string, value: string): boolean {
+  if (FETCH_CREDENTIALS.test(value) || CREDENTIAL_LABEL.test(value)) return true;
+  return value.startsWith("@") && value.slice(1).toLowerCase() === name.toLowerCase();
 }
 const FETCH_CREDENTIALS = /^(?:include|omit|same-origin|use-credentials)$/;
 const CREDENTIAL_LABEL =

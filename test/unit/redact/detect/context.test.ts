@@ -713,6 +713,8 @@ describe("configuration files' and code's shapes of other scanners' fixtures", (
       "clientToken: 'client-token',",
       '"connectionString": "Server=db;User Id=@user;Password=@password"',
     ]);
+    // A parameter is named as its field; another `@word` is a password.
+    expect(hides('password: "@dminPass"', "@dminPass")).toBe(true);
   });
 });
 
