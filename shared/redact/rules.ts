@@ -311,9 +311,12 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     id: "db-connection-string",
     kind: "secret",
     layer: "structure",
-    needles: ["@tcp(", "@tcp6(", "@unix(", "@udp("],
+    needles: ["@tcp(", "@tcp6(", "@unix(", "@udp(", "@/"],
     // Not after `//` or `:`: a URL's userinfo (`jdbc:mysql://u:p@tcp(…)`) is `url-password`'s.
-    pattern: /(?<![\w.$:/-])[\w.$-]{0,64}:([^\s@"'`/]{1,256})@(?:tcp6?|unix|udp)\(/dg,
+    // The password runs to the last `@` (the driver splits there); `user:password@/db` takes the
+    // default address.
+    // Not regexp or code punctuation (`(?:[\r\n]|$)|@(?:use`, `[!;=,{}&|:.\[\]@()]`).
+    pattern: /(?<![\w.$:/-])[\w.$-]{0,64}:([^\s"'`/\\|()[\]{}]{1,256})@(?:(?:tcp6?|unix|udp)\(|\/(?=\w))/dg,
     group: 1,
     accept: (m) => isConnectionPassword(m[1] ?? ""),
   },
@@ -323,10 +326,12 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     id: "db-connection-string",
     kind: "secret",
     layer: "structure",
-    needles: ["jdbc:oracle:"],
-    pattern: /jdbc:oracle:(?:thin|oci8?|kprb):[\w$#.-]{1,64}\/([^\s/@"']{1,256})@/dg,
-    group: 1,
-    accept: (m) => isConnectionPassword(m[1] ?? ""),
+    needles: ["jdbc:oracle:", "JDBC:ORACLE:", "jdbc:Oracle:"],
+    // The password runs to the last `@` before the address, or is quoted (`scott/"p@ss"@db`).
+    pattern:
+      /jdbc:oracle:(?:thin|oci8?|kprb):(?:"[^"\r\n]{1,64}"|[\w$#.-]{1,64})\/(?:"([^"\r\n]{1,256})"|([^\s/"']{1,256}))@(?=[^@\s"']*(?:[\s"']|$))/dgi,
+    group: [1, 2],
+    accept: (m) => isConnectionPassword(m[1] ?? m[2] ?? ""),
   },
   {
     // `Authorization: Bearer …` / `Proxy-Authorization: Basic …` / `Authorization: SSWS …`: the
@@ -339,7 +344,9 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     pattern:
       /authorization["']?\s*(?:=|:|=>)\s*["']?(?:[A-Za-z][A-Za-z0-9-]{1,19}[ \t]+(?=[^\s"',;]{6,}))?([^\s"',;]{6,})/dgi,
     group: 1,
-    accept: (m) => !isPlaceholder(m[1] ?? ""),
+    // A scheme's word alone is no credential (`"Authorization": "Bearer token"`, a placeholder).
+    accept: (m) =>
+      !isPlaceholder(m[1] ?? "") && !/^(?:bearer|basic|digest|token|negotiate|ntlm)$/i.test(m[1] ?? ""),
   },
   {
     id: "bearer-token",

@@ -676,12 +676,19 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
 
 /**
  * Is `value`, given to `name`, a setting's word rather than a credential: the Fetch API's
- * `credentials: "include" | "omit" | "same-origin"` (HTML's `use-credentials`), a label that only
- * names the credential (`AUTHORIZATION_TOKEN = "Authorization Token"`, `"API Key"`), or a query's
- * parameter named as its field (ADO.NET's `Password=@password`; `@dminPass` is a password)?
+ * `credentials: "include" | "omit" | "same-origin"` (HTML's `use-credentials`), a label that is
+ * the name in words (`AUTHORIZATION_TOKEN = "Authorization Token"`, `clientToken: 'client-token'`;
+ * `password: "secret-password"` is a password) or beside another label, or a query's parameter named as its field
+ * (ADO.NET's `Password=@password`; `@dminPass` is a password)? Or a scheme's word alone.
  */
 function isSettingValue(name: string, value: string): boolean {
-  if (FETCH_CREDENTIALS.test(value) || CREDENTIAL_LABEL.test(value)) return true;
+  // An `Authorization` scheme's word alone (`headers.Authorization = "Bearer ".concat(token)`).
+  if (/^(?:bearer|basic|digest|negotiate|ntlm)\s*$/i.test(value)) return true;
+  const words = nameWords(name);
+  if (FETCH_CREDENTIALS.test(value)) return words[words.length - 1] === "credentials";
+  // A label beside another (`('access_token', 'refresh_token')`): names listed, not a value.
+  if (CREDENTIAL_LABEL.test(value))
+    return nameWords(value).join(" ") === words.join(" ") || CREDENTIAL_LABEL.test(name);
   return value.startsWith("@") && value.slice(1).toLowerCase() === name.toLowerCase();
 }
 const FETCH_CREDENTIALS = /^(?:include|omit|same-origin|use-credentials)$/;

@@ -3,6 +3,7 @@
  * (Key blocks, JWTs, URLs with a password and Kubernetes Secrets are older rules of the same
  * layer, in `rules.ts`.)
  */
+import { isStandIn } from "../rule-helpers.js";
 import type { PatternRule } from "../rule-types.js";
 import { isPhraseOfListWords, scanSeedPhrases, TWELVE_WORDS } from "./seed-phrases.js";
 
@@ -63,17 +64,20 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     group: [1, 2],
   },
   {
-    // Cisco IOS's other forms, at a line's start as `show running-config` prints them: `enable
-    // password [level n] x`, `enable secret x`, `username u [privilege n] password x`, a TACACS+
-    // or RADIUS server's `key x`; the type digit (`0`, `7`, `5`…) is not the password. The value
-    // ends its line, as in a configuration (`username and password are required` is prose).
+    // Cisco IOS's other forms, at a line's start as `show running-config` prints them, or after the
+    // device's prompt (`R1(config)#`), also in a JSON string's `\n`: `enable password [level n] x`,
+    // `enable secret x`, `username u [privilege n] password x`, a TACACS+ or RADIUS server's
+    // `key x`; the type digit (`0`, `7`, `5`…) is not the password. The value ends its line, as in a
+    // configuration, and a word (`username or password incorrect`, `enable password authentication`)
+    // is a password only in a configuration (`isDeviceConfigValue`).
     id: "cisco-password",
     kind: "secret",
     layer: "structure",
     needles: ["enable ", "username ", "-server "],
     pattern:
-      /(?:^|\n)[ \t]*(?:enable[ \t]+(?:password|secret)|username[ \t]+\S+(?:[ \t]+privilege[ \t]+\d+)?[ \t]+(?:password|secret)|(?:tacacs|radius)-server[ \t]+(?:host[ \t]+\S+[ \t]+)?key)(?:[ \t]+level[ \t]+\d+)?(?:[ \t]+\d(?=[ \t]))?[ \t]+([^\s"'(<[][^\s"']*)(?=[ \t]*(?:\r?\n|\\n|$))/dg,
+      /(?:^|\n|\\n)[ \t]*(?:[\w.-]+(?:\([\w-]+\))?#[ \t]*)?(?:enable[ \t]+(?:password|secret)|username[ \t]+(?!(?:and|or|and\/or|&)[ \t])\S+(?:[ \t]+privilege[ \t]+\d+)?[ \t]+(?:password|secret)|(?:tacacs|radius)-server[ \t]+(?:host[ \t]+\S+[ \t]+)?key)(?:[ \t]+level[ \t]+\d+)?(?:[ \t]+\d(?=[ \t]))?[ \t]+([^\s"'(<[][^\s"']*)(?=[ \t]*(?:\r?\n|\\[rn]|\r?$))/dg,
     group: 1,
+    accept: (m, text) => isDeviceConfigValue(m[1] ?? "", text),
   },
   {
     // An SNMP community string, a password in all but name: `rocommunity x` (snmpd.conf),
@@ -197,3 +201,17 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     scan: scanSeedPhrases,
   },
 ];
+
+/** Lines only a network device's configuration holds (`hostname R1`, `interface Gi0/1`, `line vty 0 4`, `!`). */
+const DEVICE_CONFIG =
+  /(?:^|\n|\\n|["'])[ \t]*(?:hostname[ \t]+\S+|interface[ \t]+\S+|line[ \t]+(?:vty|con|aux)\b|!|end|[\w.-]+\(config[\w-]*\)#.*)[ \t]*(?=\r?\n|\\[rn]|$)/;
+
+/**
+ * Is `value`, set as a device's password, one? Not a stand-in (`{{ enable_secret }}`, `%s`,
+ * `$PASS`); a word of letters alone only where the text is a device's configuration (prose ends
+ * with words: `username or password incorrect`).
+ */
+function isDeviceConfigValue(value: string, text: string): boolean {
+  if (isStandIn(value) || /^(?:[%$]|\{\{)/.test(value) || /[.,;:]$/.test(value)) return false;
+  return !/^[a-z]+$/i.test(value) || DEVICE_CONFIG.test(text);
+}

@@ -127,6 +127,10 @@ const POSITIVES: [string, string, string][] = [
   ["db-connection-string", "root:summer24@unix(/var/run/mysqld/mysqld.sock)/app", "summer24"],
   // Oracle's JDBC URL: `user/password@` after the driver.
   ["db-connection-string", 'url = "jdbc:oracle:thin:appuser/xK9!mP2qR@dbhost:1521/ORCLPDB1"', "xK9!mP2qR"],
+  ["db-connection-string", "jdbc:oracle:thin:appuser/p@ssw0rd@dbhost:1521/ORCLPDB1", "p@ssw0rd"],
+  ["db-connection-string", 'jdbc:oracle:thin:appuser/"p@ssw0rd"@dbhost:1521/ORCLPDB1', "p@ssw0rd"],
+  ["db-connection-string", "root:p@ssw0rd@tcp(127.0.0.1:3306)/app", "p@ssw0rd"],
+  ["db-connection-string", 'sql.Open("mysql", "root:hunter2@/app")', "hunter2"],
   ["auth-header", "Authorization: Bearer abc123.def456-ghi789_jkl", "abc123.def456-ghi789_jkl"],
   [
     "auth-header",
@@ -188,6 +192,7 @@ const NEGATIVES: string[] = [
   'dsn := fmt.Sprintf("%s:%s@tcp(%s:%d)/%s", user, pass, host, port, name)',
   'f"{user}:{password}@tcp({host})/db"',
   "jdbc:oracle:thin:@//db.prod.internal:1521/SVCNA",
+  'import Button from "@/components/Button"',
   "const u = 'https://user:' + pw + '@host.com';",
   SHA256,
   `params_hash: ${SHA256}, output_hash: sha256:${rep("0a", 32)}`,

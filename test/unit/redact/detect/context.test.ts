@@ -710,11 +710,16 @@ describe("configuration files' and code's shapes of other scanners' fixtures", (
       'fetch(url, { method: "POST", credentials: "same-origin" })',
       '"credentials" : "omit"',
       'const val AUTHORIZATION_TOKEN = "Authorization Token",',
+      'headers.Authorization = "Bearer ".concat(auth.bearer);',
       "clientToken: 'client-token',",
       '"connectionString": "Server=db;User Id=@user;Password=@password"',
     ]);
     // A parameter is named as its field; another `@word` is a password.
     expect(hides('password: "@dminPass"', "@dminPass")).toBe(true);
+    // A mode or a label is one only where its name says so.
+    expect(hides('password: "include"', "include")).toBe(true);
+    expect(hides('password: "secret-password"', "secret-password")).toBe(true);
+    expectKept(scrub, ["valid_token_types = ('access_token', 'refresh_token')"]);
   });
 });
 

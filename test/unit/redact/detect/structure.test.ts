@@ -99,8 +99,21 @@ describe("network device configuration (Cisco IOS)", () => {
     }
     expect(out).toContain("username admin privilege 15 password 0 [REDACTED:");
   });
+  it("in a configuration, a word too: after a prompt, in a JSON string's lines", () => {
+    expect(scrub("R1(config)#enable secret cisco")).toBe(
+      "R1(config)#enable secret [REDACTED:cisco-password]",
+    );
+    expect(scrub('{"config":"hostname R1\\nenable secret cisco\\nusername admin password hunter\\n"}')).toBe(
+      '{"config":"hostname R1\\nenable secret [REDACTED:cisco-password]\\nusername admin password [REDACTED:cisco-password]\\n"}',
+    );
+  });
   it("leaves prose about the same words alone", () => {
     for (const text of [
+      "username or password incorrect",
+      "enable secret scanning",
+      "enable password authentication",
+      "username {{.User}} password {{.Password}}",
+      "username %s password %s",
       "username and password are required",
       "username admin password is stored in vault",
       "enable secret is set",
