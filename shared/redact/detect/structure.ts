@@ -66,8 +66,8 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
   {
     // Cisco IOS's other forms, at a line's start as `show running-config` prints them, or after the
     // device's prompt (`R1(config)#`), also in a JSON string's `\n`: `enable password [level n] x`,
-    // `enable secret x`, `username u [privilege n] password x`, a TACACS+ or RADIUS server's
-    // `key x`; the type digit (`0`, `7`, `5`…) is not the password. The value ends its line, as in a
+    // `enable secret x`, `username u [privilege n] password x [privilege n] [role r]` (NX-OS, ASA,
+    // EOS), a TACACS+ or RADIUS server's `key x` (after its ports and timeout); the type digit (`0`, `7`, `5`…) is not the password. The value ends its line, as in a
     // configuration, and a word (`username or password incorrect`, `enable password authentication`)
     // is a password only in a configuration (`isDeviceConfigValue`).
     id: "cisco-password",
@@ -75,7 +75,7 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     layer: "structure",
     needles: ["enable ", "username ", "-server "],
     pattern:
-      /(?:^|\n|\\n)[ \t]*(?:[\w.-]+(?:\([\w-]+\))?#[ \t]*)?(?:enable[ \t]+(?:password|secret)|username[ \t]+(?!(?:and|or|and\/or|&)[ \t])\S+(?:[ \t]+privilege[ \t]+\d+)?[ \t]+(?:password|secret)|(?:tacacs|radius)-server[ \t]+(?:host[ \t]+\S+[ \t]+)?key)(?:[ \t]+level[ \t]+\d+)?(?:[ \t]+\d(?=[ \t]))?[ \t]+([^\s"'(<[][^\s"']*)(?=[ \t]*(?:\r?\n|\\[rn]|\r?$))/dg,
+      /(?:^|\n|\\n)[ \t]*(?:[\w.-]+(?:\([\w-]+\))?#[ \t]*)?(?:enable[ \t]+(?:password|secret)|username[ \t]+(?!(?:and|or|and\/or|&)[ \t])\S+(?:[ \t]+privilege[ \t]+\d+)?[ \t]+(?:password|secret)|(?:tacacs|radius)-server[ \t]+(?:host[ \t]+\S+(?:[ \t]+(?:auth-port|acct-port|port|timeout|retransmit)[ \t]+\d+|[ \t]+single-connection)*[ \t]+)?key)(?:[ \t]+level[ \t]+\d+)?(?:[ \t]+\d(?=[ \t]))?[ \t]+([^\s"'(<[][^\s"']*)(?=(?:[ \t]+(?:privilege[ \t]+\d+|role[ \t]+[\w-]+|encrypted))*[ \t]*(?:\r?\n|\\[rn]|\r?$))/dg,
     group: 1,
     accept: (m, text) => isDeviceConfigValue(m[1] ?? "", text),
   },

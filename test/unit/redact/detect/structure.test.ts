@@ -92,9 +92,19 @@ describe("network device configuration (Cisco IOS)", () => {
       "username john password hunter2",
       "tacacs-server key T4cacsK3y",
       "radius-server host 10.0.0.9 key Rad1usK3y",
+      "radius-server host 10.0.0.7 auth-port 1812 acct-port 1813 key Rad1usK3y2",
+      "username ops password Nx0sPass! role network-admin",
     ].join("\n");
     const out = scrub(config);
-    for (const secret of ["MyS3cret", "Cisco123!", "hunter2", "T4cacsK3y", "Rad1usK3y"]) {
+    for (const secret of [
+      "MyS3cret",
+      "Cisco123!",
+      "hunter2",
+      "T4cacsK3y",
+      "Rad1usK3y",
+      "Rad1usK3y2",
+      "Nx0sPass!",
+    ]) {
       expect(out, secret).not.toContain(secret);
     }
     expect(out).toContain("username admin privilege 15 password 0 [REDACTED:");
@@ -110,6 +120,7 @@ describe("network device configuration (Cisco IOS)", () => {
   it("leaves prose about the same words alone", () => {
     for (const text of [
       "username or password incorrect",
+      "username admin password is encrypted",
       "enable secret scanning",
       "enable password authentication",
       "username {{.User}} password {{.Password}}",
