@@ -33,7 +33,7 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 22,
+  "redact/rules": 23,
   "redact/detect": 64,
   "redact/layer-c": 15,
   "redact/scrub": 14,

@@ -60,6 +60,25 @@ export function isStandIn(value: string): boolean {
 }
 
 /**
+ * Does `value`, where a password stands in a connection string or a configuration, stand in for
+ * one: a stand-in (`isStandIn`) or a format's verb in the password's place (`"%s:%s@tcp(%s)/%s"`)?
+ */
+export function isPasswordStandIn(value: string): boolean {
+  return isStandIn(value) || FORMAT_VERB.test(value);
+}
+const FORMAT_VERB = /^%[-+ #0-9.]*[a-zA-Z]$/;
+
+/**
+ * Is `value` an HTTP `Authorization` scheme's word alone (`Bearer`, `Basic `): the credential's
+ * label, never the credential. (`Token` is a scheme too, but also documentation's word, which is
+ * the password where one must stand: `password: "token"`.)
+ */
+export function isAuthSchemeWord(value: string): boolean {
+  return AUTH_SCHEME_WORD.test(value);
+}
+const AUTH_SCHEME_WORD = /^(?:bearer|basic|digest|negotiate|ntlm)\s*$/i;
+
+/**
  * Is `value` one of documentation's words for a credential (`secret`, `Password`, `changeme`)?
  * Redacted where a credential must stand, but never looked for elsewhere: the word is prose there.
  */

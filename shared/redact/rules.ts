@@ -22,8 +22,10 @@ import {
   firstGroup,
   hasMixedCase,
   identifierAt,
+  isAuthSchemeWord,
   isCredentialName,
   isCredentialShaped,
+  isPasswordStandIn,
   isPlaceholder,
   isStandIn,
   KEYWORD_SECRET,
@@ -318,7 +320,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // Not regexp or code punctuation (`(?:[\r\n]|$)|@(?:use`, `[!;=,{}&|:.\[\]@()]`).
     pattern: /(?<![\w.$:/-])[\w.$-]{0,64}:([^\s"'`/\\|()[\]{}]{1,256})@(?:(?:tcp6?|unix|udp)\(|\/(?=\w))/dg,
     group: 1,
-    accept: (m) => isConnectionPassword(m[1] ?? ""),
+    accept: (m) => !isPasswordStandIn(m[1] ?? ""),
   },
   {
     // Oracle's JDBC URL, `user/password@` after the driver (`jdbc:oracle:thin:scott/tiger@//db:1521/svc`),
@@ -331,7 +333,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     pattern:
       /jdbc:oracle:(?:thin|oci8?|kprb):(?:"[^"\r\n]{1,64}"|[\w$#.-]{1,64})\/(?:"([^"\r\n]{1,256})"|([^\s/"']{1,256}))@(?=[^@\s"']*(?:[\s"']|$))/dgi,
     group: [1, 2],
-    accept: (m) => isConnectionPassword(m[1] ?? m[2] ?? ""),
+    accept: (m) => !isPasswordStandIn(m[1] ?? m[2] ?? ""),
   },
   {
     // `Authorization: Bearer …` / `Proxy-Authorization: Basic …` / `Authorization: SSWS …`: the
@@ -346,7 +348,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     group: 1,
     // A scheme's word alone is no credential (`"Authorization": "Bearer token"`, a placeholder).
     accept: (m) =>
-      !isPlaceholder(m[1] ?? "") && !/^(?:bearer|basic|digest|token|negotiate|ntlm)$/i.test(m[1] ?? ""),
+      !isPlaceholder(m[1] ?? "") && !isAuthSchemeWord(m[1] ?? "") && !/^token$/i.test(m[1] ?? ""),
   },
   {
     id: "bearer-token",
@@ -448,14 +450,6 @@ export const PATTERN_RULES: readonly PatternRule[] = [
 export const OWN_RULE_IDS: readonly string[] = [
   ...new Set([...PATTERN_RULES.map((r) => r.id), "db-connection-string", CREDENTIAL_PAIR_RULE]),
 ];
-
-/**
- * Is `value`, where a connection string's password stands, one? Not a stand-in, nor a format's
- * verb in the password's place (`fmt.Sprintf("%s:%s@tcp(%s)/%s", …)`).
- */
-function isConnectionPassword(value: string): boolean {
-  return !isStandIn(value) && !/^%[-+ #0-9.]*[a-zA-Z]$/.test(value);
-}
 
 const TOKEN_RUN = /[A-Za-z0-9_+/=.~-]{16}/;
 

@@ -9,7 +9,7 @@
  */
 
 import { remembered } from "../../memo.js";
-import { isPlaceholder, isSampleValue, isStandIn } from "../rule-helpers.js";
+import { isAuthSchemeWord, isPlaceholder, isSampleValue, isStandIn } from "../rule-helpers.js";
 import type { Detection, PatternRule } from "../rule-types.js";
 import {
   ASCII_PASSWORD_WORDS,
@@ -683,7 +683,7 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
  */
 function isSettingValue(name: string, value: string): boolean {
   // An `Authorization` scheme's word alone (`headers.Authorization = "Bearer ".concat(token)`).
-  if (/^(?:bearer|basic|digest|negotiate|ntlm)\s*$/i.test(value)) return true;
+  if (isAuthSchemeWord(value)) return true;
   const words = nameWords(name);
   if (FETCH_CREDENTIALS.test(value)) return words[words.length - 1] === "credentials";
   // A label beside another (`('access_token', 'refresh_token')`): names listed, not a value.
