@@ -7,7 +7,7 @@ import { isMaskChar, isMasked, ORDERED_RUN } from "./detect/randomness.js";
 import type { Detection, PatternRule } from "./rule-types.js";
 
 const PLACEHOLDER =
-  /^(?:\[REDACTED[^\]]*\]?.*|\*+|x{3,}|\.{3}|…|null|none|nil|true|false|undefined|string|str|number|int|bool|boolean|any|unknown|optional\[str\]|new|(?:big)?u?int(?:8|16|32|64)(?:clamped)?array|float(?:32|64)array|arraybuffer|dataview|buffer|bytes|bytearray|keyobject|cryptokey|securestring|secretstr|secretbytes|byte\[\]|char\[\]|\[\]byte|&str|vec<u8>|<[^>]*>|\$\{[^}]*\}|%\([^)]*\)s|\{\{[^}]*\}\}|%[A-Za-z_]\w*%)$/i;
+  /^(?:\[REDACTED[^\]]*\]?.*|\*+|x{3,}|\.{3}|…|null|none|nil|true|false|undefined|string|str|number|int|bool|boolean|any|unknown|optional\[str\]|new|(?:big)?u?int(?:8|16|32|64)(?:clamped)?array|float(?:32|64)array|arraybuffer|dataview|buffer|bytes|bytearray|keyobject|cryptokey|securestring|secretstr|secretbytes|byte\[\]|char\[\]|\[\]byte|&str|vec<u8>|<[^>]*>|\$\{[^}]*\}|%\([^)]*\)s|\{\{[^}]*\}\}|%[A-Za-z_]\w*%|\$env\{[^}]*\}|op:\/\/.+)$/i;
 /**
  * Documentation's words for a credential (`secret`, `password`, `changeme`): a placeholder where a
  * value only may be a credential, a password where one must stand (`Password=secret;`,

@@ -27,7 +27,6 @@ import {
   isCredentialShaped,
   isPasswordStandIn,
   isPlaceholder,
-  isStandIn,
   KEYWORD_SECRET,
   KEYWORD_VALUES,
   KIND_SECRET,
@@ -302,7 +301,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // closes it (`['http://a:b','c@d.com']`).
     accept: (m, text) => {
       const password = m[3] ?? "";
-      if (isStandIn(password) || /^\d{1,5}(?:\/|'(?:[;,)\s]|$))/.test(password)) return false;
+      if (isPasswordStandIn(password) || /^\d{1,5}(?:\/|'(?:[;,)\s]|$))/.test(password)) return false;
       return !(password.includes("'") && text[m.index - 1] === "'");
     },
     ruleFor: (m) => (DB_SCHEMES.test(m[1] ?? "") ? "db-connection-string" : "url-password"),

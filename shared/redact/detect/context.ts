@@ -23,7 +23,7 @@ import {
   wordStrength,
 } from "./credential-names.js";
 import { groupValues } from "./group-values.js";
-import { isAlgorithmName, keyArguments, keyPlaceOf } from "./keyed-calls.js";
+import { commandCallKeys, isAlgorithmName, keyArguments, keyPlaceOf, wrappedLiteral } from "./keyed-calls.js";
 import { PRINTED_SECRET_NEEDLES, scanPrintedSecrets } from "./printed-secrets.js";
 import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
 import { toolPasswordRules } from "./tool-passwords.js";
@@ -65,6 +65,26 @@ function quoteAt(text: string, at: number): string | undefined {
   return text[end] === '"' && (end - at) % 2 === 1 ? text.slice(at, end + 1) : undefined;
 }
 
+/**
+ * The value an assignment gives, starting at `s`: a literal, a literal a call makes bytes, decodes
+ * (`key = bytes.fromhex("…")`, `secret = Buffer.from("…")`) or makes a SecureString, or a bare
+ * word; none for a prompt read (`Read-Host "Password"`).
+ */
+function assignedValue(text: string, s: number): Value | undefined {
+  const cmdlet = CMDLET_VALUE.exec(text.slice(s, s + 48));
+  if (cmdlet !== null) return cmdlet[1] === undefined ? undefined : quoted(text, s + cmdlet[0].length, false);
+  const wrapped = wrappedLiteral(text, s);
+  if (wrapped !== undefined) return { start: wrapped[0], end: wrapped[1], quoted: true, loose: false };
+  return quoted(text, s, false) ?? bare(text, s, false);
+}
+
+/** PowerShell's cmdlets as a value: a prompt (`Read-Host`, `Get-Credential`), or a literal made a SecureString (group 1). */
+const CMDLET_VALUE =
+  /^(?:Read-Host|Get-Credential)\b|^(ConvertTo-SecureString)(?:[ \t]+-String)?[ \t]+(?=["'])/i;
+
+/** A concatenation's operator at a quoted value's start: the quote closed a literal. */
+const CONCATENATED = /^[ \t]*(?:\+|\.\.?|\|\||&)[ \t]/;
+
 /** Reads a quoted value opening at `at`; undefined if it does not close on its line. */
 function quoted(text: string, at: number, loose: boolean): Value | undefined {
   const q = quoteAt(text, at);
@@ -78,7 +98,10 @@ function quoted(text: string, at: number, loose: boolean): Value | undefined {
         end++;
         continue;
       }
-      return end > start ? { start, end, quoted: true, loose } : undefined;
+      // A literal's closing quote before a concatenation (`"--password=" + pw + "`) opens no value.
+      return end > start && !CONCATENATED.test(text.slice(start, start + 8))
+        ? { start, end, quoted: true, loose }
+        : undefined;
     }
     const c = text[end];
     if (c === "\n" || c === "\r") return undefined;
@@ -380,7 +403,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
     // A fallback (`env["PASS"] ?: "x"`, `process.env.TOKEN ?? "x"`) of a literal; a bare one is code.
     if (/\?[?:]/.test(assign[0]))
       return /^[ \t]*\?\?|^[ \t]+\?:/.test(assign[0]) ? quoted(text, s, false) : undefined;
-    return quoted(text, s, false) ?? bare(text, s, false);
+    return assignedValue(text, s);
   }
 
   const prose = PROSE.exec(rest);
@@ -623,12 +646,8 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     // `/` is inside a run (`…AAAA/AAAPw metadata` is base64, not the flag `/…Pw` and its value).
     const slashFlag = text[start - 1] === "/" && (start === 1 || SPACE.test(text[start - 2] ?? ""));
     const isFlag = text[start - 1] === "-" || slashFlag || name.startsWith("-");
-    const v = valueAfter(text, start, end, isFlag);
+    const v = valueAfter(text, start, end, isFlag) ?? literalBefore(text, start);
     if (v === undefined) continue;
-    // Code compares a token or a key with literals of its grammar (`tok.type === "ident"`,
-    // `key === "Enter"`): such a name takes only a literal that looks like a credential by itself;
-    // a password or a secret compared with a literal is checked against the credential itself.
-    const grammar = v.compared === true && !COMPARED_NAME.test(name);
     // A found value ending in a credential's word names nothing (`…V00Pw https://`, `"…Pw", "user"`)
     // unless a value is assigned to it (`token: password: 'p'`, `token => client_secret='…'`).
     if (
@@ -647,16 +666,9 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     // A flag or a URL query names what it takes: `--key x`, `?sig=x` are as good as `api_key`.
     const inQuery = text[start - 1] === "?" || text[start - 1] === "&";
     let judged: Strength = strength;
-    if (grammar) judged = "weak";
-    else if (v.paired === true) judged = "strong";
+    if (v.paired === true) judged = "strong";
     else if (strength === "weak" && (isFlag || inQuery)) judged = "qualified";
-    if (!isCredentialValue(text, v, judged, followedByCall) || isRecordId(text, v, name)) continue;
-    if (grammar && !isMadeUpLiteral(text, v)) continue;
-    if (
-      isTypedPlaceholder(name, text.slice(v.start, v.end)) ||
-      isSettingValue(name, text.slice(v.start, v.end))
-    )
-      continue;
+    if (!isSecretFor(text, name, v, judged, followedByCall) || isRecordId(text, v, name)) continue;
     out.push({ start: v.start, end: v.end, rule, kind: "secret" });
     found = v;
     // `password changed from 'a' to 'b'`: the new one too.
@@ -669,9 +681,60 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
       }
     }
     // Rescan the value: `token => client_secret='…'` holds a second assignment.
-    CREDENTIAL_WORD.lastIndex = v.start;
-    doneUntil = v.start;
+    if (v.start > start) {
+      CREDENTIAL_WORD.lastIndex = v.start;
+      doneUntil = v.start;
+    }
   }
+}
+
+/**
+ * Is `v` a secret given to `name` of strength `judged`? Code compares a token or a key with
+ * literals of its grammar (`tok.type === "ident"`, `key === "Enter"`): such a name takes only a
+ * literal that looks like a credential by itself; a password or a secret compared with a literal
+ * is checked against the credential itself.
+ */
+function isSecretFor(
+  text: string,
+  name: string,
+  v: Value,
+  judged: Strength,
+  followedByCall: boolean,
+): boolean {
+  const grammar = v.compared === true && !COMPARED_NAME.test(name);
+  const value = text.slice(v.start, v.end);
+  return (
+    isCredentialValue(text, v, grammar ? "weak" : judged, followedByCall) &&
+    (!grammar || isMadeUpLiteral(text, v)) &&
+    !isTypedPlaceholder(name, value) &&
+    !isSettingValue(name, value)
+  );
+}
+
+/** A comparison's operator and blanks at the end of the text before a name. */
+const COMPARE_BEFORE = /[=!]==?[ \t]*$/;
+
+/** The literal compared with the name starting at `start` from before it (`"x" == password`, `'x' !== token`). */
+function literalBefore(text: string, start: number): Value | undefined {
+  const op = COMPARE_BEFORE.exec(text.slice(Math.max(0, start - 6), start));
+  if (op === null) return undefined;
+  let close = start - op[0].length - 1;
+  // `"x"==password`; a blank before the operator only with one after it (as `COMPARE` reads).
+  if (text[close] === " " || text[close] === "\t") {
+    if (!/[ \t]$/.test(op[0])) return undefined;
+    while (close > 0 && SPACE.test(text[close] ?? "")) close--;
+  }
+  const q = text[close];
+  if (q !== '"' && q !== "'") return undefined;
+  for (let open = close - 1; open >= 0 && close - open <= 1024; open--) {
+    const c = text[open];
+    if (c === "\n" || c === "\r") return undefined;
+    if (c === q && text[open - 1] !== "\\")
+      return open + 1 < close
+        ? { start: open + 1, end: close, quoted: true, loose: false, compared: true }
+        : undefined;
+  }
+  return undefined;
 }
 
 /**
@@ -684,7 +747,13 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
 function isSettingValue(name: string, value: string): boolean {
   // An `Authorization` scheme's word alone (`headers.Authorization = "Bearer ".concat(token)`).
   if (isAuthSchemeWord(value)) return true;
+  // A translation's label: words naming a password in some language (`"new_password": "Nytt
+  // passord"`), or words ending in a colon (`"one_time_password": "Engangskode:"`).
+  if (TRANSLATED_LABEL.test(value) || (/\s/.test(value) && PASSWORD_WORD_IN.test(value))) return true;
   const words = nameWords(name);
+  // The name's own words as an identifier (`IAM_ROLE_STATEMENTS_TOKEN = 'iamRoleStatements'`).
+  const valueWords = nameWords(value);
+  if (valueWords.length >= 2 && !/\d/.test(value) && valueWords.every((w) => words.includes(w))) return true;
   if (FETCH_CREDENTIALS.test(value)) return words[words.length - 1] === "credentials";
   // A label beside another (`('access_token', 'refresh_token')`): names listed, not a value.
   if (CREDENTIAL_LABEL.test(value))
@@ -692,6 +761,12 @@ function isSettingValue(name: string, value: string): boolean {
   return value.startsWith("@") && value.slice(1).toLowerCase() === name.toLowerCase();
 }
 const FETCH_CREDENTIALS = /^(?:include|omit|same-origin|use-credentials)$/;
+const TRANSLATED_LABEL = /^\p{Lu}\p{Ll}+(?:[ \t]\p{L}+)*:$/u;
+/** "Password" as a word of a label, in English or another language (`Gjenta passord`, `Lösenord igen`). */
+const PASSWORD_WORD_IN = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])(?:passwords?|${OTHER_LANGUAGE_PASSWORDS.join("|")})(?![\p{L}\p{N}])`,
+  "iu",
+);
 const CREDENTIAL_LABEL =
   /^(?:(?:api|access|auth|authorization|bearer|client|refresh|session|private|public|secret|token|key|password|passphrase|credentials?|id)[ _-]+)+(?:api|access|auth|authorization|bearer|client|refresh|session|private|secret|token|key|password|passphrase|credentials?|id)$/i;
 
@@ -789,6 +864,65 @@ const ENDPOINT = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)+\/\/|^[a-z]+:(?:host|dbname|serv
 const WEB = /^https?:/i;
 
 /**
+ * Callees that compare two strings (`strcmp`, `Objects.equals`, `string.Equals`, `assertEquals`),
+ * or compare a literal with their argument (`"x".equals(password)`).
+ */
+const COMPARE_CALLEE =
+  /^(?:\.|\w+(?:\.|::))?(?:str(?:n)?(?:case)?cmp|_?str(?:n)?icmp|wcs(?:n)?cmp|equals(?:IgnoreCase)?|Equals|assert(?:Equals|Equal|_equal)|assert_eq|isEqual(?:ToString)?)$/;
+/** The receiver of an `equals` method (`password.equals(…)`, `cfg.token.Equals(…)`). */
+const RECEIVER = /^([A-Za-z_$][\w$.]*)\.(?:equals(?:IgnoreCase)?|Equals)$/;
+/** A name passed to a comparison: a path of names, a getter's call (`user.password`, `cfg->pwd`, `getToken()`). */
+const NAME_ARGUMENT = /^&?([A-Za-z_$][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)*)(?:\(\))?[ \t]*(?=[,)])/;
+
+/**
+ * The literal a comparison call compares a credential's name with: `strcmp(passwd, "x")`,
+ * `Objects.equals("x", token)`, `"x".equals(password)` (the callee starting at `start`, its
+ * arguments at `at`); judged as a literal compared with the name (`password == "x"`).
+ */
+function comparedArgument(text: string, callee: string, start: number, at: number): Value | undefined {
+  const args: ({ name: string } | Value)[] = [];
+  let i = at;
+  while (args.length < 2) {
+    const v = quoted(text, i, false);
+    const name = v === undefined ? NAME_ARGUMENT.exec(text.slice(i, i + 120)) : null;
+    if (v !== undefined) args.push(v);
+    else if (name !== null) args.push({ name: name[1] as string });
+    else return undefined;
+    i = v === undefined ? i + (name?.[0].length ?? 0) : v.end + 1;
+    while (SPACE.test(text[i] ?? "")) i++;
+    if (text[i] !== ",") break;
+    i++;
+    while (SPACE.test(text[i] ?? "")) i++;
+  }
+  if (args.length === 1) {
+    // One argument: the other operand is the method's receiver, a name (`password.equals("x")`)
+    // or a literal (`"x".equals(password)`).
+    const receiver = RECEIVER.exec(callee);
+    const dot = text[start] === "." ? start : start - 1;
+    const q = text[dot - 1];
+    if (receiver !== null) args.unshift({ name: receiver[1] as string });
+    else if (text[dot] === "." && (q === '"' || q === "'")) {
+      const open = text.lastIndexOf(q, dot - 2);
+      if (open === -1 || text.slice(open, dot).includes("\n")) return undefined;
+      args.unshift({ start: open + 1, end: dot - 1, quoted: true, loose: false });
+    }
+  }
+  const [a, b] = args;
+  if (a === undefined || b === undefined || "name" in a === "name" in b) return undefined;
+  const path = ("name" in a ? a : (b as { name: string })).name;
+  const v = ("name" in a ? b : a) as Value;
+  const name = path.slice(
+    Math.max(path.lastIndexOf(".") + 1, path.lastIndexOf(">") + 1, path.lastIndexOf(":") + 1),
+  );
+  const strength = strengthOfName(name);
+  return strength !== undefined &&
+    !FAKE_NAME.test(name) &&
+    isSecretFor(text, name, { ...v, compared: true }, strength, false)
+    ? v
+    : undefined;
+}
+
+/**
  * Appends the credential arguments of calls: every string argument after the first (the user)
  * of a callee naming a credential, login or connection; a lone argument when the callee names
  * a password, secret or token (`setPassword("p")`). A call of three strings whose first is an
@@ -796,6 +930,12 @@ const WEB = /^https?:/i;
  * `new DirectoryEntry("LDAP://…", "u", "p")`), whatever its callee unless the endpoint is a web URL.
  */
 function scanCredentialArguments(text: string, out: Detection[], rule: string): void {
+  if (text.includes("JWT.") || text.includes("HMAC.")) {
+    for (const [s, e] of commandCallKeys(text)) {
+      if (e - s >= 3 && !isStandInValue(text.slice(s, e)))
+        out.push({ start: s, end: e, rule, kind: "secret" });
+    }
+  }
   for (let open = text.indexOf("("); open !== -1; open = text.indexOf("(", open + 1)) {
     // The callee: the name before `(` (blanks allowed between).
     let end = open;
@@ -813,6 +953,13 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
           out.push({ start: s, end: e, rule, kind: "secret" });
       }
       continue;
+    }
+    if (COMPARE_CALLEE.test(callee)) {
+      const v = comparedArgument(text, callee, start, at);
+      if (v !== undefined) {
+        out.push({ start: v.start, end: v.end, rule, kind: "secret" });
+        continue;
+      }
     }
     // A callee that looks a credential up, makes or describes one takes its name, not the secret
     // (`fromGeneratedSecret('postgres')`, `getSecretValue('db')`, `fromSecretName(this, 'Db', 'x')`).
@@ -931,7 +1078,7 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     id: "credential-argument",
     kind: "secret",
     layer: "context",
-    needles: ["("],
+    needles: ["(", "JWT.", "HMAC."],
     scan: (text, out, rule) => scanCredentialArguments(text, out, rule.id),
   },
   {

@@ -53,7 +53,7 @@ const CALL_REACH = 1024;
  * its `(`), as `[start, end)` of their contents; a keyword argument named as a key (`key=b"k"`,
  * `secret="k"`) wherever it stands. Algorithm names (`HS256`, `SHA256withRSA`) are never keys.
  */
-export function keyArguments(text: string, at: number, place: KeyPlace): [number, number][] {
+export function keyArguments(text: string, at: number, place: KeyPlace, command = false): [number, number][] {
   const found: [number, number][] = [];
   const take = (start: number, index: number): void => {
     const keyword = KEYWORD_KEY.exec(text.slice(start, start + 24));
@@ -72,7 +72,24 @@ export function keyArguments(text: string, at: number, place: KeyPlace): [number
       if (depth === 0) break;
       depth--;
     } else if (c === "," && depth === 0) take(skipBlanks(text, i + 1), ++index);
+    // A call without parentheses (`command`) ends with its line or statement.
+    else if (command && depth === 0 && (c === "\n" || c === "\r" || c === ";")) break;
     else i = pastSkipped(text, i);
+  }
+  return found;
+}
+
+/** A Ruby call of a keyed callee without parentheses (`JWT.encode payload, "k", "HS256"`): its callee's end and blanks. */
+const COMMAND_CALL = /(?:JWT|HMAC)\.(?:encode|decode|hexdigest|digest|base64digest|new)[ \t]+(?=[\w"'@:])/g;
+
+/** The key literals of Ruby's keyed calls written without parentheses (see `keyArguments`). */
+export function commandCallKeys(text: string): [number, number][] {
+  const found: [number, number][] = [];
+  COMMAND_CALL.lastIndex = 0;
+  for (let m = COMMAND_CALL.exec(text); m !== null; m = COMMAND_CALL.exec(text)) {
+    const end = m.index + m[0].trimEnd().length;
+    const place = keyPlaceOf(text.slice(Math.max(0, end - 48), end));
+    if (place !== undefined) found.push(...keyArguments(text, m.index + m[0].length, place, true));
   }
   return found;
 }
@@ -134,19 +151,32 @@ function closingQuote(text: string, from: number, quote: string): number {
   return -1;
 }
 
-/** Calls that make a literal bytes around it: `[]byte(`, `bytes(`, `Buffer.from(`, `Encoding.UTF8.GetBytes(`, `Data(`. */
+/**
+ * Calls that make a literal bytes, or decode it, around it: `[]byte(`, `bytes(`, `Buffer.from(`,
+ * `new TextEncoder().encode(`, `Encoding.UTF8.GetBytes(`, `Data(`, and the hex and base64
+ * decoders of Python, Go, Java, .NET, Ruby and the browser (`base64.b64decode(`, `bytes.fromhex(`,
+ * `hex.DecodeString(`, `Base64.getDecoder().decode(`, `Convert.FromBase64String(`, `atob(`).
+ */
 const BYTES_OF =
-  /^(?:\[\]byte|bytes|Buffer\.from|(?:System\.Text\.)?Encoding\.\w+\.GetBytes|Data|str\.encode)\([ \t]*/;
+  /^(?:\[\]byte|bytes|bytearray|Buffer\.from|(?:new[ \t]+)?TextEncoder\(\)\.encode|(?:System\.Text\.)?Encoding\.\w+\.GetBytes|Data|str\.encode|(?:base64\.)?(?:urlsafe_|standard_)?b(?:64|32)decode|bytes\.fromhex|(?:binascii\.)?(?:unhexlify|a2b_hex|a2b_base64)|hex\.DecodeString|base64\.(?:Raw)?(?:Std|URL)Encoding\.DecodeString|Base64\.(?:(?:strict_|urlsafe_)?decode(?:64)?|decodeBase64|get(?:Url|Mime)?Decoder\(\)\.decode)|Convert\.From(?:Base64|Hex)String|atob|Hex\.decodeHex|SecretStr|SecretBytes)\([ \t]*/;
 /** A string literal's prefix that makes it bytes or raw (Python's `b"k"`, `rb"k"`, Rust's `b"k"`). */
 const LITERAL_PREFIX = /^(?:[bB][rR]?|[rR][bB]?|[uU])(?=\\?["'])/;
 /** What may follow a key's literal: the argument's end, a method making it bytes, a comment, a cast. */
 const AFTER_KEY = /^\s*(?:[,)]|\.\w+\(|\/\*|as\b)/;
 
+/**
+ * The contents of the literal a value made of a literal by `BYTES_OF`'s calls holds
+ * (`key = bytes.fromhex("…")`, `secret = new TextEncoder().encode("…")`), if the value at `s` is one.
+ */
+export function wrappedLiteral(text: string, s: number): [number, number] | undefined {
+  return BYTES_OF.test(text.slice(s, s + 48)) ? literalAt(text, s) : undefined;
+}
+
 /** The contents of the string literal at `s` (an argument's start), if the argument is one. */
 function literalAt(text: string, s: number): [number, number] | undefined {
   let at = s;
   for (let k = 0; k < 2; k++) {
-    const wrap = BYTES_OF.exec(text.slice(at, at + 40));
+    const wrap = BYTES_OF.exec(text.slice(at, at + 48));
     if (wrap === null) break;
     at += wrap[0].length;
   }

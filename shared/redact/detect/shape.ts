@@ -187,11 +187,13 @@ function endsUrlWord(c: number): boolean {
   return c < 128 ? URL_WORD_END[c] === 1 : /\s/.test(String.fromCharCode(c));
 }
 /**
- * A URL that may carry a credential: its words, or a query parameter that takes one (an Azure
- * Function's `?code=`, OpenWeatherMap's `?appid=`).
+ * A URL that may carry a credential: its words, a query parameter that takes one (an Azure
+ * Function's `?code=`, OpenWeatherMap's `?appid=`), a blockchain node provider's, whose path holds
+ * the project's key (`mainnet.infura.io/v3/<key>`, `eth-mainnet.alchemyapi.io/v2/<key>`), or a
+ * push service's, whose path holds the device's token (`gcm/send/<token>`).
  */
 const CREDENTIAL_URL =
-  /hook|token|secret|key|auth|bot\d|sig|credential|passw|trigger|[?&](?:code|appid|apiid|app_id)=/i;
+  /hook|token|secret|key|auth|bot\d|sig|credential|passw|trigger|[?&](?:code|appid|apiid|app_id)=|infura|alchemy|quiknode|\/(?:gcm|fcm)\/send\//i;
 
 /** Is `from` inside a SOPS-encrypted value (`ENC[AES256_GCM,data:…,iv:…,tag:…,type:str]`): ciphertext? */
 function inSopsValue(text: string, from: number): boolean {

@@ -81,13 +81,24 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
   },
   {
     // An SNMP community string, a password in all but name: `rocommunity x` (snmpd.conf),
-    // `snmp-server community x RO` (Cisco IOS).
+    // `snmp-server community x RO` (Cisco IOS), `set snmp community "x"` (Junos).
     id: "snmp-community",
     kind: "secret",
     layer: "structure",
     needles: ["community"],
-    pattern: /\b(?:r[ow]community6?|snmp-server community)[ \t]+([^\s"'#]+)/dg,
+    pattern:
+      /\b(?:r[ow]community6?|snmp-server community|set snmp community[ \t]+"?(?=[^\s"'#]+"?[ \t]*(?:$|\r?\n|\\n|[ \t]authorization\b|[ \t]clients\b)))[ \t]*([^\s"'#]+)/dg,
     group: 1,
+  },
+  {
+    // HPE ProCurve and Aruba switches: `password manager [user-name u] plaintext x`.
+    id: "device-password",
+    kind: "secret",
+    layer: "structure",
+    needles: ["plaintext "],
+    pattern:
+      /\bpassword[ \t]+(?:manager|operator|all)(?:[ \t]+user-name[ \t]+\S+)?[ \t]+plaintext[ \t]+(?:"([^"\r\n]+)"|([^\s"']+))/dg,
+    group: [1, 2],
   },
   {
     // A `.pgpass` line, `host:port:database:user:password`: the password.

@@ -757,6 +757,68 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
     ]);
   });
 
+  it('a literal before the name (`"x" == password`) and comparison calls, judged as a comparison after it', () => {
+    const shapes: [string, string][] = [
+      ['if ("Sup3rS3cr3t!2024" == password) {', "Sup3rS3cr3t!2024"],
+      ["if ('Hunter2x!'!==db_password) fail()", "Hunter2x!"],
+      ['if ("abcTok3nValue77" === token) {}', "abcTok3nValue77"],
+      ['if (strcmp(passwd, "letmein!2023") == 0) {', "letmein!2023"],
+      ['if (strcmp("letmein!2023", user->password) == 0) {', "letmein!2023"],
+      ['if (strncmp(cfg.secret, "Kq7wz3Lr9Tk2", 12) == 0) {', "Kq7wz3Lr9Tk2"],
+      [
+        'if (Objects.equals(apiToken, "a8f5f167f44f4964e6c998dee827110c")) ok();',
+        "a8f5f167f44f4964e6c998dee827110c",
+      ],
+      ['if ("Tr0ub4dor&3".equals(password)) login();', "Tr0ub4dor&3"],
+      ["if ('Tr0ub4dor&3'.equalsIgnoreCase(pwd)) login();", "Tr0ub4dor&3"],
+      ['if (string.Equals(password, "P@ssw0rd2024")) {}', "P@ssw0rd2024"],
+      ['assertEquals("s3cretValue!", config.getPassword());', "s3cretValue!"],
+      ['if (password.equals("Tr0ub4dor&3xyz")) {', "Tr0ub4dor&3xyz"],
+    ];
+    for (const [text, secret] of shapes) expect(hides(text, secret), text).toBe(true);
+    expectKept(scrub, [
+      'if ("Enter" === key) return;',
+      "if ('ident' == tok.type) x",
+      'if (key.equals("Enter")) {}',
+      'if (strcmp(key, "Escape") == 0) {}',
+      'if (strcmp(token, "ident") == 0) {}',
+      'if (Objects.equals(tokenType, "Bearer")) {}',
+      'if (strcmp(name, "password") == 0) {}',
+      'assertEquals("expected", actual);',
+      'x = "a" == b ? password : null',
+    ]);
+  });
+
+  it("labels, prompts, concatenations, format verbs and secret references are no passwords", () => {
+    expectKept(scrub, [
+      // A translation file's labels.
+      '"repeat_password": "Gjenta passord",',
+      '"new_password": "Nytt passord",',
+      '"one_time_password": "Engangskode:",',
+      '"password_hint": "Lösenord igen",',
+      // The name's own words as an identifier.
+      "IAM_ROLE_STATEMENTS_TOKEN = 'iamRoleStatements'",
+      // A prompt read, a concatenation's closing quote, a format's verb, a 1Password reference.
+      '$MYSQL_PASSWORD = Read-Host "MySQL administrator password" -AsSecureString',
+      'param += " --spring.datasource.password=" + password + " --url=" + url;',
+      'conn = "--password=" .. pw .. " --host=" .. host',
+      'const MQURL = "amqp://admin:%s@host:5672"',
+      'const MQURL = "amqp://admin:$env{admin_pwd}@host"',
+      "MYSQL_PASSWORD='op://vault/\"quoted folder\"/secret'",
+    ]);
+    // A literal made a SecureString is the password; a password of words and digits is one.
+    expect(hides('$pw = ConvertTo-SecureString "P@ssw0rd2024" -AsPlainText -Force', "P@ssw0rd2024")).toBe(
+      true,
+    );
+    expect(hides('$pw = ConvertTo-SecureString -String "P@ssw0rd2024" -AsPlainText', "P@ssw0rd2024")).toBe(
+      true,
+    );
+    expect(hides('password = "S3cret Passw0rd"', "S3cret Passw0rd")).toBe(true);
+    expect(hides('password: "correct horse battery staple"', "correct horse battery staple")).toBe(true);
+    expect(hides("password: application:", "application:")).toBe(true);
+    expect(hides('const u = "amqp://admin:S3cretMq@host:5672"', "S3cretMq")).toBe(true);
+  });
+
   it("docker-compose's escaped dollar: a literal `$` before a password, not a reference", () => {
     expect(hides("DB_PASSWORD: $$ecure2024", "ecure2024")).toBe(true);
     expect(hides("POSTGRES_PASSWORD: $$uperSecret", "uperSecret")).toBe(true);

@@ -6,7 +6,12 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isAlgorithmName, keyArguments, keyPlaceOf } from "#shared/redact/detect/keyed-calls.js";
+import {
+  commandCallKeys,
+  isAlgorithmName,
+  keyArguments,
+  keyPlaceOf,
+} from "#shared/redact/detect/keyed-calls.js";
 import { Scrubber } from "#shared/redact/scrub.js";
 import { expectKept } from "./helpers.js";
 
@@ -125,5 +130,61 @@ describe("keyed calls: the key by its place among the arguments", () => {
     ]);
     expect(isAlgorithmName("PBKDF2WithHmacSHA256")).toBe(true);
     expect(isAlgorithmName("Kq7wz3Lr9Tk2")).toBe(false);
+  });
+});
+
+describe("keyed calls without parentheses, and literals made bytes or decoded", () => {
+  it.each([
+    ['token = JWT.encode payload, "my$ecretKey2024", "HS256"', "my$ecretKey2024"],
+    ["decoded = JWT.decode token, 'an0therS3cretKey', true, { algorithm: 'HS256' }", "an0therS3cretKey"],
+    ['digest = OpenSSL::HMAC.hexdigest "SHA256", "s3cr3tK3yV4lu3x9", data', "s3cr3tK3yV4lu3x9"],
+    ['h = OpenSSL::HMAC.new "Kq7wz3Lr9Tk2", OpenSSL::Digest.new("sha256")', "Kq7wz3Lr9Tk2"],
+  ])("Ruby's call without parentheses: %s", (text, key) => {
+    expect(commandCallKeys(text).map(([s, e]) => text.slice(s, e))).toEqual([key]);
+    expect(hides(text, key)).toBe(true);
+  });
+
+  it("a call without parentheses ends with its line: the next line's literals are no arguments", () => {
+    const text = 'JWT.encode payload, key\nputs "Kq7wz3Lr9Tk2-not-an-argument"';
+    expect(commandCallKeys(text)).toEqual([]);
+  });
+
+  it("varied: a literal made bytes or decoded under a credential's name is the value", () => {
+    const wrap = fc.constantFrom(
+      (k: string) => `new TextEncoder().encode("${k}")`,
+      (k: string) => `TextEncoder().encode('${k}')`,
+      (k: string) => `Buffer.from("${k}", "utf8")`,
+      (k: string) => `bytes.fromhex("${k}")`,
+      (k: string) => `base64.b64decode("${k}")`,
+      (k: string) => `[]byte("${k}")`,
+      (k: string) => `Base64.getDecoder().decode("${k}")`,
+      (k: string) => `Convert.FromBase64String("${k}")`,
+      (k: string) => `hex.DecodeString("${k}")`,
+      (k: string) => `atob('${k}')`,
+    );
+    const name = fc.constantFrom(
+      "const secret =",
+      "SECRET_KEY =",
+      "jwtSecret :=",
+      "let signingKey =",
+      "password =",
+    );
+    const key = fc.stringMatching(/^[0-9a-f]{32,64}$/).filter((k) => /[a-f]/.test(k) && /\d/.test(k));
+    fc.assert(
+      fc.property(wrap, name, key, (w, n, k) => {
+        const text = `${n} ${w(k)}`;
+        expect(hides(text, k), text).toBe(true);
+      }),
+      { seed: 20_261_128, numRuns: 200 },
+    );
+  });
+
+  it("a lookup's or a codec's name argument stays", () => {
+    expectKept(scrub, [
+      'password = os.getenv("DB_PASSWORD")',
+      'token = get_token("service-name")',
+      'key = bytes(name, "utf-8")',
+      'key = bytes.fromhex(config["key_hex"])',
+    ]);
   });
 });

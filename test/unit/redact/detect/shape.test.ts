@@ -134,3 +134,33 @@ describe("a digest's length", () => {
     ]);
   });
 });
+
+describe("a key in a URL's path", () => {
+  it("is caught where the provider puts one there: node providers' project keys, push services' device tokens", () => {
+    const shapes: [string, string][] = [
+      [
+        "'1': 'https://mainnet.infura.io/v3/ac08c9ada68044d38f55d4cb4749d54a',",
+        "ac08c9ada68044d38f55d4cb4749d54a",
+      ],
+      ["wss://mainnet.infura.io/ws/v3/ac08c9ada68044d38f55d4cb4749d54a", "ac08c9ada68044d38f55d4cb4749d54a"],
+      ["rpc: https://eth-mainnet.alchemyapi.io/v2/6wgSNoYMEzJ2s47Q593p9-9Xg5clkmAB", "6wgSNoYMEzJ2s47Q593p9"],
+      [
+        "rpc: https://eth-mainnet.g.alchemy.com/v2/Qm7z4kT9wLx2VbN8rPq5sYhJ3cF6dGaE",
+        "Qm7z4kT9wLx2VbN8rPq5sYhJ3cF6dGaE",
+      ],
+      [
+        "POST https://android.googleapis.com/gcm/send/cfUDlZL9YBQ:APA91bExYfB9ymMLJrR6rrDDSdGR614iMWXDHYVQpE2ETwMjJrghcWDKrEHwnay5FTCI57",
+        "APA91bExYfB9ymMLJrR6rrDDSdGR614iMWXDHYVQpE2ETwMj",
+      ],
+    ];
+    for (const [text, secret] of shapes) expect(scrub(text), text).not.toContain(secret);
+  });
+
+  it("while content-addressed files and page ids elsewhere are kept", () => {
+    expectKept(scrub, [
+      "https://cdn.example.com/assets/ac08c9ada68044d38f55d4cb4749d54a.js",
+      "https://github.com/torvalds/linux/commit/96f79079f1d658895d188a78f303220c6f161b05",
+      "https://docs.infura.io/api/networks/ethereum",
+    ]);
+  });
+});

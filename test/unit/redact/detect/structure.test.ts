@@ -135,3 +135,25 @@ describe("network device configuration (Cisco IOS)", () => {
     }
   });
 });
+
+describe("network device configuration (Junos, HPE ProCurve and Aruba)", () => {
+  it("takes Junos' SNMP community and a switch's plaintext password", () => {
+    const shapes: [string, string][] = [
+      ['set snmp community "s3cr3tC0mm" authorization read-only', "s3cr3tC0mm"],
+      ["set snmp community Publ1cR0 clients 10.0.0.0/8", "Publ1cR0"],
+      ["set snmp community n0cR3ad", "n0cR3ad"],
+      ["password manager user-name admin plaintext S3cretPass99", "S3cretPass99"],
+      ['password operator plaintext "Op3r8tor!"', "Op3r8tor!"],
+      ["switch(config)# password all user-name ops plaintext hunter2x", "hunter2x"],
+    ];
+    for (const [text, secret] of shapes) expect(scrub(text), text).not.toContain(secret);
+  });
+
+  it("leaves prose about the same words alone", () => {
+    for (const text of [
+      "set snmp community name is set here",
+      "The password manager stores plaintext copies.",
+    ])
+      expect(scrub(text)).toBe(text);
+  });
+});
