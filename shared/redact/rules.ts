@@ -281,7 +281,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   {
     // scheme://user:password@host — keep scheme, user and host; redact the password. Database schemes are
     // reported as db-connection-string. The password may contain "@" (the last "@" before the host wins);
-    // RFC 3986 requires "?", "#" in userinfo to be percent-encoded.
+    // RFC 3986 requires "?", "#" in userinfo to be percent-encoded. The host may be concatenated
+    // after the literal (`"scheme://user:p@" + domain`).
     id: "url-password",
     kind: "secret",
     layer: "structure",
@@ -293,7 +294,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // A match starts in the run of scheme characters (and `jdbc:`'s colon) right before its "://".
     anchor: { at: "://", before: schemeRunBefore },
     pattern:
-      /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}|jdbc:[a-z]+):\/\/([^\s:/?#@"'<>[\]\\]{0,256}):([^\s?#"'<>\\][^\s?#"<>\\]{0,255})@(?=[A-Za-z0-9[_])/dg,
+      /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}|jdbc:[a-z]+):\/\/([^\s:/?#@"'<>[\]\\]{0,256}):([^\s?#"'<>\\][^\s?#"<>\\]{0,255})@(?=[A-Za-z0-9[_]|["'`][ \t]*\+)/dg,
     group: 3,
     // "/" is allowed in the password (seen unencoded in the wild), but "host:3000/@vite/client" is a
     // port; so is "'" after its first character (a sub-delimiter of RFC 3986's userinfo), but

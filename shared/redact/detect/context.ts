@@ -89,6 +89,14 @@ const CONCATENATED = /^[ \t]*(?:\+|\.\.?|\|\||&)[ \t]/;
 function quoted(text: string, at: number, loose: boolean): Value | undefined {
   const q = quoteAt(text, at);
   if (q === undefined) return undefined;
+  // Python's triple-quoted literal (`password='''p'''`), on one line.
+  if ((q === '"' || q === "'") && text.startsWith(q + q + q, at)) {
+    const close = text.indexOf(q + q + q, at + 3);
+    const inside = close === -1 ? "" : text.slice(at + 3, close);
+    return inside !== "" && inside.length <= 1024 && !/[\r\n]/.test(inside)
+      ? { start: at + 3, end: close, quoted: true, loose }
+      : undefined;
+  }
   const start = at + q.length;
   let end = start;
   while (end < text.length && end - start <= 1024) {
@@ -210,7 +218,7 @@ const AUTHORIZATION = /authorization$/i;
 const ANY_SCHEME = /^[A-Za-z][A-Za-z0-9-]{1,19}[ \t]+(?=\S)/;
 /** Assignment signs, longest first; typed declarations (`: str =`, ` string =`) before `:`. */
 const ASSIGN =
-  /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|Optional\[str\])[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\||\?\?|\?:)[ \t]*/;
+  /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|(?:Optional|Final|ClassVar)(?:\[[\w .,|]{1,40}\])?)[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\||\?\?|\?:)[ \t]*/;
 /** After a lookup call's quoted name: `)` and a fallback operator. */
 const CALL_FALLBACK = /^\)[ \t]*(?:\?\?|\?:|\|\||or(?= ))[ \t]*/;
 /** A path's last word before the name, in the same string (`'/etc/passwd'`). */
@@ -646,7 +654,7 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     // `/` is inside a run (`…AAAA/AAAPw metadata` is base64, not the flag `/…Pw` and its value).
     const slashFlag = text[start - 1] === "/" && (start === 1 || SPACE.test(text[start - 2] ?? ""));
     const isFlag = text[start - 1] === "-" || slashFlag || name.startsWith("-");
-    const v = valueAfter(text, start, end, isFlag) ?? literalBefore(text, start);
+    const v = literalBefore(text, start) ?? valueAfter(text, start, end, isFlag);
     if (v === undefined) continue;
     // A found value ending in a credential's word names nothing (`…V00Pw https://`, `"…Pw", "user"`)
     // unless a value is assigned to it (`token: password: 'p'`, `token => client_secret='…'`).
@@ -703,6 +711,13 @@ function isSecretFor(
 ): boolean {
   const grammar = v.compared === true && !COMPARED_NAME.test(name);
   const value = text.slice(v.start, v.end);
+  // A message compared (`assertEquals("This field is required.", errors.password)`), and a word
+  // compared with `pass` or `pwd`, a render pass or a folder as often (`strcmp(pwd, "build")`).
+  if (
+    v.compared === true &&
+    (COMPARED_PROSE.test(value) || (SHORT_PASS_NAME.test(name) && /^[A-Za-z]+$/.test(value)))
+  )
+    return false;
   return (
     isCredentialValue(text, v, grammar ? "weak" : judged, followedByCall) &&
     (!grammar || isMadeUpLiteral(text, v)) &&
@@ -711,28 +726,31 @@ function isSecretFor(
   );
 }
 
-/** A comparison's operator and blanks at the end of the text before a name. */
-const COMPARE_BEFORE = /[=!]==?[ \t]*$/;
+const COMPARED_PROSE = /^[A-Za-z][A-Za-z',]*(?: [A-Za-z',]+)+[.!?]?$/;
+const SHORT_PASS_NAME = /^(?:pass|pwd)$/i;
 
-/** The literal compared with the name starting at `start` from before it (`"x" == password`, `'x' !== token`). */
+/** A comparison's operator and blanks at the end of the text before a name, and blanks before it. */
+const COMPARE_BEFORE = /[ \t]*[=!]==?[ \t]*$/;
+
+/**
+ * The literal compared with the name starting at `start` from before it (`"x" == password`,
+ * `'x' !== token`, `\"x\" == pwd` inside a JSON string).
+ */
 function literalBefore(text: string, start: number): Value | undefined {
-  const op = COMPARE_BEFORE.exec(text.slice(Math.max(0, start - 6), start));
+  const op = COMPARE_BEFORE.exec(text.slice(Math.max(0, start - 24), start));
   if (op === null) return undefined;
-  let close = start - op[0].length - 1;
-  // `"x"==password`; a blank before the operator only with one after it (as `COMPARE` reads).
-  if (text[close] === " " || text[close] === "\t") {
-    if (!/[ \t]$/.test(op[0])) return undefined;
-    while (close > 0 && SPACE.test(text[close] ?? "")) close--;
-  }
+  const close = start - op[0].length - 1;
   const q = text[close];
   if (q !== '"' && q !== "'") return undefined;
-  for (let open = close - 1; open >= 0 && close - open <= 1024; open--) {
+  const escaped = text[close - 1] === "\\";
+  for (let open = close - 1 - (escaped ? 1 : 0); open >= 0 && close - open <= 1024; open--) {
     const c = text[open];
     if (c === "\n" || c === "\r") return undefined;
-    if (c === q && text[open - 1] !== "\\")
-      return open + 1 < close
-        ? { start: open + 1, end: close, quoted: true, loose: false, compared: true }
-        : undefined;
+    if (c !== q) continue;
+    // Inside `\"…\"` the literal opens with an escaped quote; a plain one opens with its quote alone.
+    if (escaped !== (text[open - 1] === "\\")) continue;
+    const end = escaped ? close - 1 : close;
+    return open + 1 < end ? { start: open + 1, end, quoted: true, loose: false, compared: true } : undefined;
   }
   return undefined;
 }
@@ -747,13 +765,14 @@ function literalBefore(text: string, start: number): Value | undefined {
 function isSettingValue(name: string, value: string): boolean {
   // An `Authorization` scheme's word alone (`headers.Authorization = "Bearer ".concat(token)`).
   if (isAuthSchemeWord(value)) return true;
-  // A translation's label: words naming a password in some language (`"new_password": "Nytt
-  // passord"`), or words ending in a colon (`"one_time_password": "Engangskode:"`).
-  if (TRANSLATED_LABEL.test(value) || (/\s/.test(value) && PASSWORD_WORD_IN.test(value))) return true;
   const words = nameWords(name);
-  // The name's own words as an identifier (`IAM_ROLE_STATEMENTS_TOKEN = 'iamRoleStatements'`).
-  const valueWords = nameWords(value);
-  if (valueWords.length >= 2 && !/\d/.test(value) && valueWords.every((w) => words.includes(w))) return true;
+  // A token's or a key's name's own words as an identifier (`IAM_ROLE_STATEMENTS_TOKEN =
+  // 'iamRoleStatements'`); a password of them is a password (`ADMIN_PASSWORD=admin_admin`,
+  // `MYSQL_PASSWORD: MySQLPassword`).
+  if (!COMPARED_NAME.test(name) && /^[A-Za-z]+(?:[_-][A-Za-z]+)*$/.test(value)) {
+    const valueWords = nameWords(value);
+    if (valueWords.length >= 2 && valueWords.every((w) => words.includes(w))) return true;
+  }
   if (FETCH_CREDENTIALS.test(value)) return words[words.length - 1] === "credentials";
   // A label beside another (`('access_token', 'refresh_token')`): names listed, not a value.
   if (CREDENTIAL_LABEL.test(value))
@@ -761,12 +780,6 @@ function isSettingValue(name: string, value: string): boolean {
   return value.startsWith("@") && value.slice(1).toLowerCase() === name.toLowerCase();
 }
 const FETCH_CREDENTIALS = /^(?:include|omit|same-origin|use-credentials)$/;
-const TRANSLATED_LABEL = /^\p{Lu}\p{Ll}+(?:[ \t]\p{L}+)*:$/u;
-/** "Password" as a word of a label, in English or another language (`Gjenta passord`, `Lösenord igen`). */
-const PASSWORD_WORD_IN = new RegExp(
-  String.raw`(?<![\p{L}\p{N}])(?:passwords?|${OTHER_LANGUAGE_PASSWORDS.join("|")})(?![\p{L}\p{N}])`,
-  "iu",
-);
 const CREDENTIAL_LABEL =
   /^(?:(?:api|access|auth|authorization|bearer|client|refresh|session|private|public|secret|token|key|password|passphrase|credentials?|id)[ _-]+)+(?:api|access|auth|authorization|bearer|client|refresh|session|private|secret|token|key|password|passphrase|credentials?|id)$/i;
 
@@ -854,7 +867,13 @@ const LOOKUP_CALLEE =
 const SESSION_CALLEE = /connect|login|signin|auth/i;
 
 /** Callee names that take a credential (`NetworkCredential`, `login`, `authenticate`, `setPassword`). */
-const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect/i;
+const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect|(?:^|\.)set\w*key$/i;
+/**
+ * A name as a call's first argument, and its comma (`url, `, `this.password, `); not a construct's
+ * scope (CDK's `new Secret(this, 'Secret')`, `fromConnectionName(stack, 'Id', 'name')`).
+ */
+const LEADING_NAME_ARGUMENT =
+  /^(?!(?:this|self|scope|stack|app|ctx|context|parent|construct)[ \t]*,)[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*[ \t]*,[ \t]*(?=["'])/;
 const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')\s*(,\s*|\))/;
 /**
  * An endpoint written as a URL of a scheme (`jdbc:mysql://…`, `LDAP://…`, `ftp://…`) or as PHP's
@@ -868,7 +887,7 @@ const WEB = /^https?:/i;
  * or compare a literal with their argument (`"x".equals(password)`).
  */
 const COMPARE_CALLEE =
-  /^(?:\.|\w+(?:\.|::))?(?:str(?:n)?(?:case)?cmp|_?str(?:n)?icmp|wcs(?:n)?cmp|equals(?:IgnoreCase)?|Equals|assert(?:Equals|Equal|_equal)|assert_eq|isEqual(?:ToString)?)$/;
+  /^(?:\.|\w+(?:\.|::))?(?:str(?:n)?(?:case)?cmp|_?str(?:n)?icmp|wcs(?:n)?cmp|equals(?:IgnoreCase)?|Equals?|assert(?:Equals|Equal|_equal)|isEqual(?:ToString)?)$/;
 /** The receiver of an `equals` method (`password.equals(…)`, `cfg.token.Equals(…)`). */
 const RECEIVER = /^([A-Za-z_$][\w$.]*)\.(?:equals(?:IgnoreCase)?|Equals)$/;
 /** A name passed to a comparison: a path of names, a getter's call (`user.password`, `cfg->pwd`, `getToken()`). */
@@ -882,12 +901,16 @@ const NAME_ARGUMENT = /^&?([A-Za-z_$][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)*)(?:
 function comparedArgument(text: string, callee: string, start: number, at: number): Value | undefined {
   const args: ({ name: string } | Value)[] = [];
   let i = at;
-  while (args.length < 2) {
+  // Three at most: a message first (JUnit's `assertEquals("msg", "x", pwd)`), a test's handle
+  // (testify's `assert.Equal(t, "x", cfg.Password)`), a length (`strncmp(a, "x", 8)`).
+  while (args.length < 3) {
+    i += LITERAL_PREFIX.exec(text.slice(i, i + 3))?.[0].length ?? 0;
     const v = quoted(text, i, false);
     const name = v === undefined ? NAME_ARGUMENT.exec(text.slice(i, i + 120)) : null;
     if (v !== undefined) args.push(v);
     else if (name !== null) args.push({ name: name[1] as string });
-    else return undefined;
+    else if (args.length === 0) return undefined;
+    else break;
     i = v === undefined ? i + (name?.[0].length ?? 0) : v.end + 1;
     while (SPACE.test(text[i] ?? "")) i++;
     if (text[i] !== ",") break;
@@ -907,20 +930,30 @@ function comparedArgument(text: string, callee: string, start: number, at: numbe
       args.unshift({ start: open + 1, end: dot - 1, quoted: true, loose: false });
     }
   }
-  const [a, b] = args;
-  if (a === undefined || b === undefined || "name" in a === "name" in b) return undefined;
-  const path = ("name" in a ? a : (b as { name: string })).name;
-  const v = ("name" in a ? b : a) as Value;
-  const name = path.slice(
-    Math.max(path.lastIndexOf(".") + 1, path.lastIndexOf(">") + 1, path.lastIndexOf(":") + 1),
-  );
+  // The credential's name among the arguments, and the literal next to it.
+  const k = args.findIndex((a) => "name" in a && strengthOfName(lastName(a.name)) !== undefined);
+  const named = args[k];
+  if (named === undefined || !("name" in named)) return undefined;
+  const v = [args[k - 1], args[k + 1]].find((a): a is Value => a !== undefined && !("name" in a));
+  const name = lastName(named.name);
   const strength = strengthOfName(name);
-  return strength !== undefined &&
+  return v !== undefined &&
+    strength !== undefined &&
     !FAKE_NAME.test(name) &&
     isSecretFor(text, name, { ...v, compared: true }, strength, false)
     ? v
     : undefined;
 }
+
+/** The last name of a path (`cfg.password` → `password`, `user->pwd`, `Config::TOKEN`). */
+function lastName(path: string): string {
+  return path.slice(
+    Math.max(path.lastIndexOf(".") + 1, path.lastIndexOf(">") + 1, path.lastIndexOf(":") + 1),
+  );
+}
+
+/** A literal's prefix: C's and C++'s wide and UTF-8 strings (`L"x"`, `u8"x"`), Objective-C's `@"x"`. */
+const LITERAL_PREFIX = /^(?:L|u8|u|U|@)(?=["'])/;
 
 /**
  * Appends the credential arguments of calls: every string argument after the first (the user)
@@ -969,6 +1002,10 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     if (!named && !((text[at] === '"' || text[at] === "'") && ENDPOINT.test(text.slice(at + 1, at + 48))))
       continue;
     const args: [number, number][] = [];
+    // A named callee's first argument may be a name (`getConnection(url, "u", "p")`,
+    // `ChangePassword(password, "new")`): the strings after it are read as from the start.
+    const leading = named ? LEADING_NAME_ARGUMENT.exec(text.slice(at, at + 120)) : null;
+    if (leading !== null) at += leading[0].length;
     for (let k = 0; k < 4; k++) {
       const a = STRING_ARG.exec(text.slice(at, at + 1100));
       if (a === null) break;
@@ -981,11 +1018,22 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     const endpoint = args.length === 3 && ENDPOINT.test(first) && (named || !WEB.test(first));
     if (!named && !endpoint) continue;
     // `setPassword("p")`, and a client's `auth("p")` (Redis' `AUTH`).
-    const lone = args.length === 1 && /password|secret|token|passphrase|(?:^|\.)auth$/i.test(callee);
+    const lone =
+      args.length === 1 && /password|secret|token|passphrase|(?:^|\.)auth$|set\w*Key$/i.test(callee);
     // A connection of three or four strings takes host, user, password (and database):
     // `mysql.createConnection("localhost", "root", "p")`, PHP's `mysqli_connect(h, u, p, db)`.
     const hostFirst = args.length >= 3 && /connect/i.test(last);
-    const picked = lone ? args : endpoint || hostFirst ? args.slice(2, 3) : args.slice(1, 2);
+    // After a name: the URL's user and password (`getConnection(url, "u", "p")`), or the new
+    // password after the old (`ChangePassword(old, "new")`).
+    const afterName =
+      leading === null
+        ? undefined
+        : args.length >= 2
+          ? args.slice(1, 2)
+          : args.length === 1 && /password|secret|token/i.test(last)
+            ? args
+            : [];
+    const picked = afterName ?? (lone ? args : endpoint || hostFirst ? args.slice(2, 3) : args.slice(1, 2));
     for (const [s, e] of picked) {
       const value = text.slice(s, e);
       if (value.length >= 3 && !isStandInValue(value)) {

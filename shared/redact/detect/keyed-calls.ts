@@ -58,7 +58,7 @@ export function keyArguments(text: string, at: number, place: KeyPlace, command 
   const take = (start: number, index: number): void => {
     const keyword = KEYWORD_KEY.exec(text.slice(start, start + 24));
     if (place !== "any" && index !== place && keyword === null) return;
-    const literal = literalAt(text, start + (keyword?.[0].length ?? 0));
+    const literal = literalAt(text, start + (keyword?.[0].length ?? 0), command);
     if (literal !== undefined && !isAlgorithmName(text.slice(literal[0], literal[1]))) found.push(literal);
   };
   let index = 0;
@@ -158,9 +158,11 @@ function closingQuote(text: string, from: number, quote: string): number {
  * `hex.DecodeString(`, `Base64.getDecoder().decode(`, `Convert.FromBase64String(`, `atob(`).
  */
 const BYTES_OF =
-  /^(?:\[\]byte|bytes|bytearray|Buffer\.from|(?:new[ \t]+)?TextEncoder\(\)\.encode|(?:System\.Text\.)?Encoding\.\w+\.GetBytes|Data|str\.encode|(?:base64\.)?(?:urlsafe_|standard_)?b(?:64|32)decode|bytes\.fromhex|(?:binascii\.)?(?:unhexlify|a2b_hex|a2b_base64)|hex\.DecodeString|base64\.(?:Raw)?(?:Std|URL)Encoding\.DecodeString|Base64\.(?:(?:strict_|urlsafe_)?decode(?:64)?|decodeBase64|get(?:Url|Mime)?Decoder\(\)\.decode)|Convert\.From(?:Base64|Hex)String|atob|Hex\.decodeHex|SecretStr|SecretBytes)\([ \t]*/;
+  /^(?:\[\]byte|bytes|bytearray|Buffer\.from|(?:new[ \t]+)?TextEncoder\(\)\.encode|(?:System\.Text\.)?Encoding\.\w+\.GetBytes|Data|str\.encode|(?:base64\.)?(?:urlsafe_|standard_)?b(?:64|32)decode|(?:bytes|bytearray)\.fromhex|hex2bin|base64_decode|(?:binascii\.)?(?:unhexlify|a2b_hex|a2b_base64)|hex\.DecodeString|base64\.(?:Raw)?(?:Std|URL)Encoding\.DecodeString|(?:java\.util\.)?Base64\.(?:(?:strict_|urlsafe_)?decode(?:64)?|decodeBase64|get(?:Url|Mime)?Decoder\(\)\.decode)|Convert\.From(?:Base64|Hex)String|atob|Hex\.decodeHex|SecretStr|SecretBytes)\([ \t]*/;
 /** A string literal's prefix that makes it bytes or raw (Python's `b"k"`, `rb"k"`, Rust's `b"k"`). */
 const LITERAL_PREFIX = /^(?:[bB][rR]?|[rR][bB]?|[uU])(?=\\?["'])/;
+/** What may also follow the last argument of a call without parentheses: its line's or statement's end, a modifier. */
+const AFTER_COMMAND_KEY = /^[ \t]*(?:$|\r?\n|;|#|(?:if|unless|do)\b)/;
 /** What may follow a key's literal: the argument's end, a method making it bytes, a comment, a cast. */
 const AFTER_KEY = /^\s*(?:[,)]|\.\w+\(|\/\*|as\b)/;
 
@@ -173,7 +175,7 @@ export function wrappedLiteral(text: string, s: number): [number, number] | unde
 }
 
 /** The contents of the string literal at `s` (an argument's start), if the argument is one. */
-function literalAt(text: string, s: number): [number, number] | undefined {
+function literalAt(text: string, s: number, command = false): [number, number] | undefined {
   let at = s;
   for (let k = 0; k < 2; k++) {
     const wrap = BYTES_OF.exec(text.slice(at, at + 48));
@@ -188,7 +190,8 @@ function literalAt(text: string, s: number): [number, number] | undefined {
   // A template with a field is code, not a key (`\`${prefix}-key\``).
   if (close === -1 || (quote === "`" && text.slice(start, close).includes("${"))) return undefined;
   const after = close + quote.length;
-  return AFTER_KEY.test(text.slice(after, after + 40)) ? [start, close] : undefined;
+  const rest = text.slice(after, after + 40);
+  return AFTER_KEY.test(rest) || (command && AFTER_COMMAND_KEY.test(rest)) ? [start, close] : undefined;
 }
 
 /** The first index at or after `i` that is not a blank, a line break or in a comment: where an argument starts. */

@@ -193,7 +193,7 @@ function endsUrlWord(c: number): boolean {
  * push service's, whose path holds the device's token (`gcm/send/<token>`).
  */
 const CREDENTIAL_URL =
-  /hook|token|secret|key|auth|bot\d|sig|credential|passw|trigger|[?&](?:code|appid|apiid|app_id)=|infura|alchemy|quiknode|\/(?:gcm|fcm)\/send\//i;
+  /hook|token|secret|key|auth|bot\d|sig|credential|passw|trigger|[?&](?:code|appid|apiid|app_id)=|infura\.io\/(?:ws\/)?v3\/|alchemy(?:api)?\.(?:io|com)\/v2\/|quiknode\.pro\/|\/(?:gcm|fcm)\/send\//i;
 
 /** Is `from` inside a SOPS-encrypted value (`ENC[AES256_GCM,data:…,iv:…,tag:…,type:str]`): ciphertext? */
 function inSopsValue(text: string, from: number): boolean {

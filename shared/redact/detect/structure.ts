@@ -87,8 +87,9 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     layer: "structure",
     needles: ["community"],
     pattern:
-      /\b(?:r[ow]community6?|snmp-server community|set snmp community[ \t]+"?(?=[^\s"'#]+"?[ \t]*(?:$|\r?\n|\\n|[ \t]authorization\b|[ \t]clients\b)))[ \t]*([^\s"'#]+)/dg,
+      /\b(?:r[ow]community6?|snmp-server community|set snmp community[ \t]+"?(?=[^\s"'#]+"?[ \t]*(?:$|\r?\n|\\n|[ \t](?:authorization|clients|client-list-name|view|routing-instance|logical-system)\b)))[ \t]*([^\s"'#]+)/dg,
     group: 1,
+    accept: (m) => !isStandIn(m[1] ?? ""),
   },
   {
     // HPE ProCurve and Aruba switches: `password manager [user-name u] plaintext x`.
@@ -97,7 +98,7 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     layer: "structure",
     needles: ["plaintext "],
     pattern:
-      /\bpassword[ \t]+(?:manager|operator|all)(?:[ \t]+user-name[ \t]+\S+)?[ \t]+plaintext[ \t]+(?:"([^"\r\n]+)"|([^\s"']+))/dg,
+      /\bpassword[ \t]+(?:manager|operator|all)(?:[ \t]+user-name[ \t]+\S+)?[ \t]+plaintext[ \t]+(?:\\?"([^"\\\r\n]+)\\?"|([^\s"'\\]+))(?=[ \t]*(?:$|\r?\n|\\[rn]|\\?"))/dg,
     group: [1, 2],
   },
   {

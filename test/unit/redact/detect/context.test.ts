@@ -774,6 +774,15 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
       ['if (string.Equals(password, "P@ssw0rd2024")) {}', "P@ssw0rd2024"],
       ['assertEquals("s3cretValue!", config.getPassword());', "s3cretValue!"],
       ['if (password.equals("Tr0ub4dor&3xyz")) {', "Tr0ub4dor&3xyz"],
+      // Whatever follows the name, blanks, escapes; a message or a test's handle among the arguments.
+      ['return "Hunter2Xyz!" == password ? 1 : 0', "Hunter2Xyz!"],
+      ["if 'Hunter2Xyz!' == password and user == 'bob':", "Hunter2Xyz!"],
+      ['"Hunter2Xyz!" ===    password', "Hunter2Xyz!"],
+      ['"Hunter2Xyz!" ==password', "Hunter2Xyz!"],
+      ['{"code": "if (\\"Hunter2Xyz!\\" == password) ok()"}', "Hunter2Xyz!"],
+      ['wcscmp(password, L"Hunter2Xyz!")', "Hunter2Xyz!"],
+      ['assert.Equal(t, "Hunter2Xyz!", cfg.Password)', "Hunter2Xyz!"],
+      ['assertEquals("msg", "Hunter2Xyz!", user.getPassword())', "Hunter2Xyz!"],
     ];
     for (const [text, secret] of shapes) expect(hides(text, secret), text).toBe(true);
     expectKept(scrub, [
@@ -785,18 +794,19 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
       'if (Objects.equals(tokenType, "Bearer")) {}',
       'if (strcmp(name, "password") == 0) {}',
       'assertEquals("expected", actual);',
+      // Messages compared, and words compared with a render pass or a folder.
+      'assertEquals("This field is required.", form.errors.password)',
+      'self.assertEqual(field.password, "too short")',
+      'strcmp(pass, "inline")',
+      'if ("lighting" === pass) {}',
+      'strcmp(pwd, "build")',
       'x = "a" == b ? password : null',
     ]);
   });
 
   it("labels, prompts, concatenations, format verbs and secret references are no passwords", () => {
     expectKept(scrub, [
-      // A translation file's labels.
-      '"repeat_password": "Gjenta passord",',
-      '"new_password": "Nytt passord",',
-      '"one_time_password": "Engangskode:",',
-      '"password_hint": "Lösenord igen",',
-      // The name's own words as an identifier.
+      // A token's name's own words as an identifier.
       "IAM_ROLE_STATEMENTS_TOKEN = 'iamRoleStatements'",
       // A prompt read, a concatenation's closing quote, a format's verb, a 1Password reference.
       '$MYSQL_PASSWORD = Read-Host "MySQL administrator password" -AsSecureString',
@@ -816,7 +826,47 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
     expect(hides('password = "S3cret Passw0rd"', "S3cret Passw0rd")).toBe(true);
     expect(hides('password: "correct horse battery staple"', "correct horse battery staple")).toBe(true);
     expect(hides("password: application:", "application:")).toBe(true);
+    // Passwords of words, of the name's words, or like a label are passwords (a review's leaks).
+    for (const [text, secret] of [
+      ['PASSWORD="correct horse password staple"', "correct horse password staple"],
+      ['wifi_password = "Das ist mein Passwort"', "Das ist mein Passwort"],
+      ['password: "Winter:"', "Winter:"],
+      ["ADMIN_PASSWORD=admin_admin", "admin_admin"],
+      ["JENKINS_ADMIN_PASSWORD = 'JenkinsAdmin'", "JenkinsAdmin"],
+      ["MYSQL_PASSWORD: MySQLPassword", "MySQLPassword"],
+    ])
+      expect(hides(text as string, secret as string), text).toBe(true);
     expect(hides('const u = "amqp://admin:S3cretMq@host:5672"', "S3cretMq")).toBe(true);
+  });
+
+  it("code's other places for a password: annotations, triple quotes, arguments after a name, setters of keys, a URL before its host is concatenated", () => {
+    const shapes: [string, string][] = [
+      ['password: Final = "s3cr3t!x"', "s3cr3t!x"],
+      ['token: Final[str] = "Kq7wz3Lr9Tk2Np"', "Kq7wz3Lr9Tk2Np"],
+      ["DB_PASSWORD: ClassVar[str] = 'Hunter2x!'", "Hunter2x!"],
+      [
+        "test(password='''U]E8FPETCS_]{,y>bgyzh^$yC5>SP{E*2=;3]G~k&+;kh''')",
+        "U]E8FPETCS_]{,y>bgyzh^$yC5>SP{E*2=;3]G~k&+;kh",
+      ],
+      ['DriverManager.getConnection(url, "admin", "123456x")', "123456x"],
+      ['user.ChangePassword(password, "myNewPa55word")', "myNewPa55word"],
+      ['setPassword(this.password, "Hunter2x!")', "Hunter2x!"],
+      ['cookieRememberMeManager.setCipherKey("TEST123xyz")', "TEST123xyz"],
+      ['string n5 = "scheme://user:azerty123@" + domain;', "azerty123"],
+      ["my_secret_password_for_email = 'd6s$f9g!j8mg7hw?n&2'", "d6s$f9g!j8mg7hw?n&2"],
+      ['char[] passwordToChar = "SuperSecure".toCharArray();', "SuperSecure"],
+    ];
+    for (const [text, secret] of shapes) expect(hides(text, secret), text).toBe(true);
+    expectKept(scrub, [
+      "DriverManager.getConnection(url, user, pass)",
+      'connect(host, "db")',
+      'offsetKey("abc123xyz")',
+      // A construct's scope and id (CDK), and a path under a name qualified by `to`.
+      "const secret = new secretsmanager.Secret(this, 'Secret');",
+      "const auth = new apigateway.TokenAuthorizer(this, 'booksAuthorizer', {",
+      "connections: [glue.Connection.fromConnectionName(stack, 'Connection', 'connectionName')],",
+      'path_to_key = "/etc/ssl/key.pem"',
+    ]);
   });
 
   it("docker-compose's escaped dollar: a literal `$` before a password, not a reference", () => {

@@ -139,6 +139,9 @@ describe("keyed calls without parentheses, and literals made bytes or decoded", 
     ["decoded = JWT.decode token, 'an0therS3cretKey', true, { algorithm: 'HS256' }", "an0therS3cretKey"],
     ['digest = OpenSSL::HMAC.hexdigest "SHA256", "s3cr3tK3yV4lu3x9", data', "s3cr3tK3yV4lu3x9"],
     ['h = OpenSSL::HMAC.new "Kq7wz3Lr9Tk2", OpenSSL::Digest.new("sha256")', "Kq7wz3Lr9Tk2"],
+    // The key as the last argument: the line's end, a statement's or a modifier follows.
+    ['token = JWT.encode payload, "Hunter2Xyz!kq9"', "Hunter2Xyz!kq9"],
+    ['JWT.decode token, "Hunter2Xyz!kq9" if ok', "Hunter2Xyz!kq9"],
   ])("Ruby's call without parentheses: %s", (text, key) => {
     expect(commandCallKeys(text).map(([s, e]) => text.slice(s, e))).toEqual([key]);
     expect(hides(text, key)).toBe(true);
@@ -161,6 +164,8 @@ describe("keyed calls without parentheses, and literals made bytes or decoded", 
       (k: string) => `Convert.FromBase64String("${k}")`,
       (k: string) => `hex.DecodeString("${k}")`,
       (k: string) => `atob('${k}')`,
+      (k: string) => `bytearray.fromhex("${k}")`,
+      (k: string) => `hex2bin("${k}")`,
     );
     const name = fc.constantFrom(
       "const secret =",

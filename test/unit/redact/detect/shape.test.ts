@@ -161,6 +161,7 @@ describe("a key in a URL's path", () => {
       "https://cdn.example.com/assets/ac08c9ada68044d38f55d4cb4749d54a.js",
       "https://github.com/torvalds/linux/commit/96f79079f1d658895d188a78f303220c6f161b05",
       "https://docs.infura.io/api/networks/ethereum",
+      "https://ipfs.infura.io/ipfs/QmT5NvUtoM5nWFfrQdVrFtvGfKFmG7AHE8P34isapyhCxX",
     ]);
   });
 });

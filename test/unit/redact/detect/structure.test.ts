@@ -145,6 +145,9 @@ describe("network device configuration (Junos, HPE ProCurve and Aruba)", () => {
       ["password manager user-name admin plaintext S3cretPass99", "S3cretPass99"],
       ['password operator plaintext "Op3r8tor!"', "Op3r8tor!"],
       ["switch(config)# password all user-name ops plaintext hunter2x", "hunter2x"],
+      ['{"cfg": "password manager plaintext \\"Hunter2Xyz!kq9\\""}', "Hunter2Xyz!kq9"],
+      ["set snmp community Xk9comm view all-mibs", "Xk9comm"],
+      ["set snmp community Xk9comm routing-instance blue", "Xk9comm"],
     ];
     for (const [text, secret] of shapes) expect(scrub(text), text).not.toContain(secret);
   });
@@ -153,6 +156,9 @@ describe("network device configuration (Junos, HPE ProCurve and Aruba)", () => {
     for (const text of [
       "set snmp community name is set here",
       "The password manager stores plaintext copies.",
+      "password all plaintext on the wire is a bad idea",
+      "set snmp community <community-name>",
+      "set snmp community $COMMUNITY",
     ])
       expect(scrub(text)).toBe(text);
   });
