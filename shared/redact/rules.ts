@@ -281,8 +281,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   {
     // scheme://user:password@host — keep scheme, user and host; redact the password. Database schemes are
     // reported as db-connection-string. The password may contain "@" (the last "@" before the host wins);
-    // RFC 3986 requires "?", "#" in userinfo to be percent-encoded. The host may be concatenated
-    // after the literal (`"scheme://user:p@" + domain`).
+    // RFC 3986 requires "?", "#" in userinfo to be percent-encoded. The host may be concatenated,
+    // templated or formatted after the literal (`"scheme://user:p@" + domain`, `@${host}`, `@%s`).
     id: "url-password",
     kind: "secret",
     layer: "structure",
@@ -294,7 +294,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     // A match starts in the run of scheme characters (and `jdbc:`'s colon) right before its "://".
     anchor: { at: "://", before: schemeRunBefore },
     pattern:
-      /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}|jdbc:[a-z]+):\/\/([^\s:/?#@"'<>[\]\\]{0,256}):([^\s?#"'<>\\][^\s?#"<>\\]{0,255})@(?=[A-Za-z0-9[_]|["'`][ \t]*\+)/dg,
+      /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,30}|jdbc:[a-z]+):\/\/([^\s:/?#@"'<>[\]\\]{0,256}):([^\s?#"'<>\\][^\s?#"<>\\]{0,255})@(?=[A-Za-z0-9[_]|["'`][ \t]*[+.]|\$\{|\{|%[sv])/dg,
     group: 3,
     // "/" is allowed in the password (seen unencoded in the wild), but "host:3000/@vite/client" is a
     // port; so is "'" after its first character (a sub-delimiter of RFC 3986's userinfo), but
@@ -303,6 +303,9 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     accept: (m, text) => {
       const password = m[3] ?? "";
       if (isPasswordStandIn(password) || /^\d{1,5}(?:\/|'(?:[;,)\s]|$))/.test(password)) return false;
+      // A host concatenated, templated or formatted after the literal: a password holds no `/`
+      // there (`"https://github.com:owner/repo@" + sha` is a path).
+      if (!/[A-Za-z0-9[_]/.test(text[m.index + m[0].length] ?? "") && password.includes("/")) return false;
       return !(password.includes("'") && text[m.index - 1] === "'");
     },
     ruleFor: (m) => (DB_SCHEMES.test(m[1] ?? "") ? "db-connection-string" : "url-password"),

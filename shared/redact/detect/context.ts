@@ -91,7 +91,8 @@ function quoted(text: string, at: number, loose: boolean): Value | undefined {
   if (q === undefined) return undefined;
   // Python's triple-quoted literal (`password='''p'''`), on one line.
   if ((q === '"' || q === "'") && text.startsWith(q + q + q, at)) {
-    const close = text.indexOf(q + q + q, at + 3);
+    const found = text.slice(at + 3, at + 3 + 1024).indexOf(q + q + q);
+    const close = found === -1 ? -1 : at + 3 + found;
     const inside = close === -1 ? "" : text.slice(at + 3, close);
     return inside !== "" && inside.length <= 1024 && !/[\r\n]/.test(inside)
       ? { start: at + 3, end: close, quoted: true, loose }
@@ -218,7 +219,7 @@ const AUTHORIZATION = /authorization$/i;
 const ANY_SCHEME = /^[A-Za-z][A-Za-z0-9-]{1,19}[ \t]+(?=\S)/;
 /** Assignment signs, longest first; typed declarations (`: str =`, ` string =`) before `:`. */
 const ASSIGN =
-  /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|(?:Optional|Final|ClassVar)(?:\[[\w .,|]{1,40}\])?)[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\||\?\?|\?:)[ \t]*/;
+  /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|(?:\w+\.)?(?:Optional|Final|ClassVar)(?:\[[\w .,|[\]]{1,40}\])?)[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\||\?\?|\?:)[ \t]*/;
 /** After a lookup call's quoted name: `)` and a fallback operator. */
 const CALL_FALLBACK = /^\)[ \t]*(?:\?\?|\?:|\|\||or(?= ))[ \t]*/;
 /** A path's last word before the name, in the same string (`'/etc/passwd'`). */
@@ -711,13 +712,8 @@ function isSecretFor(
 ): boolean {
   const grammar = v.compared === true && !COMPARED_NAME.test(name);
   const value = text.slice(v.start, v.end);
-  // A message compared (`assertEquals("This field is required.", errors.password)`), and a word
-  // compared with `pass` or `pwd`, a render pass or a folder as often (`strcmp(pwd, "build")`).
-  if (
-    v.compared === true &&
-    (COMPARED_PROSE.test(value) || (SHORT_PASS_NAME.test(name) && /^[A-Za-z]+$/.test(value)))
-  )
-    return false;
+  // A message compared (`assertEquals("This field is required.", errors.password)`): a sentence.
+  if (v.compared === true && COMPARED_PROSE.test(value)) return false;
   return (
     isCredentialValue(text, v, grammar ? "weak" : judged, followedByCall) &&
     (!grammar || isMadeUpLiteral(text, v)) &&
@@ -726,8 +722,7 @@ function isSecretFor(
   );
 }
 
-const COMPARED_PROSE = /^[A-Za-z][A-Za-z',]*(?: [A-Za-z',]+)+[.!?]?$/;
-const SHORT_PASS_NAME = /^(?:pass|pwd)$/i;
+const COMPARED_PROSE = /^[A-Z][a-z',]*(?: [A-Za-z',]+){2,}[.?]$/;
 
 /** A comparison's operator and blanks at the end of the text before a name, and blanks before it. */
 const COMPARE_BEFORE = /[ \t]*[=!]==?[ \t]*$/;
@@ -737,7 +732,7 @@ const COMPARE_BEFORE = /[ \t]*[=!]==?[ \t]*$/;
  * `'x' !== token`, `\"x\" == pwd` inside a JSON string).
  */
 function literalBefore(text: string, start: number): Value | undefined {
-  const op = COMPARE_BEFORE.exec(text.slice(Math.max(0, start - 24), start));
+  const op = COMPARE_BEFORE.exec(text.slice(Math.max(0, start - 64), start));
   if (op === null) return undefined;
   const close = start - op[0].length - 1;
   const q = text[close];
@@ -765,6 +760,8 @@ function literalBefore(text: string, start: number): Value | undefined {
 function isSettingValue(name: string, value: string): boolean {
   // An `Authorization` scheme's word alone (`headers.Authorization = "Bearer ".concat(token)`).
   if (isAuthSchemeWord(value)) return true;
+  // A form's prompt naming the password (`"Forgot your password?"`, `"Enter your password:"`).
+  if (/\s/.test(value) && PASSWORD_WORD_IN.test(value) && PROMPT.test(value)) return true;
   const words = nameWords(name);
   // A token's or a key's name's own words as an identifier (`IAM_ROLE_STATEMENTS_TOKEN =
   // 'iamRoleStatements'`); a password of them is a password (`ADMIN_PASSWORD=admin_admin`,
@@ -780,6 +777,13 @@ function isSettingValue(name: string, value: string): boolean {
   return value.startsWith("@") && value.slice(1).toLowerCase() === name.toLowerCase();
 }
 const FETCH_CREDENTIALS = /^(?:include|omit|same-origin|use-credentials)$/;
+/** "Password" as a word, in English or another language (`Lösenord`, `mot de passe`). */
+const PASSWORD_WORD_IN = new RegExp(
+  String.raw`(?<![\p{L}\p{N}])(?:passwords?|${OTHER_LANGUAGE_PASSWORDS.join("|")})(?![\p{L}\p{N}])`,
+  "iu",
+);
+/** A prompt: a question, a label's colon, or addressed to the reader. */
+const PROMPT = /[?:？：]$|\b(?:your|votre|ihr|dein|tu|su)\b/i;
 const CREDENTIAL_LABEL =
   /^(?:(?:api|access|auth|authorization|bearer|client|refresh|session|private|public|secret|token|key|password|passphrase|credentials?|id)[ _-]+)+(?:api|access|auth|authorization|bearer|client|refresh|session|private|secret|token|key|password|passphrase|credentials?|id)$/i;
 
@@ -867,13 +871,18 @@ const LOOKUP_CALLEE =
 const SESSION_CALLEE = /connect|login|signin|auth/i;
 
 /** Callee names that take a credential (`NetworkCredential`, `login`, `authenticate`, `setPassword`). */
-const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect|(?:^|\.)set\w*key$/i;
+const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect/i;
+/** A host's name or address (`localhost`, `10.0.0.5`, `db.internal`). */
+const HOST = /^(?:localhost|[\d.:]+|[\w-]+(?:\.[\w-]+)+)$/;
+/** Callees that may take a name before a user and a password, or before a new password. */
+const LEADING_NAME_CALLEE =
+  /^(?:getConnection|connect|open|login|logon|signIn|authenticate|(?:change|update|set|reset)Password)$/i;
 /**
- * A name as a call's first argument, and its comma (`url, `, `this.password, `); not a construct's
- * scope (CDK's `new Secret(this, 'Secret')`, `fromConnectionName(stack, 'Id', 'name')`).
+ * A name as a call's first argument, and its comma (`url, `, `ctx, `, `this.password, `); not a
+ * construct's scope (CDK's `new Secret(this, 'Secret')`, `fromConnectionName(stack, 'Id', 'name')`).
  */
 const LEADING_NAME_ARGUMENT =
-  /^(?!(?:this|self|scope|stack|app|ctx|context|parent|construct)[ \t]*,)[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*[ \t]*,[ \t]*(?=["'])/;
+  /^(?!(?:this|self|scope|stack|app|parent|construct)[ \t]*,)[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?[ \t]*,[ \t]*(?=["'])/;
 const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')\s*(,\s*|\))/;
 /**
  * An endpoint written as a URL of a scheme (`jdbc:mysql://…`, `LDAP://…`, `ftp://…`) or as PHP's
@@ -887,18 +896,18 @@ const WEB = /^https?:/i;
  * or compare a literal with their argument (`"x".equals(password)`).
  */
 const COMPARE_CALLEE =
-  /^(?:\.|\w+(?:\.|::))?(?:str(?:n)?(?:case)?cmp|_?str(?:n)?icmp|wcs(?:n)?cmp|equals(?:IgnoreCase)?|Equals?|assert(?:Equals|Equal|_equal)|isEqual(?:ToString)?)$/;
+  /^(?:\.|\w+(?:\.|::))?(?:str(?:n)?(?:case)?cmp|_?str(?:n)?icmp|wcs(?:n)?cmp|equals(?:IgnoreCase)?|Equals?|assert(?:Equals|Equal|_equal|_eq)|isEqual(?:ToString)?)$/;
 /** The receiver of an `equals` method (`password.equals(…)`, `cfg.token.Equals(…)`). */
 const RECEIVER = /^([A-Za-z_$][\w$.]*)\.(?:equals(?:IgnoreCase)?|Equals)$/;
 /** A name passed to a comparison: a path of names, a getter's call (`user.password`, `cfg->pwd`, `getToken()`). */
 const NAME_ARGUMENT = /^&?([A-Za-z_$][\w$]*(?:(?:\.|->|::)[A-Za-z_$][\w$]*)*)(?:\(\))?[ \t]*(?=[,)])/;
 
 /**
- * The literal a comparison call compares a credential's name with: `strcmp(passwd, "x")`,
+ * The literals a comparison call compares a credential's name with: `strcmp(passwd, "x")`,
  * `Objects.equals("x", token)`, `"x".equals(password)` (the callee starting at `start`, its
  * arguments at `at`); judged as a literal compared with the name (`password == "x"`).
  */
-function comparedArgument(text: string, callee: string, start: number, at: number): Value | undefined {
+function comparedArguments(text: string, callee: string, start: number, at: number): Value[] {
   const args: ({ name: string } | Value)[] = [];
   let i = at;
   // Three at most: a message first (JUnit's `assertEquals("msg", "x", pwd)`), a test's handle
@@ -909,7 +918,7 @@ function comparedArgument(text: string, callee: string, start: number, at: numbe
     const name = v === undefined ? NAME_ARGUMENT.exec(text.slice(i, i + 120)) : null;
     if (v !== undefined) args.push(v);
     else if (name !== null) args.push({ name: name[1] as string });
-    else if (args.length === 0) return undefined;
+    else if (args.length === 0) return [];
     else break;
     i = v === undefined ? i + (name?.[0].length ?? 0) : v.end + 1;
     while (SPACE.test(text[i] ?? "")) i++;
@@ -926,23 +935,21 @@ function comparedArgument(text: string, callee: string, start: number, at: numbe
     if (receiver !== null) args.unshift({ name: receiver[1] as string });
     else if (text[dot] === "." && (q === '"' || q === "'")) {
       const open = text.lastIndexOf(q, dot - 2);
-      if (open === -1 || text.slice(open, dot).includes("\n")) return undefined;
+      if (open === -1 || text.slice(open, dot).includes("\n")) return [];
       args.unshift({ start: open + 1, end: dot - 1, quoted: true, loose: false });
     }
   }
-  // The credential's name among the arguments, and the literal next to it.
+  // The credential's name among the arguments, and the literals next to it.
   const k = args.findIndex((a) => "name" in a && strengthOfName(lastName(a.name)) !== undefined);
   const named = args[k];
-  if (named === undefined || !("name" in named)) return undefined;
-  const v = [args[k - 1], args[k + 1]].find((a): a is Value => a !== undefined && !("name" in a));
+  if (named === undefined || !("name" in named)) return [];
   const name = lastName(named.name);
   const strength = strengthOfName(name);
-  return v !== undefined &&
-    strength !== undefined &&
-    !FAKE_NAME.test(name) &&
-    isSecretFor(text, name, { ...v, compared: true }, strength, false)
-    ? v
-    : undefined;
+  if (strength === undefined || FAKE_NAME.test(name)) return [];
+  return [args[k - 1], args[k + 1]].filter(
+    (a): a is Value =>
+      a !== undefined && !("name" in a) && isSecretFor(text, name, { ...a, compared: true }, strength, false),
+  );
 }
 
 /** The last name of a path (`cfg.password` → `password`, `user->pwd`, `Config::TOKEN`). */
@@ -973,6 +980,8 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     // The callee: the name before `(` (blanks allowed between).
     let end = open;
     while (end > 0 && SPACE.test(text[end - 1] ?? "")) end--;
+    // A Rust macro's `!` (`assert_eq!(`).
+    if (text[end - 1] === "!") end--;
     let start = end;
     while (start > 0 && end - start < 80 && isNameChar(text.charCodeAt(start - 1))) start--;
     if (end - start < 3) continue;
@@ -988,59 +997,61 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
       continue;
     }
     if (COMPARE_CALLEE.test(callee)) {
-      const v = comparedArgument(text, callee, start, at);
-      if (v !== undefined) {
-        out.push({ start: v.start, end: v.end, rule, kind: "secret" });
-        continue;
-      }
+      const compared = comparedArguments(text, callee, start, at);
+      for (const v of compared) out.push({ start: v.start, end: v.end, rule, kind: "secret" });
+      if (compared.length > 0) continue;
     }
-    // A callee that looks a credential up, makes or describes one takes its name, not the secret
-    // (`fromGeneratedSecret('postgres')`, `getSecretValue('db')`, `fromSecretName(this, 'Db', 'x')`).
-    const last = callee.slice(callee.lastIndexOf(".") + 1);
-    const named = CALLEE_WORD.test(callee) && !(LOOKUP_CALLEE.test(last) && !SESSION_CALLEE.test(last));
-    // Any other callee only when its first argument is a quoted endpoint.
-    if (!named && !((text[at] === '"' || text[at] === "'") && ENDPOINT.test(text.slice(at + 1, at + 48))))
-      continue;
-    const args: [number, number][] = [];
-    // A named callee's first argument may be a name (`getConnection(url, "u", "p")`,
-    // `ChangePassword(password, "new")`): the strings after it are read as from the start.
-    const leading = named ? LEADING_NAME_ARGUMENT.exec(text.slice(at, at + 120)) : null;
-    if (leading !== null) at += leading[0].length;
-    for (let k = 0; k < 4; k++) {
-      const a = STRING_ARG.exec(text.slice(at, at + 1100));
-      if (a === null) break;
-      const s = at + 1;
-      args.push([s, s + (a[1] ?? a[2] ?? "").length]);
-      at += a[0].length;
-      if (a[3] === ")") break;
-    }
-    const first = args[0] === undefined ? "" : text.slice(args[0][0], args[0][1]);
-    const endpoint = args.length === 3 && ENDPOINT.test(first) && (named || !WEB.test(first));
-    if (!named && !endpoint) continue;
-    // `setPassword("p")`, and a client's `auth("p")` (Redis' `AUTH`).
-    const lone =
-      args.length === 1 && /password|secret|token|passphrase|(?:^|\.)auth$|set\w*Key$/i.test(callee);
-    // A connection of three or four strings takes host, user, password (and database):
-    // `mysql.createConnection("localhost", "root", "p")`, PHP's `mysqli_connect(h, u, p, db)`.
-    const hostFirst = args.length >= 3 && /connect/i.test(last);
-    // After a name: the URL's user and password (`getConnection(url, "u", "p")`), or the new
-    // password after the old (`ChangePassword(old, "new")`).
-    const afterName =
-      leading === null
-        ? undefined
-        : args.length >= 2
-          ? args.slice(1, 2)
-          : args.length === 1 && /password|secret|token/i.test(last)
-            ? args
-            : [];
-    const picked = afterName ?? (lone ? args : endpoint || hostFirst ? args.slice(2, 3) : args.slice(1, 2));
-    for (const [s, e] of picked) {
-      const value = text.slice(s, e);
-      if (value.length >= 3 && !isStandInValue(value)) {
+    for (const [s, e] of namedCallArguments(text, callee, at)) {
+      if (e - s >= 3 && !isStandInValue(text.slice(s, e)))
         out.push({ start: s, end: e, rule, kind: "secret" });
-      }
     }
   }
+}
+
+/**
+ * The credential arguments of the call of `callee` whose arguments start at `at`, as `[start, end)`
+ * of their strings' contents (see `scanCredentialArguments`).
+ */
+function namedCallArguments(text: string, callee: string, at: number): [number, number][] {
+  // A callee that looks a credential up, makes or describes one takes its name, not the secret
+  // (`fromGeneratedSecret('postgres')`, `getSecretValue('db')`, `fromSecretName(this, 'Db', 'x')`).
+  const last = callee.slice(callee.lastIndexOf(".") + 1);
+  const named = CALLEE_WORD.test(callee) && !(LOOKUP_CALLEE.test(last) && !SESSION_CALLEE.test(last));
+  // Any other callee only when its first argument is a quoted endpoint.
+  if (!named && !((text[at] === '"' || text[at] === "'") && ENDPOINT.test(text.slice(at + 1, at + 48))))
+    return [];
+  const args: [number, number][] = [];
+  // A session's or a password's callee may take a name first (`getConnection(url, "u", "p")`,
+  // Go's `client.Login(ctx, "u", "p")`, `ChangePassword(old, "new")`): the strings after it are
+  // read as from the start.
+  const leading = LEADING_NAME_CALLEE.test(last)
+    ? LEADING_NAME_ARGUMENT.exec(text.slice(at, at + 120))
+    : null;
+  let i = at + (leading?.[0].length ?? 0);
+  for (let k = 0; k < 4; k++) {
+    const a = STRING_ARG.exec(text.slice(i, i + 1100));
+    if (a === null) break;
+    const s = i + 1;
+    args.push([s, s + (a[1] ?? a[2] ?? "").length]);
+    i += a[0].length;
+    if (a[3] === ")") break;
+  }
+  const first = args[0] === undefined ? "" : text.slice(args[0][0], args[0][1]);
+  const endpoint = args.length === 3 && ENDPOINT.test(first) && (named || !WEB.test(first));
+  if (!named && !endpoint) return [];
+  // After a name: the URL's user and password (`getConnection(url, "u", "p")`), or the new
+  // password after the old (`ChangePassword(old, "new")`); not a host and a port
+  // (`connect(socket, "localhost", "8080")`).
+  if (leading !== null) {
+    if (args.length >= 2) return HOST.test(first) ? [] : args.slice(1, 2);
+    return args.length === 1 && /password|secret|token/i.test(last) ? args : [];
+  }
+  // `setPassword("p")`, and a client's `auth("p")` (Redis' `AUTH`).
+  if (args.length === 1 && /password|secret|token|passphrase|(?:^|\.)auth$/i.test(callee)) return args;
+  // A connection of three or four strings takes host, user, password (and database):
+  // `mysql.createConnection("localhost", "root", "p")`, PHP's `mysqli_connect(h, u, p, db)`.
+  const hostFirst = args.length >= 3 && /connect/i.test(last);
+  return endpoint || hostFirst ? args.slice(2, 3) : args.slice(1, 2);
 }
 
 /** `-u user -p secret` (PsExec, mysql, sqlcmd…) and `mysql … -psecret`: `-p` next to a user. */

@@ -320,11 +320,18 @@ export function wordStrength(word: string): "strong" | "weak" | undefined {
 export function credentialName(name: string): Strength | undefined {
   // `pass_phrase`, `passPhrase`: one word.
   const all = nameWords(name.replace(/pass[_.-]?phrase/gi, "passphrase"));
-  // Up to two words after `for`, `to` or `of` qualify an identifier's name before them
-  // (`password_for_email`, `passwordToChar`, `path_to_key`): that name is the one judged. Not in a
-  // host's or a path's run (`session-for-4010@db.svc.local`).
-  const tail = /[.@$/]/.test(name) ? -1 : all.findIndex((w, i) => i > 0 && TAIL_PREPOSITION.has(w));
-  const words = tail === -1 || all.length - tail > 3 ? all : all.slice(0, tail);
+  const whole = wordsStrength(all);
+  if (whole !== undefined || /[@$/]/.test(name)) return whole;
+  // Up to two words after `for` or `to` qualify a password's or a secret's name before them
+  // (`password_for_email`, `passwordToChar`); not in a host's or a path's run
+  // (`session-for-4010@db.svc.local`), not a key's (`KEY_FOR_CACHE`, `storageKeyForTheme`).
+  const tail = all.findIndex((w, i) => i > 0 && TAIL_PREPOSITION.has(w));
+  if (tail === -1 || all.length - tail > 3) return undefined;
+  return wordsStrength(all.slice(0, tail)) === "strong" ? "strong" : undefined;
+}
+
+/** `credentialName` of a name's words. */
+function wordsStrength(words: readonly string[]): Strength | undefined {
   for (let i = words.length - 1; i >= 0; i--) {
     const word = words[i] ?? "";
     // An access id (`accessId`, `SUMO_ACCESS_ID`) is half of a credential pair when it looks
@@ -347,7 +354,7 @@ export function credentialName(name: string): Strength | undefined {
   return undefined;
 }
 
-const TAIL_PREPOSITION: ReadonlySet<string> = new Set(["for", "to", "of"]);
+const TAIL_PREPOSITION: ReadonlySet<string> = new Set(["for", "to"]);
 
 /**
  * A name that says its value is not real (`fake_token`, `wrongLength`, `nonMatchingToken`,

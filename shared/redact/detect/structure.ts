@@ -3,7 +3,7 @@
  * (Key blocks, JWTs, URLs with a password and Kubernetes Secrets are older rules of the same
  * layer, in `rules.ts`.)
  */
-import { isStandIn } from "../rule-helpers.js";
+import { isPlaceholder, isStandIn } from "../rule-helpers.js";
 import type { PatternRule } from "../rule-types.js";
 import { isPhraseOfListWords, scanSeedPhrases, TWELVE_WORDS } from "./seed-phrases.js";
 
@@ -89,7 +89,10 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     pattern:
       /\b(?:r[ow]community6?|snmp-server community|set snmp community[ \t]+"?(?=[^\s"'#]+"?[ \t]*(?:$|\r?\n|\\n|[ \t](?:authorization|clients|client-list-name|view|routing-instance|logical-system)\b)))[ \t]*([^\s"'#]+)/dg,
     group: 1,
-    accept: (m) => !isStandIn(m[1] ?? ""),
+    accept: (m) => {
+      const value = m[1] ?? "";
+      return !isStandIn(value) && !isPlaceholder(value) && !/^(?:[A-Z_]+|[Yy]our[-_].*)$/.test(value);
+    },
   },
   {
     // HPE ProCurve and Aruba switches: `password manager [user-name u] plaintext x`.
@@ -98,8 +101,14 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     layer: "structure",
     needles: ["plaintext "],
     pattern:
-      /\bpassword[ \t]+(?:manager|operator|all)(?:[ \t]+user-name[ \t]+\S+)?[ \t]+plaintext[ \t]+(?:\\?"([^"\\\r\n]+)\\?"|([^\s"'\\]+))(?=[ \t]*(?:$|\r?\n|\\[rn]|\\?"))/dg,
+      /\bpassword[ \t]+(?:manager|operator|all)(?:[ \t]+user-name[ \t]+\S+)?[ \t]+plaintext[ \t]+(?:\\?"((?:[^"\\\r\n]|\\[^"\r\n])+)\\?"|([^\s"'`]+))/dg,
     group: [1, 2],
+    // A quoted value, one holding a digit or a symbol, or a word that ends its line (`plaintext on
+    // the wire` is prose).
+    accept: (m, text) =>
+      m[1] !== undefined ||
+      /[^A-Za-z]/.test(m[2] ?? "") ||
+      /^[ \t]*(?:$|\r?\n|\\[rn])/.test(text.slice(m.index + m[0].length, m.index + m[0].length + 4)),
   },
   {
     // A `.pgpass` line, `host:port:database:user:password`: the password.

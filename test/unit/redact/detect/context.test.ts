@@ -783,6 +783,14 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
       ['wcscmp(password, L"Hunter2Xyz!")', "Hunter2Xyz!"],
       ['assert.Equal(t, "Hunter2Xyz!", cfg.Password)', "Hunter2Xyz!"],
       ['assertEquals("msg", "Hunter2Xyz!", user.getPassword())', "Hunter2Xyz!"],
+      // A second review's: both neighbours, far literals, macros, passwords of words compared.
+      ['assertEquals("password should match", user.getPassword(), "Hunter2Xyz!")', "Hunter2Xyz!"],
+      ['assert_eq!(password, "Hunter2Xyz!")', "Hunter2Xyz!"],
+      [`"Hunter2Xyz!"${" ".repeat(30)}== password`, "Hunter2Xyz!"],
+      ['if (password == "correct horse battery staple")', "correct horse battery staple"],
+      ['strcmp(password, "open sesame")', "open sesame"],
+      ['if (pass === "letmein")', "letmein"],
+      ['if pwd == "Swordfish":', "Swordfish"],
     ];
     for (const [text, secret] of shapes) expect(hides(text, secret), text).toBe(true);
     expectKept(scrub, [
@@ -794,12 +802,8 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
       'if (Objects.equals(tokenType, "Bearer")) {}',
       'if (strcmp(name, "password") == 0) {}',
       'assertEquals("expected", actual);',
-      // Messages compared, and words compared with a render pass or a folder.
+      // Messages compared: sentences.
       'assertEquals("This field is required.", form.errors.password)',
-      'self.assertEqual(field.password, "too short")',
-      'strcmp(pass, "inline")',
-      'if ("lighting" === pass) {}',
-      'strcmp(pwd, "build")',
       'x = "a" == b ? password : null',
     ]);
   });
@@ -851,14 +855,35 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
       ['DriverManager.getConnection(url, "admin", "123456x")', "123456x"],
       ['user.ChangePassword(password, "myNewPa55word")', "myNewPa55word"],
       ['setPassword(this.password, "Hunter2x!")', "Hunter2x!"],
-      ['cookieRememberMeManager.setCipherKey("TEST123xyz")', "TEST123xyz"],
       ['string n5 = "scheme://user:azerty123@" + domain;', "azerty123"],
       ["my_secret_password_for_email = 'd6s$f9g!j8mg7hw?n&2'", "d6s$f9g!j8mg7hw?n&2"],
+      ["self.my_secret_password_for_email = 'd6s$f9g!j8mg7hw?n&2'", "d6s$f9g!j8mg7hw?n&2"],
+      ['DEFAULT_FOR_DB_PASSWORD = "hunter2"', "hunter2"],
+      ['override_for_db_password = "Tr0ub4dor&3"', "Tr0ub4dor&3"],
+      ['client.Login(ctx, "admin", "Hunter2!x")', "Hunter2!x"],
+      ['password: Final[Optional[str]] = "Hunter2!x"', "Hunter2!x"],
+      ['password: t.Final[str] = "Hunter2!x"', "Hunter2!x"],
+      ['"ftp://user:azerty123@" . $domain', "azerty123"],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is code holding a template
+      ["`amqp://user:azerty123@${host}`", "azerty123"],
+      ['fmt.Sprintf("amqp://user:azerty123@%s/vhost", host)', "azerty123"],
       ['char[] passwordToChar = "SuperSecure".toCharArray();', "SuperSecure"],
     ];
     for (const [text, secret] of shapes) expect(hides(text, secret), text).toBe(true);
     expectKept(scrub, [
       "DriverManager.getConnection(url, user, pass)",
+      'setKey("Enter")',
+      'setSortKey("createdAt")',
+      'authorize(user, "read", "documents")',
+      'connect(socket, "localhost", "8080")',
+      'setToken(state, "loading")',
+      'hashPassword(password, "bcrypt")',
+      'secret_of_success = "hard work"',
+      'KEY_FOR_CACHE = "users:list:v3"',
+      '"https://github.com:owner/repo@" + sha',
+      // A form's prompts naming the password.
+      '"forgot_password": "Forgot your password?",',
+      'password = "Enter your password:"',
       'connect(host, "db")',
       'offsetKey("abc123xyz")',
       // A construct's scope and id (CDK), and a path under a name qualified by `to`.

@@ -148,6 +148,8 @@ describe("network device configuration (Junos, HPE ProCurve and Aruba)", () => {
       ['{"cfg": "password manager plaintext \\"Hunter2Xyz!kq9\\""}', "Hunter2Xyz!kq9"],
       ["set snmp community Xk9comm view all-mibs", "Xk9comm"],
       ["set snmp community Xk9comm routing-instance blue", "Xk9comm"],
+      ["password manager plaintext S3cretPass99 ! set by ops", "S3cretPass99"],
+      ["password manager plaintext S3cret\\Pass99", "S3cret\\Pass99"],
     ];
     for (const [text, secret] of shapes) expect(scrub(text), text).not.toContain(secret);
   });
@@ -159,6 +161,8 @@ describe("network device configuration (Junos, HPE ProCurve and Aruba)", () => {
       "password all plaintext on the wire is a bad idea",
       "set snmp community <community-name>",
       "set snmp community $COMMUNITY",
+      "set snmp community COMMUNITY view all",
+      "set snmp community your-community view all",
     ])
       expect(scrub(text)).toBe(text);
   });
