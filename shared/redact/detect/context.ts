@@ -92,10 +92,9 @@ function quoted(text: string, at: number, loose: boolean): Value | undefined {
   // Python's triple-quoted literal (`password='''p'''`), on one line.
   if ((q === '"' || q === "'") && text.startsWith(q + q + q, at)) {
     const found = text.slice(at + 3, at + 3 + 1024).indexOf(q + q + q);
-    const close = found === -1 ? -1 : at + 3 + found;
-    const inside = close === -1 ? "" : text.slice(at + 3, close);
-    return inside !== "" && inside.length <= 1024 && !/[\r\n]/.test(inside)
-      ? { start: at + 3, end: close, quoted: true, loose }
+    const inside = found === -1 ? "" : text.slice(at + 3, at + 3 + found);
+    return inside !== "" && !/[\r\n]/.test(inside)
+      ? { start: at + 3, end: at + 3 + found, quoted: true, loose }
       : undefined;
   }
   const start = at + q.length;
@@ -732,9 +731,21 @@ const COMPARE_BEFORE = /[ \t]*[=!]==?[ \t]*$/;
  * `'x' !== token`, `\"x\" == pwd` inside a JSON string).
  */
 function literalBefore(text: string, start: number): Value | undefined {
+  // The operator's `=` next to the name (past blanks) before any regexp: most names have none.
+  let j = start;
+  while (j > 0 && SPACE.test(text[j - 1] ?? "")) j--;
+  if (text[j - 1] !== "=") return undefined;
   const op = COMPARE_BEFORE.exec(text.slice(Math.max(0, start - 64), start));
   if (op === null) return undefined;
-  const close = start - op[0].length - 1;
+  const v = literalClosingAt(text, start - op[0].length - 1);
+  return v === undefined ? undefined : { ...v, compared: true };
+}
+
+/**
+ * The literal whose closing quote (`"` or `'`, or one escaped inside a JSON string: `\"x\"`) is at
+ * `close`, on one line; undefined when none is.
+ */
+function literalClosingAt(text: string, close: number): Value | undefined {
   const q = text[close];
   if (q !== '"' && q !== "'") return undefined;
   const escaped = text[close - 1] === "\\";
@@ -745,7 +756,7 @@ function literalBefore(text: string, start: number): Value | undefined {
     // Inside `\"…\"` the literal opens with an escaped quote; a plain one opens with its quote alone.
     if (escaped !== (text[open - 1] === "\\")) continue;
     const end = escaped ? close - 1 : close;
-    return open + 1 < end ? { start: open + 1, end, quoted: true, loose: false, compared: true } : undefined;
+    return open + 1 < end ? { start: open + 1, end, quoted: true, loose: false } : undefined;
   }
   return undefined;
 }
@@ -931,13 +942,9 @@ function comparedArguments(text: string, callee: string, start: number, at: numb
     // or a literal (`"x".equals(password)`).
     const receiver = RECEIVER.exec(callee);
     const dot = text[start] === "." ? start : start - 1;
-    const q = text[dot - 1];
+    const before = text[dot] === "." ? literalClosingAt(text, dot - 1) : undefined;
     if (receiver !== null) args.unshift({ name: receiver[1] as string });
-    else if (text[dot] === "." && (q === '"' || q === "'")) {
-      const open = text.lastIndexOf(q, dot - 2);
-      if (open === -1 || text.slice(open, dot).includes("\n")) return [];
-      args.unshift({ start: open + 1, end: dot - 1, quoted: true, loose: false });
-    }
+    else if (before !== undefined) args.unshift(before);
   }
   // The credential's name among the arguments, and the literals next to it.
   const k = args.findIndex((a) => "name" in a && strengthOfName(lastName(a.name)) !== undefined);
@@ -970,12 +977,6 @@ const LITERAL_PREFIX = /^(?:L|u8|u|U|@)(?=["'])/;
  * `new DirectoryEntry("LDAP://…", "u", "p")`), whatever its callee unless the endpoint is a web URL.
  */
 function scanCredentialArguments(text: string, out: Detection[], rule: string): void {
-  if (text.includes("JWT.") || text.includes("HMAC.")) {
-    for (const [s, e] of commandCallKeys(text)) {
-      if (e - s >= 3 && !isStandInValue(text.slice(s, e)))
-        out.push({ start: s, end: e, rule, kind: "secret" });
-    }
-  }
   for (let open = text.indexOf("("); open !== -1; open = text.indexOf("(", open + 1)) {
     // The callee: the name before `(` (blanks allowed between).
     let end = open;
@@ -1137,8 +1138,21 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     id: "credential-argument",
     kind: "secret",
     layer: "context",
-    needles: ["(", "JWT.", "HMAC."],
+    needles: ["("],
     scan: (text, out, rule) => scanCredentialArguments(text, out, rule.id),
+  },
+  {
+    // Ruby's keyed calls without parentheses (`JWT.encode payload, "k", "HS256"`).
+    id: "credential-argument",
+    kind: "secret",
+    layer: "context",
+    needles: ["JWT.", "HMAC."],
+    scan: (text, out, rule) => {
+      for (const [s, e] of commandCallKeys(text)) {
+        if (e - s >= 3 && !isStandInValue(text.slice(s, e)))
+          out.push({ start: s, end: e, rule: rule.id, kind: "secret" });
+      }
+    },
   },
   {
     id: "credential-flag",

@@ -67,9 +67,10 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     // Cisco IOS's other forms, at a line's start as `show running-config` prints them, or after the
     // device's prompt (`R1(config)#`), also in a JSON string's `\n`: `enable password [level n] x`,
     // `enable secret x`, `username u [privilege n] password x [privilege n] [role r]` (NX-OS, ASA,
-    // EOS), a TACACS+ or RADIUS server's `key x` (after its ports and timeout); the type digit (`0`, `7`, `5`…) is not the password. The value ends its line, as in a
-    // configuration, and a word (`username or password incorrect`, `enable password authentication`)
-    // is a password only in a configuration (`isDeviceConfigValue`).
+    // EOS), a TACACS+ or RADIUS server's `key x` (after its ports and timeout); the type digit
+    // (`0`, `7`, `5`…) is not the password. The value ends its line, as in a configuration, and a
+    // word (`username or password incorrect`, `enable password authentication`) is a password only
+    // in a configuration (`isDeviceConfigValue`).
     id: "cisco-password",
     kind: "secret",
     layer: "structure",

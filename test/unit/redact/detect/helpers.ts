@@ -18,3 +18,11 @@ export function foundBy(
 export function expectKept(scrub: (text: string) => string, texts: readonly string[]): void {
   for (const text of texts) expect(scrub(text), text).toBe(text);
 }
+
+/** Expects `scrub` to leave no trace of each pair's secret in its text (each text named in a failure). */
+export function expectHidden(
+  scrub: (text: string) => string,
+  shapes: readonly (readonly [text: string, secret: string])[],
+): void {
+  for (const [text, secret] of shapes) expect(scrub(text), text).not.toContain(secret);
+}

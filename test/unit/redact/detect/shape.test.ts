@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Scrubber } from "#shared/redact/scrub.js";
-import { expectKept } from "./helpers.js";
+import { expectHidden, expectKept } from "./helpers.js";
 
 const scrub = (text: string): string => new Scrubber().scrub(text, "$.error.message");
 
@@ -153,7 +153,7 @@ describe("a key in a URL's path", () => {
         "APA91bExYfB9ymMLJrR6rrDDSdGR614iMWXDHYVQpE2ETwMj",
       ],
     ];
-    for (const [text, secret] of shapes) expect(scrub(text), text).not.toContain(secret);
+    expectHidden(scrub, shapes);
   });
 
   it("while content-addressed files and page ids elsewhere are kept", () => {
