@@ -75,8 +75,24 @@ function assignedValue(text: string, s: number): Value | undefined {
   if (cmdlet !== null) return cmdlet[1] === undefined ? undefined : quoted(text, s + cmdlet[0].length, false);
   const wrapped = wrappedLiteral(text, s);
   if (wrapped !== undefined) return { start: wrapped[0], end: wrapped[1], quoted: true, loose: false };
+  const prefix = STRING_PREFIX.exec(text.slice(s, s + 4))?.[0];
+  if (prefix !== undefined) {
+    const v = quoted(text, s + prefix.length, false);
+    // An interpolating prefix with a field is code (`f"{base}-key"`, C#'s `$"{host}"`).
+    return v !== undefined && /[fF$]/.test(prefix) && text.slice(v.start, v.end).includes("{")
+      ? undefined
+      : v;
+  }
   return quoted(text, s, false) ?? bare(text, s, false);
 }
+
+/**
+ * A string literal's prefix: Python's and Rust's bytes and formatted strings (`b"k"`, `rb'k'`,
+ * `u"k"`, `f"k"`), C's and C++'s wide ones (`L"k"`, `u8"k"`), C#'s verbatim and interpolated ones
+ * (`@"k"`, `$"k"`), bash's ANSI-C quoting (`$'k'`). Not Python's raw strings alone (`r"…"`):
+ * patterns and Windows paths (`IPV4_PAT = r"(?:[0-9]{1,3}\.){3}"`).
+ */
+const STRING_PREFIX = /^(?:[bB][rR]?|[rR][bB]|[uU]8?|[fF]|L|@\$?|\$@?)(?=["'])/;
 
 /** PowerShell's cmdlets as a value: a prompt (`Read-Host`, `Get-Credential`), or a literal made a SecureString (group 1). */
 const CMDLET_VALUE =
@@ -900,6 +916,12 @@ const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512
  * PDO names one (`mysql:host=db;dbname=app`).
  */
 const ENDPOINT = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)+\/\/|^[a-z]+:(?:host|dbname|server|Server)=/;
+/** An LDAP distinguished name of a user (`cn=admin,dc=example,dc=org`, `uid=bob, ou=people`). */
+const DISTINGUISHED_NAME = /^(?:cn|uid|CN|UID)=[^,="]{1,64},[ \t]*(?:ou|dc|o|cn|OU|DC|O|CN)=/;
+/** A callee that binds to a directory with a user's name and password (`simple_bind_s`, `Bind`, `bindAs`). */
+const BIND_CALLEE = /bind|auth|login|logon|connect|open|cred/i;
+/** What a call's first string may be for its strings to be read whatever its callee. */
+const ENDPOINT_OR_DN = new RegExp(`${ENDPOINT.source}|${DISTINGUISHED_NAME.source}`);
 const WEB = /^https?:/i;
 
 /**
@@ -991,11 +1013,13 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     while (at < text.length && /\s/.test(text[at] ?? "")) at++;
     const place = keyPlaceOf(text.slice(Math.max(0, start - 48), end));
     if (place !== undefined) {
-      for (const [s, e] of keyArguments(text, at, place)) {
+      const keys = keyArguments(text, at, place);
+      for (const [s, e] of keys) {
         if (e - s >= 3 && !isStandInValue(text.slice(s, e)))
           out.push({ start: s, end: e, rule, kind: "secret" });
       }
-      continue;
+      // A password's characters are one way to call `load` or `PasswordAuthentication`; strings are another.
+      if (place !== "chars" || keys.length > 0) continue;
     }
     if (COMPARE_CALLEE.test(callee)) {
       const compared = comparedArguments(text, callee, start, at);
@@ -1019,7 +1043,7 @@ function namedCallArguments(text: string, callee: string, at: number): [number, 
   const last = callee.slice(callee.lastIndexOf(".") + 1);
   const named = CALLEE_WORD.test(callee) && !(LOOKUP_CALLEE.test(last) && !SESSION_CALLEE.test(last));
   // Any other callee only when its first argument is a quoted endpoint.
-  if (!named && !((text[at] === '"' || text[at] === "'") && ENDPOINT.test(text.slice(at + 1, at + 48))))
+  if (!named && !((text[at] === '"' || text[at] === "'") && ENDPOINT_OR_DN.test(text.slice(at + 1, at + 48))))
     return [];
   const args: [number, number][] = [];
   // A session's or a password's callee may take a name first (`getConnection(url, "u", "p")`,
@@ -1039,13 +1063,22 @@ function namedCallArguments(text: string, callee: string, at: number): [number, 
   }
   const first = args[0] === undefined ? "" : text.slice(args[0][0], args[0][1]);
   const endpoint = args.length === 3 && ENDPOINT.test(first) && (named || !WEB.test(first));
+  // An LDAP bind's user is a distinguished name, its password the next string
+  // (`ldap.simple_bind_s("cn=admin,dc=example", "p")`, Go's `l.Bind("uid=u,ou=people", "p")`).
+  if (args.length >= 2 && DISTINGUISHED_NAME.test(first) && BIND_CALLEE.test(last)) return args.slice(1, 2);
   if (!named && !endpoint) return [];
   // After a name: the URL's user and password (`getConnection(url, "u", "p")`), or the new
   // password after the old (`ChangePassword(old, "new")`); not a host and a port
   // (`connect(socket, "localhost", "8080")`).
   if (leading !== null) {
     if (args.length >= 2) return HOST.test(first) ? [] : args.slice(1, 2);
-    return args.length === 1 && /password|secret|token/i.test(last) ? args : [];
+    if (args.length !== 1 || HOST.test(first)) return [];
+    // One string after a name: the new password, or a login's password (`server.login(user, "p")`;
+    // not a message, `login(request, "Please sign in")`).
+    return /password|secret|token/i.test(last) ||
+      (/^(?:login|logon|signIn|authenticate)$/i.test(last) && !/\s/.test(first))
+      ? args
+      : [];
   }
   // `setPassword("p")`, and a client's `auth("p")` (Redis' `AUTH`).
   if (args.length === 1 && /password|secret|token|passphrase|(?:^|\.)auth$/i.test(callee)) return args;

@@ -322,8 +322,8 @@ export function credentialName(name: string): Strength | undefined {
   const all = nameWords(name.replace(/pass[_.-]?phrase/gi, "passphrase"));
   const whole = wordsStrength(all);
   if (whole !== undefined || /[@$/]/.test(name)) return whole;
-  // Up to two words after `for` or `to` qualify a password's or a secret's name before them
-  // (`password_for_email`, `passwordToChar`); not in a host's or a path's run
+  // Up to two words after `for`, `to` or `as` qualify a password's or a secret's name before
+  // them (`password_for_email`, `passwordToChar`, `passwordAsString`); not in a host's or a path's run
   // (`session-for-4010@db.svc.local`), not a key's (`KEY_FOR_CACHE`, `storageKeyForTheme`).
   const tail = all.findIndex((w, i) => i > 0 && TAIL_PREPOSITION.has(w));
   if (tail === -1 || all.length - tail > 3) return undefined;
@@ -354,7 +354,7 @@ function wordsStrength(words: readonly string[]): Strength | undefined {
   return undefined;
 }
 
-const TAIL_PREPOSITION: ReadonlySet<string> = new Set(["for", "to"]);
+const TAIL_PREPOSITION: ReadonlySet<string> = new Set(["for", "to", "as"]);
 
 /**
  * A name that says its value is not real (`fake_token`, `wrongLength`, `nonMatchingToken`,

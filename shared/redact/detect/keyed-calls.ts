@@ -6,8 +6,11 @@
  * (`[]byte("k")`, `Buffer.from("k")`, `Encoding.UTF8.GetBytes("k")`, `"k".getBytes()`).
  */
 
-/** Which argument of a call is the key: its index from 0, or every literal argument (`"any"`). */
-type KeyPlace = number | "any";
+/**
+ * Which argument of a call is the key: its index from 0, every literal argument (`"any"`), or
+ * every one made characters (`"chars"`: Java's `"p".toCharArray()`, how the JCA takes passwords).
+ */
+type KeyPlace = number | "any" | "chars";
 
 /**
  * Callees by how the text before `(` ends, and where their key stands. Case-sensitive: Go's
@@ -30,8 +33,18 @@ const KEYED_CALLS: readonly (readonly [RegExp, KeyPlace])[] = [
     /(?:(?:^|[^\w])(?:(?:jwt|JWT|jose|jws|Jwts?|jsonwebtoken)\.(?:encode|decode|sign|verify)|HMAC\.(?:hexdigest|digest|base64digest)|hmac\.New|createHmac)|jsonwebtoken\\?["']\)\.(?:sign|verify)|\.signWith)$/,
     1,
   ],
+  // One-time passwords' shared secrets: pyotp's `TOTP("base32")`/`HOTP(…)`, Go's
+  // `totp.GenerateCode("base32", t)`.
+  [/(?:^|[^\w])(?:(?:pyotp\.)?[TH]OTP|(?:totp|hotp)\.GenerateCode)$/, 0],
   // PHP's `hash_hmac("sha256", $data, "k")`, Elixir's `:crypto.mac(:hmac, :sha256, "k", data)`.
   [/(?:^|[^\w])(?:hash_hmac|:crypto\.mac)$/, 2],
+  // The JCA's calls that take a password as characters: a key store's `load(in, "p".toCharArray())`,
+  // `getKey(alias, …)`, `setKeyEntry(alias, key, …, chain)`, a key manager's `init(ks, …)`,
+  // `new PasswordAuthentication(user, …)`, `new PBEKeySpec(…)`, `new KeyStore.PasswordProtection(…)`.
+  [
+    /(?:^|[^\w])(?:load|store|getKey|getEntry|setKeyEntry|init|PasswordAuthentication|PBEKeySpec|PasswordProtection)$/,
+    "chars",
+  ],
   // A constant-time comparison of a secret with a literal: the literal is the secret.
   [
     /(?:^|[^\w])(?:compare_digest|hash_equals|timingSafeEqual|ConstantTimeCompare|FixedTimeEquals|secure_compare|MessageDigest\.isEqual)$/,
@@ -57,8 +70,10 @@ export function keyArguments(text: string, at: number, place: KeyPlace, command 
   const found: [number, number][] = [];
   const take = (start: number, index: number): void => {
     const keyword = KEYWORD_KEY.exec(text.slice(start, start + 24));
-    if (place !== "any" && index !== place && keyword === null) return;
-    const literal = literalAt(text, start + (keyword?.[0].length ?? 0), command);
+    if (typeof place === "number" && index !== place && keyword === null) return;
+    const s = start + (keyword?.[0].length ?? 0);
+    if (place === "chars" && !MADE_CHARS.test(text.slice(s, s + 600))) return;
+    const literal = literalAt(text, s, command) ?? assignedLiteral(text, s, s, KEY_HOPS);
     if (literal !== undefined && !isAlgorithmName(text.slice(literal[0], literal[1]))) found.push(literal);
   };
   let index = 0;
@@ -77,6 +92,43 @@ export function keyArguments(text: string, at: number, place: KeyPlace, command 
     else i = pastSkipped(text, i);
   }
   return found;
+}
+
+/** An argument made characters: a literal's or a name's `.toCharArray()`. */
+const MADE_CHARS = /^(?:"(?:[^"\\\r\n]|\\.){0,512}"|[A-Za-z_$][\w$]*)\.toCharArray\(\)/;
+/** How many names a key may pass through from its literal to the call (`k = "x"; b = k.getBytes(); sign(b)`). */
+const KEY_HOPS = 2;
+/** How far before its use a name's assignment is looked for. */
+const ASSIGNMENT_REACH = 4096;
+/**
+ * A name as an argument or as an assigned value, possibly made bytes or characters by a method
+ * (`key`, `secret.getBytes()`, `k.encode("utf-8")`), up to the argument's or statement's end.
+ */
+const NAME_VALUE =
+  /^([A-Za-z_$][\w$]*)(?:\.(?:getBytes|toCharArray|encode|as_bytes|to_vec|into|ToArray)\([^()\r\n]{0,24}\))?[ \t]*(?=[,);\r\n]|$)/;
+
+/**
+ * The literal the name standing at `at` was last assigned before `before` in the same text
+ * (`byte[] key2 = "k".getBytes();`, Go's `key := []byte(\`k\`)`, `k = b"k"`), through at most
+ * `hops` further names: a key reaches a keyed call through a variable as often as written in it.
+ */
+function assignedLiteral(
+  text: string,
+  at: number,
+  before: number,
+  hops: number,
+): [number, number] | undefined {
+  const name = NAME_VALUE.exec(text.slice(at, at + 96))?.[1];
+  if (name === undefined || /^(?:this|self|null|nil|None|true|false|undefined)$/.test(name)) return undefined;
+  const assignment = new RegExp(`(?<![\\w$.])${name.replace(/\$/g, "\\$")}[ \\t]*:?=(?!=)[ \\t]*`, "g");
+  assignment.lastIndex = Math.max(0, before - ASSIGNMENT_REACH);
+  let value = -1;
+  for (let m = assignment.exec(text); m !== null && m.index < before; m = assignment.exec(text))
+    value = m.index + m[0].length;
+  if (value === -1) return undefined;
+  return (
+    literalAt(text, value, true) ?? (hops > 0 ? assignedLiteral(text, value, value, hops - 1) : undefined)
+  );
 }
 
 /** A Ruby call of a keyed callee without parentheses (`JWT.encode payload, "k", "HS256"`): its callee's end and blanks. */

@@ -867,6 +867,21 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
       ["`amqp://user:azerty123@${host}`", "azerty123"],
       ['fmt.Sprintf("amqp://user:azerty123@%s/vhost", host)', "azerty123"],
       ['char[] passwordToChar = "SuperSecure".toCharArray();', "SuperSecure"],
+      ['String passwordAsString = "hunter2";', "hunter2"],
+      ['secret_as_bytes = b"Kq7wz3Lr"', "Kq7wz3Lr"],
+      // A literal's prefix: bytes, raw, formatted, wide, verbatim, ANSI-C.
+      ["app.secret_key = b'_5#y2L\"F4Q8z\\n\\xec]/'", '_5#y2L"F4Q8z'],
+      ['password = b"hunter2x"', "hunter2x"],
+      ['SECRET_KEY = rb"Kq7wz3Lr9Tk2xx"', "Kq7wz3Lr9Tk2xx"],
+      ['token = u"Kq7wz3Lr9Tk2xx"', "Kq7wz3Lr9Tk2xx"],
+      ['PASSWORD = f"hunter2x"', "hunter2x"],
+      ['const wchar_t* password = L"hunter2x";', "hunter2x"],
+      ['var password = $"hunter2x";', "hunter2x"],
+      ["PASSWORD=$'hunter2x'", "hunter2x"],
+      // A login's password after the user's name; an LDAP bind's after the user's DN.
+      ['server.login(user, "Hx7pq2Lm9")', "Hx7pq2Lm9"],
+      ['ldap.simple_bind_s("cn=admin,dc=example,dc=org", "Hx7pq2Lm9")', "Hx7pq2Lm9"],
+      ['err = l.Bind("uid=bob, ou=people,dc=example,dc=com", "Hx7pq2Lm9")', "Hx7pq2Lm9"],
     ];
     expectHidden(scrub, shapes);
     expectKept(scrub, [
@@ -890,6 +905,15 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
       "const auth = new apigateway.TokenAuthorizer(this, 'booksAuthorizer', {",
       "connections: [glue.Connection.fromConnectionName(stack, 'Connection', 'connectionName')],",
       'path_to_key = "/etc/ssl/key.pem"',
+      'key_as_label = "Sort by date"',
+      'password = f"{prefix}-{suffix}"',
+      'var password = $"{user.Name}-{env}";',
+      'key = b"name"',
+      'IPV4_PAT = r"(?:[0-9]{1,3}\\.){3}[0-9]{1,3}"',
+      'server.login(user, "localhost")',
+      'app.login(request, "Please sign in")',
+      'conn.search("cn=users,dc=example,dc=org", "(objectClass=person)")',
+      'ldap.search_s("ou=people,dc=example", ldap.SCOPE_SUBTREE, "(uid=bob)")',
     ]);
   });
 

@@ -65,6 +65,12 @@ describe("keyed calls: the key by its place among the arguments", () => {
     ["const t = jwt.sign(payload, `Kq7wz3Lr9Tk2`, { expiresIn: '1h' });", "jwt.sign", "Kq7wz3Lr9Tk2"],
     ["if hmac.compare_digest(token, 'Kq7wz3Lr9Tk2'): ok()", "compare_digest", "Kq7wz3Lr9Tk2"],
     ["if (hash_equals('Kq7wz3Lr9Tk2', $token)) {}", "hash_equals", "Kq7wz3Lr9Tk2"],
+    ['totp = pyotp.TOTP("JBSWY3DPEHPK3PXPQ4ZA")', "TOTP", "JBSWY3DPEHPK3PXPQ4ZA"],
+    [
+      'code, err := totp.GenerateCode("JBSWY3DPEHPK3PXPQ4ZA", time.Now())',
+      "GenerateCode",
+      "JBSWY3DPEHPK3PXPQ4ZA",
+    ],
     // Payloads and comments before the key hold commas, brackets and quotes of their own.
     ["jwt.sign({ msg: `it's`, n: [1, 2] }, 'Kq7wz3Lr9Tk2')", "jwt.sign", "Kq7wz3Lr9Tk2"],
     ["hash_hmac('sha256', /* the body's bytes, all */ $body, 'Kq7wz3Lr9Tk2')", "hash_hmac", "Kq7wz3Lr9Tk2"],
@@ -190,6 +196,93 @@ describe("keyed calls without parentheses, and literals made bytes or decoded", 
       'token = get_token("service-name")',
       'key = bytes(name, "utf-8")',
       'key = bytes.fromhex(config["key_hex"])',
+    ]);
+  });
+});
+
+describe("keys that reach a keyed call through names in the same text", () => {
+  /** Languages' ways to assign a literal to a name, the literal made bytes or not. */
+  const assign = fc.constantFrom(
+    (n: string, k: string) => `byte[] ${n} = "${k}".getBytes();`,
+    (n: string, k: string) => `String ${n} = "${k}";`,
+    (n: string, k: string) => `${n} := []byte(\`${k}\`)`,
+    (n: string, k: string) => `${n} := "${k}"`,
+    (n: string, k: string) => `${n} = b"${k}"`,
+    (n: string, k: string) => `${n} = '${k}'`,
+    (n: string, k: string) => `const ${n} = Buffer.from('${k}');`,
+    (n: string, k: string) => `var ${n} = Encoding.UTF8.GetBytes("${k}");`,
+    (n: string, k: string) => `let ${n} = b"${k}";`,
+  );
+  /** Keyed calls taking a name as their key. */
+  const call = fc.constantFrom(
+    (n: string) => `Mac m = new SecretKeySpec(${n}, "HmacSHA256");`,
+    (n: string) => `sig = hmac.new(${n}, msg, hashlib.sha256).hexdigest()`,
+    (n: string) => `ss, err := token.SignedString(${n})`,
+    (n: string) => `const t = jwt.sign(payload, ${n});`,
+    (n: string) => `mac := hmac.New(sha256.New, ${n})`,
+    (n: string) => `var h = new HMACSHA256(${n});`,
+    (n: string) => `let mac = HmacSha256::new_from_slice(${n}).unwrap();`,
+  );
+  const name = fc.constantFrom("k", "key2", "mySigningBytes", "raw", "buf", "material", "sk_1");
+  const filler = fc.array(
+    fc.constantFrom("int n = items.size();", 'log.info("ready")', "x = compute(a, b)", "// the message"),
+    { maxLength: 3 },
+  );
+  const key = fc
+    .tuple(fc.stringMatching(/^[A-Za-z]{4,9}$/), fc.integer({ min: 10, max: 999 }))
+    .map(([w, n]) => `${w}${n}Q`);
+
+  it("varied: a literal assigned to a name, the name given to the call, code between", () => {
+    fc.assert(
+      fc.property(assign, call, name, filler, key, (a, c, n, f, k) => {
+        const text = [a(n, k), ...f, c(n)].join("\n");
+        expect(hides(text, k), text).toBe(true);
+      }),
+      { seed: 20_261_128, numRuns: 400 },
+    );
+  });
+
+  it.each([
+    [
+      'String effectivelyConstantString = "s3cr37Q";\nbyte[] key = effectivelyConstantString.getBytes();\nMac m = new SecretKeySpec(key, "HmacSHA256");',
+      "s3cr37Q",
+    ],
+    ['k = "Tr0ub4dor3x"\nkb = k.encode("utf-8")\nsig = hmac.new(kb, msg, "sha256")', "Tr0ub4dor3x"],
+  ])("through two names: %s", (text, secret) => {
+    expect(hides(text, secret)).toBe(true);
+  });
+
+  it("a name assigned no literal before the call, or another name, stays", () => {
+    expectKept(scrub, [
+      'key = os.environ["HMAC_KEY"]\nsig = hmac.new(key, msg, "sha256")',
+      'sig = hmac.new(key, msg, "sha256")\nkey = "rotated-next-time"',
+      'label = "billing-service"\nsig = hmac.new(key, label.encode(), "sha256")',
+      'alg = "HS256"\ntoken = jwt.encode(payload, secret, alg)',
+      'byte[] key = loadKey("hmac");\nnew SecretKeySpec(key, "HmacSHA256")',
+    ]);
+  });
+});
+
+describe("passwords the JCA takes as characters", () => {
+  it.each([
+    ['new java.net.PasswordAuthentication(usr, "k33pOut!".toCharArray());', "k33pOut!"],
+    ['ks.load(new FileInputStream("keystore.p12"), "k33pOut!".toCharArray());', "k33pOut!"],
+    ['Key k = store.getKey("alias", "k33pOut!".toCharArray());', "k33pOut!"],
+    ['kmf.init(ks, "k33pOut!".toCharArray());', "k33pOut!"],
+    ['ks.setKeyEntry("a", key, "k33pOut!".toCharArray(), chain);', "k33pOut!"],
+    ['PBEKeySpec spec = new PBEKeySpec("k33pOut!".toCharArray(), salt, 65536, 256);', "k33pOut!"],
+    ['String p = "k33pOut!";\nstore.getKey("", p.toCharArray());', "k33pOut!"],
+  ])("%s", (text, secret) => {
+    expect(hides(text, secret)).toBe(true);
+  });
+
+  it("characters of a literal anywhere else stay (character sets, loops)", () => {
+    expectKept(scrub, [
+      'int i = StringUtils.indexOfAny(path, "/\\\\:".toCharArray());',
+      'for (char c : "abcdef".toCharArray()) { count(c); }',
+      'private static final char[] HEX = "0123456789abcdef".toCharArray();',
+      'cache.load(key, "value");',
+      "ks.load(in, password);",
     ]);
   });
 });
