@@ -9,7 +9,13 @@
  */
 
 import { remembered } from "../../memo.js";
-import { isAuthSchemeWord, isPlaceholder, isSampleValue, isStandIn } from "../rule-helpers.js";
+import {
+  isAuthSchemeWord,
+  isPasswordStandIn,
+  isPlaceholder,
+  isSampleValue,
+  isStandIn,
+} from "../rule-helpers.js";
 import type { Detection, PatternRule } from "../rule-types.js";
 import {
   ASCII_PASSWORD_WORDS,
@@ -77,11 +83,11 @@ function assignedValue(text: string, s: number): Value | undefined {
   if (wrapped !== undefined) return { start: wrapped[0], end: wrapped[1], quoted: true, loose: false };
   const prefix = STRING_PREFIX.exec(text.slice(s, s + 4))?.[0];
   if (prefix !== undefined) {
-    const v = quoted(text, s + prefix.length, false);
-    // An interpolating prefix with a field is code (`f"{base}-key"`, C#'s `$"{host}"`).
-    return v !== undefined && /[fF$]/.test(prefix) && text.slice(v.start, v.end).includes("{")
-      ? undefined
-      : v;
+    const v = prefixedLiteral(text, s + prefix.length, prefix);
+    // An interpolating prefix with a field is code (`f"{base}-key"`, C#'s `$"{host}"`); a literal
+    // repeated is a fill (`b"\x00" * 32`).
+    if (v === undefined || REPEATED.test(text.slice(v.end + 1, v.end + 12))) return undefined;
+    return /[fF$]/.test(prefix) && text.slice(v.start, v.end).includes("{") ? undefined : v;
   }
   return quoted(text, s, false) ?? bare(text, s, false);
 }
@@ -89,10 +95,31 @@ function assignedValue(text: string, s: number): Value | undefined {
 /**
  * A string literal's prefix: Python's and Rust's bytes and formatted strings (`b"k"`, `rb'k'`,
  * `u"k"`, `f"k"`), C's and C++'s wide ones (`L"k"`, `u8"k"`), C#'s verbatim and interpolated ones
- * (`@"k"`, `$"k"`), bash's ANSI-C quoting (`$'k'`). Not Python's raw strings alone (`r"…"`):
- * patterns and Windows paths (`IPV4_PAT = r"(?:[0-9]{1,3}\.){3}"`).
+ * (`@"k"`, `$"k"`), bash's ANSI-C quoting (`$'k'`); escaped in a JSON string too (`b\"k\"`). Not
+ * Python's raw strings alone (`r"…"`): patterns and Windows paths (`IPV4_PAT = r"(?:[0-9]{1,3}\.){3}"`).
  */
-const STRING_PREFIX = /^(?:[bB][rR]?|[rR][bB]|[uU]8?|[fF]|L|@\$?|\$@?)(?=["'])/;
+const STRING_PREFIX = /^(?:[bB][rR]?|[rR][bBfF]|[uU]8?|[fF][rR]?|L|@\$?|\$@?)(?=\\?["'])/;
+/** A literal repeated by an operator (`* 32`). */
+const REPEATED = /^[ \t]*\*[ \t]*\d/;
+
+/**
+ * The literal after a prefix: C#'s verbatim strings double their quotes (`@"a""b"`), bash's
+ * `$'…'` escapes them (`$'a\'b'`); any other as `quoted` reads it.
+ */
+function prefixedLiteral(text: string, at: number, prefix: string): Value | undefined {
+  const q = text[at];
+  if (!((prefix.includes("@") && q === '"') || (prefix === "$" && q === "'"))) return quoted(text, at, false);
+  for (let i = at + 1; i < text.length && i - at <= 1024; i++) {
+    const c = text[i];
+    if (c === "\n" || c === "\r") return undefined;
+    if (q === "'" && c === "\\") i++;
+    else if (c === q) {
+      if (q === '"' && text[i + 1] === '"') i++;
+      else return i > at + 1 ? { start: at + 1, end: i, quoted: true, loose: false } : undefined;
+    }
+  }
+  return undefined;
+}
 
 /** PowerShell's cmdlets as a value: a prompt (`Read-Host`, `Get-Credential`), or a literal made a SecureString (group 1). */
 const CMDLET_VALUE =
@@ -232,9 +259,12 @@ const SCHEME =
  */
 const AUTHORIZATION = /authorization$/i;
 const ANY_SCHEME = /^[A-Za-z][A-Za-z0-9-]{1,19}[ \t]+(?=\S)/;
-/** Assignment signs, longest first; typed declarations (`: str =`, ` string =`) before `:`. */
+/**
+ * Assignment signs, longest first; typed declarations (`: str =`, ` string =`, Swift's and
+ * Kotlin's `: String? =`, `: String! =`, `: CharArray =`) before `:`.
+ */
 const ASSIGN =
-  /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|(?:\w+\.)?(?:Optional|Final|ClassVar)(?:\[[\w .,|[\]]{1,40}\])?)[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\||\?\?|\?:)[ \t]*/;
+  /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|CharArray|ByteArray|\[UInt8\]|(?:\w+\.)?(?:Optional|Final|ClassVar)(?:\[[\w .,|[\]]{1,40}\])?)[?!]?[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\||\?\?|\?:)[ \t]*/;
 /** After a lookup call's quoted name: `)` and a fallback operator. */
 const CALL_FALLBACK = /^\)[ \t]*(?:\?\?|\?:|\|\||or(?= ))[ \t]*/;
 /** A path's last word before the name, in the same string (`'/etc/passwd'`). */
@@ -307,6 +337,23 @@ function wordCellAfter(text: string, at: number): Value | undefined {
 /** A YAML block scalar's header and the indent of its first line (`|`, `>-`, `|2`), raw or escaped. */
 const BLOCK_SCALAR = /^[|>][-+]?\d?[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]+(?=\S)/;
 
+/** A start tag's attributes, up to its `>` (one at least). */
+const ATTRIBUTES =
+  /^(?:\s+[\w:.-]{1,40}\s*=\s*(?:"[^"<>\r\n]{0,200}"|'[^'<>\r\n]{0,200}'|[^\s"'<>]{1,200}))+\s*(?=>)/;
+/** A `value` attribute earlier in the tag than the name's (`<add value="v" key="Password"/>`): its quote and text. */
+const VALUE_ATTRIBUTE = /\svalue\s*=\s*(["'])([^"'<>\r\n]{1,256})\1/i;
+
+/** The value given in a `value` attribute before a `key` or `name` attribute holding the name, if any. */
+function valueAttributeBefore(text: string, nameStart: number): Value | undefined {
+  if (!/(?:key|name)\s*=\s*["']$/i.test(text.slice(Math.max(0, nameStart - 12), nameStart))) return undefined;
+  const tag = text.lastIndexOf("<", nameStart);
+  if (tag === -1 || nameStart - tag > 400 || text.slice(tag, nameStart).includes(">")) return undefined;
+  const m = VALUE_ATTRIBUTE.exec(text.slice(tag, nameStart));
+  if (m === null) return undefined;
+  const start = tag + m.index + m[0].length - 1 - (m[2] ?? "").length;
+  return { start, end: start + (m[2] ?? "").length, quoted: true, loose: false };
+}
+
 /** The element after a property list's `<key>…</key>` that holds its value. */
 const KEYED_ELEMENT = /^\s*<(?:string|value|data)>/;
 
@@ -348,6 +395,34 @@ function keyedElementValue(text: string, nameStart: number, at: number, i: numbe
 }
 
 /**
+ * The value markup gives the name ending at `at` (`i` past its closing quote): an element's text
+ * (`<password>v</password>`, with attributes or escaped for HTML), a `value` attribute after or
+ * before it (`key="Password" value="v"`, `<add value="v" key="Password"/>`), a keyed element's
+ * (`keyedElementValue`); null when the name stands in no markup.
+ */
+function markupValue(text: string, nameStart: number, at: number, i: number): Value | undefined | null {
+  const keyed = keyedElementValue(text, nameStart, at, i);
+  if (keyed !== null) return keyed;
+  if (i > at) {
+    const attr = /^\s+value\s*=\s*/i.exec(text.slice(i, i + 40));
+    if (attr !== null) return quoted(text, i + attr[0].length, false);
+    const before = valueAttributeBefore(text, nameStart);
+    if (before !== undefined) return before;
+  }
+  if (text[nameStart - 1] === "<") {
+    const attributes = ATTRIBUTES.exec(text.slice(i, i + 1024))?.[0].length;
+    if (attributes !== undefined) return elementText(text, i + attributes);
+  }
+  if (
+    text[i] === ">"
+      ? text[nameStart - 1] === "<"
+      : text.startsWith("&gt;", i) && text.endsWith("&lt;", nameStart)
+  )
+    return elementText(text, i);
+  return null;
+}
+
+/**
  * A literal the name is compared with (`password == "x"`; a bare operand is code: `!= null`,
  * `=== FIRST`), or a lookup's literal fallback (`System.getenv("PASS") ?: "x"`,
  * `os.environ.get("PASS") or "x"`); null when neither follows.
@@ -370,6 +445,8 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   // The name's own closing quote or bracket: `"api_key": …`, `['token'] = …`, `\"pwd\": …`.
   i += quoteAt(text, i)?.length ?? 0;
   if (text[i] === "]") i++;
+  // An array's brackets (C's `char password[] = "x"`, `[32]`; PHP's `$apikey[] = "x"`).
+  else if (text[i] === "[") i += /^\[\d{0,6}\](?=[ \t]*=[^=])/.exec(text.slice(i, i + 12))?.[0].length ?? 0;
   const literal = literalAfter(text, at, i);
   if (literal !== null) return literal;
   // Markdown's emphasis closing a label (`**Password**: x`, `__Token__: x`).
@@ -377,8 +454,8 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   const rest = text.slice(i, i + 120);
   const field = fieldValue(text, i);
   if (field !== null) return field;
-  const keyed = keyedElementValue(text, nameStart, at, i);
-  if (keyed !== null) return keyed;
+  const markup = markupValue(text, nameStart, at, i);
+  if (markup !== null) return markup;
   const cell = TABLE_CELL.exec(rest);
   if (cell !== null && /\|[ \t]*$/.test(text.slice(Math.max(0, nameStart - 8), nameStart))) {
     // A Markdown table's row (`| DB_PASSWORD | x |`): the next cell is the value, or the first
@@ -399,14 +476,6 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
     // A JSON member's name after a value (`"…token","temperature":0.7`) is no argument.
     if (v !== undefined && !/^\\?["'`][ \t]*:/.test(text.slice(v.end, v.end + 8))) return v;
   }
-  const attr = /^\s+value\s*=\s*/i.exec(rest);
-  if (attr !== null && i > at) return quoted(text, i + attr[0].length, false);
-  if (
-    text[i] === ">"
-      ? text[nameStart - 1] === "<"
-      : text.startsWith("&gt;", i) && text.endsWith("&lt;", nameStart)
-  )
-    return elementText(text, i);
   const assign = ASSIGN.exec(rest);
   if (assign !== null && assign[0].trim() !== "") {
     let s = i + assign[0].length;
@@ -471,9 +540,11 @@ function isPlaceholderValue(value: string): boolean {
 
 /**
  * A call, an index or a member access (`getToken()`, `positionals[0]`, `self.token`,
- * `config.password`, `req.headers.authorization?.split(…`).
+ * `config.password`, `req.headers.authorization?.split(…`, `TOTP::create(…`), or a Rust raw
+ * string's opening (`br#"…"#`).
  */
-const CODE = /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*[([]/;
+const CODE =
+  /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*(?:::[A-Za-z_$][\w$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*[([]|^[rbRB]{1,2}#+$/;
 /**
  * A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`, a
  * relative one of words to a file (`config/keys/server.key`), and
@@ -586,15 +657,7 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
     return false;
   // A weak name (`key`, `session`) needs a value that looks generated; a qualified one
   // (`heroku_key`) one that looks like a credential: a UUID, letters and digits mixed.
-  // Letters and digits with a capital or a symbol (`Summer2021#`, `Orange84`): a password, where
-  // `value1`, `v2` or `node-18` are words and versions.
-  const passwordLike =
-    value.length >= 6 &&
-    /[0-9]/.test(value) &&
-    /[A-Za-z]/.test(value) &&
-    /[A-Z]|[^\w.-]/.test(value) &&
-    !/\s/.test(value) &&
-    !LOWER_IDENTIFIER.test(value);
+  const passwordLike = isPasswordLike(value);
   // A qualified name (`heroku_key`) also takes a UUID, and a key in hex of a key's length
   // (`-Dsonar.login=<40 hex>`, `license_key=<32 hex>`) however its digits run: digests stand under
   // names of their own (`sha`, `commit`, `checksum`). A bare weak one (`key`, `accessId`) takes neither.
@@ -621,6 +684,21 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
 }
 
 /**
+ * Letters and digits with a capital or a symbol, no blanks (`Summer2021#`, `Orange84`): a
+ * password, where `value1`, `v2` or `node-18` are words and versions.
+ */
+function isPasswordLike(value: string): boolean {
+  return (
+    value.length >= 6 &&
+    /[0-9]/.test(value) &&
+    /[A-Za-z]/.test(value) &&
+    /[A-Z]|[^\w.-]/.test(value) &&
+    !/\s/.test(value) &&
+    !LOWER_IDENTIFIER.test(value)
+  );
+}
+
+/**
  * An access id (`accessId`, `report_access_id`) holding a UUID names a record, where a key
  * (`KEY=<uuid>`, Heroku's API keys) holds a credential.
  */
@@ -634,7 +712,7 @@ function isRecordId(text: string, v: Value, name: string): boolean {
 
 /** Finds credential words; the name around each is then read whole. */
 const CREDENTIAL_WORD = new RegExp(
-  String.raw`pass|pwd|pw\b|secret|token|key|auth|credential|creds?\b|bearer|cookie|dsn|webhook|pat\b|jwt|otp|sas\b|hmac|psk\b|session|signature|sig\b|licen[cs]e|pin\b|private|salt|login|access[_.-]?id|${ASCII_PASSWORD_WORDS.join("|")}`,
+  String.raw`pass|pwd|pw\b|secret|token|key|auth|credential|creds?\b|bearer|cookie|dsn|webhook|pat\b|jwt|otp|sas\b|hmac|psk\b|session|signature|sig\b|licen[cs]e|pin\b|private|salt|login|access[_.-]?id|dockerc(?:fg|onfigjson)|${ASCII_PASSWORD_WORDS.join("|")}`,
   "gi",
 );
 
@@ -898,12 +976,13 @@ const LOOKUP_CALLEE =
 const SESSION_CALLEE = /connect|login|signin|auth/i;
 
 /** Callee names that take a credential (`NetworkCredential`, `login`, `authenticate`, `setPassword`). */
-const CALLEE_WORD = /credential|login|auth|password|secret|token|signin|connect/i;
+const CALLEE_WORD =
+  /credential|login|logon|auth|password|secret|token|signin|connect|ldap_(?:sasl_)?bind|simple_bind/i;
 /** A host's name or address (`localhost`, `10.0.0.5`, `db.internal`). */
 const HOST = /^(?:localhost|[\d.:]+|[\w-]+(?:\.[\w-]+)+)$/;
 /** Callees that may take a name before a user and a password, or before a new password. */
 const LEADING_NAME_CALLEE =
-  /^(?:getConnection|connect|open|login|logon|signIn|authenticate|(?:change|update|set|reset)Password)$/i;
+  /^(?:getConnection|Connection|connect|open|login|logon|signIn|authenticate|ldap_bind|ldap_sasl_bind|(?:change|update|set|reset)Password)$/i;
 /**
  * A name as a call's first argument, and its comma (`url, `, `ctx, `, `this.password, `); not a
  * construct's scope (CDK's `new Secret(this, 'Secret')`, `fromConnectionName(stack, 'Id', 'name')`).
@@ -918,6 +997,11 @@ const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512
 const ENDPOINT = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)+\/\/|^[a-z]+:(?:host|dbname|server|Server)=/;
 /** An LDAP distinguished name of a user (`cn=admin,dc=example,dc=org`, `uid=bob, ou=people`). */
 const DISTINGUISHED_NAME = /^(?:cn|uid|CN|UID)=[^,="]{1,64},[ \t]*(?:ou|dc|o|cn|OU|DC|O|CN)=/;
+/** A key store's file as a call's first string (`"cert.pfx", `, `'keystore.jks',`). */
+const KEY_STORE_FIRST = /^(["'])[^"'\r\n]{0,200}\.(?:pfx|p12|jks|keystore|pkcs12|bks|jceks)\1[ \t]*,/i;
+/** A file's name or path (`server.key`), or how a file is opened or read (`"rb+"`, `"base64"`, `"PKCS12"`). */
+const FILE_NAME_OR_MODE =
+  /\.[A-Za-z][A-Za-z0-9]{1,7}$|^(?:[rwabxtU+]{1,4}|utf-?8|ascii|latin-?1|base64|hex|binary|pem|der|pkcs-?12|jks|jceks)$/i;
 /** A callee that binds to a directory with a user's name and password (`simple_bind_s`, `Bind`, `bindAs`). */
 const BIND_CALLEE = /bind|auth|login|logon|connect|open|cred/i;
 /** What a call's first string may be for its strings to be read whatever its callee. */
@@ -1019,7 +1103,7 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
           out.push({ start: s, end: e, rule, kind: "secret" });
       }
       // A password's characters are one way to call `load` or `PasswordAuthentication`; strings are another.
-      if (place !== "chars" || keys.length > 0) continue;
+      if (typeof place !== "object" || keys.length > 0) continue;
     }
     if (COMPARE_CALLEE.test(callee)) {
       const compared = comparedArguments(text, callee, start, at);
@@ -1043,8 +1127,9 @@ function namedCallArguments(text: string, callee: string, at: number): [number, 
   const last = callee.slice(callee.lastIndexOf(".") + 1);
   const named = CALLEE_WORD.test(callee) && !(LOOKUP_CALLEE.test(last) && !SESSION_CALLEE.test(last));
   // Any other callee only when its first argument is a quoted endpoint.
-  if (!named && !((text[at] === '"' || text[at] === "'") && ENDPOINT_OR_DN.test(text.slice(at + 1, at + 48))))
-    return [];
+  const quotedFirst = text[at] === '"' || text[at] === "'";
+  const keyStore = quotedFirst && KEY_STORE_FIRST.test(text.slice(at, at + 260));
+  if (!named && !keyStore && !(quotedFirst && ENDPOINT_OR_DN.test(text.slice(at + 1, at + 48)))) return [];
   const args: [number, number][] = [];
   // A session's or a password's callee may take a name first (`getConnection(url, "u", "p")`,
   // Go's `client.Login(ctx, "u", "p")`, `ChangePassword(old, "new")`): the strings after it are
@@ -1065,7 +1150,19 @@ function namedCallArguments(text: string, callee: string, at: number): [number, 
   const endpoint = args.length === 3 && ENDPOINT.test(first) && (named || !WEB.test(first));
   // An LDAP bind's user is a distinguished name, its password the next string
   // (`ldap.simple_bind_s("cn=admin,dc=example", "p")`, Go's `l.Bind("uid=u,ou=people", "p")`).
-  if (args.length >= 2 && DISTINGUISHED_NAME.test(first) && BIND_CALLEE.test(last)) return args.slice(1, 2);
+  // JNDI's `bind(name, object)` binds an object to a DN: a bare `bind` takes a password only when it looks like one.
+  if (
+    args.length >= 2 &&
+    DISTINGUISHED_NAME.test(first) &&
+    BIND_CALLEE.test(last) &&
+    !/^rebind$/i.test(last)
+  ) {
+    const second = args[1] as [number, number];
+    return !/^bind$/i.test(last) || isPasswordLike(text.slice(second[0], second[1])) ? args.slice(1, 2) : [];
+  }
+  // A key store's file, then its password (`new X509Certificate2("cert.pfx", "p")`, `("ks.jks", "p")`).
+  if (keyStore && args[1] !== undefined && !FILE_NAME_OR_MODE.test(text.slice(args[1][0], args[1][1])))
+    return args.slice(1, 2);
   if (!named && !endpoint) return [];
   // After a name: the URL's user and password (`getConnection(url, "u", "p")`), or the new
   // password after the old (`ChangePassword(old, "new")`); not a host and a port
@@ -1073,10 +1170,14 @@ function namedCallArguments(text: string, callee: string, at: number): [number, 
   if (leading !== null) {
     if (args.length >= 2) return HOST.test(first) ? [] : args.slice(1, 2);
     if (args.length !== 1 || HOST.test(first)) return [];
-    // One string after a name: the new password, or a login's password (`server.login(user, "p")`;
-    // not a message, `login(request, "Please sign in")`).
+    // One string after a name: the new password, or a login's password when it looks like one
+    // (`server.login(user, "S3cret!x")`; not a role, a path or a mechanism: `login(page, "admin")`,
+    // `login(page, "/dashboard")`, `authenticate(sock, "SCRAM-SHA-256")`).
     return /password|secret|token/i.test(last) ||
-      (/^(?:login|logon|signIn|authenticate)$/i.test(last) && !/\s/.test(first))
+      (/^(?:login|logon|signIn|authenticate)$/i.test(last) &&
+        isPasswordLike(first) &&
+        /[a-z]/.test(first) &&
+        !/[/:]/.test(first))
       ? args
       : [];
   }
@@ -1217,6 +1318,28 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     accept: (m) => {
       const value = m[1] ?? "";
       return value.length >= 6 && /[A-Za-z]/.test(value) && /[\d\W_]/.test(value) && !isPlaceholder(value);
+    },
+  },
+  {
+    // A prompt's answer at its line's end, the prompt naming whose password it asks for
+    // (`[sudo] password for bob: x`, `Enter passphrase for key '~/.ssh/id_rsa': x`, `Enter PEM pass
+    // phrase: x`, `Enter passphrase (empty for no passphrase): x`): one unquoted word with a digit
+    // or a symbol. A name's own value (`password: x`) is `generic-secret`'s.
+    id: "password-prompt",
+    kind: "secret",
+    layer: "context",
+    needles: ["assword", "ASSWORD", "assphrase", "ASSPHRASE", "ass phrase", "ASS PHRASE"],
+    pattern:
+      /(?:(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:[ \t]+(?:for|of)[ \t]+[^:\r\n]{1,80}|[ \t]*\([^()\r\n]{1,60}\))|(?:[Pp]ass|PASS) (?:phrase|PHRASE)):[ \t]+([^\s"'`]{3,128})[ \t]*(?=\r?\n|$)/dg,
+    group: 1,
+    accept: (m) => {
+      const value = m[1] ?? "";
+      return (
+        /[\d\W_]/.test(value) &&
+        /[A-Za-z0-9]/.test(value) &&
+        !isPasswordStandIn(value) &&
+        !isPlaceholder(value)
+      );
     },
   },
   ...toolPasswordRules("tool-password"),

@@ -94,6 +94,9 @@ const STRONG_WORDS = new Set([
   // Redis's server password directives (`requirepass x`, `masterauth x`).
   "requirepass",
   "masterauth",
+  // A Kubernetes Secret's registry credentials (`.dockerconfigjson: <base64>`, `.dockercfg`).
+  "dockerconfigjson",
+  "dockercfg",
   ...ASCII_PASSWORD_WORDS,
 ]);
 const WEAK_WORDS = new Set([
@@ -326,9 +329,59 @@ export function credentialName(name: string): Strength | undefined {
   // them (`password_for_email`, `passwordToChar`, `passwordAsString`); not in a host's or a path's run
   // (`session-for-4010@db.svc.local`), not a key's (`KEY_FOR_CACHE`, `storageKeyForTheme`).
   const tail = all.findIndex((w, i) => i > 0 && TAIL_PREPOSITION.has(w));
-  if (tail === -1 || all.length - tail > 3) return undefined;
+  if (tail === -1) return ownerTailed(all);
+  const after = all.slice(tail + 1);
+  // `as` says what the value is made (`passwordAsString`, `secret_as_bytes`), nothing else
+  // (`token_as_header_name`, `send_token_as`).
+  if (after.length === 0 || after.length > 2 || (all[tail] === "as" && !after.every((w) => AS_FORM.has(w))))
+    return undefined;
   return wordsStrength(all.slice(0, tail)) === "strong" ? "strong" : undefined;
 }
+
+/**
+ * A password's or a secret's name followed by whose it is (`password_couchbase`, `PASSWORD_DB`,
+ * `secret_prod`, `token_github`): one or two words that name no property of it (`password_policy`,
+ * `secret_arn`, `token_url`). Weak: its value must look like a password or be generated.
+ */
+function ownerTailed(words: readonly string[]): Strength | undefined {
+  const head = words.findIndex((w) => OWNED_HEADS.has(w));
+  if (head === -1 || words.length - head - 1 < 1 || words.length - head - 1 > 2) return undefined;
+  const tail = words.slice(head + 1);
+  if (tail.some((w) => NOT_OWNER.has(w) || /^\d/.test(w) || w.length < 2)) return undefined;
+  return wordsStrength(words.slice(0, head + 1)) === "strong" ? "weak" : undefined;
+}
+
+/** The heads `ownerTailed` reads. */
+const OWNED_HEADS: ReadonlySet<string> = new Set([
+  "password",
+  "passwd",
+  "pwd",
+  "passphrase",
+  "secret",
+  "token",
+]);
+
+/** Words after a credential's name that name a property of it or a thing about it, not its owner. */
+const NOT_OWNER: ReadonlySet<string> = new Set([
+  ...["url", "uri", "arn", "id", "ids", "name", "names", "path", "file", "files", "dir", "ref", "refs"],
+  ...["hint", "policy", "policies", "length", "len", "min", "max", "count", "type", "kind", "field"],
+  ...["label", "prompt", "placeholder", "hash", "hashed", "digest", "expiry", "expires", "expiration"],
+  ...["ttl", "version", "rotation", "endpoint", "enabled", "required", "reset", "regex", "pattern"],
+  ...["error", "errors", "message", "msg", "form", "input", "strength", "validator", "validation"],
+  ...["manager", "store", "provider", "source", "service", "client", "handler", "helper", "util"],
+  ...["utils", "key", "format", "mode", "scope", "scopes", "lifetime", "timeout", "header", "param"],
+  ...["env", "var", "variable", "ref", "template", "schema", "spec", "config", "settings", "option"],
+  ...["options", "list", "map", "dict", "set", "table", "column", "col", "attr", "attribute"],
+  ...["prefix", "suffix", "separator", "delimiter", "char", "chars", "encoding", "algorithm", "alg"],
+  ...["salt", "iv", "nonce", "index", "idx", "offset", "size", "limit", "status", "state", "changed"],
+  ...["set", "updated", "created", "at", "date", "time", "valid", "invalid", "exists", "match"],
+  ...["types", "kinds", "fields", "labels", "prompts", "hints", "lengths", "counts", "urls", "uris"],
+  ...["paths", "headers", "params", "formats", "modes", "states", "rules", "rule", "usage", "used"],
+  // Code's kinds of thing (`CreateOAuth2TokenCommand`, `TokenRequest`, `PasswordResetHandler`).
+  ...["command", "request", "response", "input", "output", "exception", "event", "factory", "builder"],
+  ...["result", "callback", "listener", "controller", "model", "entity", "dto", "view", "page", "component"],
+  ...["module", "class", "interface", "impl", "test", "tests", "spec", "mock", "stub", "fixture"],
+]);
 
 /** `credentialName` of a name's words. */
 function wordsStrength(words: readonly string[]): Strength | undefined {
@@ -355,6 +408,24 @@ function wordsStrength(words: readonly string[]): Strength | undefined {
 }
 
 const TAIL_PREPOSITION: ReadonlySet<string> = new Set(["for", "to", "as"]);
+/** What a value is made after `as`: a type or an encoding. */
+const AS_FORM: ReadonlySet<string> = new Set([
+  "string",
+  "str",
+  "text",
+  "bytes",
+  "byte",
+  "chars",
+  "char",
+  "array",
+  "buffer",
+  "base64",
+  "b64",
+  "hex",
+  "utf8",
+  "secure",
+  "plain",
+]);
 
 /**
  * A name that says its value is not real (`fake_token`, `wrongLength`, `nonMatchingToken`,

@@ -8,9 +8,10 @@
 
 /**
  * Which argument of a call is the key: its index from 0, every literal argument (`"any"`), or
- * every one made characters (`"chars"`: Java's `"p".toCharArray()`, how the JCA takes passwords).
+ * every one from an index on made characters (`{ charsFrom }`: Java's `"p".toCharArray()`, how
+ * the JCA takes passwords).
  */
-type KeyPlace = number | "any" | "chars";
+type KeyPlace = number | "any" | { charsFrom: number };
 
 /**
  * Callees by how the text before `(` ends, and where their key stands. Case-sensitive: Go's
@@ -26,25 +27,35 @@ const KEYED_CALLS: readonly (readonly [RegExp, KeyPlace])[] = [
     /(?:^|[^\w])(?:HMAC(?:256|384|512)|SignedString|HMACSHA(?:1|256|384|512)(?:\.HashData)?|SymmetricSecurityKey|hmac\.(?:new|HMAC)|HMAC\.new|SecretKeySpec|hmacShaKeyFor|setSigningKey|new_from_slice)$/,
     0,
   ],
-  // JWT libraries' `encode`/`sign`/`decode`/`verify(payload or token, "k")`, jjwt's
+  // JWT libraries' `encode`/`sign`/`decode`/`verify(payload or token, "k")` (whatever the module's
+  // local name: `jsonwt.sign`, `pyjwt.encode`), jjwt's
   // `.signWith(HS256, "k")`, Ruby's `OpenSSL::HMAC.hexdigest("SHA256", "k", data)`, Go's
   // `hmac.New(sha256.New, []byte("k"))`, Node's `crypto.createHmac("sha256", "k")`.
   [
-    /(?:(?:^|[^\w])(?:(?:jwt|JWT|jose|jws|Jwts?|jsonwebtoken)\.(?:encode|decode|sign|verify)|HMAC\.(?:hexdigest|digest|base64digest)|hmac\.New|createHmac)|jsonwebtoken\\?["']\)\.(?:sign|verify)|\.signWith)$/,
+    /(?:(?:^|[^\w])(?:\w*(?:jwt|JWT|Jwt|jose|jws|JWS)\w*\.(?:encode|decode|sign|verify)|HMAC\.(?:hexdigest|digest|base64digest)|hmac\.New|createHmac)|jsonwebtoken\\?["']\)\.(?:sign|verify)|\.signWith)$/,
     1,
   ],
-  // One-time passwords' shared secrets: pyotp's `TOTP("base32")`/`HOTP(…)`, Go's
-  // `totp.GenerateCode("base32", t)`.
-  [/(?:^|[^\w])(?:(?:pyotp\.)?[TH]OTP|(?:totp|hotp)\.GenerateCode)$/, 0],
+  // One-time passwords' shared secrets: pyotp's `TOTP("base32")`/`HOTP(…)`, Ruby's
+  // `ROTP::TOTP.new(…)`, PHP's `TOTP::create(…)`, Go's `totp.GenerateCode("base32", t)`, otplib's
+  // `authenticator.generate(…)`; the code first, Go's `totp.Validate(code, "base32")` and otplib's
+  // `authenticator.check(code, …)`.
+  [
+    /(?:^|[^\w])(?:(?:pyotp\.)?[TH]OTP(?:\.new|::create)?|(?:totp|hotp)\.GenerateCode\w*|authenticator\.generate)$/,
+    0,
+  ],
+  [/(?:^|[^\w])(?:(?:totp|hotp)\.Validate\w*|authenticator\.(?:check|verify))$/, 1],
   // PHP's `hash_hmac("sha256", $data, "k")`, Elixir's `:crypto.mac(:hmac, :sha256, "k", data)`.
   [/(?:^|[^\w])(?:hash_hmac|:crypto\.mac)$/, 2],
-  // The JCA's calls that take a password as characters: a key store's `load(in, "p".toCharArray())`,
-  // `getKey(alias, …)`, `setKeyEntry(alias, key, …, chain)`, a key manager's `init(ks, …)`,
-  // `new PasswordAuthentication(user, …)`, `new PBEKeySpec(…)`, `new KeyStore.PasswordProtection(…)`.
+  // The JCA's calls that take a password as characters after what it opens: a key store's
+  // `load(in, "p".toCharArray())`, `getKey(alias, …)`, `setKeyEntry(alias, key, …, chain)`, a key
+  // manager's `init(ks, …)`, `new PasswordAuthentication(user, …)`, Apache's
+  // `loadKeyMaterial(ks, …, …)`; not a lexer's `init("1 + 2".toCharArray())`.
   [
-    /(?:^|[^\w])(?:load|store|getKey|getEntry|setKeyEntry|init|PasswordAuthentication|PBEKeySpec|PasswordProtection)$/,
-    "chars",
+    /(?:^|[^\w])(?:load|getKey|setKeyEntry|init|PasswordAuthentication|loadKeyMaterial|loadTrustMaterial)$/,
+    { charsFrom: 1 },
   ],
+  // `new PBEKeySpec("p".toCharArray(), salt, …)`, `new KeyStore.PasswordProtection(…)`.
+  [/(?:^|[^\w])(?:PBEKeySpec|PasswordProtection)$/, { charsFrom: 0 }],
   // A constant-time comparison of a secret with a literal: the literal is the secret.
   [
     /(?:^|[^\w])(?:compare_digest|hash_equals|timingSafeEqual|ConstantTimeCompare|FixedTimeEquals|secure_compare|MessageDigest\.isEqual)$/,
@@ -72,8 +83,11 @@ export function keyArguments(text: string, at: number, place: KeyPlace, command 
     const keyword = KEYWORD_KEY.exec(text.slice(start, start + 24));
     if (typeof place === "number" && index !== place && keyword === null) return;
     const s = start + (keyword?.[0].length ?? 0);
-    if (place === "chars" && !MADE_CHARS.test(text.slice(s, s + 600))) return;
-    const literal = literalAt(text, s, command) ?? assignedLiteral(text, s, s, KEY_HOPS);
+    const chars = typeof place === "object";
+    if (chars && (index < place.charsFrom || !madeChars(text, s))) return;
+    // A constant-time comparison's name is what is compared (a digest, a fixture), not a key.
+    const literal =
+      literalAt(text, s, command) ?? (place === "any" ? undefined : assignedLiteral(text, s, s, KEY_HOPS));
     if (literal !== undefined && !isAlgorithmName(text.slice(literal[0], literal[1]))) found.push(literal);
   };
   let index = 0;
@@ -94,8 +108,15 @@ export function keyArguments(text: string, at: number, place: KeyPlace, command 
   return found;
 }
 
-/** An argument made characters: a literal's or a name's `.toCharArray()`. */
-const MADE_CHARS = /^(?:"(?:[^"\\\r\n]|\\.){0,512}"|[A-Za-z_$][\w$]*)\.toCharArray\(\)/;
+/** An argument or a value made characters: a literal's or a name's `.toCharArray()`, on a line of its own too. */
+const MADE_CHARS = /^(?:\(?"(?:[^"\\\r\n]|\\.){0,512}"\)?|[A-Za-z_$][\w$]*)\s*\.toCharArray\([ \t]*\)/;
+
+/** Is the argument at `s` made characters, itself or by the name's last assignment (`char[] pw = "p".toCharArray();`)? */
+function madeChars(text: string, s: number): boolean {
+  if (MADE_CHARS.test(text.slice(s, s + 600))) return true;
+  const value = assignmentOf(text, s, s);
+  return value !== undefined && MADE_CHARS.test(text.slice(value, value + 600));
+}
 /** How many names a key may pass through from its literal to the call (`k = "x"; b = k.getBytes(); sign(b)`). */
 const KEY_HOPS = 2;
 /** How far before its use a name's assignment is looked for. */
@@ -105,7 +126,35 @@ const ASSIGNMENT_REACH = 4096;
  * (`key`, `secret.getBytes()`, `k.encode("utf-8")`), up to the argument's or statement's end.
  */
 const NAME_VALUE =
-  /^([A-Za-z_$][\w$]*)(?:\.(?:getBytes|toCharArray|encode|as_bytes|to_vec|into|ToArray)\([^()\r\n]{0,24}\))?[ \t]*(?=[,);\r\n]|$)/;
+  /^((?:(?:this|self)\.)?[A-Za-z_$][\w$]*)(?:\.(?:getBytes|toCharArray|encode|as_bytes|to_vec|into|ToArray|toByteArray)\([^()\r\n]{0,64}\))?[ \t]*(?=[,);\r\n]|$)/;
+/** A name that says its key is public or a certificate: what verifies, not what signs. */
+const PUBLIC_NAME = /pub|cert|verif/i;
+
+/**
+ * Where the value of the last assignment before `before` of the name standing at `at` (made
+ * bytes or not: `[]byte(k)`, `Buffer.from(k)`) starts, if any. Typed declarations too
+ * (`const k: string =`, `val k: String =`, `var k []byte =`, `let k: &[u8] =`).
+ */
+function assignmentOf(text: string, at: number, before: number): number | undefined {
+  let s = at;
+  for (let k = 0; k < 2; k++) {
+    const wrap = BYTES_OF.exec(text.slice(s, s + 48));
+    if (wrap === null) break;
+    s += wrap[0].length;
+  }
+  const name = NAME_VALUE.exec(text.slice(s, s + 160))?.[1];
+  if (name === undefined || /^(?:null|nil|None|true|false|undefined)$/.test(name) || PUBLIC_NAME.test(name))
+    return undefined;
+  const assignment = new RegExp(
+    `(?<![\\w$.])${name.replace(/[$.]/g, "\\$&")}(?:[ \\t]*:[ \\t]*[\\w&'[\\]<>.]{1,32}|[ \\t]+\\[\\]byte|[ \\t]+string)?[ \\t]*:?=(?!=)[ \\t]*`,
+    "g",
+  );
+  assignment.lastIndex = Math.max(0, before - ASSIGNMENT_REACH);
+  let value: number | undefined;
+  for (let m = assignment.exec(text); m !== null && m.index < before; m = assignment.exec(text))
+    value = m.index + m[0].length;
+  return value;
+}
 
 /**
  * The literal the name standing at `at` was last assigned before `before` in the same text
@@ -118,14 +167,8 @@ function assignedLiteral(
   before: number,
   hops: number,
 ): [number, number] | undefined {
-  const name = NAME_VALUE.exec(text.slice(at, at + 96))?.[1];
-  if (name === undefined || /^(?:this|self|null|nil|None|true|false|undefined)$/.test(name)) return undefined;
-  const assignment = new RegExp(`(?<![\\w$.])${name.replace(/\$/g, "\\$")}[ \\t]*:?=(?!=)[ \\t]*`, "g");
-  assignment.lastIndex = Math.max(0, before - ASSIGNMENT_REACH);
-  let value = -1;
-  for (let m = assignment.exec(text); m !== null && m.index < before; m = assignment.exec(text))
-    value = m.index + m[0].length;
-  if (value === -1) return undefined;
+  const value = assignmentOf(text, at, before);
+  if (value === undefined) return undefined;
   return (
     literalAt(text, value, true) ?? (hops > 0 ? assignedLiteral(text, value, value, hops - 1) : undefined)
   );
@@ -207,14 +250,18 @@ function closingQuote(text: string, from: number, quote: string): number {
  * Calls that make a literal bytes, or decode it, around it: `[]byte(`, `bytes(`, `Buffer.from(`,
  * `new TextEncoder().encode(`, `Encoding.UTF8.GetBytes(`, `Data(`, and the hex and base64
  * decoders of Python, Go, Java, .NET, Ruby and the browser (`base64.b64decode(`, `bytes.fromhex(`,
- * `hex.DecodeString(`, `Base64.getDecoder().decode(`, `Convert.FromBase64String(`, `atob(`).
+ * `hex.DecodeString(`, `Base64.getDecoder().decode(`, `Convert.FromBase64String(`, `atob(`), and
+ * those that make a key of it (`JWK.asKey(`, Node's `crypto.createSecretKey(`).
  */
 const BYTES_OF =
-  /^(?:\[\]byte|bytes|bytearray|Buffer\.from|(?:new[ \t]+)?TextEncoder\(\)\.encode|(?:System\.Text\.)?Encoding\.\w+\.GetBytes|Data|str\.encode|(?:base64\.)?(?:urlsafe_|standard_)?b(?:64|32)decode|(?:bytes|bytearray)\.fromhex|hex2bin|base64_decode|(?:binascii\.)?(?:unhexlify|a2b_hex|a2b_base64)|hex\.DecodeString|base64\.(?:Raw)?(?:Std|URL)Encoding\.DecodeString|(?:java\.util\.)?Base64\.(?:(?:strict_|urlsafe_)?decode(?:64)?|decodeBase64|get(?:Url|Mime)?Decoder\(\)\.decode)|Convert\.From(?:Base64|Hex)String|atob|Hex\.decodeHex|SecretStr|SecretBytes)\([ \t]*/;
+  /^(?:\[\]byte|bytes|bytearray|Buffer\.from|(?:new[ \t]+)?TextEncoder\(\)\.encode|(?:System\.Text\.)?Encoding\.\w+\.GetBytes|Data|str\.encode|(?:base64\.)?(?:urlsafe_|standard_)?b(?:64|32)decode|(?:bytes|bytearray)\.fromhex|hex2bin|base64_decode|(?:binascii\.)?(?:unhexlify|a2b_hex|a2b_base64)|hex\.DecodeString|base64\.(?:Raw)?(?:Std|URL)Encoding\.DecodeString|(?:java\.util\.)?Base64\.(?:(?:strict_|urlsafe_)?decode(?:64)?|decodeBase64|get(?:Url|Mime)?Decoder\(\)\.decode)|Convert\.From(?:Base64|Hex)String|atob|Hex\.decodeHex|SecretStr|SecretBytes|(?:jose\.)?JWK\.asKey|(?:crypto\.)?createSecretKey)\([ \t]*/;
 /** A string literal's prefix that makes it bytes or raw (Python's `b"k"`, `rb"k"`, Rust's `b"k"`). */
 const LITERAL_PREFIX = /^(?:[bB][rR]?|[rR][bB]?|[uU])(?=\\?["'])/;
-/** What may also follow the last argument of a call without parentheses: its line's or statement's end, a modifier. */
-const AFTER_COMMAND_KEY = /^[ \t]*(?:$|\r?\n|;|#|(?:if|unless|do)\b)/;
+/**
+ * What may also follow the last argument of a call without parentheses, or an assigned literal:
+ * its line's or statement's end (a line break escaped in a JSON string too), a modifier.
+ */
+const AFTER_COMMAND_KEY = /^[ \t]*(?:$|\r?\n|\\n|;|#|(?:if|unless|do)\b)/;
 /** What may follow a key's literal: the argument's end, a method making it bytes, a comment, a cast. */
 const AFTER_KEY = /^\s*(?:[,)]|\.\w+\(|\/\*|as\b)/;
 

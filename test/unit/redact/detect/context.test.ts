@@ -948,3 +948,96 @@ describe("code's defaults and signing keys (semgrep's rule tests' shapes)", () =
     expect(hides("passPhrase: Kq7wz3Lr9Tk2", "Kq7wz3Lr9Tk2")).toBe(true);
   });
 });
+
+describe("more places a name gives its value (issue 20, blind set 9)", () => {
+  it.each([
+    ['let password: String! = "Xk29!aaQ"', "Xk29!aaQ"],
+    ['val token: String? = "Xk29!aaQ"', "Xk29!aaQ"],
+    ['<passphrase data="123">Xk29!aaQ</passphrase>', "Xk29!aaQ"],
+    ["<passphrase data=123> Xk29!aaQ </passphrase>", "Xk29!aaQ"],
+    ['<token type="bearer">Xk29!aaQ7</token>', "Xk29!aaQ7"],
+    ['<sometag value="Xk29!aaQ" name="db_password"/>', "Xk29!aaQ"],
+    ['<add value="Xk29!aaQ" key="Password"/>', "Xk29!aaQ"],
+    ['$cert = new X509Certificate2("cert.pfx", "CertP@ssw0rd")', "CertP@ssw0rd"],
+    ['ks = load_keystore("server.jks", "ch4ngeIt!")', "ch4ngeIt!"],
+    ["data:\n  .dockerconfigjson: eyE1x2a3MpLe", "eyE1x2a3MpLe"],
+    ['"dockercfg": "ewE1x2a3MpLe"', "ewE1x2a3MpLe"],
+    ["[sudo] password for bob: Hx7pq2Lm9", "Hx7pq2Lm9"],
+    ["Enter passphrase for key '/root/.ssh/id_rsa': Hx7pq2Lm9", "Hx7pq2Lm9"],
+    ["Enter PEM pass phrase: Hx7pq2Lm9", "Hx7pq2Lm9"],
+    ["Enter passphrase (empty for no passphrase): Hx7pq2Lm9", "Hx7pq2Lm9"],
+    ['char password[] = "Qw7kT2zPx9";', "Qw7kT2zPx9"],
+    ['wchar_t password[] = L"Qw7kT2zPx9";', "Qw7kT2zPx9"],
+    ['char pwd[32] = "Qw7kT2zPx9";', "Qw7kT2zPx9"],
+    ['$apikey[] = "Qw7kT2zPx9";', "Qw7kT2zPx9"],
+  ])("%s", (text, secret) => {
+    expect(hides(text, secret)).toBe(true);
+  });
+
+  it("varied: a password's or a secret's name, then whose it is, then a password", () => {
+    const head = fc.constantFrom(
+      "password",
+      "PASSWORD",
+      "passwd",
+      "pwd",
+      "secret",
+      "SECRET",
+      "token",
+      "passphrase",
+    );
+    const owner = fc.constantFrom(
+      "db",
+      "couchbase",
+      "prod",
+      "admin",
+      "github",
+      "smtp",
+      "root",
+      "ldap",
+      "app",
+    );
+    const sep = fc.constantFrom("_", "-", ".");
+    const value = fc
+      .tuple(
+        fc.stringMatching(/^[A-Z][a-z]{3,8}$/),
+        fc.integer({ min: 10, max: 9999 }),
+        fc.constantFrom("#", "!", "@", "Q"),
+      )
+      .map(([w, n, s]) => `${w}${n}${s}`);
+    const assign = fc.constantFrom(
+      (n: string, v: string) => `${n}: ${v}`,
+      (n: string, v: string) => `${n}=${v}`,
+      (n: string, v: string) => `${n} = "${v}"`,
+    );
+    fc.assert(
+      fc.property(head, owner, sep, value, assign, (h, o, s, v, a) => {
+        const text = a(`${h}${s}${o}`, v);
+        expect(hides(text, v), text).toBe(true);
+      }),
+      { seed: 20_261_128, numRuns: 300 },
+    );
+  });
+
+  it("a property of a credential, markup about one, and files opened are no values", () => {
+    expectKept(scrub, [
+      "password_policy: Min8Chars!",
+      "password_reset_url: https://x.com/reset?id=A1b2",
+      "password_last_changed: 2024-01-01T00:00:00Z",
+      "token_type: Bearer",
+      "secret_name: prod-Db2-creds",
+      "token_ttl: 3600s",
+      "PASSWORD_DB=hunter",
+      '<input type="password" name="password" value="">',
+      '<password-policy min="8">strict</password-policy>',
+      '<label for="password">Password</label>',
+      '<input name="password" placeholder="Enter password">',
+      'open("store.jks", "rb+")',
+      'fs.readFileSync("a.p12", "base64")',
+      'convert("in.p12", "out.pem")',
+      "type: kubernetes.io/dockerconfigjson",
+      // A prompt's answer is one unquoted word at the line's end; a name's value is another rule's.
+      "Password for the admin account: see the vault entry",
+      "Enter passphrase for key '/root/.ssh/id_rsa':",
+    ]);
+  });
+});

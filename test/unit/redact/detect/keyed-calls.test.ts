@@ -286,3 +286,63 @@ describe("passwords the JCA takes as characters", () => {
     ]);
   });
 });
+
+describe("a review's over-redactions of keys through names, characters, logins and binds", () => {
+  it("roles, paths, digests compared, public keys, lexers' characters, JNDI's objects, an `as` that names no form, a fill", () => {
+    expectKept(scrub, [
+      'await login(page, "admin")',
+      'await login(page, "/dashboard")',
+      'login(t, "testdata/users.json")',
+      'await client.login(process.env.DISCORD_TOKEN, "bot")',
+      'audit.login(user, "success")',
+      'public_key = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0"\njwt.decode(token, public_key, algorithms=["RS256"])',
+      'expected = "4a1d9f3b6c2e8a0d7f5b9c1e3a6d8f0b2c4e6a8d0f2b4c6e8a0d2f4b6c8e0a2d"\nassert hmac.compare_digest(sig, expected)',
+      'fixture = "t=1492774577,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd"\nassert hmac.compare_digest(header, fixture)',
+      'lexer.init("1 + 2 * 3".toCharArray())',
+      'String source = "class A { int x; }";\nscanner.init(source.toCharArray());',
+      'String word = "banana";\ntrie.load(word.toCharArray());',
+      'private static final String ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";\nstatic { init(ALPHABET.toCharArray()); }',
+      'ctx.bind("cn=Favorite Fruit,o=JNDITutorial", "apple")',
+      'rebind("cn=printer,ou=devices,dc=example,dc=com", "printerObject")',
+      'password_as_hash_algorithm = "argon2id"',
+      'token_as_header_name = "X-Api-Key"',
+      'send_token_as = "header"',
+      "--token-as=header",
+      'secret_as_type = "Opaque"',
+      'secret_key = b"\\x00" * 32',
+      'cache.store("greeting", "hello world".toCharArray())',
+      'dict.getEntry("apple".toCharArray())',
+      'authenticate(sock, "SCRAM-SHA-256")',
+    ]);
+  });
+
+  it.each([
+    ['k := "Zx9vQ2mN7pLk"\nh := hmac.New(sha256.New, []byte(k))', "Zx9vQ2mN7pLk"],
+    ['const k = "Zx9vQ2mN7pLk";\nconst h = crypto.createHmac("sha256", Buffer.from(k));', "Zx9vQ2mN7pLk"],
+    ['val k = "Zx9vQ2mN7pLk"\nval spec = SecretKeySpec(k.toByteArray(), "HmacSHA256")', "Zx9vQ2mN7pLk"],
+    ['const k: string = "Zx9vQ2mN7pLk";\nconst h = crypto.createHmac("sha256", k);', "Zx9vQ2mN7pLk"],
+    ['k: bytes = b"Zx9vQ2mN7pLk"\nh = hmac.new(k, msg, hashlib.sha256)', "Zx9vQ2mN7pLk"],
+    ['self.k = "Zx9vQ2mN7pLk"\nh = hmac.new(self.k.encode(), m, sha256)', "Zx9vQ2mN7pLk"],
+    ['char[] chars = "Qw7!kT2#zP".toCharArray();\nks.load(in, chars);', "Qw7!kT2#zP"],
+    [
+      'SSLContextBuilder.create().loadKeyMaterial(ks, "Qw7!kT2#zP".toCharArray(), "Qw7!kT2#zQ".toCharArray())',
+      "Qw7!kT2#zP",
+    ],
+    ['ks.load(in, "Qw7!kT2#zP"\n    .toCharArray());', "Qw7!kT2#zP"],
+    ['val pw: CharArray = "Qw7kT2zPx9".toCharArray()\nks.load(input, pw)', "Qw7kT2zPx9"],
+    ['ldap_bind($ds, "cn=admin,dc=example,dc=org", "Qw7kT2zPx9");', "Qw7kT2zPx9"],
+    ['conn = Connection(server, "cn=admin,dc=example,dc=org", "Qw7kT2zPx9", auto_bind=True)', "Qw7kT2zPx9"],
+    ['client.logon(user, "Qw7kT2zPx9");', "Qw7kT2zPx9"],
+    ['const token = authenticator.generate("MFRGGZDFMZTWQ2LK");', "MFRGGZDFMZTWQ2LK"],
+    ['ok := totp.Validate(passcode, "MFRGGZDFMZTWQ2LK")', "MFRGGZDFMZTWQ2LK"],
+    ['totp = ROTP::TOTP.new("MFRGGZDFMZTWQ2LK", issuer: "Acme")', "MFRGGZDFMZTWQ2LK"],
+    ["$otp = TOTP::create('MFRGGZDFMZTWQ2LK');", "MFRGGZDFMZTWQ2LK"],
+    ['string password = @"Qw7k""T2zPx9";', "T2zPx9"],
+    ["export PASSWORD=$'Qw7k\\'T2zPx9'", "T2zPx9"],
+    ['password = fr"Qw7kT2zPx9"', "Qw7kT2zPx9"],
+    ['"k = \\"Zx9vQ2mN7pLk\\"\\n",\n"sig = hmac.new(k.encode(), m, sha256)\\n",', "Zx9vQ2mN7pLk"],
+    ['"password = b\\"Qw7kT2zPx9\\"\\n",', "Qw7kT2zPx9"],
+  ])("the same shapes, written otherwise: %s", (text, secret) => {
+    expect(hides(text, secret)).toBe(true);
+  });
+});

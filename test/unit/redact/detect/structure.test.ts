@@ -6,6 +6,7 @@
  */
 import { entropyToMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isPhraseOfListWords, scanSeedPhrases } from "#shared/redact/detect/seed-phrases.js";
 import { Scrubber } from "#shared/redact/index.js";
@@ -166,5 +167,30 @@ describe("network device configuration (Junos, HPE ProCurve and Aruba)", () => {
       "set snmp community your-community view all",
     ])
       expect(scrub(text)).toBe(text);
+  });
+});
+
+describe(".npmrc's registry credentials", () => {
+  it("takes `_authToken`, `_auth` and `_password` after a registry's path, whatever the value", () => {
+    const token = fc.stringMatching(/^[A-Za-z0-9+/=_-]{3,60}$/);
+    const host = fc.constantFrom(
+      "//registry.npmjs.org/",
+      "//npm.pkg.github.com/acme/",
+      "//r.example.com/npm/",
+      "//h.io/x",
+    );
+    const field = fc.constantFrom("_authToken", "_auth", "_password");
+    const quote = fc.constantFrom("", '"');
+    fc.assert(
+      fc.property(host, field, token, quote, (h, f, t, q) => {
+        const line = `${h}:${f}=${q}${t}${q}`;
+        expect(scrub(line), line).toBe(`${h}:${f}=${q}[REDACTED:npmrc-credentials]${q}`);
+      }),
+      { seed: 20_261_128, numRuns: 200 },
+    );
+  });
+  it("keeps a reference to the environment", () => {
+    for (const line of ["//registry.npmjs.org/:_authToken=${NPM_TOKEN}", "//r.example.com/:_auth=$NPM_AUTH"])
+      expect(scrub(line)).toBe(line);
   });
 });
