@@ -289,7 +289,7 @@ const PROSE =
  * `ParameterKey=DbPassword,ParameterValue=x`, `--name /prod/db/password --value x`.
  */
 const SIBLING_VALUE =
-  /^(?:[ \t]*,[ \t]*|[ \t]*\r?\n[ \t]*(?:-[ \t]+)?|[ \t]+--?)["']?(?:[Vv]alue|VALUE|ParameterValue|parameter_value|SecretString|secret_string)["']?(?:[ \t]*[:=][ \t]*|[ \t]+)/;
+  /^(?:[ \t]*,[ \t]*(?:\r?\n[ \t]*)?|[ \t]*\r?\n[ \t]*(?:-[ \t]+)?|[ \t]+--?)["']?(?:[Vv]alue|VALUE|ParameterValue|parameter_value|SecretString|secret_string)["']?(?:[ \t]*[:=][ \t]*|[ \t]+)/;
 /**
  * A CloudFormation parameter's default (`DBPassword:⏎  Type: String⏎  Default: x`, or in JSON
  * `"DBPassword": {"Type": "String", "Default": "x"}`), after the parameter's other properties.
@@ -989,12 +989,12 @@ const LEADING_NAME_CALLEE =
  */
 const LEADING_NAME_ARGUMENT =
   /^(?!(?:this|self|scope|stack|app|parent|construct)[ \t]*,)[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?[ \t]*,[ \t]*(?=["'])/;
-const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')\s*(,\s*|\))/;
+const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')\s*(,\s*|\)|$)/;
 /**
  * An endpoint written as a URL of a scheme (`jdbc:mysql://…`, `LDAP://…`, `ftp://…`) or as PHP's
  * PDO names one (`mysql:host=db;dbname=app`).
  */
-const ENDPOINT = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)+\/\/|^[a-z]+:(?:host|dbname|server|Server)=/;
+const ENDPOINT = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)+\/\/|^[a-z]+:(?:host|dbname|server|Server)[ \t]*=/;
 /** An LDAP distinguished name of a user (`cn=admin,dc=example,dc=org`, `uid=bob, ou=people`). */
 const DISTINGUISHED_NAME = /^(?:cn|uid|CN|UID)=[^,="]{1,64},[ \t]*(?:ou|dc|o|cn|OU|DC|O|CN)=/;
 /** A key store's file as a call's first string (`"cert.pfx", `, `'keystore.jks',`). */
@@ -1138,14 +1138,19 @@ function namedCallArguments(text: string, callee: string, at: number): [number, 
     ? LEADING_NAME_ARGUMENT.exec(text.slice(at, at + 120))
     : null;
   let i = at + (leading?.[0].length ?? 0);
+  // A call cut after a string (a truncated line) says no more than the strings it shows: never
+  // one string alone (`UserPasswordCredential("username1"` shows a user).
+  let cut = false;
   for (let k = 0; k < 4; k++) {
     const a = STRING_ARG.exec(text.slice(i, i + 1100));
     if (a === null) break;
     const s = i + 1;
     args.push([s, s + (a[1] ?? a[2] ?? "").length]);
     i += a[0].length;
-    if (a[3] === ")") break;
+    cut = a[3] === "";
+    if (a[3] === ")" || cut) break;
   }
+  if (cut && args.length < 2) return [];
   const first = args[0] === undefined ? "" : text.slice(args[0][0], args[0][1]);
   const endpoint = args.length === 3 && ENDPOINT.test(first) && (named || !WEB.test(first));
   // An LDAP bind's user is a distinguished name, its password the next string

@@ -179,7 +179,8 @@ const FORMS: readonly Form[] = [
     ),
   },
   {
-    needles: ["SecureString"],
+    // PowerShell reads its names in any case (`convertto-securestring "x" -asplaintext`).
+    needles: ["SecureString", "securestring", "SECURESTRING", "Securestring"],
     pattern:
       /ConvertTo-SecureString\b(?=[^\r\n|;]{0,256}-AsPlainText)[^\r\n|;"']{0,256}?(?:-String\s+)?("[^"\r\n]+"|'[^'\r\n]+')/dgi,
   },

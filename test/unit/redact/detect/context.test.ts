@@ -970,6 +970,20 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
     ['wchar_t password[] = L"Qw7kT2zPx9";', "Qw7kT2zPx9"],
     ['char pwd[32] = "Qw7kT2zPx9";', "Qw7kT2zPx9"],
     ['$apikey[] = "Qw7kT2zPx9";', "Qw7kT2zPx9"],
+    // A name and its value as fields on lines of their own (Go's `ecs.EnvVar{Name: …, Value: …}`).
+    [
+      'Environment: []ecs.EnvVar{\n\t{\n\t\tName:  "DATABASE_PASSWORD",\n\t\tValue: "Qw7kT2zPx9",\n\t},',
+      "Qw7kT2zPx9",
+    ],
+    // PDO's DSN with blanks around `=`, then the user and the password.
+    [
+      'new PDO("sqlsrv:server = tcp:db.example.net,1433; Database = d", "username3", "Qw7kT2zPx9");',
+      "Qw7kT2zPx9",
+    ],
+    // A call cut after its password (a line of a longer call, a truncated log line).
+    ['new UserPasswordCredential("username1", "Doodle_BLOB1"', "Doodle_BLOB1"],
+    // PowerShell's names in any case.
+    ['$s = convertto-securestring "sdfdsfd9" -asplaintext -force', "sdfdsfd9"],
   ])("%s", (text, secret) => {
     expect(hides(text, secret)).toBe(true);
   });
@@ -1038,6 +1052,8 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       // A prompt's answer is one unquoted word at the line's end; a name's value is another rule's.
       "Password for the admin account: see the vault entry",
       "Enter passphrase for key '/root/.ssh/id_rsa':",
+      'fields = ["password",\n  "value"]',
+      'new UserPasswordCredential("username1"',
     ]);
   });
 });

@@ -190,6 +190,7 @@ describe(".npmrc's registry credentials", () => {
     );
   });
   it("keeps a reference to the environment", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is an .npmrc line holding a reference
     for (const line of ["//registry.npmjs.org/:_authToken=${NPM_TOKEN}", "//r.example.com/:_auth=$NPM_AUTH"])
       expect(scrub(line)).toBe(line);
   });
