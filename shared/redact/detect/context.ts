@@ -28,6 +28,7 @@ import {
   type Strength,
   wordStrength,
 } from "./credential-names.js";
+import { FORMAT_NEEDLES, scanFormatArguments } from "./format-arguments.js";
 import { groupValues } from "./group-values.js";
 import { commandCallKeys, isAlgorithmName, keyArguments, keyPlaceOf, wrappedLiteral } from "./keyed-calls.js";
 import { PRINTED_SECRET_NEEDLES, scanPrintedSecrets } from "./printed-secrets.js";
@@ -1292,6 +1293,14 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
           out.push({ start: s, end: e, rule: rule.id, kind: "secret" });
       }
     },
+  },
+  {
+    // A format string's credential slot filled with a literal (`String.format("…password=%s", h, "p")`).
+    id: "credential-argument",
+    kind: "secret",
+    layer: "context",
+    needles: FORMAT_NEEDLES,
+    scan: (text, out, rule) => scanFormatArguments(text, out, rule.id),
   },
   {
     id: "credential-flag",
