@@ -290,7 +290,7 @@ const PROSE =
  * `ParameterKey=DbPassword,ParameterValue=x`, `--name /prod/db/password --value x`.
  */
 const SIBLING_VALUE =
-  /^(?:[ \t]*,[ \t]*(?:\r?\n[ \t]*)?|[ \t]*\r?\n[ \t]*(?:-[ \t]+)?|[ \t]+--?)["']?(?:[Vv]alue|VALUE|ParameterValue|parameter_value|SecretString|secret_string)["']?(?:[ \t]*[:=][ \t]*|[ \t]+)/;
+  /^(?:[ \t]*,[ \t]*(?:\r?\n[ \t]*)?|[ \t]*\r?\n[ \t]*(?:-[ \t]+)?|(?:[ \t]+--?[a-z][\w-]{0,20}[ \t]+[^\s-][^\s]{0,40}){0,2}[ \t]+--?)["']?(?:[Vv]alue|VALUE|ParameterValue|parameter_value|SecretString|secret_string)["']?(?:[ \t]*[:=][ \t]*|[ \t]+)/;
 /**
  * A CloudFormation parameter's default (`DBPassword:⏎  Type: String⏎  Default: x`, or in JSON
  * `"DBPassword": {"Type": "String", "Default": "x"}`), after the parameter's other properties.
@@ -356,7 +356,7 @@ function valueAttributeBefore(text: string, nameStart: number): Value | undefine
 }
 
 /** The element after a property list's `<key>…</key>` that holds its value. */
-const KEYED_ELEMENT = /^\s*<(?:string|value|data)>/;
+const KEYED_ELEMENT = /^\s*<(?:string|value|data)(?:\s[^<>]{0,80})?>/i;
 
 /** A tuple or list of two strings, a user and a password; the password is group 3. */
 const USER_PASSWORD_PAIR =
@@ -388,11 +388,28 @@ function keyedElementValue(text: string, nameStart: number, at: number, i: numbe
     const close = closingTag(text, i + 1);
     return close > i + 1 ? { start: i + 1, end: close, quoted: true, loose: false } : undefined;
   }
-  if (text.startsWith("</key>", i) && text.endsWith("<key>", nameStart)) {
-    const element = KEYED_ELEMENT.exec(text.slice(i + 6, i + 6 + 80));
+  // A property list's `<key>`, KeePass' `<Key>` (its `<Value ProtectInMemory="True">`).
+  if (/^<\/key>/i.test(text.slice(i, i + 6)) && /<key>$/i.test(text.slice(nameStart - 5, nameStart))) {
+    const element = KEYED_ELEMENT.exec(text.slice(i + 6, i + 6 + 120));
     return element === null ? undefined : elementText(text, i + 6 + element[0].length - 1);
   }
   return null;
+}
+
+/**
+ * The length of a declaration's array brackets at `i`, after the name starting at `nameStart`:
+ * `[]` (`$apikey[] = "x"`), `[32]` after a C character type (`char pwd[32] = "x"`; not an index,
+ * `key[0] = "Ctrl-A1"`); 0 for none.
+ */
+function arrayBrackets(text: string, nameStart: number, i: number): number {
+  const brackets = /^\[(\d{0,6})\](?=[ \t]*=[^=])/.exec(text.slice(i, i + 12));
+  if (brackets === null) return 0;
+  if (brackets[1] === "") return 2;
+  return /(?:char|wchar_t|TCHAR|WCHAR|byte|uint8_t|u8)[ \t]*\*?[ \t]*$/.test(
+    text.slice(Math.max(0, nameStart - 24), nameStart),
+  )
+    ? brackets[0].length
+    : 0;
 }
 
 /**
@@ -402,25 +419,32 @@ function keyedElementValue(text: string, nameStart: number, at: number, i: numbe
  * (`keyedElementValue`); null when the name stands in no markup.
  */
 function markupValue(text: string, nameStart: number, at: number, i: number): Value | undefined | null {
+  const before = i > at ? valueAttributeBefore(text, nameStart) : undefined;
+  if (before !== undefined) return before;
   const keyed = keyedElementValue(text, nameStart, at, i);
   if (keyed !== null) return keyed;
   if (i > at) {
     const attr = /^\s+value\s*=\s*/i.exec(text.slice(i, i + 40));
     if (attr !== null) return quoted(text, i + attr[0].length, false);
-    const before = valueAttributeBefore(text, nameStart);
-    if (before !== undefined) return before;
   }
-  if (text[nameStart - 1] === "<") {
+  const element = opensElement(text, nameStart);
+  // A start tag's attributes; not a lexer's or a tagger's `<token type="keyword">Int32</token>`.
+  if (element && !/^token$/i.test(text.slice(nameStart, at))) {
     const attributes = ATTRIBUTES.exec(text.slice(i, i + 1024))?.[0].length;
     if (attributes !== undefined) return elementText(text, i + attributes);
   }
-  if (
-    text[i] === ">"
-      ? text[nameStart - 1] === "<"
-      : text.startsWith("&gt;", i) && text.endsWith("&lt;", nameStart)
-  )
+  if (text[i] === ">" ? element : text.startsWith("&gt;", i) && text.endsWith("&lt;", nameStart))
     return elementText(text, i);
   return null;
+}
+
+/** Does the name at `nameStart` open an element, with a namespace's prefix or not (`<password`, `<wsse:Password`)? */
+function opensElement(text: string, nameStart: number): boolean {
+  return (
+    text[nameStart - 1] === "<" ||
+    (text[nameStart - 1] === ":" &&
+      /<[A-Za-z][\w.-]{0,30}:$/.test(text.slice(Math.max(0, nameStart - 33), nameStart)))
+  );
 }
 
 /**
@@ -447,7 +471,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   i += quoteAt(text, i)?.length ?? 0;
   if (text[i] === "]") i++;
   // An array's brackets (C's `char password[] = "x"`, `[32]`; PHP's `$apikey[] = "x"`).
-  else if (text[i] === "[") i += /^\[\d{0,6}\](?=[ \t]*=[^=])/.exec(text.slice(i, i + 12))?.[0].length ?? 0;
+  else if (text[i] === "[") i += arrayBrackets(text, nameStart, i);
   const literal = literalAfter(text, at, i);
   if (literal !== null) return literal;
   // Markdown's emphasis closing a label (`**Password**: x`, `__Token__: x`).
@@ -517,7 +541,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
 
 /** Values that are not a value: references, templates, types, code, encrypted values, masks. */
 const REFERENCE =
-  /^(?:\$\{.*|#\{.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+  /^(?:\$\{.*|#\{.*|@\(.*\)|vault:.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
 /**
  * A Makefile's or a compose file's escaped reference (`$$DB_PASSWORD`, `$${TOKEN:-x}`,
  * `$$password`, `$$db_pass2`): a name in capitals, in lower case of letters alone, or in snake
@@ -637,6 +661,7 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   if (!v.quoted && COMMON_WORD.test(value) && SENTENCE_GOES_ON.test(text.slice(v.end, v.end + 24)))
     return false;
   if (!v.quoted && (CODE.test(value) || followedByCall)) return false;
+  if (TIMESTAMP.test(value) || PATTERN.test(value) || ALGORITHM_VALUE.test(value)) return false;
   if (/^\d+$/.test(value)) return strength === "strong" && value.length >= 4 && value.length <= 64;
   if (/^[\d.:/-]+$/.test(value)) return false;
   if (isCommand(text, v)) return false;
@@ -663,7 +688,7 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   // (`-Dsonar.login=<40 hex>`, `license_key=<32 hex>`) however its digits run: digests stand under
   // names of their own (`sha`, `commit`, `checksum`). A bare weak one (`key`, `accessId`) takes neither.
   if (strength === "qualified") return passwordLike || UUID.test(value) || HEX_KEY.test(value);
-  if (strength === "weak") return passwordLike && !UUID.test(value);
+  if (strength === "weak") return passwordLike && !UUID.test(value) && !URL_START.test(value);
   if (v.loose) {
     // A loose form (`password is`, a blank): a quoted word, or a word with letters and digits.
     if (v.quoted) return value.length >= 4 && !/\s/.test(value);
@@ -683,6 +708,15 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
     return false;
   return value.length >= 4 || /[^A-Za-z]/.test(value);
 }
+
+/** A date, a time or both (ISO 8601, LDAP's generalized time `20240501100000Z`): never a credential. */
+const TIMESTAMP =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$|^\d{14}(?:\.\d+)?Z$/;
+/** A hash's, a cipher's or a signature's name as a whole value (`SHA-256`, `SSHA512`, `RS256`, `A256GCM`, `AES-256-CBC`). */
+const ALGORITHM_VALUE =
+  /^(?:SHA-?\d{1,3}|S?SHA\d{0,3}|MD5|[HREP]S\d{3}(?:-PSS)?|ES256K|PBKDF2[\w-]*|bcrypt|argon2(?:id|i|d)?|scrypt|AES-?\d{3}(?:-[A-Z]{3})?|A\d{3}(?:GCM|KW|CBC-HS\d{3})|Ed25519|EdDSA)$/i;
+/** A regular expression (`^(?=.*[0-9]).{8,20}$`, `ghp_[A-Za-z0-9]{36}`): a credential's pattern, not one. */
+const PATTERN = /^\^.*\$$|\(\?[=!:<]|\[(?:A-Z|a-z|0-9|A-Za-z)[^\]]{0,20}\](?:\{\d+(?:,\d*)?\}|[+*])/;
 
 /**
  * Letters and digits with a capital or a symbol, no blanks (`Summer2021#`, `Orange84`): a
@@ -999,12 +1033,13 @@ const ENDPOINT = /^(?:[A-Za-z][A-Za-z0-9+.-]*:)+\/\/|^[a-z]+:(?:host|dbname|serv
 /** An LDAP distinguished name of a user (`cn=admin,dc=example,dc=org`, `uid=bob, ou=people`). */
 const DISTINGUISHED_NAME = /^(?:cn|uid|CN|UID)=[^,="]{1,64},[ \t]*(?:ou|dc|o|cn|OU|DC|O|CN)=/;
 /** A key store's file as a call's first string (`"cert.pfx", `, `'keystore.jks',`). */
-const KEY_STORE_FIRST = /^(["'])[^"'\r\n]{0,200}\.(?:pfx|p12|jks|keystore|pkcs12|bks|jceks)\1[ \t]*,/i;
+const KEY_STORE_FIRST =
+  /^(["'])(?:[A-Za-z]:)?[^"'\r\n%{}=:]{1,200}\.(?:pfx|p12|jks|keystore|pkcs12|bks|jceks)\1[ \t]*,/i;
 /** A file's name or path (`server.key`), or how a file is opened or read (`"rb+"`, `"base64"`, `"PKCS12"`). */
 const FILE_NAME_OR_MODE =
-  /\.[A-Za-z][A-Za-z0-9]{1,7}$|^(?:[rwabxtU+]{1,4}|utf-?8|ascii|latin-?1|base64|hex|binary|pem|der|pkcs-?12|jks|jceks)$/i;
+  /\.[A-Za-z][A-Za-z0-9]{1,7}$|^(?:[rwabxtU+]{1,4}|utf-?8|ascii|latin-?1|base64|hex|binary|pem|der|pkcs[-#]?12|jks|jceks|bks|x509|AndroidKeyStore)$/i;
 /** A callee that binds to a directory with a user's name and password (`simple_bind_s`, `Bind`, `bindAs`). */
-const BIND_CALLEE = /bind|auth|login|logon|connect|open|cred/i;
+const BIND_CALLEE = /bind|auth|login|logon|connect|cred/i;
 /** What a call's first string may be for its strings to be read whatever its callee. */
 const ENDPOINT_OR_DN = new RegExp(`${ENDPOINT.source}|${DISTINGUISHED_NAME.source}`);
 const WEB = /^https?:/i;
@@ -1131,16 +1166,37 @@ function namedCallArguments(text: string, callee: string, at: number): [number, 
   const quotedFirst = text[at] === '"' || text[at] === "'";
   const keyStore = quotedFirst && KEY_STORE_FIRST.test(text.slice(at, at + 260));
   if (!named && !keyStore && !(quotedFirst && ENDPOINT_OR_DN.test(text.slice(at + 1, at + 48)))) return [];
-  const args: [number, number][] = [];
   // A session's or a password's callee may take a name first (`getConnection(url, "u", "p")`,
   // Go's `client.Login(ctx, "u", "p")`, `ChangePassword(old, "new")`): the strings after it are
   // read as from the start.
   const leading = LEADING_NAME_CALLEE.test(last)
     ? LEADING_NAME_ARGUMENT.exec(text.slice(at, at + 120))
     : null;
-  let i = at + (leading?.[0].length ?? 0);
-  // A call cut after a string (a truncated line) says no more than the strings it shows: never
-  // one string alone (`UserPasswordCredential("username1"` shows a user).
+  const args = stringArguments(text, at + (leading?.[0].length ?? 0));
+  if (args === undefined) return [];
+  const first = args[0] === undefined ? "" : text.slice(args[0][0], args[0][1]);
+  const second = args[1] === undefined ? undefined : text.slice(args[1][0], args[1][1]);
+  const bound = second === undefined ? undefined : boundPassword(first, second, last, keyStore);
+  if (bound !== undefined) return bound ? args.slice(1, 2) : [];
+  const endpoint = args.length === 3 && ENDPOINT.test(first) && (named || !WEB.test(first));
+  if (!named && !endpoint) return [];
+  if (leading !== null) return afterLeadingName(args, first, last);
+  // `setPassword("p")`, and a client's `auth("p")` (Redis' `AUTH`).
+  if (args.length === 1 && /password|secret|token|passphrase|(?:^|\.)auth$/i.test(callee)) return args;
+  // A connection of three or four strings takes host, user, password (and database):
+  // `mysql.createConnection("localhost", "root", "p")`, PHP's `mysqli_connect(h, u, p, db)`.
+  const hostFirst = args.length >= 3 && /connect/i.test(last);
+  return endpoint || hostFirst ? args.slice(2, 3) : args.slice(1, 2);
+}
+
+/**
+ * Up to four string arguments from `i`, as `[start, end)` of their contents; undefined for a call
+ * cut after a string (a truncated line) unless it shows two strings, the last like a password
+ * (`UserPasswordCredential("username1"` shows a user, `login("bob", "Welcome to the app"` a message).
+ */
+function stringArguments(text: string, from: number): [number, number][] | undefined {
+  const args: [number, number][] = [];
+  let i = from;
   let cut = false;
   for (let k = 0; k < 4; k++) {
     const a = STRING_ARG.exec(text.slice(i, i + 1100));
@@ -1151,48 +1207,58 @@ function namedCallArguments(text: string, callee: string, at: number): [number, 
     cut = a[3] === "";
     if (a[3] === ")" || cut) break;
   }
-  if (cut && args.length < 2) return [];
-  const first = args[0] === undefined ? "" : text.slice(args[0][0], args[0][1]);
-  const endpoint = args.length === 3 && ENDPOINT.test(first) && (named || !WEB.test(first));
-  // An LDAP bind's user is a distinguished name, its password the next string
-  // (`ldap.simple_bind_s("cn=admin,dc=example", "p")`, Go's `l.Bind("uid=u,ou=people", "p")`).
-  // JNDI's `bind(name, object)` binds an object to a DN: a bare `bind` takes a password only when it looks like one.
+  const lastArg = args.at(-1);
   if (
-    args.length >= 2 &&
-    DISTINGUISHED_NAME.test(first) &&
-    BIND_CALLEE.test(last) &&
-    !/^rebind$/i.test(last)
-  ) {
-    const second = args[1] as [number, number];
-    return !/^bind$/i.test(last) || isPasswordLike(text.slice(second[0], second[1])) ? args.slice(1, 2) : [];
-  }
-  // A key store's file, then its password (`new X509Certificate2("cert.pfx", "p")`, `("ks.jks", "p")`).
-  if (keyStore && args[1] !== undefined && !FILE_NAME_OR_MODE.test(text.slice(args[1][0], args[1][1])))
-    return args.slice(1, 2);
-  if (!named && !endpoint) return [];
-  // After a name: the URL's user and password (`getConnection(url, "u", "p")`), or the new
-  // password after the old (`ChangePassword(old, "new")`); not a host and a port
-  // (`connect(socket, "localhost", "8080")`).
-  if (leading !== null) {
-    if (args.length >= 2) return HOST.test(first) ? [] : args.slice(1, 2);
-    if (args.length !== 1 || HOST.test(first)) return [];
-    // One string after a name: the new password, or a login's password when it looks like one
-    // (`server.login(user, "S3cret!x")`; not a role, a path or a mechanism: `login(page, "admin")`,
-    // `login(page, "/dashboard")`, `authenticate(sock, "SCRAM-SHA-256")`).
-    return /password|secret|token/i.test(last) ||
-      (/^(?:login|logon|signIn|authenticate)$/i.test(last) &&
-        isPasswordLike(first) &&
-        /[a-z]/.test(first) &&
-        !/[/:]/.test(first))
-      ? args
-      : [];
-  }
-  // `setPassword("p")`, and a client's `auth("p")` (Redis' `AUTH`).
-  if (args.length === 1 && /password|secret|token|passphrase|(?:^|\.)auth$/i.test(callee)) return args;
-  // A connection of three or four strings takes host, user, password (and database):
-  // `mysql.createConnection("localhost", "root", "p")`, PHP's `mysqli_connect(h, u, p, db)`.
-  const hostFirst = args.length >= 3 && /connect/i.test(last);
-  return endpoint || hostFirst ? args.slice(2, 3) : args.slice(1, 2);
+    cut &&
+    (args.length < 2 || lastArg === undefined || !isPasswordLike(text.slice(lastArg[0], lastArg[1])))
+  )
+    return undefined;
+  return args;
+}
+
+/**
+ * Is the second string of a call the password of what its first names, when the first is an
+ * LDAP user's DN or a key store's file; undefined when it is neither.
+ */
+function boundPassword(first: string, second: string, last: string, keyStore: boolean): boolean | undefined {
+  // An LDAP bind's user is a distinguished name, its password the next string
+  // (`ldap.simple_bind_s("cn=admin,dc=example", "p")`, Go's `l.Bind("uid=u,ou=people", "p")`);
+  // JNDI's `bind(name, object)` binds objects (`bind("cn=Fruit,o=Tutorial", "apple")`), so a
+  // bare `bind` takes a word with a digit or of 8 characters or more, and `rebind` nothing.
+  if (DISTINGUISHED_NAME.test(first) && BIND_CALLEE.test(last) && !/^rebind$/i.test(last))
+    return !/^bind$/i.test(last) || (!/\s/.test(second) && (/\d/.test(second) || second.length >= 8));
+  // A key store's file, then its password (`new X509Certificate2("cert.pfx", "p")`), only when it
+  // looks like one: a copy's destination, an alias, a bucket, a store's type or a MIME type stand
+  // there too (`copy("a.p12", "backup/")`, `sign("a.jks", "release")`).
+  if (keyStore)
+    return (
+      isPasswordLike(second) &&
+      !/\//.test(second) &&
+      !FILE_NAME_OR_MODE.test(second) &&
+      !isAlgorithmName(second)
+    );
+  return undefined;
+}
+
+/**
+ * The credential among the strings after a leading name: the URL's user and password
+ * (`getConnection(url, "u", "p")`), the new password after the old (`ChangePassword(old, "new")`);
+ * not a host and a port (`connect(socket, "localhost", "8080")`).
+ */
+function afterLeadingName(args: [number, number][], first: string, last: string): [number, number][] {
+  // ldap3's `Connection(server, "cn=…", "p")`; not any connection's strings (`Connection(ctx, "db", "readonly")`).
+  if (/^Connection$/.test(last) && !DISTINGUISHED_NAME.test(first)) return [];
+  if (args.length >= 2) return HOST.test(first) ? [] : args.slice(1, 2);
+  if (args.length !== 1 || HOST.test(first)) return [];
+  // One string after a name: the new password, or a login's password when it looks like one
+  // (`server.login(user, "S3cret!x")`; not a role, a path or a mechanism: `login(page, "admin")`,
+  // `login(page, "/dashboard")`, `authenticate(sock, "SCRAM-SHA-256")`).
+  const login =
+    /^(?:login|logon|signIn|authenticate)$/i.test(last) &&
+    isPasswordLike(first) &&
+    /[a-z]/.test(first) &&
+    !/[/:]/.test(first);
+  return /password|secret|token/i.test(last) || login ? args : [];
 }
 
 /** `-u user -p secret` (PsExec, mysql, sqlcmd…) and `mysql … -psecret`: `-p` next to a user. */
@@ -1344,13 +1410,15 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     layer: "context",
     needles: ["assword", "ASSWORD", "assphrase", "ASSPHRASE", "ass phrase", "ASS PHRASE"],
     pattern:
-      /(?:(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:[ \t]+(?:for|of)[ \t]+[^:\r\n]{1,80}|[ \t]*\([^()\r\n]{1,60}\))|(?:[Pp]ass|PASS) (?:phrase|PHRASE)):[ \t]+([^\s"'`]{3,128})[ \t]*(?=\r?\n|$)/dg,
+      /(?:(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:[ \t]+(?:for|of)[ \t]+(?:'[^'\r\n]{1,120}'|"[^"\r\n]{1,120}"|[^:\r\n]{1,80})|[ \t]*\([^()\r\n]{1,60}\)|[ \t]+again)|(?:[Pp]ass|PASS) (?:phrase|PHRASE)):[ \t]+([^\s"'`]{3,128})[ \t]*(?=\r?\n|$)/dg,
     group: 1,
+    // The answer looks like a password: not a status, a placeholder or a path (`N/A`, `(none)`,
+    // `[hidden]`, `%DB_PASSWORD%`, `OK.`, `/var/jenkins_home/secrets/initialAdminPassword`).
     accept: (m) => {
       const value = m[1] ?? "";
       return (
-        /[\d\W_]/.test(value) &&
-        /[A-Za-z0-9]/.test(value) &&
+        isPasswordLike(value) &&
+        !/[/\\]|^[([<%]|\.$/.test(value) &&
         !isPasswordStandIn(value) &&
         !isPlaceholder(value)
       );

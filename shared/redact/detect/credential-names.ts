@@ -94,12 +94,13 @@ const STRONG_WORDS = new Set([
   // Redis's server password directives (`requirepass x`, `masterauth x`).
   "requirepass",
   "masterauth",
-  // A Kubernetes Secret's registry credentials (`.dockerconfigjson: <base64>`, `.dockercfg`).
-  "dockerconfigjson",
-  "dockercfg",
   ...ASCII_PASSWORD_WORDS,
 ]);
 const WEAK_WORDS = new Set([
+  // A Kubernetes Secret's registry credentials (`.dockerconfigjson: <base64>`, `.dockercfg`): weak,
+  // so `kubectl describe`'s `.dockerconfigjson:  1234 bytes` and a path to the file stay.
+  "dockerconfigjson",
+  "dockercfg",
   "login",
   "key",
   "auth",
@@ -329,7 +330,9 @@ export function credentialName(name: string): Strength | undefined {
   // them (`password_for_email`, `passwordToChar`, `passwordAsString`); not in a host's or a path's run
   // (`session-for-4010@db.svc.local`), not a key's (`KEY_FOR_CACHE`, `storageKeyForTheme`).
   const tail = all.findIndex((w, i) => i > 0 && TAIL_PREPOSITION.has(w));
-  if (tail === -1) return ownerTailed(all);
+  // Whose a credential is follows its name in configuration's names (`PASSWORD_DB`,
+  // `password_couchbase`); in code's camel case it is a property (`tokenIssuer`, `passwordScheme`).
+  if (tail === -1) return /[a-z][A-Z]/.test(name) ? undefined : ownerTailed(all);
   const after = all.slice(tail + 1);
   // `as` says what the value is made (`passwordAsString`, `secret_as_bytes`), nothing else
   // (`token_as_header_name`, `send_token_as`).
@@ -340,7 +343,7 @@ export function credentialName(name: string): Strength | undefined {
 
 /**
  * A password's or a secret's name followed by whose it is (`password_couchbase`, `PASSWORD_DB`,
- * `secret_prod`, `token_github`): one or two words that name no property of it (`password_policy`,
+ * `secret_prod`): one or two words that name no property of it (`password_policy`,
  * `secret_arn`, `token_url`). Weak: its value must look like a password or be generated.
  */
 function ownerTailed(words: readonly string[]): Strength | undefined {
@@ -352,14 +355,8 @@ function ownerTailed(words: readonly string[]): Strength | undefined {
 }
 
 /** The heads `ownerTailed` reads. */
-const OWNED_HEADS: ReadonlySet<string> = new Set([
-  "password",
-  "passwd",
-  "pwd",
-  "passphrase",
-  "secret",
-  "token",
-]);
+// Not `token`: a model's or a lexer's tokens name too many things (`token_budget`, `token_kid`).
+const OWNED_HEADS: ReadonlySet<string> = new Set(["password", "passwd", "pwd", "passphrase", "secret"]);
 
 /** Words after a credential's name that name a property of it or a thing about it, not its owner. */
 const NOT_OWNER: ReadonlySet<string> = new Set([
@@ -377,6 +374,10 @@ const NOT_OWNER: ReadonlySet<string> = new Set([
   ...["set", "updated", "created", "at", "date", "time", "valid", "invalid", "exists", "match"],
   ...["types", "kinds", "fields", "labels", "prompts", "hints", "lengths", "counts", "urls", "uris"],
   ...["paths", "headers", "params", "formats", "modes", "states", "rules", "rule", "usage", "used"],
+  ...["change", "last", "issued", "issuer", "rotated", "refreshed", "exp", "success", "failure", "attempts"],
+  ...["scheme", "algo", "signer", "standard", "encryption", "storage", "fingerprint", "checksum", "selector"],
+  ...["glob", "regexp", "re", "expr", "stdin", "stdout", "fd", "cmd", "strategy", "backend"],
+  ...["extra", "action", "intent", "arg", "argument", "flag", "pref", "preference", "setting", "budget"],
   // Code's kinds of thing (`CreateOAuth2TokenCommand`, `TokenRequest`, `PasswordResetHandler`).
   ...["command", "request", "response", "input", "output", "exception", "event", "factory", "builder"],
   ...["result", "callback", "listener", "controller", "model", "entity", "dto", "view", "page", "component"],

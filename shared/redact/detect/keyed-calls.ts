@@ -27,12 +27,12 @@ const KEYED_CALLS: readonly (readonly [RegExp, KeyPlace])[] = [
     /(?:^|[^\w])(?:HMAC(?:256|384|512)|SignedString|HMACSHA(?:1|256|384|512)(?:\.HashData)?|SymmetricSecurityKey|hmac\.(?:new|HMAC)|HMAC\.new|SecretKeySpec|hmacShaKeyFor|setSigningKey|new_from_slice)$/,
     0,
   ],
-  // JWT libraries' `encode`/`sign`/`decode`/`verify(payload or token, "k")` (whatever the module's
-  // local name: `jsonwt.sign`, `pyjwt.encode`), jjwt's
+  // JWT libraries' `encode`/`sign`/`decode`/`verify(payload or token, "k")` (not a wrapper's:
+  // `jwtService.verify(token, "refresh")`), jjwt's
   // `.signWith(HS256, "k")`, Ruby's `OpenSSL::HMAC.hexdigest("SHA256", "k", data)`, Go's
   // `hmac.New(sha256.New, []byte("k"))`, Node's `crypto.createHmac("sha256", "k")`.
   [
-    /(?:(?:^|[^\w])(?:\w*(?:jwt|JWT|Jwt|jose|jws|JWS)\w*\.(?:encode|decode|sign|verify)|HMAC\.(?:hexdigest|digest|base64digest)|hmac\.New|createHmac)|jsonwebtoken\\?["']\)\.(?:sign|verify)|\.signWith)$/,
+    /(?:(?:^|[^\w])(?:(?:jwt|JWT|jose|jws|Jwts?|jsonwebtoken|pyjwt)\.(?:encode|decode|sign|verify)|HMAC\.(?:hexdigest|digest|base64digest)|hmac\.New|createHmac)|jsonwebtoken\\?["']\)\.(?:sign|verify)|\.signWith)$/,
     1,
   ],
   // One-time passwords' shared secrets: pyotp's `TOTP("base32")`/`HOTP(…)`, Ruby's
@@ -88,7 +88,14 @@ export function keyArguments(text: string, at: number, place: KeyPlace, command 
     // A constant-time comparison's name is what is compared (a digest, a fixture), not a key.
     const literal =
       literalAt(text, s, command) ?? (place === "any" ? undefined : assignedLiteral(text, s, s, KEY_HOPS));
-    if (literal !== undefined && !isAlgorithmName(text.slice(literal[0], literal[1]))) found.push(literal);
+    if (literal === undefined) return;
+    const value = text.slice(literal[0], literal[1]);
+    // A public key or a certificate verifies; characters with a blank or no letter are a lexer's
+    // (`init(src, "fn main() {}".toCharArray())`, `"+-*/".toCharArray()`).
+    if (isAlgorithmName(value) || PUBLIC_MATERIAL.test(value) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value))
+      return;
+    if (chars && (/\s/.test(value) || !/[A-Za-z0-9]/.test(value) || ENCODING.test(value))) return;
+    found.push(literal);
   };
   let index = 0;
   let depth = 0;
@@ -127,6 +134,11 @@ const ASSIGNMENT_REACH = 4096;
  */
 const NAME_VALUE =
   /^((?:(?:this|self)\.)?[A-Za-z_$][\w$]*)(?:\.(?:getBytes|toCharArray|encode|as_bytes|to_vec|into|ToArray|toByteArray)\([^()\r\n]{0,64}\))?[ \t]*(?=[,);\r\n]|$)/;
+/** A character set's name (`"UTF-8".toCharArray()` is a parser's). */
+const ENCODING = /^(?:utf-?(?:8|16|32)(?:[bl]e)?|us-ascii|ascii|iso-8859-\d+|latin-?1|windows-125\d)$/i;
+/** A public key's or a certificate's text (PEM, SubjectPublicKeyInfo's `MII…` base64, OpenSSH's). */
+const PUBLIC_MATERIAL =
+  /^(?:-----BEGIN (?:PUBLIC KEY|RSA PUBLIC KEY|CERTIFICATE)|ssh-(?:rsa|ed25519|dss) |ecdsa-sha2-|MIIB[IC]jAN)/;
 /** A name that says its key is public or a certificate: what verifies, not what signs. */
 const PUBLIC_NAME = /pub|cert|verif/i;
 
@@ -254,7 +266,7 @@ function closingQuote(text: string, from: number, quote: string): number {
  * those that make a key of it (`JWK.asKey(`, Node's `crypto.createSecretKey(`).
  */
 const BYTES_OF =
-  /^(?:\[\]byte|bytes|bytearray|Buffer\.from|(?:new[ \t]+)?TextEncoder\(\)\.encode|(?:System\.Text\.)?Encoding\.\w+\.GetBytes|Data|str\.encode|(?:base64\.)?(?:urlsafe_|standard_)?b(?:64|32)decode|(?:bytes|bytearray)\.fromhex|hex2bin|base64_decode|(?:binascii\.)?(?:unhexlify|a2b_hex|a2b_base64)|hex\.DecodeString|base64\.(?:Raw)?(?:Std|URL)Encoding\.DecodeString|(?:java\.util\.)?Base64\.(?:(?:strict_|urlsafe_)?decode(?:64)?|decodeBase64|get(?:Url|Mime)?Decoder\(\)\.decode)|Convert\.From(?:Base64|Hex)String|atob|Hex\.decodeHex|SecretStr|SecretBytes|(?:jose\.)?JWK\.asKey|(?:crypto\.)?createSecretKey)\([ \t]*/;
+  /^(?:\[\]byte|bytes|bytearray|Buffer\.from|(?:new[ \t]+)?TextEncoder\(\)\.encode|(?:System\.Text\.)?Encoding\.\w+\.GetBytes|Data|str\.encode|(?:base64\.)?(?:urlsafe_|standard_)?b(?:64|32)decode|(?:bytes|bytearray)\.fromhex|hex2bin|base64_decode|(?:binascii\.)?(?:unhexlify|a2b_hex|a2b_base64)|hex\.DecodeString|base64\.(?:Raw)?(?:Std|URL)Encoding\.DecodeString|(?:java\.util\.)?Base64\.(?:(?:strict_|urlsafe_)?decode(?:64)?|decodeBase64|get(?:Url|Mime)?Decoder\(\)\.decode)|Convert\.From(?:Base64|Hex)String|atob|Hex\.decodeHex|SecretStr|SecretBytes|(?:jose\.)?JWK\.asKey|(?:crypto\.)?createSecretKey|String::from|(?:Secret(?:String|Box)?|Zeroizing)::new)\([ \t]*/;
 /** A string literal's prefix that makes it bytes or raw (Python's `b"k"`, `rb"k"`, Rust's `b"k"`). */
 const LITERAL_PREFIX = /^(?:[bB][rR]?|[rR][bB]?|[uU])(?=\\?["'])/;
 /**

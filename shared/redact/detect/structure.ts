@@ -164,15 +164,16 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
   },
   {
     // `.npmrc`'s per-registry credentials (`//registry.npmjs.org/:_authToken=t`, `//host/path/:_auth=
-    // base64`, `:_password=base64`): whatever their value but a reference (`${NPM_TOKEN}`) or a
-    // word in parentheses (`(protected)`).
+    // base64`, `:_password=base64`): whatever their value but a reference (`${NPM_TOKEN}`,
+    // `${{ secrets.NPM_TOKEN }}`, `$env:NPM_TOKEN`, `<%= ENV['NPM_TOKEN'] %>`, `#{token}`) or a word
+    // in parentheses (`(protected)`).
     id: "npmrc-credentials",
     kind: "secret",
     layer: "structure",
     needles: [":_auth", ":_password"],
     pattern: /\/\/[^\s"'`]{0,256}?:_(?:authToken|auth|password)[ \t]*=[ \t]*["']?([^\s"'`\\]{1,1024})/dg,
     group: 1,
-    accept: (m) => !isStandIn(m[1] ?? "") && !/^\$\{?\w+\}?$|^\(\w+\)$/.test(m[1] ?? ""),
+    accept: (m) => !isStandIn(m[1] ?? "") && !/^(?:\$|<%|#\{|%\w)|^\(\w+\)$/.test(m[1] ?? ""),
   },
   {
     // `.netrc` / `_netrc`: `machine host login user password secret` (also `default … password`).

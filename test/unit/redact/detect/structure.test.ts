@@ -190,8 +190,15 @@ describe(".npmrc's registry credentials", () => {
     );
   });
   it("keeps a reference to the environment", () => {
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is an .npmrc line holding a reference
-    for (const line of ["//registry.npmjs.org/:_authToken=${NPM_TOKEN}", "//r.example.com/:_auth=$NPM_AUTH"])
+    for (const line of [
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is an .npmrc line holding a reference
+      "//registry.npmjs.org/:_authToken=${NPM_TOKEN}",
+      "//r.example.com/:_auth=$NPM_AUTH",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is a workflow's line holding a reference
+      'echo "//npm.pkg.github.com/:_authToken=${{ secrets.GITHUB_TOKEN }}" >> .npmrc',
+      "//registry.npmjs.org/:_authToken=<%= ENV['NPM_TOKEN'] %>",
+      "//registry.npmjs.org/:_authToken=$env:NPM_TOKEN",
+    ])
       expect(scrub(line)).toBe(line);
   });
 });
