@@ -338,6 +338,9 @@ function wordCellAfter(text: string, at: number): Value | undefined {
 /** A YAML block scalar's header and the indent of its first line (`|`, `>-`, `|2`), raw or escaped. */
 const BLOCK_SCALAR = /^[|>][-+]?\d?[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]+(?=\S)/;
 
+/** An SDK's string wrapper just before a quoted name (`aws.String("`, `pulumi.String("`). */
+const STRING_WRAPPER_BEFORE = /(?:aws|pulumi|jsii)\.String\(\\?["']$/;
+
 /** A start tag's attributes, up to its `>` (one at least). */
 const ATTRIBUTES =
   /^(?:\s+[\w:.-]{1,40}\s*=\s*(?:"[^"<>\r\n]{0,200}"|'[^'<>\r\n]{0,200}'|[^\s"'<>]{1,200}))+\s*(?=>)/;
@@ -374,7 +377,11 @@ function fieldValue(text: string, i: number): Value | undefined | null {
     (text[i - 1] === '"' || text[i - 1] === "'" ? FLAG_DEFAULT.exec(text.slice(i, i + 160)) : null);
   if (sibling === null) return null;
   const s = i + sibling[0].length;
-  const v = quoted(text, s, false) ?? bare(text, s, false);
+  const wrapped = wrappedLiteral(text, s);
+  const v =
+    wrapped !== undefined
+      ? { start: wrapped[0], end: wrapped[1], quoted: true, loose: false }
+      : (quoted(text, s, false) ?? bare(text, s, false));
   return v === undefined ? undefined : { ...v, field: true };
 }
 
@@ -469,6 +476,8 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   let i = at;
   // The name's own closing quote or bracket: `"api_key": …`, `['token'] = …`, `\"pwd\": …`.
   i += quoteAt(text, i)?.length ?? 0;
+  // An SDK's string wrapper around the name (`Name: aws.String("DB_PASSWORD"), Value: …`).
+  if (text[i] === ")" && STRING_WRAPPER_BEFORE.test(text.slice(Math.max(0, nameStart - 24), nameStart))) i++;
   if (text[i] === "]") i++;
   // An array's brackets (C's `char password[] = "x"`, `[32]`; PHP's `$apikey[] = "x"`).
   else if (text[i] === "[") i += arrayBrackets(text, nameStart, i);

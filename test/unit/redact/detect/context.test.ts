@@ -963,6 +963,9 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
     ["Password for 'https://bob@github.com': Xk29!aaQ7", "Xk29!aaQ7"],
     ["Enter same passphrase again: Xk29!aaQ7", "Xk29!aaQ7"],
     ['err = l.Bind("cn=admin,dc=example,dc=org", "hunter22")', "hunter22"],
+    // An SDK's string wrappers around a field's name and value (Go's AWS SDK, Pulumi).
+    ['&ecs.KeyValuePair{Name: aws.String("DB_PASSWORD"), Value: aws.String("S3cret!pw")}', "S3cret!pw"],
+    ['Name: pulumi.String("API_TOKEN"),\n\tValue: pulumi.String("Xk29aaQ7LmP0zz"),', "Xk29aaQ7LmP0zz"],
     ['<sometag value="Xk29!aaQ" name="db_password"/>', "Xk29!aaQ"],
     ['<add value="Xk29!aaQ" key="Password"/>', "Xk29!aaQ"],
     ['$cert = new X509Certificate2("cert.pfx", "CertP@ssw0rd")', "CertP@ssw0rd"],
@@ -1082,6 +1085,7 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       'conn.open("cn=config,cn=schema", "olcDatabase2")',
       'login("bob", "Welcome to the app"',
       'connect("db.internal", "5432"',
+      'Name: aws.String("DB_HOST"), Value: aws.String("db.internal")',
       // A prompt's answer is one unquoted word at the line's end; a name's value is another rule's.
       "Password for the admin account: see the vault entry",
       "Enter passphrase for key '/root/.ssh/id_rsa':",
