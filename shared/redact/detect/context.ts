@@ -1143,10 +1143,7 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     const place = keyPlaceOf(text.slice(Math.max(0, start - 48), end));
     if (place !== undefined) {
       const keys = keyArguments(text, at, place);
-      for (const [s, e] of keys) {
-        if (e - s >= 3 && !isStandInValue(text.slice(s, e)))
-          out.push({ start: s, end: e, rule, kind: "secret" });
-      }
+      pushArguments(text, keys, out, rule);
       // A password's characters are one way to call `load` or `PasswordAuthentication`; strings are another.
       if (typeof place !== "object" || keys.length > 0) continue;
     }
@@ -1155,10 +1152,19 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
       for (const v of compared) out.push({ start: v.start, end: v.end, rule, kind: "secret" });
       if (compared.length > 0) continue;
     }
-    for (const [s, e] of namedCallArguments(text, callee, at)) {
-      if (e - s >= 3 && !isStandInValue(text.slice(s, e)))
-        out.push({ start: s, end: e, rule, kind: "secret" });
-    }
+    pushArguments(text, namedCallArguments(text, callee, at), out, rule);
+  }
+}
+
+/** Appends the arguments found as credentials that are no stand-ins, of 3 characters or more. */
+function pushArguments(
+  text: string,
+  found: readonly [number, number][],
+  out: Detection[],
+  rule: string,
+): void {
+  for (const [s, e] of found) {
+    if (e - s >= 3 && !isStandInValue(text.slice(s, e))) out.push({ start: s, end: e, rule, kind: "secret" });
   }
 }
 
@@ -1363,10 +1369,7 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     layer: "context",
     needles: ["JWT.", "HMAC."],
     scan: (text, out, rule) => {
-      for (const [s, e] of commandCallKeys(text)) {
-        if (e - s >= 3 && !isStandInValue(text.slice(s, e)))
-          out.push({ start: s, end: e, rule: rule.id, kind: "secret" });
-      }
+      pushArguments(text, commandCallKeys(text), out, rule.id);
     },
   },
   {

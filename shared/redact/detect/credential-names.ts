@@ -348,9 +348,14 @@ export function credentialName(name: string): Strength | undefined {
  */
 function ownerTailed(words: readonly string[]): Strength | undefined {
   const head = words.findIndex((w) => OWNED_HEADS.has(w));
-  if (head === -1 || words.length - head - 1 < 1 || words.length - head - 1 > 2) return undefined;
+  if (head === -1) return undefined;
   const tail = words.slice(head + 1);
-  if (tail.some((w) => NOT_OWNER.has(w) || /^\d/.test(w) || w.length < 2)) return undefined;
+  if (
+    tail.length < 1 ||
+    tail.length > 2 ||
+    tail.some((w) => NOT_OWNER.has(w) || /^\d/.test(w) || w.length < 2)
+  )
+    return undefined;
   return wordsStrength(words.slice(0, head + 1)) === "strong" ? "weak" : undefined;
 }
 
@@ -367,11 +372,11 @@ const NOT_OWNER: ReadonlySet<string> = new Set([
   ...["error", "errors", "message", "msg", "form", "input", "strength", "validator", "validation"],
   ...["manager", "store", "provider", "source", "service", "client", "handler", "helper", "util"],
   ...["utils", "key", "format", "mode", "scope", "scopes", "lifetime", "timeout", "header", "param"],
-  ...["env", "var", "variable", "ref", "template", "schema", "spec", "config", "settings", "option"],
+  ...["env", "var", "variable", "template", "schema", "config", "settings", "option"],
   ...["options", "list", "map", "dict", "set", "table", "column", "col", "attr", "attribute"],
   ...["prefix", "suffix", "separator", "delimiter", "char", "chars", "encoding", "algorithm", "alg"],
   ...["salt", "iv", "nonce", "index", "idx", "offset", "size", "limit", "status", "state", "changed"],
-  ...["set", "updated", "created", "at", "date", "time", "valid", "invalid", "exists", "match"],
+  ...["updated", "created", "at", "date", "time", "valid", "invalid", "exists", "match"],
   ...["types", "kinds", "fields", "labels", "prompts", "hints", "lengths", "counts", "urls", "uris"],
   ...["paths", "headers", "params", "formats", "modes", "states", "rules", "rule", "usage", "used"],
   ...["change", "last", "issued", "issuer", "rotated", "refreshed", "exp", "success", "failure", "attempts"],
@@ -379,7 +384,7 @@ const NOT_OWNER: ReadonlySet<string> = new Set([
   ...["glob", "regexp", "re", "expr", "stdin", "stdout", "fd", "cmd", "strategy", "backend"],
   ...["extra", "action", "intent", "arg", "argument", "flag", "pref", "preference", "setting", "budget"],
   // Code's kinds of thing (`CreateOAuth2TokenCommand`, `TokenRequest`, `PasswordResetHandler`).
-  ...["command", "request", "response", "input", "output", "exception", "event", "factory", "builder"],
+  ...["command", "request", "response", "output", "exception", "event", "factory", "builder"],
   ...["result", "callback", "listener", "controller", "model", "entity", "dto", "view", "page", "component"],
   ...["module", "class", "interface", "impl", "test", "tests", "spec", "mock", "stub", "fixture"],
 ]);

@@ -31,6 +31,8 @@ export function scanFormatArguments(text: string, out: Detection[], rule: string
   LITERAL.lastIndex = 0;
   for (let m = LITERAL.exec(text); m !== null; m = LITERAL.exec(text)) {
     const format = m[1] ?? m[2] ?? "";
+    // Most literals hold no slot (a JSON text's `{}` is a needle too).
+    if (!format.includes("%") && !format.includes("{")) continue;
     const after = ARGUMENTS.exec(text.slice(m.index + m[0].length, m.index + m[0].length + 16));
     if (after === null) continue;
     const at = m.index + m[0].length + after[0].length;

@@ -161,10 +161,12 @@ function assignmentOf(text: string, at: number, before: number): number | undefi
     `(?<![\\w$.])${name.replace(/[$.]/g, "\\$&")}(?:[ \\t]*:[ \\t]*[\\w&'[\\]<>.]{1,32}|[ \\t]+\\[\\]byte|[ \\t]+string)?[ \\t]*:?=(?!=)[ \\t]*`,
     "g",
   );
-  assignment.lastIndex = Math.max(0, before - ASSIGNMENT_REACH);
+  // Only the text before the use is read: the last assignment there wins.
+  const from = Math.max(0, before - ASSIGNMENT_REACH);
+  const window = text.slice(from, before);
   let value: number | undefined;
-  for (let m = assignment.exec(text); m !== null && m.index < before; m = assignment.exec(text))
-    value = m.index + m[0].length;
+  for (let m = assignment.exec(window); m !== null; m = assignment.exec(window))
+    value = from + m.index + m[0].length;
   return value;
 }
 
