@@ -1413,23 +1413,27 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     },
   },
   {
-    // A prompt's answer at its line's end, the prompt naming whose password it asks for
-    // (`[sudo] password for bob: x`, `Enter passphrase for key '~/.ssh/id_rsa': x`, `Enter PEM pass
-    // phrase: x`, `Enter passphrase (empty for no passphrase): x`): one unquoted word with a digit
-    // or a symbol. A name's own value (`password: x`) is `generic-secret`'s.
+    // A prompt's answer at its line's end, or a password announced for an account, the line naming
+    // whose password it is (`[sudo] password for bob: x`, `Enter passphrase for key '~/.ssh/id_rsa':
+    // x`, `Enter PEM pass phrase: x`, `Enter passphrase (empty for no passphrase): x`, MySQL's `A
+    // temporary password is generated for root@localhost: x`): one unquoted word with a digit or a
+    // symbol, there or alone on the next line (Elasticsearch's `Password for the elastic user (reset
+    // with …):⏎  x`). A name's own value (`password: x`) is `generic-secret`'s.
     id: "password-prompt",
     kind: "secret",
     layer: "context",
     needles: ["assword", "ASSWORD", "assphrase", "ASSPHRASE", "ass phrase", "ASS PHRASE"],
     pattern:
-      /(?:(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:[ \t]+(?:for|of)[ \t]+(?:'[^'\r\n]{1,120}'|"[^"\r\n]{1,120}"|[^:\r\n]{1,80})|[ \t]*\([^()\r\n]{1,60}\)|[ \t]+again)|(?:[Pp]ass|PASS) (?:phrase|PHRASE)):[ \t]+([^\s"'`]{3,128})[ \t]*(?=\r?\n|$)/dg,
+      /(?:(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:(?:[ \t]+[a-z]{2,12}){0,3}[ \t]+(?:for|of)[ \t]+(?:'[^'\r\n]{1,120}'|"[^"\r\n]{1,120}"|[^:\r\n]{1,80})|[ \t]*\([^()\r\n]{1,60}\)|[ \t]+again)|(?:[Pp]ass|PASS) (?:phrase|PHRASE)):(?:[ \t]+|[ \t]*\r?\n[ \t]*)([^\s"'`]{3,128})[ \t]*(?=\r?\n|$)/dg,
     group: 1,
-    // The answer looks like a password: not a status, a placeholder or a path (`N/A`, `(none)`,
-    // `[hidden]`, `%DB_PASSWORD%`, `OK.`, `/var/jenkins_home/secrets/initialAdminPassword`).
+    // The answer looks like a password: not a status, a placeholder, a path or a time (`N/A`,
+    // `(none)`, `[hidden]`, `%DB_PASSWORD%`, `OK.`, `/var/jenkins_home/secrets/initialAdminPassword`,
+    // a log line's `2024-05-01T10:00:00Z` after a prompt that got no answer).
     accept: (m) => {
       const value = m[1] ?? "";
       return (
         isPasswordLike(value) &&
+        !TIMESTAMP.test(value) &&
         !/[/\\]|^[([<%]|\.$/.test(value) &&
         !isPasswordStandIn(value) &&
         !isPlaceholder(value)

@@ -58,6 +58,9 @@ function commandEnd(text: string, from: number): number {
   return text.length;
 }
 
+/** `ansible-vault encrypt_string`'s long options that take an argument (`-n` is `--name`). */
+const VAULT_OPTIONS = "name|stdin-name|vault-id|vault-password-file|encrypt-vault-id|output";
+
 /** Impacket's scripts and the tools that take its `domain/user:password@host` target. */
 const IMPACKET_TOOLS = [
   "impacket",
@@ -96,9 +99,11 @@ export const ECHOED = String.raw`\b(?:echo|printf)\s+(?:-[en]+\s+)?(?:'%s(?:\\n)
 /**
  * Tools that read a secret from their standard input, piped (`echo p | …`) or as a here-string
  * (`… <<< p`): `sudo -S`, `passwd --stdin`, a registry's `login --password-stdin`, `gh auth login
- * --with-token`, a secret store's `create`/`put`/`add`/`store-secret`, `kinit`, `smbpasswd`.
+ * --with-token`, a secret store's `create`/`put`/`add`/`set`/`insert`/`store-secret` (`gh secret
+ * set NAME` without `--body`, `glab variable set`, `pass insert`, `doppler secrets set`), `gpg
+ * --passphrase-fd 0`, `kinit`, `smbpasswd`.
  */
-const STDIN_READERS = String.raw`sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|gcloud\s+secrets\s+(?:create|versions\s+add)\b[^\r\n|;&]{0,256}--data-file[= ]-(?!\S)|(?:npx\s+)?(?:wrangler\s+secret\s+put|vercel\s+env\s+add|docker\s+secret\s+create)\b|circleci\s+context\s+store-secret\b|kinit\b|smbpasswd\b`;
+const STDIN_READERS = String.raw`sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|gcloud\s+secrets\s+(?:create|versions\s+add)\b[^\r\n|;&]{0,256}--data-file[= ]-(?!\S)|(?:npx\s+)?(?:wrangler\s+secret\s+put|vercel\s+env\s+add|docker\s+secret\s+create)\b|gh\s+secret\s+set\b|glab\s+variable\s+(?:set|create)\b|pass\s+(?:insert|add)\b|doppler\s+secrets\s+set\b|gpg2?\b[^\r\n|;&<]{0,256}--passphrase-fd[= ]0\b|circleci\s+context\s+store-secret\b|kinit\b|smbpasswd\b`;
 
 /** One of those tools, in the same command, then `<<<`: its here-string follows. */
 const HERE_STRING = String.raw`\b(?:${STDIN_READERS})[^\r\n|;&<]{0,256}<<<[ \t]*`;
@@ -198,6 +203,13 @@ const FORMS: readonly Form[] = [
       "env add",
       "secret create",
       "store-secret",
+      "secret set",
+      "variable set",
+      "variable create",
+      "pass insert",
+      "pass add",
+      "secrets set",
+      "passphrase-fd",
       "kinit",
       "smbpasswd",
     ],
@@ -239,6 +251,15 @@ const FORMS: readonly Form[] = [
     String.raw`(?:-b|--body)(?:[= ]|(?=["']))\s*`,
   ),
   {
+    // An `expect` script's or pexpect's answer to a password prompt (`expect "password:"⏎send
+    // "p\r"`, `expect "*assword:*" { send "p\n" }`, `child.expect('Password: ')`,
+    // `child.sendline('p')`): what it sends next.
+    needles: ["assword", "assphrase", "ASSWORD"],
+    requires: "send",
+    pattern:
+      /\bexpect\w*[ \t]*\(?[ \t]*(?:-\w+[ \t]+)?["'][^"'\r\n]{0,60}(?:[Pp*]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[^"'\r\n]{0,20}["'][ \t]*\)?[ \t;{]*(?:\r?\n[ \t]*)?(?:[\w.]+\.)?send(?:line)?[ \t]*\(?[ \t]*(?:--[ \t]+)?["']((?:[^"'\\\r\n]|\\[^rn\r\n])+)(?:\\[rn])*["']/dg,
+  },
+  {
     // A GitHub Actions workflow command that masks a value in the log: the value is a secret.
     needles: ["::add-mask::"],
     pattern: /::add-mask::("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg,
@@ -253,6 +274,13 @@ const FORMS: readonly Form[] = [
     String.raw`(?:-(?:salt|in|m|S|R|P|-method|-salt|-rounds)[\s=]+[^\s|;&]+\s+|-(?!(?:salt|in|m|S|R|P)(?![\w-]))[\w-]+(?:=[^\s|;&]+)?\s+)*(?!-)`,
     { positional: true },
   ),
+  // `ansible-vault encrypt_string [options] p --name n`: the string it encrypts is a secret.
+  toolForm(
+    ["encrypt_string"],
+    String.raw`ansible-vault\s+encrypt_string`,
+    String.raw`(?:(?:-n|--(?:${VAULT_OPTIONS}))[\s=]+[^\s|;&]+\s+|-(?!n(?![\w-])|-(?:${VAULT_OPTIONS})(?![\w-]))[\w-]+\s+)*(?!-)`,
+    { positional: true },
+  ),
   toolForm(["caddy hash-password"], String.raw`caddy\s+hash-password`, String.raw`(?:-p|--plaintext)[\s=]+`),
   toolForm(["doveadm pw"], String.raw`doveadm\s+pw`, String.raw`-p\s+`),
   {
@@ -263,9 +291,12 @@ const FORMS: readonly Form[] = [
   },
 ];
 
-/** A value that stands for one (a variable, a prompt, a file), or the next flag where none was given. */
+/**
+ * A value that stands for one (a variable, Tcl's `$env(PASS)`, a prompt, a file), or the next flag
+ * where none was given.
+ */
 const NOT_A_VALUE =
-  /^(?:\$\{?[A-Za-z_]\w*\}?|\$\(.*|%\w+%|\$env:\w+|env:\w+|file:.*|-.*|\*|<[^<>]*>|\.{3})$/i;
+  /^(?:\$\{?[A-Za-z_]\w*\}?|\$[A-Za-z_]\w*\([\w,]*\)|\$\(.*|%\w+%|\$env:\w+|env:\w+|file:.*|-.*|\*|<[^<>]*>|\.{3})$/i;
 
 /** A value's quotes. */
 const QUOTE = /["']/;

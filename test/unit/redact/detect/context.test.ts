@@ -976,6 +976,16 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
     ["Enter passphrase for key '/root/.ssh/id_rsa': Hx7pq2Lm9", "Hx7pq2Lm9"],
     ["Enter PEM pass phrase: Hx7pq2Lm9", "Hx7pq2Lm9"],
     ["Enter passphrase (empty for no passphrase): Hx7pq2Lm9", "Hx7pq2Lm9"],
+    // A password a server announces for an account, there or alone on the next line (MySQL's
+    // first start, Elasticsearch's).
+    [
+      "2024-05-01T10:00:00.123456Z 6 [Note] [MY-010454] [Server] A temporary password is generated for root@localhost: Xy8#kLm2?pQw",
+      "Xy8#kLm2?pQw",
+    ],
+    [
+      "ℹ️  Password for the elastic user (reset with `bin/elasticsearch-reset-password -u elastic`):\n  K9vq=Xw2LmT7pZs4Rb1N",
+      "K9vq=Xw2LmT7pZs4Rb1N",
+    ],
     ['char password[] = "Qw7kT2zPx9";', "Qw7kT2zPx9"],
     ['wchar_t password[] = L"Qw7kT2zPx9";', "Qw7kT2zPx9"],
     ['char pwd[32] = "Qw7kT2zPx9";', "Qw7kT2zPx9"],
@@ -1080,6 +1090,11 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       "Enter password for user root: (none)",
       "Password for DB: %DB_PASSWORD%",
       "Default password for Jenkins: /var/jenkins_home/secrets/initialAdminPassword",
+      // A prompt that got no answer, then the next line of the log.
+      "[sudo] password for bob:\nSorry, try again.",
+      "Password changed for user admin:\n2024-05-01T10:00:00Z",
+      "Enter passphrase for key '/etc/ssh/deploy_key':\nIdentity added: /etc/ssh/deploy_key (deploy)",
+      "A temporary password is generated for root@localhost: (see log)",
       // Connections, binds and cut calls that hold no password.
       'conn = Connection(ctx, "db-primary", "readonly")',
       'conn.open("cn=config,cn=schema", "olcDatabase2")',

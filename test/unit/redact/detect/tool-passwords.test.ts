@@ -116,6 +116,44 @@ describe("secrets handed to CI and secret stores", () => {
     expect(found("openssl passwd")).toEqual([]);
   });
 
+  it("reads a secret piped or fed to a secret store that reads it from its input", () => {
+    expect(found("echo 'S3cret!x' | gh secret set DB_PASSWORD")).toEqual(["S3cret!x"]);
+    expect(found('printf "%s" "S3cret!x" | glab variable set DB_PASSWORD --masked')).toEqual(["S3cret!x"]);
+    expect(found("pass insert -e db/prod <<< 'S3cret!x'")).toEqual(["S3cret!x"]);
+    expect(found("echo S3cret!x | doppler secrets set DB_PASSWORD")).toEqual(["S3cret!x"]);
+    expect(found("gpg --batch --passphrase-fd 0 --pinentry-mode loopback -c f <<< 'S3cret!x'")).toEqual([
+      "S3cret!x",
+    ]);
+    // Where the secret comes from a file or a variable, or the tool reads no secret.
+    expect(found("cat key.txt | gh secret set API_KEY")).toEqual([]);
+    expect(found("echo $TOKEN | gh secret set API_KEY")).toEqual([]);
+    expect(found('echo "$DB_PASSWORD" | pass insert -e db/prod')).toEqual([]);
+    expect(found("gpg --passphrase-fd 0 --batch -d f.gpg < pass.txt")).toEqual([]);
+    expect(found("echo S3cret!x | gh variable set REGION")).toEqual([]);
+  });
+
+  it("reads the answer an expect script or pexpect sends to a password prompt", () => {
+    expect(found('spawn ssh bob@host\nexpect "*assword:*"\nsend -- "S3cret!x\\r"\ninteract')).toEqual([
+      "S3cret!x",
+    ]);
+    expect(found("child.expect('Password: ')\nchild.sendline('S3cret!x')")).toEqual(["S3cret!x"]);
+    expect(found('expect "passphrase for key" { send "S3cret!x\\n" }')).toEqual(["S3cret!x"]);
+    // A variable sent (Tcl's, Python's), or the answer to another prompt.
+    expect(found('expect "password:"\nsend "$env(PASS)\\r"')).toEqual([]);
+    expect(found('expect "Password:"\nsend -- "$password\\r"')).toEqual([]);
+    expect(found("child.expect('Password:')\nchild.sendline(password)")).toEqual([]);
+    expect(found('expect "Login:"\nsend "bob\\r"')).toEqual([]);
+  });
+
+  it("reads the string ansible-vault encrypts, options and their arguments skipped", () => {
+    expect(found("ansible-vault encrypt_string 'S3cret!x' --name db_password")).toEqual(["S3cret!x"]);
+    expect(found("ansible-vault encrypt_string --vault-id dev@prompt 'S3cret!x' -n pw")).toEqual([
+      "S3cret!x",
+    ]);
+    expect(found("ansible-vault encrypt_string --stdin-name db_password")).toEqual([]);
+    expect(found('ansible-vault encrypt_string "$DB_PASSWORD" --name x')).toEqual([]);
+  });
+
   it("reads a here-string in Bash's $'…' quotes up to its first \\n, escapes kept", () => {
     expect(found("smbpasswd -s -a jdoe <<< $'Tr0ub4dor3x\\nTr0ub4dor3x'")).toEqual(["Tr0ub4dor3x"]);
     expect(found("passwd --stdin jdoe <<< $'it\\'s-a-pass\\n'")).toEqual(["it\\'s-a-pass"]);
