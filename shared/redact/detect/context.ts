@@ -28,6 +28,7 @@ import {
   type Strength,
   wordStrength,
 } from "./credential-names.js";
+import { FORM_FILL_NEEDLES, scanFormFills } from "./form-fills.js";
 import { FORMAT_NEEDLES, scanFormatArguments } from "./format-arguments.js";
 import { groupValues } from "./group-values.js";
 import { commandCallKeys, isAlgorithmName, keyArguments, keyPlaceOf, wrappedLiteral } from "./keyed-calls.js";
@@ -268,6 +269,12 @@ const ASSIGN =
   /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|CharArray|ByteArray|\[UInt8\]|(?:\w+\.)?(?:Optional|Final|ClassVar)(?:\[[\w .,|[\]]{1,40}\])?)[?!]?[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\||\?\?|\?:)[ \t]*/;
 /** After a lookup call's quoted name: `)` and a fallback operator. */
 const CALL_FALLBACK = /^\)[ \t]*(?:\?\?|\?:|\|\||or(?= ))[ \t]*/;
+/**
+ * A constant's name, qualified or not, that ends in a credential's noun (`PASSWORD_KEY`,
+ * `Context.SECURITY_CREDENTIALS`, `Keys.API_TOKEN`); a lexer's `TOKEN_DATA` names a kind.
+ */
+const CONSTANT_KEY =
+  /^(?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][A-Z0-9]*_)*(?:PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|KEY|CREDENTIALS?|APIKEY)$/;
 /** A path's last word before the name, in the same string (`'/etc/passwd'`). */
 const PATH_BEFORE_NAME = /\/[\w.-]*$/;
 /**
@@ -469,6 +476,27 @@ function literalAfter(text: string, at: number, i: number): Value | undefined | 
 }
 
 /**
+ * The literal after a comma that a name gives its value to: `("password", "x")`, `("Admin
+ * password", "x")`, escaped too; not a reference or a path's last word before a string
+ * (`"$password", "next"`, `('/etc/passwd', 'utf8')`), nor a member's name. A constant's name as a
+ * setter's key (`env.put(Context.SECURITY_CREDENTIALS, "x")`, `props.setProperty(PASSWORD_KEY,
+ * "x")`) when the literal is the call's last argument. `i`: past the name's closing quote.
+ */
+function pairedLiteral(text: string, nameStart: number, at: number, i: number): Value | undefined {
+  const pair = /^\s*,\s*/.exec(text.slice(i, i + 120));
+  if (pair === null || text[nameStart] === "$") return undefined;
+  const constantKey = i === at && text[nameStart - 1] === "(" && CONSTANT_KEY.test(text.slice(nameStart, at));
+  if ((i === at && !constantKey) || PATH_BEFORE_NAME.test(text.slice(Math.max(0, nameStart - 64), nameStart)))
+    return undefined;
+  const v = quoted(text, i + pair[0].length, false);
+  if (v === undefined) return undefined;
+  const after = text.slice(v.end, v.end + 8);
+  // A JSON member's name after a value (`"…token","temperature":0.7`) is no argument.
+  if (/^\\?["'`][ \t]*:/.test(after) || (constantKey && !/^\\?["'][ \t]*\)/.test(after))) return undefined;
+  return v;
+}
+
+/**
  * The value given to the name that ends at `at`, if any: after an assignment sign, a flag's
  * blank, `", "` (`setProperty("KEY", "v")`), `value="` (`key="Password" value="v"`), or prose.
  */
@@ -497,19 +525,8 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
     const s = i + cell[0].length;
     return wordCellAfter(text, s) ?? quoted(text, s, false) ?? bare(text, s, false);
   }
-  const pair = /^\s*,\s*/.exec(rest);
-  // `("password", "x")`, `("Admin password", "x")`, escaped too; not a reference or a path's last
-  // word before a string (`"$password", "next"`, `('/etc/passwd', 'utf8')`), nor a member's name.
-  if (
-    pair !== null &&
-    i > at &&
-    text[nameStart] !== "$" &&
-    !PATH_BEFORE_NAME.test(text.slice(Math.max(0, nameStart - 64), nameStart))
-  ) {
-    const v = quoted(text, i + pair[0].length, false);
-    // A JSON member's name after a value (`"…token","temperature":0.7`) is no argument.
-    if (v !== undefined && !/^\\?["'`][ \t]*:/.test(text.slice(v.end, v.end + 8))) return v;
-  }
+  const paired = pairedLiteral(text, nameStart, at, i);
+  if (paired !== undefined) return paired;
   const assign = ASSIGN.exec(rest);
   if (assign !== null && assign[0].trim() !== "") {
     let s = i + assign[0].length;
@@ -1379,6 +1396,14 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     layer: "context",
     needles: FORMAT_NEEDLES,
     scan: (text, out, rule) => scanFormatArguments(text, out, rule.id),
+  },
+  {
+    // A password a browser test types into a field its locator names (`getByLabel('Password').fill('p')`).
+    id: "credential-argument",
+    kind: "secret",
+    layer: "context",
+    needles: FORM_FILL_NEEDLES,
+    scan: (text, out, rule) => scanFormFills(text, out, rule.id),
   },
   {
     id: "credential-flag",

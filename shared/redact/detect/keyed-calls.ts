@@ -56,6 +56,16 @@ const KEYED_CALLS: readonly (readonly [RegExp, KeyPlace])[] = [
   ],
   // `new PBEKeySpec("p".toCharArray(), salt, …)`, `new KeyStore.PasswordProtection(…)`.
   [/(?:^|[^\w])(?:PBEKeySpec|PasswordProtection)$/, { charsFrom: 0 }],
+  // A password hasher's plain text: bcrypt's `hashpw(b"p", salt)`/`hash("p", 10)`/`hashSync`,
+  // Werkzeug's `generate_password_hash("p")`, PHP's `password_hash("p", …)`, Laravel's
+  // `Hash::make("p")`, Ruby's `BCrypt::Password.create("p")`, `argon2.hash("p")`, passlib's
+  // `pbkdf2_sha256.hash("p")`, Python's `crypt.crypt("p", salt)` and `hashlib.scrypt(b"p", …)`.
+  [
+    /(?:^|[^\w])(?:bcrypt(?:js)?\.(?:hashpw|hash|hashSync)|generate_password_hash|password_hash|Hash::make|BCrypt::Password\.create|argon2\.(?:hash|hash_password)|(?:pbkdf2_sha256|pbkdf2_sha512|sha256_crypt|sha512_crypt|bcrypt_sha256|argon2)\.hash|crypt\.crypt|hashlib\.scrypt)$/,
+    0,
+  ],
+  // `hashlib.pbkdf2_hmac("sha256", b"p", salt, n)`: the password second.
+  [/(?:^|[^\w])hashlib\.pbkdf2_hmac$/, 1],
   // A constant-time comparison of a secret with a literal: the literal is the secret.
   [
     /(?:^|[^\w])(?:compare_digest|hash_equals|timingSafeEqual|ConstantTimeCompare|FixedTimeEquals|secure_compare|MessageDigest\.isEqual)$/,

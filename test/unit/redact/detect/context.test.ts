@@ -1003,6 +1003,10 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
     // A call cut after its password (a line of a longer call, a truncated log line).
     ['new UserPasswordCredential("username1", "Doodle_BLOB1"', "Doodle_BLOB1"],
     // PowerShell's names in any case.
+    // A constant's name as a setter's key, the literal its last argument.
+    ['env.put(Context.SECURITY_CREDENTIALS, "Qw7kT2zPx9");', "Qw7kT2zPx9"],
+    ['props.setProperty(PASSWORD_KEY, "Qw7kT2zPx9");', "Qw7kT2zPx9"],
+    ['config.set(Keys.API_TOKEN, "Qw7kT2zPx9");', "Qw7kT2zPx9"],
     ['$s = convertto-securestring "sdfdsfd9" -asplaintext -force', "sdfdsfd9"],
   ])("%s", (text, secret) => {
     expect(hides(text, secret)).toBe(true);
@@ -1090,6 +1094,12 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       "Enter password for user root: (none)",
       "Password for DB: %DB_PASSWORD%",
       "Default password for Jenkins: /var/jenkins_home/secrets/initialAdminPassword",
+      // A constant naming a credential before a literal that is no value of it.
+      'log.info(PASSWORD_RESET_MSG, "bob");',
+      'map.put(TOKEN_TYPE, "Bearer");',
+      'setHeader(AUTH_HEADER, "application/json")',
+      'props.put(SECRET_KEY_FILE, "Qw7kT2zPx9", extra);',
+      'OptionalLStrip(TOKEN_DATA, "#bygroup")',
       // A prompt that got no answer, then the next line of the log.
       "[sudo] password for bob:\nSorry, try again.",
       "Password changed for user admin:\n2024-05-01T10:00:00Z",

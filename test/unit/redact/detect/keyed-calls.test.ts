@@ -66,6 +66,13 @@ describe("keyed calls: the key by its place among the arguments", () => {
     ["if hmac.compare_digest(token, 'Kq7wz3Lr9Tk2'): ok()", "compare_digest", "Kq7wz3Lr9Tk2"],
     ["if (hash_equals('Kq7wz3Lr9Tk2', $token)) {}", "hash_equals", "Kq7wz3Lr9Tk2"],
     ['totp = pyotp.TOTP("JBSWY3DPEHPK3PXPQ4ZA")', "TOTP", "JBSWY3DPEHPK3PXPQ4ZA"],
+    // A password hasher's plain text.
+    ['hashed = bcrypt.hashpw(b"Kq7wz3Lr9Tk2", bcrypt.gensalt())', "hashpw", "Kq7wz3Lr9Tk2"],
+    ["const h = await bcrypt.hash('Kq7wz3Lr9Tk2', 10);", "bcrypt.hash", "Kq7wz3Lr9Tk2"],
+    ['pw_hash = generate_password_hash("Kq7wz3Lr9Tk2")', "generate_password_hash", "Kq7wz3Lr9Tk2"],
+    ['$h = password_hash("Kq7wz3Lr9Tk2", PASSWORD_DEFAULT);', "password_hash", "Kq7wz3Lr9Tk2"],
+    ["User::create(['password' => Hash::make('Kq7wz3Lr9Tk2')]);", "Hash::make", "Kq7wz3Lr9Tk2"],
+    ["dk = hashlib.pbkdf2_hmac('sha256', b'Kq7wz3Lr9Tk2', salt, 100_000)", "pbkdf2_hmac", "Kq7wz3Lr9Tk2"],
     [
       'code, err := totp.GenerateCode("JBSWY3DPEHPK3PXPQ4ZA", time.Now())',
       "GenerateCode",
@@ -131,6 +138,9 @@ describe("keyed calls: the key by its place among the arguments", () => {
       "jwt.sign(payload, `${prefix}-key`)",
       'jwt.encode({"a": "b, c"}, settings.SECRET_KEY, algorithm="HS256")',
       "if hmac.compare_digest(token, expected): ok()",
+      "hashed = bcrypt.hashpw(password.encode(), bcrypt.gensalt())",
+      "const h = await bcrypt.hash(req.body.password, 10);",
+      "$h = password_hash($pw, PASSWORD_DEFAULT);",
       "const h = crypto.createHash('sha256');",
       "Algorithm.HMAC256(secretFromVault)",
     ]);

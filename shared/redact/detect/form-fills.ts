@@ -1,0 +1,56 @@
+/**
+ * A password typed into a form by a browser test: the field is named by its locator, the password
+ * by the text typed into it (Playwright's `page.getByLabel('Password').fill('p')`, Cypress's
+ * `cy.get('#password').type('p{enter}')`, Selenium's `find_element(By.ID, "pwd").send_keys("p")`,
+ * WebdriverIO's `$('#pass').setValue('p')`, Capybara's `fill_in 'Password', with: 'p'`). Agents
+ * write and run such tests; their traces hold the test account's password.
+ */
+import { isStandIn } from "../rule-helpers.js";
+import type { Detection } from "../rule-types.js";
+
+/**
+ * A locator call's arguments (the innermost, and a wrapper's `)` after them:
+ * `findElement(By.id("p"))`), optional steps on its element (`.first()`, `.nth(0)`, `.clear()`),
+ * then the typing call and its literal (group 2, 3 or 4).
+ */
+const TYPED_INTO =
+  /\(([^()\r\n]{1,160})\)(?:[ \t]*\))?[ \t]*(?:\.[ \t]*(?:first|last|clear|click|focus)\(\)[ \t]*|\.[ \t]*nth\(\d{1,3}\)[ \t]*)*\.[ \t]*(?:fill|type|send_keys|sendKeys|setValue|set_value|pressSequentially|addValue)[ \t]*\([ \t]*(?:"((?:[^"\\\r\n]|\\.){1,256})"|'((?:[^'\\\r\n]|\\.){1,256})'|`((?:[^`\\\r\n$]|\\.){1,256})`)/dg;
+/** Capybara's `fill_in "label", with: "p"` (group 2 or 3), the label in group 1. */
+const FILL_IN =
+  /\bfill_in[ \t(]+["']([^"'\r\n]{1,80})["'][ \t]*,[ \t]*with:[ \t]*(?:"((?:[^"\\\r\n]|\\.){1,256})"|'((?:[^'\\\r\n]|\\.){1,256})')/dg;
+
+/** A locator or a label naming a field that takes a secret (`#password`, `[name=pwd]`, `Passcode`, `API key`). */
+const SECRET_FIELD =
+  /passw|passphrase|passcode|pwd|(?<![a-z])pass(?![a-z])|(?<![a-z])pin(?![a-z])|(?<![a-z])otp(?![a-z])|secret|token|api[-_ ]?key/i;
+/** A key Cypress types after the text (`p{enter}`): not part of the password. */
+const TRAILING_KEY = /\{[a-zA-Z]+\}$/;
+
+/** Literals one of which a text holding a typed password holds (the typing calls' names). */
+export const FORM_FILL_NEEDLES: readonly string[] = [
+  "fill(",
+  "type(",
+  "send_keys",
+  "sendKeys",
+  "setValue",
+  "set_value",
+  "pressSequentially",
+  "addValue",
+  "fill_in",
+];
+
+/** Appends the passwords typed into secret fields by browser tests in `text`. */
+export function scanFormFills(text: string, out: Detection[], rule: string): void {
+  for (const re of [TYPED_INTO, FILL_IN]) {
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+      if (!SECRET_FIELD.test(m[1] ?? "")) continue;
+      const range = m.indices?.[2] ?? m.indices?.[3] ?? m.indices?.[4];
+      if (range === undefined) continue;
+      const [start, full] = range;
+      const value = text.slice(start, full);
+      const end = full - (TRAILING_KEY.exec(value)?.[0].length ?? 0);
+      if (end - start < 3 || isStandIn(text.slice(start, end)) || text[start] === "$") continue;
+      out.push({ start, end, rule, kind: "secret" });
+    }
+  }
+}
