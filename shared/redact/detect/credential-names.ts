@@ -94,6 +94,8 @@ const STRONG_WORDS = new Set([
   // Redis's server password directives (`requirepass x`, `masterauth x`).
   "requirepass",
   "masterauth",
+  // PAM's and SSSD's authentication token (`ldap_default_authtok = x`).
+  "authtok",
   ...ASCII_PASSWORD_WORDS,
 ]);
 const WEAK_WORDS = new Set([
@@ -114,9 +116,12 @@ const WEAK_WORDS = new Set([
   "salt",
 ]);
 
-/** Concatenated words ending in a credential word (`dbpassword`, `myapikey`, `xauthtoken`). */
+/**
+ * Concatenated words ending in a credential word (`dbpassword`, `myapikey`, `xauthtoken`, LDAP's
+ * `bindpw` and `rootpw`).
+ */
 const COMPOUND_END =
-  /(?:password|passwd|passphrase|pass|pwd|secret|token|apikey|credentials?|cookie|webhook|privatekey|secretkey|accesskey|authkey)$/;
+  /(?:password|passwd|passphrase|pass|pwd|pw|secret|token|apikey|credentials?|cookie|webhook|privatekey|secretkey|accesskey|authkey)$/;
 /** Words ending in a credential word that are not one. */
 const NOT_COMPOUND =
   /^(?:monkey|turkey|donkey|hockey|jockey|whiskey|hotkey|passkey|keys|tokens|tokenizer|tokenize[ds]?|bypass|compass|encompass|overpass|underpass|trespass|surpass|passes|passed|passing|passport|impasse|secretary|secretion|jsonwebtoken|(?:high|low|band|all|notch|multi|render|sub|first|second|single|two|one|boarding|season|day|week|hall|ski|bus|free|depth)pass)$/;

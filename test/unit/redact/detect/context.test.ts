@@ -1003,6 +1003,10 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
     // A call cut after its password (a line of a longer call, a truncated log line).
     ['new UserPasswordCredential("username1", "Doodle_BLOB1"', "Doodle_BLOB1"],
     // PowerShell's names in any case.
+    // LDAP's and SSSD's bind passwords.
+    ["bindpw Qw7kT2zPx9", "Qw7kT2zPx9"],
+    ["rootbindpw Qw7kT2zPx9", "Qw7kT2zPx9"],
+    ["ldap_default_authtok = Qw7kT2zPx9", "Qw7kT2zPx9"],
     // A constant's name as a setter's key, the literal its last argument.
     ['env.put(Context.SECURITY_CREDENTIALS, "Qw7kT2zPx9");', "Qw7kT2zPx9"],
     ['props.setProperty(PASSWORD_KEY, "Qw7kT2zPx9");', "Qw7kT2zPx9"],
