@@ -33,8 +33,8 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 26,
-  "redact/detect": 78,
+  "redact/rules": 27,
+  "redact/detect": 79,
   "redact/layer-c": 15,
   "redact/scrub": 14,
   // Format readers (validation and hashes).

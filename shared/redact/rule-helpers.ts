@@ -447,4 +447,5 @@ export function scanKubernetesSecret(text: string, out: Detection[], rule: Patte
 }
 
 /** Passwords of `curl -u` that are examples or variables (gitleaks' allow-list for `curl-auth-user`). */
-export const CURL_PLACEHOLDER = /^(?:change(?:it|me)|pass(?:word)?|pwd|test|token|\*+|x+|y+)$|^[<[$]|^\{\{/i;
+export const CURL_PLACEHOLDER =
+  /^(?:change(?:it|me)|pass(?:word)?|pwd|test|token|\*+|x+|y+|%\w+%)$|^[<[$]|^\{\{/i;

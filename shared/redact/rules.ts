@@ -10,6 +10,7 @@ import { remembered } from "../memo.js";
 import { alnumAnd, inTable } from "./chars.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE } from "./detect/context.js";
 import { FAKE_NAME, isTypedPlaceholder } from "./detect/credential-names.js";
+import { isAlgorithmName } from "./detect/keyed-calls.js";
 import { SHAPE_RULES } from "./detect/shape.js";
 import { STRUCTURE_RULES } from "./detect/structure.js";
 import { type FoundNeedles, NeedleLists } from "./needles.js";
@@ -405,6 +406,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
         value !== undefined &&
         isCredentialShaped(value) &&
         !isPlaceholder(value) &&
+        !isAlgorithmName(value) &&
         !isTypedPlaceholder(m[1] ?? "", value) &&
         isCredentialName(text, m.index, m[1] ?? "") &&
         !FAKE_NAME.test(identifierAt(text, m.index))

@@ -123,9 +123,13 @@ function prefixedLiteral(text: string, at: number, prefix: string): Value | unde
   return undefined;
 }
 
-/** PowerShell's cmdlets as a value: a prompt (`Read-Host`, `Get-Credential`), or a literal made a SecureString (group 1). */
+/**
+ * PowerShell's cmdlets as a value: a prompt (`Read-Host`, `Get-Credential`), an object made or a
+ * secret read (`New-Object …PSCredential(…)`, `Get-Secret`, `Import-Clixml`), or a literal made a
+ * SecureString (group 1).
+ */
 const CMDLET_VALUE =
-  /^(?:Read-Host|Get-Credential)\b|^(ConvertTo-SecureString)(?:[ \t]+-String)?[ \t]+(?=["'])/i;
+  /^(?:Read-Host|Get-Credential|New-Object|Get-Secret|Get-StoredCredential|Get-AzKeyVaultSecret|Import-Clixml)\b|^(ConvertTo-SecureString)(?:[ \t]+-String)?[ \t]+(?=["'])/i;
 
 /** A concatenation's operator at a quoted value's start: the quote closed a literal. */
 const CONCATENATED = /^[ \t]*(?:\+|\.\.?|\|\||&)[ \t]/;
@@ -567,7 +571,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
 
 /** Values that are not a value: references, templates, types, code, encrypted values, masks. */
 const REFERENCE =
-  /^(?:\$\{.*|#\{.*|@\(.*\)|vault:.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+  /^(?:\$\{.*|#\{.*|@\(.*\)|vault:.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|ext:\w+|@(?:[~.]?\/\S*|[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,7})|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
 /**
  * A Makefile's or a compose file's escaped reference (`$$DB_PASSWORD`, `$${TOKEN:-x}`,
  * `$$password`, `$$db_pass2`): a name in capitals, in lower case of letters alone, or in snake
@@ -597,13 +601,24 @@ function isPlaceholderValue(value: string): boolean {
 const CODE =
   /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*(?:::[A-Za-z_$][\w$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*[([]|^[rbRB]{1,2}#+$/;
 /**
- * A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`, a
+ * A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`, one
+ * after an id (systemd's `LoadCredential=db-password:/etc/app/db-password`), a
  * relative one of words to a file (`config/keys/server.key`), and
  * a source location (`lib/schema.json:48:69`, a stack frame's `at session (…)`).
  */
 const PATH =
-  /^(?:~?\/|\.\.?\/|[A-Za-z]:\\)[^\s]*$|^[a-z][a-z_-]*(?:\/[a-z][a-z_-]*)+\.[a-z]{2,5}$|^[\w.-]+(?:[/\\][\w.-]+)+\.[A-Za-z]\w*:\d+(?::\d+)?$|^[\w.-]+\.[A-Za-z]\w*:\d+:\d+$/;
+  /^(?:~?\/|\.\.?\/|[A-Za-z]:\\|[\w.-]+:\/(?!\/))[^\s]*$|^[a-z][a-z_-]*(?:\/[a-z][a-z_-]*)+\.[a-z]{2,5}$|^[\w.-]+(?:[/\\][\w.-]+)+\.[A-Za-z]\w*:\d+(?::\d+)?$|^[\w.-]+\.[A-Za-z]\w*:\d+:\d+$/;
 const COMMON_WORD = /^[a-z]+$/;
+/** A word as prose writes one, in lower case or capitalized (`via`, `Force`). */
+const PROSE_WORD = /^[A-Za-z][a-z]+$/;
+
+/**
+ * Is the bare word `text[start, end)` a sentence's, more words following it on its line (`Password:
+ * changed yesterday`, a usage text's `--askpass   Force user to …`)?
+ */
+function isSentenceWord(text: string, start: number, end: number): boolean {
+  return PROSE_WORD.test(text.slice(start, end)) && SENTENCE_GOES_ON.test(text.slice(end, end + 24));
+}
 /** More words after a value's word, on its line. */
 const SENTENCE_GOES_ON = /^[ \t]+[a-z]{2,}\b/;
 /** After a value's word: more words on its line, code's punctuation or an assignment. */
@@ -684,8 +699,7 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   if (strength !== "strong" && FILLED.test(value)) return false;
   // A word with more words after it on its line is a sentence (`Password: changed yesterday`,
   // `Secret: stored in Vault`), not a value.
-  if (!v.quoted && COMMON_WORD.test(value) && SENTENCE_GOES_ON.test(text.slice(v.end, v.end + 24)))
-    return false;
+  if (!v.quoted && isSentenceWord(text, v.start, v.end)) return false;
   if (!v.quoted && (CODE.test(value) || followedByCall)) return false;
   if (TIMESTAMP.test(value) || PATTERN.test(value) || ALGORITHM_VALUE.test(value)) return false;
   if (/^\d+$/.test(value)) return strength === "strong" && value.length >= 4 && value.length <= 64;
@@ -782,6 +796,22 @@ const CREDENTIAL_WORD = new RegExp(
  * is read as the name around it, and the value after that name (if any) is judged by how
  * strongly the name names a credential.
  */
+/**
+ * Does the name at `start` stand where it names no value of its own: a URL's user
+ * (`https://__token__:****@host`, whose password the URL rules read), a public key's label
+ * (`Public key: age1…`, `public key: ACEN…=`), or a shell expansion's error message
+ * (`${DB_PASSWORD:?set it in .env}`; its default, `${DB_PASSWORD:-x}`, is a value)?
+ */
+function isNotNaming(text: string, start: number): boolean {
+  if (text.startsWith("://", start - 3)) return true;
+  if (PUBLIC_BEFORE.test(text.slice(Math.max(0, start - 8), start))) return true;
+  if (text[start - 1] !== "{" || text[start - 2] !== "$") return false;
+  let end = start;
+  while (end < text.length && isNameChar(text.charCodeAt(end))) end++;
+  return /^:?[?+]/.test(text.slice(end, end + 2));
+}
+const PUBLIC_BEFORE = /(?:^|[^A-Za-z])public[ \t]$/i;
+
 function scanCredentialAssignments(text: string, out: Detection[], rule: string): void {
   CREDENTIAL_WORD.lastIndex = 0;
   let doneUntil = -1;
@@ -804,13 +834,15 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
       scanListOf(text, name, end, out, rule);
       continue;
     }
-    if (FAKE_NAME.test(name)) continue;
+    if (FAKE_NAME.test(name) || isNotNaming(text, start)) continue;
     // A `/` flag (`/Password x`) stands after a blank or at the start: after any other character the
     // `/` is inside a run (`…AAAA/AAAPw metadata` is base64, not the flag `/…Pw` and its value).
     const slashFlag = text[start - 1] === "/" && (start === 1 || SPACE.test(text[start - 2] ?? ""));
     const isFlag = text[start - 1] === "-" || slashFlag || name.startsWith("-");
     const v = literalBefore(text, start) ?? valueAfter(text, start, end, isFlag);
     if (v === undefined) continue;
+    // A variable's expansion (`"$DEPLOY_TOKEN" "$URL"`) names no value that follows a blank.
+    if (text[start] === "$" && v.loose) continue;
     // A found value ending in a credential's word names nothing (`…V00Pw https://`, `"…Pw", "user"`)
     // unless a value is assigned to it (`token: password: 'p'`, `token => client_secret='…'`).
     if (
@@ -937,6 +969,8 @@ function isSettingValue(name: string, value: string): boolean {
     if (valueWords.length >= 2 && valueWords.every((w) => words.includes(w))) return true;
   }
   if (FETCH_CREDENTIALS.test(value)) return words[words.length - 1] === "credentials";
+  // A cookie's name with no value (`Set-Cookie: sessionid=""; Max-Age=0`: cleared).
+  if (/cookie$/i.test(name) && /^(?:[a-z_][a-z0-9_.-]*|[A-Z_][A-Z0-9_.-]*)=$/.test(value)) return true;
   // A label beside another (`('access_token', 'refresh_token')`): names listed, not a value.
   if (CREDENTIAL_LABEL.test(value))
     return nameWords(value).join(" ") === words.join(" ") || CREDENTIAL_LABEL.test(name);
@@ -1299,12 +1333,19 @@ const USER_FLAG = /(?:^|\s)(?:-u|-U|--user(?:name)?|-l)(?:[\s=]|(?=[A-Za-z]))/;
 const P_FLAG =
   /(?:^|\s)(?:-(?:p|P|-pass(?:word)?|pw)[ \t=]+|-[pP](?!ass|ort|rofile|rint|retty|w\b)(?=[^\s-]))("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg;
 
+const QUOTE_CHAR = /["']/;
+/** Prose's little words, never a password given to a flag. */
+const FUNCTION_WORD =
+  /^(?:via|the|and|for|with|from|into|onto|instead|when|which|that|this|then|than|are|was|were|has|have|can|may|must|should|will|not|only|also)$/i;
+
 function scanPasswordFlags(text: string, out: Detection[], rule: string): void {
   if (!USER_FLAG.test(text)) return;
   for (const { start, end } of groupValues(P_FLAG, text, /["']/)) {
     const value = text.slice(start, end);
-    // A port mapping or number (`-p 8080:80`, `-P 2222`) is not a password.
+    // A port mapping or number (`-p 8080:80`, `-P 2222`) is not a password; nor prose's little
+    // word after a flag named in a sentence (Docker's `Using --password via the CLI is insecure`).
     if (/^[\d:./-]+$/.test(value) || value.length < 3 || isStandInValue(value)) continue;
+    if (!QUOTE_CHAR.test(text[start - 1] ?? "") && FUNCTION_WORD.test(value)) continue;
     out.push({ start, end, rule, kind: "secret" });
   }
 }

@@ -218,10 +218,11 @@ const KEYWORD_KEY = /^(?:key|secret|secret_key|signing_key)[ \t]*=(?!=)[ \t]*/;
 
 /**
  * Algorithm names a signer takes beside its key, and code compares a key's kind with (JWA's
- * `HS256`, JCA's `SHA256withRSA` and `PBKDF2WithHmacSHA256`, `HmacSHA256`, `secp256k1`).
+ * `HS256`, JCA's `SHA256withRSA` and `PBKDF2WithHmacSHA256`, `HmacSHA256`, `secp256k1`), and
+ * SASL's `scram-sha-256` (PostgreSQL's `--auth=scram-sha-256`).
  */
 const ALGORITHM =
-  /^(?:[HREP]S(?:256|384|512)|EdDSA|none|Hmac(?:SHA|MD)\d*|SHA-?\d+|MD5|\w+with(?:RSA|ECDSA|DSA|Hmac)\w*|secp\d+[kr]1|aes\d+\w*)$/i;
+  /^(?:[HREP]S(?:256|384|512)|EdDSA|none|Hmac(?:SHA|MD)\d*|SHA-?\d+|MD5|\w+with(?:RSA|ECDSA|DSA|Hmac)\w*|secp\d+[kr]1|aes\d+\w*|scram-sha-\d+)$/i;
 
 /** Is `value` an algorithm's name (see `ALGORITHM`)? */
 export function isAlgorithmName(value: string): boolean {

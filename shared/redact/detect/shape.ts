@@ -50,8 +50,10 @@ const PLATFORM_PART =
   /(?:^|[-_/.@])(?:win32|win64|x64|x86|x86_64|ia32|arm64|aarch64|amd64|armv[67]l?|i[36]86|wasm32|riscv64|ppc64le|s390x|loong64)(?=$|[-_/.])/;
 /** An OpenSSH public key's type before its body (`ssh-ed25519 AAAA…`, an `authorized_keys` line). */
 const SSH_KEY_BEFORE = /(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp\d+|sk-ssh-ed25519@openssh\.com)[ \t]+$/;
-/** A W3C trace context (`00-<trace id>-<span id>-<flags>`): ids of a request's trace. */
-const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+/** A W3C trace context (`00-<trace id>-<span id>-<flags>`) or an AWS X-Ray trace id (`1-<time>-<id>`): ids of a request's trace. */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$|^1-[0-9a-f]{8}-[0-9a-f]{24}$/;
+/** An age public key (a recipient, `age1` and 58 bech32 characters): published by design. */
+const AGE_RECIPIENT = /^age1[02-9ac-hj-np-z]{58}$/;
 /** Digest lengths (SHA-1, SHA-256, SHA-512 in hex): a bare run of one is a digest or a commit. */
 const DIGEST_LENGTHS = new Set([40, 64, 128]);
 /** A file name's extension after a content hash (`app-3f9c….js`, `logo.ico-7a38….png`). */
@@ -70,6 +72,16 @@ const ID_PREFIX =
  */
 const HASH_BEFORE =
   /(?:(?:sha(?:1|224|256|384|512)?|md5|blake2b?|blake3|xxh\d*|crc32)[:=_-]?\s?|(?<![A-Za-z0-9])h1:)[+/]*$/i;
+/**
+ * The text before a run says it is public by design: a public key's label (WireGuard's `public
+ * key: …` and `peer: …` in `wg show`, `PublicKey = …` in a peer's section, age's `Public key:
+ * age1…`), or a hashed `known_hosts` entry (`|1|salt|hash`).
+ */
+const PUBLIC_BEFORE =
+  /(?:(?<![A-Za-z])public[ _-]?key[ \t]*[:=][ \t]*["']?|(?:^|\n)peer: |\|1\|(?:[A-Za-z0-9+/]{27}=\|)?)$/;
+/** An OpenPGP key's id after its algorithm (`cv25519/3D78C3083DC6F04A` in `gpg --list-keys`). */
+const OPENPGP_KEY_ID =
+  /^(?:rsa\d{3,4}|dsa\d{3,4}|elg\d{3,4}|ed25519|ed448|cv25519|cv448|nistp\d{3}|brainpoolP\d{3}r1|secp256k1)\/[0-9A-F]{8,16}$/;
 /** An image's, a font's or a sound's data URI (`data:image/png;base64,…`): media, not a key. */
 const DATA_URI_BEFORE = /data:(?:image|font|audio|video)\/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,$/i;
 /** A line about hashes, digests or commits, where a hex run is one. */
@@ -261,12 +273,20 @@ function isKnownNonSecret(
   const run = text.slice(from, to);
   if (UUID.test(run) || PREFIXED_UUID.test(run) || ID_PREFIX.test(run)) return true;
   if (holdsCountedRun(text, from, to) && !holdsPlainGeneratedPart(text, from, to)) return true;
-  if (KUBERNETES_NAME.test(run) || TRACEPARENT.test(run) || CLOUD_ID.test(run)) return true;
+  if (
+    KUBERNETES_NAME.test(run) ||
+    TRACEPARENT.test(run) ||
+    CLOUD_ID.test(run) ||
+    AGE_RECIPIENT.test(run) ||
+    OPENPGP_KEY_ID.test(run)
+  )
+    return true;
   if (PLATFORM_PART.test(run) && !holdsPlainGeneratedPart(text, from, to)) return true;
   if (inArn(text, from)) return true;
   if (text.startsWith("AAAA", from) && SSH_KEY_BEFORE.test(text.slice(Math.max(0, from - 40), from)))
     return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
+  if (PUBLIC_BEFORE.test(text.slice(Math.max(0, from - 40), from))) return true;
   if (text.charCodeAt(from - 1) === 44 && DATA_URI_BEFORE.test(text.slice(Math.max(0, from - 100), from)))
     return true;
   const name = nameBefore(text, from);

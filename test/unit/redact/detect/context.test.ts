@@ -1003,6 +1003,15 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
     // A call cut after its password (a line of a longer call, a truncated log line).
     ['new UserPasswordCredential("username1", "Doodle_BLOB1"', "Doodle_BLOB1"],
     // PowerShell's names in any case.
+    // A shell expansion's default, an inline systemd credential, a URL's own password.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is a shell expansion
+    ["POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:-Qw7kT2zPx9}", "Qw7kT2zPx9"],
+    ["SetCredential=db-password:Qw7kT2zPx9", "Qw7kT2zPx9"],
+    [
+      "https://__token__:pypi-AgEIcHlwaS5vcmcCJGQ4YjJh@upload.pypi.org/legacy/",
+      "pypi-AgEIcHlwaS5vcmcCJGQ4YjJh",
+    ],
+    ["curl -u bob:Qw7kT2zPx9 https://repo", "Qw7kT2zPx9"],
     // LDAP's and SSSD's bind passwords.
     ["bindpw Qw7kT2zPx9", "Qw7kT2zPx9"],
     ["rootbindpw Qw7kT2zPx9", "Qw7kT2zPx9"],
@@ -1104,6 +1113,20 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       'setHeader(AUTH_HEADER, "application/json")',
       'props.put(SECRET_KEY_FILE, "Qw7kT2zPx9", extra);',
       'OptionalLStrip(TOKEN_DATA, "#bygroup")',
+      // CI logs and outputs that name a credential without holding one.
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is a shell expansion
+      "POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD in .env}",
+      "+ docker login -u ci -p **** registry.acme.io\nWARNING! Using --password via the CLI is insecure.",
+      'curl --fail -H "PRIVATE-TOKEN: $DEPLOY_TOKEN" "$CI_API_V4_URL/projects/$CI_PROJECT_ID/releases"',
+      "vault kv put -mount=secret app/config db_password=@db_password.txt",
+      "Looking in indexes: https://__token__:****@gitlab.com/api/v4/projects/41871239/packages/pypi/simple",
+      "psk=ext:WIFI_PSK",
+      '$Cred = New-Object System.Management.Automation.PSCredential("CORP\\svc_deploy", $Pass)',
+      'Set-Cookie: sessionid=""; expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/',
+      "LoadCredential=db-password:/etc/orders/credentials/db-password",
+      "curl -u %ARTIFACTORY_USER%:%ARTIFACTORY_TOKEN% -T setup.msi https://repo",
+      "initdb --auth=scram-sha-256 --pwfile=/run/secrets/pg_pw",
+      "  --askpass          Force user to input password with mask from STDIN.",
       // A prompt that got no answer, then the next line of the log.
       "[sudo] password for bob:\nSorry, try again.",
       "Password changed for user admin:\n2024-05-01T10:00:00Z",

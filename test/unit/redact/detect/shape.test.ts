@@ -165,3 +165,30 @@ describe("a key in a URL's path", () => {
     ]);
   });
 });
+
+describe("values public by design, in the outputs that print them", () => {
+  it("are kept: public keys by their label, age recipients, hashed known_hosts, OpenPGP key ids, X-Ray trace ids", () => {
+    expectKept(scrub, [
+      "interface: wg0\n  public key: ACENB/uTfInTm2nBSoplOa3TarXsKG6ww5Ez8q0hr+o=\n  private key: (hidden)",
+      "peer: t56exGBv4XwnQy7Tf+hNTQQD/kY1VeJYJwq/57hxt7s=\n  endpoint: vpn:51820",
+      "[Peer]\nPublicKey = ACENB/uTfInTm2nBSoplOa3TarXsKG6ww5Ez8q0hr+o=",
+      "Public key: age16z4plq5rdqfeaza2qc6gnstqdnw0cl24f83rz0tkjrmsq40vyn2x8vhq4n",
+      "age: >-\n  age1zvwf9wm2ju6wc54g6gq8r6kdwt9m9a9zf3ksmfrrv9dd6a85399deukcy4",
+      "|1|dekBoYlUa6UlO9iAI1hLxDixVzY=|sgK//PNkRDboMk1fBdKg08nmv4I= ecdsa-sha2-nistp256",
+      "ssb   cv25519/3D78C3083DC6F04A 2024-02-11 [E]",
+      "< x-amzn-trace-id: Root=1-9e154c3e-b431863e10d710a5c2f3e4d6",
+    ]);
+  });
+
+  it("while the private halves beside them are caught", () => {
+    expect(scrub("[Interface]\nPrivateKey = ACENB/uTfInTm2nBSoplOa3TarXsKG6ww5Ez8q0hr+o=")).not.toContain(
+      "ACENB",
+    );
+    expect(scrub("my_public_key_secret: ACENB/uTfInTm2nBSoplOa3TarXsKG6ww5Ez8q0hr+o=")).not.toContain(
+      "ACENB",
+    );
+    expect(scrub("AGE-SECRET-KEY-15FERYXHRDZ9M6Y09MR8WRERWZGJ6F8NTXVHXYRDLM5AAHN0T09NL4UJY86")).toContain(
+      "[REDACTED:",
+    );
+  });
+});
