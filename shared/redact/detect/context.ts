@@ -274,6 +274,13 @@ const ASSIGN =
 /** After a lookup call's quoted name: `)` and a fallback operator. */
 const CALL_FALLBACK = /^\)[ \t]*(?:\?\?|\?:|\|\||or(?= ))[ \t]*/;
 /**
+ * A label's second word after a credential's (`Key Content`, `Secret Value`), before its sign; a
+ * secret's id is the secret too (Nomad's and Consul's `Secret ID`, Vault's AppRole), a key's id
+ * names it.
+ */
+const LABEL_TAIL = /^[ \t](?:Content|Material|Value)(?=[ \t]*[:=])/;
+const SECRET_LABEL_TAIL = /^[ \t](?:ID|Id|Content|Material|Value)(?=[ \t]*[:=])/;
+/**
  * A constant's name, qualified or not, that ends in a credential's noun (`PASSWORD_KEY`,
  * `Context.SECURITY_CREDENTIALS`, `Keys.API_TOKEN`); a lexer's `TOKEN_DATA` names a kind.
  */
@@ -505,7 +512,10 @@ function pairedLiteral(text: string, nameStart: number, at: number, i: number): 
  * blank, `", "` (`setProperty("KEY", "v")`), `value="` (`key="Password" value="v"`), or prose.
  */
 function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean): Value | undefined {
-  let i = at;
+  // A label's second word that still names the credential (Nomad's `Secret ID    = …`, netsh's
+  // `Key Content            : …`).
+  const tail = /secret$/i.test(text.slice(nameStart, at)) ? SECRET_LABEL_TAIL : LABEL_TAIL;
+  let i = at + (tail.exec(text.slice(at, at + 64))?.[0].length ?? 0);
   // The name's own closing quote or bracket: `"api_key": …`, `['token'] = …`, `\"pwd\": …`.
   i += quoteAt(text, i)?.length ?? 0;
   // An SDK's string wrapper around the name (`Name: aws.String("DB_PASSWORD"), Value: …`).
@@ -1490,7 +1500,7 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     layer: "context",
     needles: ["assword", "ASSWORD", "assphrase", "ASSPHRASE", "ass phrase", "ASS PHRASE"],
     pattern:
-      /(?:(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:(?:[ \t]+[a-z]{2,12}){0,3}[ \t]+(?:for|of)[ \t]+(?:'[^'\r\n]{1,120}'|"[^"\r\n]{1,120}"|[^:\r\n]{1,80})|[ \t]*\([^()\r\n]{1,60}\)|[ \t]+again)|(?:[Pp]ass|PASS) (?:phrase|PHRASE)):(?:[ \t]+|[ \t]*\r?\n[ \t]*)([^\s"'`]{3,128})[ \t]*(?=\r?\n|$)/dg,
+      /(?:(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:(?:[ \t]+[a-z]{2,12}){0,3}[ \t]+(?:for|of|FOR|OF)[ \t]+(?:'[^'\r\n]{1,120}'|"[^"\r\n]{1,120}"|[^:\r\n]{1,80})|[ \t]*\([^()\r\n]{1,60}\)|[ \t]+again)|(?:[Pp]ass|PASS) (?:phrase|PHRASE)):(?:[ \t]+|[ \t]*\r?\n[ \t]*)([^\s"'`]{3,128})[ \t]*(?=\r?\n|$)/dg,
     group: 1,
     // The answer looks like a password: not a status, a placeholder, a path or a time (`N/A`,
     // `(none)`, `[hidden]`, `%DB_PASSWORD%`, `OK.`, `/var/jenkins_home/secrets/initialAdminPassword`,

@@ -7,6 +7,11 @@ import { isPlaceholder, isStandIn } from "../rule-helpers.js";
 import type { PatternRule } from "../rule-types.js";
 import { isPhraseOfListWords, scanSeedPhrases, TWELVE_WORDS } from "./seed-phrases.js";
 
+/** CouchDB's section of administrators and their passwords. */
+const ADMINS_SECTION = /(?<=^|\n)[ \t]*\[admins\][ \t]*\r?\n/g;
+/** An INI entry's value (group 1), to the line's end. */
+const INI_ENTRY = /(?<=^|\n)[ \t]*[\w.@-]+[ \t]*=[ \t]*([^\s;#][^\r\n]*?)[ \t]*(?=\r?\n|$)/dg;
+
 export const STRUCTURE_RULES: readonly PatternRule[] = [
   {
     // Modular crypt and friends: `$1$salt$hash`, `$2b$10$…`, `$5$`, `$6$rounds=…$…`, `$y$`, Cisco's
@@ -186,6 +191,38 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     pattern:
       /(?:\bmachine\s+\S+|(?<=^|\n|\\n)[ \t]*default)(?:\s+(?:login|account)\s+\S+)*\s+pass(?:word|wd)\s+(\S+)/dg,
     group: 1,
+  },
+  {
+    // Postfix's `sasl_passwd`: a relay host in brackets, its port, then `user:password`
+    // (`[smtp.gmail.com]:587 alerts@gmail.com:app-password`).
+    id: "netrc-password",
+    kind: "secret",
+    layer: "structure",
+    needles: ["]:"],
+    pattern:
+      /(?<=^|\n|\\n)[ \t]*\[[\w.-]+\.[A-Za-z]{2,}\](?::\d{1,5})?[ \t]+[^\s:]+:([^\s"']{4,256})(?=[ \t]*(?:$|\r?\n|\\n))/dg,
+    group: 1,
+    accept: (m) => !isStandIn(m[1] ?? ""),
+  },
+  {
+    // CouchDB's `[admins]` section (`local.ini`, a container's `docker.ini`): each `name = password`
+    // up to the next section.
+    id: "netrc-password",
+    kind: "secret",
+    layer: "structure",
+    needles: ["[admins]"],
+    scan: (text, out, rule) => {
+      for (const m of text.matchAll(ADMINS_SECTION)) {
+        const from = (m.index ?? 0) + m[0].length;
+        const to = text.slice(from).search(/\n[ \t]*\[/);
+        const section = text.slice(from, to < 0 ? text.length : from + to);
+        for (const e of section.matchAll(INI_ENTRY)) {
+          const [s, end] = e.indices?.[1] ?? [0, 0];
+          if (end - s >= 4 && !isStandIn(section.slice(s, end)))
+            out.push({ start: from + s, end: from + end, rule: rule.id, kind: "secret" });
+        }
+      }
+    },
   },
   {
     // An Ansible Vault (a file, or a `!vault |` value): `$ANSIBLE_VAULT;1.1;AES256[;label]`, then

@@ -260,6 +260,12 @@ const FORMS: readonly Form[] = [
       /\bexpect\w*[ \t]*\(?[ \t]*(?:-\w+[ \t]+)?["'][^"'\r\n]{0,60}(?:[Pp*]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[^"'\r\n]{0,20}["'][ \t]*\)?[ \t;{]*(?:\r?\n[ \t]*)?(?:[\w.]+\.)?send(?:line)?[ \t]*\(?[ \t]*(?:--[ \t]+)?["']((?:[^"'\\\r\n]|\\[^rn\r\n])+)(?:\\[rn])*["']/dg,
   },
   {
+    // lftp's user and password as one argument (`lftp -u user,pass host`, `open -u user,'pass'`).
+    needles: ["lftp"],
+    pattern:
+      /\b(?:lftp|open)\b[^\r\n|;&]{0,256}?\s-u[ \t]+["']?[^\s,"']+,("[^"\r\n]+"|'[^'\r\n]+'|[^\s"',|;&<>]+)/dg,
+  },
+  {
     // A GitHub Actions workflow command that masks a value in the log: the value is a secret.
     needles: ["::add-mask::"],
     pattern: /::add-mask::("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg,

@@ -1012,6 +1012,11 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       "pypi-AgEIcHlwaS5vcmcCJGQ4YjJh",
     ],
     ["curl -u bob:Qw7kT2zPx9 https://repo", "Qw7kT2zPx9"],
+    // A label's second word that still names the credential; an announced password in capitals.
+    ["Secret ID    = 3a3a157e-3a7d-4935-a043-8d1961f50923", "3a3a157e-3a7d-4935-a043-8d1961f50923"],
+    ["    Key Content            : Walrus@Orbit33", "Walrus@Orbit33"],
+    ["Secret Value: Qw7kT2zPx9", "Qw7kT2zPx9"],
+    ["ORACLE PASSWORD FOR SYS, SYSTEM AND PDBADMIN: YB7qwkOQwvc4", "YB7qwkOQwvc4"],
     // LDAP's and SSSD's bind passwords.
     ["bindpw Qw7kT2zPx9", "Qw7kT2zPx9"],
     ["rootbindpw Qw7kT2zPx9", "Qw7kT2zPx9"],
@@ -1113,6 +1118,9 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       'setHeader(AUTH_HEADER, "application/json")',
       'props.put(SECRET_KEY_FILE, "Qw7kT2zPx9", extra);',
       'OptionalLStrip(TOKEN_DATA, "#bygroup")',
+      // A key's or an accessor's id names it.
+      "Accessor ID  = 9cba5251-d1b7-4cb2-b453-fd6b967e7884",
+      "Key ID: 9cba5251-d1b7-4cb2-b453-fd6b967e7884",
       // CI logs and outputs that name a credential without holding one.
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is a shell expansion
       "POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:?set POSTGRES_PASSWORD in .env}",

@@ -86,6 +86,32 @@ describe(".netrc", () => {
   });
 });
 
+describe("mail relays' and CouchDB's password files", () => {
+  it("takes Postfix's sasl_passwd password after its bracketed relay, not a reference", () => {
+    expect(scrub("[smtp.gmail.com]:587 alerts@acme.io:thgnotdzrscngpu6")).not.toContain("thgnotdzrscngpu6");
+    expect(scrub("[smtp.office365.com]:587 bob:Qw7kT2zPx9\n[mail.acme.io] ops:S3cret-ops")).toBe(
+      "[smtp.office365.com]:587 bob:[REDACTED:netrc-password]\n[mail.acme.io] ops:[REDACTED:netrc-password]",
+    );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is a template
+    const reference = "[mail.example.com]:25 bob:${SMTP_PASS}";
+    expect(scrub(reference)).toBe(reference);
+    expect(scrub("arr[obj.key]:3 a:b")).toBe("arr[obj.key]:3 a:b");
+  });
+
+  it("takes each password of CouchDB's [admins] section, up to the next section", () => {
+    expect(
+      scrub(
+        "[admins]\n; set on first start\nadmin = copper684quartz\nops = Qw7kT2zPx9\n\n[couchdb]\nuuid = 916441ff",
+      ),
+    ).toBe(
+      "[admins]\n; set on first start\nadmin = [REDACTED:netrc-password]\nops = [REDACTED:netrc-password]\n\n[couchdb]\nuuid = 916441ff",
+    );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is a template
+    const reference = "[admins]\nadmin = ${COUCHDB_PASSWORD}\n[log]\nlevel = info";
+    expect(scrub(reference)).toBe(reference);
+  });
+});
+
 describe("network device configuration (Cisco IOS)", () => {
   it("takes the password that ends a configuration line, whatever its level, privilege or type digit", () => {
     const config = [

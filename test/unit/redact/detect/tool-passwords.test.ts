@@ -145,6 +145,12 @@ describe("secrets handed to CI and secret stores", () => {
     expect(found('expect "Login:"\nsend "bob\\r"')).toEqual([]);
   });
 
+  it("reads lftp's password after its user and a comma, on its command line or in its script", () => {
+    expect(found("lftp -u webdeploy,'S3cret!x' -e \"mirror -R\" ftp.example.de")).toEqual(["S3cret!x"]);
+    expect(found('lftp -e "open -u bob,S3cret!x ftp.example.de; mirror"')).toEqual(["S3cret!x"]);
+    expect(found("lftp -u bob,$FTP_PASS ftp.example.de")).toEqual([]);
+  });
+
   it("reads the string ansible-vault encrypts, options and their arguments skipped", () => {
     expect(found("ansible-vault encrypt_string 'S3cret!x' --name db_password")).toEqual(["S3cret!x"]);
     expect(found("ansible-vault encrypt_string --vault-id dev@prompt 'S3cret!x' -n pw")).toEqual([
