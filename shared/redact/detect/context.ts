@@ -1077,23 +1077,28 @@ const FLAG_ARGUMENT = /(?:^|\s)--?[A-Za-z][\w-]*[ \t]+\S*$/;
 const LOOKUP_CALLEE =
   /^(?:get|from|fetch|read|load|lookup|find|generate|gen|create|delete|remove|describe|list|rotate|revoke|has|is|validate|verify|check|require|resolve)(?=[A-Z_]|$)/;
 
-/** A callee that opens a session with what it is given (`getConnection`, `createConnection`, `loginWith`). */
-const SESSION_CALLEE = /connect|login|signin|auth/i;
+/**
+ * A callee that opens a session or an account with what it is given (`getConnection`,
+ * `createConnection`, `loginWith`, Firebase's `createUserWithEmailAndPassword`).
+ */
+const SESSION_CALLEE = /connect|login|signin|auth|With\w{0,24}Password$/i;
 
 /** Callee names that take a credential (`NetworkCredential`, `login`, `authenticate`, `setPassword`). */
 const CALLEE_WORD =
   /credential|login|logon|auth|password|secret|token|signin|connect|ldap_(?:sasl_)?bind|simple_bind/i;
 /** A host's name or address (`localhost`, `10.0.0.5`, `db.internal`). */
 const HOST = /^(?:localhost|[\d.:]+|[\w-]+(?:\.[\w-]+)+)$/;
+const EMAIL_ADDRESS = /^[^@\s]+@[\w-]+(?:\.[\w-]+)+$/;
 /** Callees that may take a name before a user and a password, or before a new password. */
 const LEADING_NAME_CALLEE =
-  /^(?:getConnection|Connection|connect|open|login|logon|signIn|authenticate|ldap_bind|ldap_sasl_bind|(?:change|update|set|reset)Password)$/i;
+  /^(?:getConnection|Connection|connect|open|login|logon|signIn|authenticate|ldap_bind|ldap_sasl_bind|(?:change|update|set|reset)Password|(?:signIn|signUp|logIn|createUser|reauthenticate)With\w{0,24}Password)$/i;
 /**
- * A name as a call's first argument, and its comma (`url, `, `ctx, `, `this.password, `); not a
- * construct's scope (CDK's `new Secret(this, 'Secret')`, `fromConnectionName(stack, 'Id', 'name')`).
+ * A name as a call's first argument, or two, and their commas (`url, `, `ctx, `, `this.password, `,
+ * Firebase's `auth, email, `); not a construct's scope (CDK's `new Secret(this, 'Secret')`,
+ * `fromConnectionName(stack, 'Id', 'name')`).
  */
 const LEADING_NAME_ARGUMENT =
-  /^(?!(?:this|self|scope|stack|app|parent|construct)[ \t]*,)[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?[ \t]*,[ \t]*(?=["'])/;
+  /^(?!(?:this|self|scope|stack|app|parent|construct)[ \t]*,)(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?[ \t]*,[ \t]*){1,2}(?=["'])/;
 const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')\s*(,\s*|\)|$)/;
 /**
  * An endpoint written as a URL of a scheme (`jdbc:mysql://…`, `LDAP://…`, `ftp://…`) or as PHP's
@@ -1325,12 +1330,13 @@ function afterLeadingName(args: [number, number][], first: string, last: string)
   // ldap3's `Connection(server, "cn=…", "p")`; not any connection's strings (`Connection(ctx, "db", "readonly")`).
   if (/^Connection$/.test(last) && !DISTINGUISHED_NAME.test(first)) return [];
   if (args.length >= 2) return HOST.test(first) ? [] : args.slice(1, 2);
-  if (args.length !== 1 || HOST.test(first)) return [];
+  // An e-mail address is the account, not its password (`…WithEmailAndPassword(auth, "a@b.io", pw)`).
+  if (args.length !== 1 || HOST.test(first) || EMAIL_ADDRESS.test(first)) return [];
   // One string after a name: the new password, or a login's password when it looks like one
   // (`server.login(user, "S3cret!x")`; not a role, a path or a mechanism: `login(page, "admin")`,
   // `login(page, "/dashboard")`, `authenticate(sock, "SCRAM-SHA-256")`).
   const login =
-    /^(?:login|logon|signIn|authenticate)$/i.test(last) &&
+    /^(?:login|logon|signIn|authenticate|getConnection)$/i.test(last) &&
     isPasswordLike(first) &&
     /[a-z]/.test(first) &&
     !/[/:]/.test(first);

@@ -1012,6 +1012,10 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       "pypi-AgEIcHlwaS5vcmcCJGQ4YjJh",
     ],
     ["curl -u bob:Qw7kT2zPx9 https://repo", "Qw7kT2zPx9"],
+    // Firebase's sign-in and sign-up: the account's names, then the password; a connection's url and user.
+    ['await signInWithEmailAndPassword(auth, email, "Qw7kT2zPx9");', "Qw7kT2zPx9"],
+    ['await createUserWithEmailAndPassword(auth, "bob@corp.io", "Qw7kT2zPx9");', "Qw7kT2zPx9"],
+    ['DriverManager.getConnection(url, user, "Qw7kT2zPx9")', "Qw7kT2zPx9"],
     // A label's second word that still names the credential; an announced password in capitals.
     ["Secret ID    = 3a3a157e-3a7d-4935-a043-8d1961f50923", "3a3a157e-3a7d-4935-a043-8d1961f50923"],
     ["    Key Content            : Walrus@Orbit33", "Walrus@Orbit33"],
@@ -1118,6 +1122,10 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       'setHeader(AUTH_HEADER, "application/json")',
       'props.put(SECRET_KEY_FILE, "Qw7kT2zPx9", extra);',
       'OptionalLStrip(TOKEN_DATA, "#bygroup")',
+      // A connection's other strings, a variable's password.
+      "signInWithEmailAndPassword(auth, email, password)",
+      'getConnection(url, user, "jdbc")',
+      'open(path, flags, "0644")',
       // A key's or an accessor's id names it.
       "Accessor ID  = 9cba5251-d1b7-4cb2-b453-fd6b967e7884",
       "Key ID: 9cba5251-d1b7-4cb2-b453-fd6b967e7884",
