@@ -281,11 +281,12 @@ const CALL_FALLBACK = /^\)[ \t]*(?:\?\?|\?:|\|\||or(?= ))[ \t]*/;
 const LABEL_TAIL = /^[ \t](?:Content|Material|Value)(?=[ \t]*[:=])/;
 const SECRET_LABEL_TAIL = /^[ \t](?:ID|Id|Content|Material|Value)(?=[ \t]*[:=])/;
 /**
- * A constant's name, qualified or not, that ends in a credential's noun (`PASSWORD_KEY`,
- * `Context.SECURITY_CREDENTIALS`, `Keys.API_TOKEN`); a lexer's `TOKEN_DATA` names a kind.
+ * A constant's name, qualified or not, that ends in a credential's noun (`DB_PASSWORD`,
+ * `Context.SECURITY_CREDENTIALS`, `Keys.API_TOKEN`): a key or a token qualified as one; a lexer's
+ * `TOKEN_DATA` or bare `TOKEN` names a kind, TodoMVC's `STORAGE_KEY` a storage slot.
  */
 const CONSTANT_KEY =
-  /^(?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][A-Z0-9]*_)*(?:PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|TOKEN|KEY|CREDENTIALS?|APIKEY)$/;
+  /^(?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][A-Z0-9]*_)*(?:PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|CREDENTIALS?|APIKEY|(?:API|ACCESS|AUTH|BEARER|REFRESH|SESSION|PRIVATE|SECRET|SIGNING|CLIENT|MASTER|ENCRYPTION|PASSWORD)_(?:KEY|TOKEN))$/;
 /** A path's last word before the name, in the same string (`'/etc/passwd'`). */
 const PATH_BEFORE_NAME = /\/[\w.-]*$/;
 /**
@@ -581,7 +582,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
 
 /** Values that are not a value: references, templates, types, code, encrypted values, masks. */
 const REFERENCE =
-  /^(?:\$\{.*|#\{.*|@\(.*\)|vault:.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|ext:\w+|@(?:[~.]?\/\S*|[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,7})|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+  /^(?:\$\{.*|#\{.*|@\(.*\)|vault:.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|ext:\w+|@(?:[~.]?\/\S*|[\w.-]+\.(?:txt|json|ya?ml|pem|key|env|conf|cfg|ini|toml|crt|cer|csr|p12|pfx|jks|bin|dat|secret|pass|pw))|projects\/[^/\s]+\/secrets\/\S+|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
 /**
  * A Makefile's or a compose file's escaped reference (`$$DB_PASSWORD`, `$${TOKEN:-x}`,
  * `$$password`, `$$db_pass2`): a name in capitals, in lower case of letters alone, or in snake
@@ -627,8 +628,15 @@ const PROSE_WORD = /^[A-Za-z][a-z]+$/;
  * changed yesterday`, a usage text's `--askpass   Force user to …`)?
  */
 function isSentenceWord(text: string, start: number, end: number): boolean {
-  return PROSE_WORD.test(text.slice(start, end)) && SENTENCE_GOES_ON.test(text.slice(end, end + 24));
+  const word = text.slice(start, end);
+  // Capitalized, only after a usage text's column gap: `PGPASSWORD=Postgres psql` is a password.
+  const prose =
+    COMMON_WORD.test(word) ||
+    (PROSE_WORD.test(word) && COLUMN_GAP.test(text.slice(Math.max(0, start - 2), start)));
+  return prose && SENTENCE_GOES_ON.test(text.slice(end, end + 24));
 }
+/** Two blanks or more: a usage text's gap between a flag and its description. */
+const COLUMN_GAP = /^[ \t]{2}$/;
 /** More words after a value's word, on its line. */
 const SENTENCE_GOES_ON = /^[ \t]+[a-z]{2,}\b/;
 /** After a value's word: more words on its line, code's punctuation or an assignment. */
@@ -814,13 +822,19 @@ const CREDENTIAL_WORD = new RegExp(
  */
 function isNotNaming(text: string, start: number): boolean {
   if (text.startsWith("://", start - 3)) return true;
-  if (PUBLIC_BEFORE.test(text.slice(Math.max(0, start - 8), start))) return true;
+  if (
+    PUBLIC_BEFORE.test(text.slice(Math.max(0, start - 8), start)) &&
+    KEY_NAME.test(text.slice(start, start + 4))
+  )
+    return true;
   if (text[start - 1] !== "{" || text[start - 2] !== "$") return false;
   let end = start;
   while (end < text.length && isNameChar(text.charCodeAt(end))) end++;
   return /^:?[?+]/.test(text.slice(end, end + 2));
 }
 const PUBLIC_BEFORE = /(?:^|[^A-Za-z])public[ \t]$/i;
+/** The name `key` alone (`Public key:`); a class's `public password = …` is a field. */
+const KEY_NAME = /^key(?![A-Za-z0-9_])/i;
 
 function scanCredentialAssignments(text: string, out: Detection[], rule: string): void {
   CREDENTIAL_WORD.lastIndex = 0;
@@ -1336,7 +1350,7 @@ function afterLeadingName(args: [number, number][], first: string, last: string)
   // (`server.login(user, "S3cret!x")`; not a role, a path or a mechanism: `login(page, "admin")`,
   // `login(page, "/dashboard")`, `authenticate(sock, "SCRAM-SHA-256")`).
   const login =
-    /^(?:login|logon|signIn|authenticate|getConnection)$/i.test(last) &&
+    /^(?:login|logon|signIn|authenticate)$/i.test(last) &&
     isPasswordLike(first) &&
     /[a-z]/.test(first) &&
     !/[/:]/.test(first);
@@ -1506,7 +1520,7 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     layer: "context",
     needles: ["assword", "ASSWORD", "assphrase", "ASSPHRASE", "ass phrase", "ASS PHRASE"],
     pattern:
-      /(?:(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:(?:[ \t]+[a-z]{2,12}){0,3}[ \t]+(?:for|of|FOR|OF)[ \t]+(?:'[^'\r\n]{1,120}'|"[^"\r\n]{1,120}"|[^:\r\n]{1,80})|[ \t]*\([^()\r\n]{1,60}\)|[ \t]+again)|(?:[Pp]ass|PASS) (?:phrase|PHRASE)):(?:[ \t]+|[ \t]*\r?\n[ \t]*)([^\s"'`]{3,128})[ \t]*(?=\r?\n|$)/dg,
+      /(?:(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:(?:[ \t]+(?:is|was|has|have|been|being|generated|created|assigned|set|randomly|automatically|temporarily)){0,4}[ \t]+(?:for|of|For|FOR|OF)[ \t]+(?:'[^'\r\n]{1,120}'|"[^"\r\n]{1,120}"|[^:\r\n]{1,80})|[ \t]*\([^()\r\n]{1,60}\)|[ \t]+again)|(?:[Pp]ass|PASS) (?:phrase|PHRASE)):(?:[ \t]+|[ \t]*\r?\n[ \t]+)([^\s"'`]{3,128})[ \t]*(?=\r?\n|$)/dg,
     group: 1,
     // The answer looks like a password: not a status, a placeholder, a path or a time (`N/A`,
     // `(none)`, `[hidden]`, `%DB_PASSWORD%`, `OK.`, `/var/jenkins_home/secrets/initialAdminPassword`,

@@ -15,13 +15,26 @@ import type { Detection } from "../rule-types.js";
  */
 const TYPED_INTO =
   /\(([^()\r\n]{1,160})\)(?:[ \t]*\))?[ \t]*(?:\.[ \t]*(?:first|last|clear|click|focus)\(\)[ \t]*|\.[ \t]*nth\(\d{1,3}\)[ \t]*)*\.[ \t]*(?:fill|type|send_keys|sendKeys|setValue|set_value|pressSequentially|addValue)[ \t]*\([ \t]*(?:"((?:[^"\\\r\n]|\\.){1,256})"|'((?:[^'\\\r\n]|\\.){1,256})'|`((?:[^`\\\r\n$]|\\.){1,256})`)/dg;
-/** Capybara's `fill_in "label", with: "p"` (group 2 or 3), the label in group 1. */
+/** Capybara's `fill_in "label", with: "p"` (group 2 or 3), the quoted label in group 1. */
 const FILL_IN =
-  /\bfill_in[ \t(]+["']([^"'\r\n]{1,80})["'][ \t]*,[ \t]*with:[ \t]*(?:"((?:[^"\\\r\n]|\\.){1,256})"|'((?:[^'\\\r\n]|\\.){1,256})')/dg;
+  /\bfill_in[ \t(]+(["'][^"'\r\n]{1,80}["'])[ \t]*,[ \t]*with:[ \t]*(?:"((?:[^"\\\r\n]|\\.){1,256})"|'((?:[^'\\\r\n]|\\.){1,256})')/dg;
 
 /** A locator or a label naming a field that takes a secret (`#password`, `[name=pwd]`, `Passcode`, `API key`). */
 const SECRET_FIELD =
-  /passw|passphrase|passcode|pwd|(?<![a-z])pass(?![a-z])|(?<![a-z])pin(?![a-z])|(?<![a-z])otp(?![a-z])|secret|token|api[-_ ]?key/i;
+  /passw|passphrase|passcode|pwd|(?<![a-z])(?:pass|pin|otp|secret|token|api[-_ ]?key)(?![a-z])/i;
+/**
+ * Words of a field about a secret that takes none (`Password hint`, `secretQuestion`, `Token
+ * name`, `Search tokens`, `#pass-through-mode`); a locator's own `name:`/`name=` aside.
+ */
+const NOT_SECRET_FIELD =
+  /hint|question|name|description|search|policy|strength|reset|forgot|mode|through|title|toggle|visib|count|length|expir/i;
+
+/** Does the locator's argument text (a quoted string in it) name a field that takes a secret? */
+function namesSecretField(args: string): boolean {
+  if (!/["'`]/.test(args)) return false;
+  const label = args.replace(/\bname\s*[:=]/gi, "");
+  return SECRET_FIELD.test(label) && !NOT_SECRET_FIELD.test(label);
+}
 /** A key Cypress types after the text (`p{enter}`): not part of the password. */
 const TRAILING_KEY = /\{[a-zA-Z]+\}$/;
 
@@ -43,7 +56,7 @@ export function scanFormFills(text: string, out: Detection[], rule: string): voi
   for (const re of [TYPED_INTO, FILL_IN]) {
     re.lastIndex = 0;
     for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-      if (!SECRET_FIELD.test(m[1] ?? "")) continue;
+      if (!namesSecretField(m[1] ?? "")) continue;
       const range = m.indices?.[2] ?? m.indices?.[3] ?? m.indices?.[4];
       if (range === undefined) continue;
       const [start, full] = range;

