@@ -10,14 +10,26 @@ import type { Detection } from "../rule-types.js";
 
 /**
  * A locator call's arguments (the innermost, and a wrapper's `)` after them:
- * `findElement(By.id("p"))`), optional steps on its element (`.first()`, `.nth(0)`, `.clear()`),
- * then the typing call and its literal (group 2, 3 or 4).
+ * `findElement(By.id("p"))`), optional steps on its element (`.first()`, `.nth(0)`, `.clear()`,
+ * Cypress' `.should('be.visible')`), then the typing call and its literal (group 2, 3 or 4).
  */
 const TYPED_INTO =
-  /\(([^()\r\n]{1,160})\)(?:[ \t]*\))?[ \t]*(?:\.[ \t]*(?:first|last|clear|click|focus)\(\)[ \t]*|\.[ \t]*nth\(\d{1,3}\)[ \t]*)*\.[ \t]*(?:fill|type|send_keys|sendKeys|setValue|set_value|pressSequentially|addValue)[ \t]*\([ \t]*(?:"((?:[^"\\\r\n]|\\.){1,256})"|'((?:[^'\\\r\n]|\\.){1,256})'|`((?:[^`\\\r\n$]|\\.){1,256})`)/dg;
-/** Capybara's `fill_in "label", with: "p"` (group 2 or 3), the quoted label in group 1. */
+  /\(([^()\r\n]{1,160})\)(?:[ \t]*\))?[ \t]*(?:\.[ \t]*(?:first|last|clear|click|focus)\(\)[ \t]*|\.[ \t]*nth\(\d{1,3}\)[ \t]*|\.[ \t]*should\([^()\r\n]{0,60}\)[ \t]*)*\.[ \t]*(?:fill|type|send_keys|sendKeys|setValue|set_value|pressSequentially|addValue)[ \t]*\([ \t]*(?:"((?:[^"\\\r\n]|\\.){1,256})"|'((?:[^'\\\r\n]|\\.){1,256})'|`((?:[^`\\\r\n$]|\\.){1,256})`)/dg;
+/**
+ * The selector, then the text, in one call (Puppeteer's `page.type('#password', 'p')`): the
+ * selector in group 1, the text in group 2, 3 or 4.
+ */
+const SELECTOR_FIRST =
+  /\.(?:type|fill)\([ \t]*("[^"\r\n]{1,120}"|'[^'\r\n]{1,120}'|`[^`\r\n]{1,120}`)[ \t]*,[ \t]*(?:"((?:[^"\\\r\n]|\\.){1,256})"|'((?:[^'\\\r\n]|\\.){1,256})'|`((?:[^`\\\r\n$]|\\.){1,256})`)/dg;
+/**
+ * Testing Library's `userEvent.type(getByLabelText(/password/i), 'p')` and `fireEvent.change(…,
+ * { target: { value: 'p' } })`: the query's arguments in group 1.
+ */
+const TESTING_LIBRARY =
+  /\b(?:userEvent|user|fireEvent)\.(?:type|paste|change|input)\([ \t]*(?:[\w$]+\.)*\w+\(([^()\r\n]{1,120})\)[ \t]*,[ \t]*(?:\{[ \t]*target:[ \t]*\{[ \t]*value:[ \t]*)?(?:"((?:[^"\\\r\n]|\\.){1,256})"|'((?:[^'\\\r\n]|\\.){1,256})'|`((?:[^`\\\r\n$]|\\.){1,256})`)/dg;
+/** Capybara's `fill_in "label", with: "p"` (or `:password`, `:with =>`): the label in group 1. */
 const FILL_IN =
-  /\bfill_in[ \t(]+(["'][^"'\r\n]{1,80}["'])[ \t]*,[ \t]*with:[ \t]*(?:"((?:[^"\\\r\n]|\\.){1,256})"|'((?:[^'\\\r\n]|\\.){1,256})')/dg;
+  /\bfill_in[ \t(]+(["'][^"'\r\n]{1,80}["']|:\w+)[ \t]*,[ \t]*(?:with:|:with[ \t]*=>)[ \t]*(?:"((?:[^"\\\r\n]|\\.){1,256})"|'((?:[^'\\\r\n]|\\.){1,256})')/dg;
 
 /** A locator or a label naming a field that takes a secret (`#password`, `[name=pwd]`, `Passcode`, `API key`). */
 const SECRET_FIELD =
@@ -31,7 +43,8 @@ const NOT_SECRET_FIELD =
 
 /** Does the locator's argument text (a quoted string in it) name a field that takes a secret? */
 function namesSecretField(args: string): boolean {
-  if (!/["'`]/.test(args)) return false;
+  // A string, a regular expression or a symbol names a field; a variable may hold anything.
+  if (!/["'`/]|^:/.test(args)) return false;
   const label = args.replace(/\bname\s*[:=]/gi, "");
   return SECRET_FIELD.test(label) && !NOT_SECRET_FIELD.test(label);
 }
@@ -53,7 +66,7 @@ export const FORM_FILL_NEEDLES: readonly string[] = [
 
 /** Appends the passwords typed into secret fields by browser tests in `text`. */
 export function scanFormFills(text: string, out: Detection[], rule: string): void {
-  for (const re of [TYPED_INTO, FILL_IN]) {
+  for (const re of [TYPED_INTO, SELECTOR_FIRST, TESTING_LIBRARY, FILL_IN]) {
     re.lastIndex = 0;
     for (let m = re.exec(text); m !== null; m = re.exec(text)) {
       if (!namesSecretField(m[1] ?? "")) continue;
@@ -62,7 +75,7 @@ export function scanFormFills(text: string, out: Detection[], rule: string): voi
       const [start, full] = range;
       const value = text.slice(start, full);
       const end = full - (TRAILING_KEY.exec(value)?.[0].length ?? 0);
-      if (end - start < 3 || isStandIn(text.slice(start, end)) || text[start] === "$") continue;
+      if (end - start < 3 || isStandIn(text.slice(start, end))) continue;
       out.push({ start, end, rule, kind: "secret" });
     }
   }

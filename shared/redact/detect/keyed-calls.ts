@@ -64,8 +64,18 @@ const KEYED_CALLS: readonly (readonly [RegExp, KeyPlace])[] = [
     /(?:^|[^\w])(?:bcrypt(?:js)?\.(?:hashpw|hash|hashSync)|generate_password_hash|password_hash|Hash::make|BCrypt::Password\.create|argon2\.(?:hash|hash_password)|(?:pbkdf2_sha256|pbkdf2_sha512|sha256_crypt|sha512_crypt|bcrypt_sha256|argon2)\.hash|crypt\.crypt|hashlib\.scrypt)$/,
     0,
   ],
-  // `hashlib.pbkdf2_hmac("sha256", b"p", salt, n)`: the password second.
-  [/(?:^|[^\w])hashlib\.pbkdf2_hmac$/, 1],
+  // More hashers and their verifiers, the plain text first: argon2-cffi's `PasswordHasher().hash`,
+  // passlib's `pwd_context.hash`/`verify`, FastAPI's `get_password_hash`, jBCrypt's
+  // `BCrypt.hashpw`/`checkpw`, Spring's `new BCryptPasswordEncoder().encode`/`passwordEncoder.matches`,
+  // Go's `bcrypt.GenerateFromPassword([]byte("p"), …)`, Laravel's `bcrypt('p')`, `bcrypt.checkpw`,
+  // bcrypt.js' `compare`, Node's `crypto.scryptSync`/`pbkdf2Sync`.
+  [
+    /(?:(?:^|[^\w])(?:PasswordHasher\(\)\.hash|\w*(?:pwd|password|passwd)_?context\.(?:hash|verify|encrypt)|get_password_hash|hash_password|BCrypt\.(?:hashpw|checkpw)|bcrypt(?:js)?\.(?:checkpw|compare|compareSync|GenerateFromPassword)|crypto\.(?:scryptSync|scrypt|pbkdf2Sync|pbkdf2))|\w*PasswordEncoder\(\)\.(?:encode|matches)|[pP]asswordEncoder\.(?:encode|matches)|(?:^|[^\w.$])bcrypt)$/,
+    0,
+  ],
+  // `hashlib.pbkdf2_hmac("sha256", b"p", salt, n)`, Go's `bcrypt.CompareHashAndPassword(h, []byte("p"))`,
+  // Firebase's `EmailAuthProvider.credential(email, "p")`: the password second.
+  [/(?:^|[^\w])(?:hashlib\.pbkdf2_hmac|bcrypt\.CompareHashAndPassword|EmailAuthProvider\.credential)$/, 1],
   // A constant-time comparison of a secret with a literal: the literal is the secret.
   [
     /(?:^|[^\w])(?:compare_digest|hash_equals|timingSafeEqual|ConstantTimeCompare|FixedTimeEquals|secure_compare|MessageDigest\.isEqual)$/,

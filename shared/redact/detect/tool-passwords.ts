@@ -100,10 +100,11 @@ export const ECHOED = String.raw`\b(?:echo|printf)\s+(?:-[en]+\s+)?(?:'%s(?:\\n)
  * Tools that read a secret from their standard input, piped (`echo p | …`) or as a here-string
  * (`… <<< p`): `sudo -S`, `passwd --stdin`, a registry's `login --password-stdin`, `gh auth login
  * --with-token`, a secret store's `create`/`put`/`add`/`set`/`insert`/`store-secret` (`gh secret
- * set NAME` without `--body`, `glab variable set`, `pass insert`, `doppler secrets set`), `gpg
+ * set NAME` without `--body`, `glab variable set`, `pass`/`gopass insert`, `doppler secrets set`,
+ * `ansible-vault encrypt_string --stdin-name`), `gpg
  * --passphrase-fd 0`, `kinit`, `smbpasswd`.
  */
-const STDIN_READERS = String.raw`sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|gcloud\s+secrets\s+(?:create|versions\s+add)\b[^\r\n|;&]{0,256}--data-file[= ]-(?!\S)|(?:npx\s+)?(?:wrangler\s+secret\s+put|vercel\s+env\s+add|docker\s+secret\s+create)\b|gh\s+secret\s+set\b|glab\s+variable\s+(?:set|create)\b|pass\s+(?:insert|add)\b|doppler\s+secrets\s+set\b|gpg2?\b[^\r\n|;&<]{0,256}--passphrase-fd[= ]0\b|circleci\s+context\s+store-secret\b|kinit\b|smbpasswd\b`;
+const STDIN_READERS = String.raw`sudo\s+(?:-\w+\s+)*-S\b|passwd\s+--stdin|(?:docker|podman|helm|buildah|skopeo|oras|crane)\s+(?:registry\s+)?login\b[^\r\n|;&]{0,256}--password-stdin|gh\s+auth\s+login\b[^\r\n|;&]{0,256}--with-token|gcloud\s+secrets\s+(?:create|versions\s+add)\b[^\r\n|;&]{0,256}--data-file[= ]-(?!\S)|(?:npx\s+)?(?:wrangler\s+secret\s+put|vercel\s+env\s+add|docker\s+secret\s+create)\b|gh\s+secret\s+set\b|glab\s+variable\s+(?:set|create)\b|(?:go)?pass\s+(?:insert|add|create)\b|ansible-vault\s+encrypt_string\b[^\r\n|;&]{0,256}--stdin-name\b|doppler\s+secrets\s+set\b|gpg2?\b[^\r\n|;&<]{0,256}--passphrase-fd[= ]0\b|circleci\s+context\s+store-secret\b|kinit\b|smbpasswd\b`;
 
 /** One of those tools, in the same command, then `<<<`: its here-string follows. */
 const HERE_STRING = String.raw`\b(?:${STDIN_READERS})[^\r\n|;&<]{0,256}<<<[ \t]*`;
@@ -208,6 +209,8 @@ const FORMS: readonly Form[] = [
       "variable create",
       "pass insert",
       "pass add",
+      "pass create",
+      "--stdin-name",
       "secrets set",
       "passphrase-fd",
       "kinit",
@@ -258,13 +261,13 @@ const FORMS: readonly Form[] = [
     needles: ["assword", "assphrase", "ASSWORD"],
     requires: "send",
     pattern:
-      /\bexpect\w*[ \t]*\(?[ \t]*(?:-\w+[ \t]+)?["'][^"'\r\n]{0,60}(?:(?:\[Pp\]|\(P\|p\)|[Pp*])?ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:[ \t]+for[^"'\r\n:]{1,60}:?|:)[^"'\r\n]{0,4}["'][ \t]*\)?[ \t;{]*(?:\r?\n[ \t]*)?(?:[\w.]+\.)?send(?:line)?[ \t]*\(?[ \t]*(?:--[ \t]+)?["']((?:[^"'\\\r\n]|\\[^rn\r\n])+)(?:\\[rn])*["']/dg,
+      /\bexpect\w*[ \t]*\(?[ \t]*(?:-\w+[ \t]+)?\[?[ \t]*[rbu]?["'][^"'\r\n]{0,60}(?:(?:\[Pp\]|\(P\|p\)|[Pp*])?ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:[ \t]+for[^"'\r\n:]{1,60}:?|:)[^"'\r\n]{0,4}["'](?:[ \t]*,[^\]\r\n]{0,40}\])?[ \t]*\)?[ \t;{]*(?:\r?\n[ \t]*)?(?:[\w.]+\.)?(?:exp_)?send(?:line)?[ \t]*\(?[ \t]*(?:--[ \t]+)?["']((?:[^"'\\\r\n]|\\[^rn\r\n])+)(?:\\[rn])*["']/dg,
   },
   {
     // lftp's user and password as one argument (`lftp -u user,pass host`, `open -u user,'pass'`).
     needles: ["lftp"],
     pattern:
-      /\b(?:lftp|open)\b[^\r\n|;&]{0,256}?\s-u[ \t]+["']?[^\s,"']+,("[^"\r\n]+"|'[^'\r\n]+'|[^\s"',|;&<>]+)/dg,
+      /\b(?:lftp|open)\b(?:[^\r\n|;&"']|"[^"\r\n]*"|'[^'\r\n]*'){0,256}?\s-u[ \t]+["']?[^\s,"']+,("[^"\r\n]+"|'[^'\r\n]+'|[^\s"',|;&<>]+)/dg,
   },
   {
     // A GitHub Actions workflow command that masks a value in the log: the value is a secret.

@@ -1222,4 +1222,41 @@ describe("a review of the eleventh pass (issue 20)", () => {
       ['expect -re "(P|p)assword:"\nsend "Tr0ub4dor&3\\r"', "Tr0ub4dor&3"],
     ]);
   });
+
+  it("hides the near variants it found of hashers, browser tests, expect scripts and secret stores", () => {
+    expectHidden(scrub, [
+      ["await page.type('input[name=\"password\"]', 'Tr0ub4dor&3');", "Tr0ub4dor&3"],
+      ["cy.get('#password').should('be.visible').type('Tr0ub4dor&3');", "Tr0ub4dor&3"],
+      ["fill_in :password, with: 'Tr0ub4dor&3'", "Tr0ub4dor&3"],
+      ["fill_in 'Password', :with => 'Tr0ub4dor&3'", "Tr0ub4dor&3"],
+      ["await userEvent.type(screen.getByLabelText(/password/i), 'Tr0ub4dor&3')", "Tr0ub4dor&3"],
+      ["await page.locator('#password').fill('$ecretPass1');", "$ecretPass1"],
+      ['expect "password:"\nexp_send "Tr0ub4dor&3\\r"', "Tr0ub4dor&3"],
+      ["child.expect(r'password:')\nchild.sendline('Tr0ub4dor&3')", "Tr0ub4dor&3"],
+      ["i = child.expect(['password:', pexpect.EOF])\nchild.sendline('Tr0ub4dor&3')", "Tr0ub4dor&3"],
+      [
+        'lftp -e "set ftp:ssl-allow no; mirror -R ./dist /public_html; quit" -u deploy,Tr0ub4dor3 ftp.example.com',
+        "Tr0ub4dor3",
+      ],
+      [
+        "echo -n 'Tr0ub4dor&3' | ansible-vault encrypt_string --vault-id dev@.vault_pass --stdin-name 'db_password'",
+        "Tr0ub4dor&3",
+      ],
+      ["echo 'Tr0ub4dor&3' | gopass insert -f web/github", "Tr0ub4dor&3"],
+      ['hash = PasswordHasher().hash("Tr0ub4dor&3")', "Tr0ub4dor&3"],
+      ['hashed_password = pwd_context.hash("Tr0ub4dor&3")', "Tr0ub4dor&3"],
+      ['hashed_password = get_password_hash("Tr0ub4dor&3")', "Tr0ub4dor&3"],
+      ['String hashed = BCrypt.hashpw("Tr0ub4dor&3", BCrypt.gensalt(12));', "Tr0ub4dor&3"],
+      ['String encoded = new BCryptPasswordEncoder().encode("Tr0ub4dor&3");', "Tr0ub4dor&3"],
+      ['hash, err := bcrypt.GenerateFromPassword([]byte("Tr0ub4dor&3"), bcrypt.DefaultCost)', "Tr0ub4dor&3"],
+      ["'password' => bcrypt('Tr0ub4dor&3'),", "Tr0ub4dor&3"],
+      ['if bcrypt.checkpw(b"Tr0ub4dor&3", stored):', "Tr0ub4dor&3"],
+      ['const ok = await bcrypt.compare("Tr0ub4dor&3", user.passwordHash);', "Tr0ub4dor&3"],
+      ['key = crypto.scryptSync("Tr0ub4dor&3", "salt", 32)', "Tr0ub4dor&3"],
+      ['const cred = EmailAuthProvider.credential(user.email, "Tr0ub4dor&3");', "Tr0ub4dor&3"],
+      ['const newpw = "Tr0ub4dor&3";', "Tr0ub4dor&3"],
+      ["dbpw: Tr0ub4dor&3", "Tr0ub4dor&3"],
+      ["my $dbpw = 'Tr0ub4dor&3';", "Tr0ub4dor&3"],
+    ]);
+  });
 });
