@@ -328,10 +328,11 @@ describe("LineRedactor fast read equals the lossless read", () => {
 describe("LineRedactor snapshots merged in order", () => {
   /**
    * The copy assembled from batches, each redacted by its own instance, as worker threads would.
-   * A worker does not know the secrets the lines before its batch taught (a recurrence there is
-   * redacted by one thread and not by the batches: docs/secret-recall.md), so each instance here
-   * first reads the lines before its batch, output and counts dropped (`takeSnapshot`): what is
-   * compared is the merge of counts, the summary and its carrier, not that knowledge.
+   * A worker does not know the secrets the lines before its batch taught, so each instance here
+   * first reads the lines before its batch, output and counts dropped (`takeSnapshot`); what the
+   * lines revealed is redacted from the lines after them by the writer's own instance, in file
+   * order, as `LayerCWriter` does (a value under a secret member's name recurring later without
+   * one is caught there and only there).
    */
   function assemble(
     format: LinesFormat,
@@ -347,6 +348,10 @@ describe("LineRedactor snapshots merged in order", () => {
     const texts: Buffer[] = [];
     const snapshots: LayerCCounts[] = [];
     let carrier: number | undefined;
+    // The writer's instance: what each line revealed, redacted from the lines after it in file
+    // order (`LayerCWriter`), its counts merged after the lines' own.
+    const known = new LineRedactor(format, preset, key === undefined ? { file: "f" } : { file: "f", key });
+    const knownSnapshots: LayerCCounts[] = [];
     for (let b = 0; b + 1 < bounds.length; b++) {
       const redactor = new LineRedactor(
         format,
@@ -356,14 +361,18 @@ describe("LineRedactor snapshots merged in order", () => {
       for (let i = 0; i < (bounds[b] as number); i++) redactor.line(lines[i] as Buffer, i + 1);
       redactor.takeSnapshot();
       for (let i = bounds[b] as number; i < (bounds[b + 1] as number); i++) {
-        const { text, carrier: isCarrier } = redactor.line(lines[i] as Buffer, i + 1);
+        const { text, carrier: isCarrier, learned } = redactor.line(lines[i] as Buffer, i + 1);
         if (carrier === undefined && isCarrier) carrier = i;
-        texts.push(text);
+        const fixed = known.redactKnown(text);
+        if (fixed !== text) knownSnapshots.push(known.takeSnapshot());
+        if (learned !== undefined && learned.length > 0) known.learn(learned);
+        texts.push(Buffer.from(fixed));
       }
       // Through JSON, as across threads.
       snapshots.push(JSON.parse(JSON.stringify(redactor.takeSnapshot())) as LayerCCounts);
     }
-    const summary = layerCSummary(format, preset, mergeCounts(snapshots), original);
+    const counts = mergeCounts([mergeCounts(snapshots), mergeCounts(knownSnapshots)]);
+    const summary = layerCSummary(format, preset, counts, original);
     const target = carrier ?? 0;
     texts[target] = withSummary(format, texts[target] as Buffer, summary);
     return { text: Buffer.concat(texts).toString("utf8"), summary };
