@@ -1536,6 +1536,20 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
       );
     },
   },
+  {
+    // A password a server generated and announces (MySQL's `A temporary password is generated for
+    // root@localhost: x`): any run of printable characters to the line's end, where a prompt's
+    // answer must look like a password. mysqld's passwords start with `(`, `<` or `%`, hold `/` or
+    // `"` and end in `.` about one time in four.
+    id: "password-prompt",
+    kind: "secret",
+    layer: "context",
+    needles: ["generated for", "created for", "assigned for", "GENERATED FOR"],
+    pattern:
+      /(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))[ \t]+(?:is|was|has[ \t]+been|IS|WAS)[ \t]+(?:(?:randomly|automatically|temporarily)[ \t]+)?(?:generated|created|assigned|GENERATED)[ \t]+(?:for|FOR)[ \t]+[^:\r\n]{1,80}:[ \t]+(\S{6,128})[ \t]*(?=\r?\n|$)/dg,
+    group: 1,
+    accept: (m) => !isStandInValue(m[1] ?? "") && !TIMESTAMP.test(m[1] ?? ""),
+  },
   ...toolPasswordRules("tool-password"),
   {
     id: "printed-secret",

@@ -1020,6 +1020,11 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
     ["    Key Content            : Walrus@Orbit33", "Walrus@Orbit33"],
     ["Secret Value: Qw7kT2zPx9", "Qw7kT2zPx9"],
     ["ORACLE PASSWORD FOR SYS, SYSTEM AND PDBADMIN: YB7qwkOQwvc4", "YB7qwkOQwvc4"],
+    // mysqld's generated passwords, whatever their punctuation.
+    ["[Note] A temporary password is generated for root@localhost: (kq2Lp9x#hG7", "(kq2Lp9x#hG7"],
+    ["[Note] A temporary password is generated for root@localhost: /-Ct4q.Y%:Jr", "/-Ct4q.Y%:Jr"],
+    ["[Note] A temporary password is generated for root@localhost: Ug;r;,Ew7dZ.", "Ug;r;,Ew7dZ."],
+    ['[Note] A temporary password is generated for root@localhost: ewp&1%hM"&k', 'ewp&1%hM"&k'],
     // LDAP's and SSSD's bind passwords.
     ["bindpw Qw7kT2zPx9", "Qw7kT2zPx9"],
     ["rootbindpw Qw7kT2zPx9", "Qw7kT2zPx9"],
@@ -1147,6 +1152,9 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       "Password changed for user admin:\n2024-05-01T10:00:00Z",
       "Enter passphrase for key '/etc/ssh/deploy_key':\nIdentity added: /etc/ssh/deploy_key (deploy)",
       "A temporary password is generated for root@localhost: (see log)",
+      "A temporary password is generated for root@localhost: [hidden]",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the text is a shell expansion
+      "A temporary password is generated for root@localhost: ${MYSQL_ROOT_PASSWORD}",
       // Connections, binds and cut calls that hold no password.
       'conn = Connection(ctx, "db-primary", "readonly")',
       'conn.open("cn=config,cn=schema", "olcDatabase2")',
