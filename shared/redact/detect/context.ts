@@ -275,11 +275,10 @@ const ASSIGN =
 const CALL_FALLBACK = /^\)[ \t]*(?:\?\?|\?:|\|\||or(?= ))[ \t]*/;
 /**
  * A label's second word after a credential's (`Key Content`, `Secret Value`), before its sign; a
- * secret's id is the secret too (Nomad's and Consul's `Secret ID`, Vault's AppRole), a key's id
- * names it.
+ * secret's id (group 1) is the secret too (Nomad's and Consul's `Secret ID`, Vault's AppRole), a
+ * key's id names it.
  */
-const LABEL_TAIL = /^[ \t](?:Content|Material|Value)(?=[ \t]*[:=])/;
-const SECRET_LABEL_TAIL = /^[ \t](?:ID|Id|Content|Material|Value)(?=[ \t]*[:=])/;
+const LABEL_TAIL = /^[ \t](?:(I[Dd])|Content|Material|Value)(?=[ \t]*[:=])/;
 /**
  * A constant's name, qualified or not, that ends in a credential's noun (`DB_PASSWORD`,
  * `Context.SECURITY_CREDENTIALS`, `Keys.API_TOKEN`): a key or a token qualified as one; a lexer's
@@ -492,10 +491,17 @@ function literalAfter(text: string, at: number, i: number): Value | undefined | 
  * password", "x")`, escaped too; not a reference or a path's last word before a string
  * (`"$password", "next"`, `('/etc/passwd', 'utf8')`), nor a member's name. A constant's name as a
  * setter's key (`env.put(Context.SECURITY_CREDENTIALS, "x")`, `props.setProperty(PASSWORD_KEY,
- * "x")`) when the literal is the call's last argument. `i`: past the name's closing quote.
+ * "x")`) when the literal is the call's last argument. `i`: past the name's closing quote, `rest`:
+ * the text from there.
  */
-function pairedLiteral(text: string, nameStart: number, at: number, i: number): Value | undefined {
-  const pair = /^\s*,\s*/.exec(text.slice(i, i + 120));
+function pairedLiteral(
+  text: string,
+  nameStart: number,
+  at: number,
+  i: number,
+  rest: string,
+): Value | undefined {
+  const pair = /^\s*,\s*/.exec(rest);
   if (pair === null || text[nameStart] === "$") return undefined;
   const constantKey = i === at && text[nameStart - 1] === "(" && CONSTANT_KEY.test(text.slice(nameStart, at));
   if ((i === at && !constantKey) || PATH_BEFORE_NAME.test(text.slice(Math.max(0, nameStart - 64), nameStart)))
@@ -515,8 +521,9 @@ function pairedLiteral(text: string, nameStart: number, at: number, i: number): 
 function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean): Value | undefined {
   // A label's second word that still names the credential (Nomad's `Secret ID    = …`, netsh's
   // `Key Content            : …`).
-  const tail = /secret$/i.test(text.slice(nameStart, at)) ? SECRET_LABEL_TAIL : LABEL_TAIL;
-  let i = at + (tail.exec(text.slice(at, at + 64))?.[0].length ?? 0);
+  const tail = text[at] === " " || text[at] === "\t" ? LABEL_TAIL.exec(text.slice(at, at + 64)) : null;
+  const named = tail !== null && (tail[1] === undefined || /secret$/i.test(text.slice(nameStart, at)));
+  let i = at + (named ? tail[0].length : 0);
   // The name's own closing quote or bracket: `"api_key": …`, `['token'] = …`, `\"pwd\": …`.
   i += quoteAt(text, i)?.length ?? 0;
   // An SDK's string wrapper around the name (`Name: aws.String("DB_PASSWORD"), Value: …`).
@@ -540,7 +547,7 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
     const s = i + cell[0].length;
     return wordCellAfter(text, s) ?? quoted(text, s, false) ?? bare(text, s, false);
   }
-  const paired = pairedLiteral(text, nameStart, at, i);
+  const paired = pairedLiteral(text, nameStart, at, i, rest);
   if (paired !== undefined) return paired;
   const assign = ASSIGN.exec(rest);
   if (assign !== null && assign[0].trim() !== "") {
@@ -810,11 +817,6 @@ const CREDENTIAL_WORD = new RegExp(
 );
 
 /**
- * Appends the values given to credential names in `text`: each occurrence of a credential word
- * is read as the name around it, and the value after that name (if any) is judged by how
- * strongly the name names a credential.
- */
-/**
  * Does the name at `start` stand where it names no value of its own: a URL's user
  * (`https://__token__:****@host`, whose password the URL rules read), a public key's label
  * (`Public key: age1…`, `public key: ACEN…=`), or a shell expansion's error message
@@ -836,6 +838,11 @@ const PUBLIC_BEFORE = /(?:^|[^A-Za-z])public[ \t]$/i;
 /** The name `key` alone (`Public key:`); a class's `public password = …` is a field. */
 const KEY_NAME = /^key(?![A-Za-z0-9_])/i;
 
+/**
+ * Appends the values given to credential names in `text`: each occurrence of a credential word
+ * is read as the name around it, and the value after that name (if any) is judged by how
+ * strongly the name names a credential.
+ */
 function scanCredentialAssignments(text: string, out: Detection[], rule: string): void {
   CREDENTIAL_WORD.lastIndex = 0;
   let doneUntil = -1;
@@ -1102,6 +1109,7 @@ const CALLEE_WORD =
   /credential|login|logon|auth|password|secret|token|signin|connect|ldap_(?:sasl_)?bind|simple_bind/i;
 /** A host's name or address (`localhost`, `10.0.0.5`, `db.internal`). */
 const HOST = /^(?:localhost|[\d.:]+|[\w-]+(?:\.[\w-]+)+)$/;
+/** An e-mail address: an account's name, never its password. */
 const EMAIL_ADDRESS = /^[^@\s]+@[\w-]+(?:\.[\w-]+)+$/;
 /** Callees that may take a name before a user and a password, or before a new password. */
 const LEADING_NAME_CALLEE =
@@ -1363,19 +1371,18 @@ const USER_FLAG = /(?:^|\s)(?:-u|-U|--user(?:name)?|-l)(?:[\s=]|(?=[A-Za-z]))/;
 const P_FLAG =
   /(?:^|\s)(?:-(?:p|P|-pass(?:word)?|pw)[ \t=]+|-[pP](?!ass|ort|rofile|rint|retty|w\b)(?=[^\s-]))("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg;
 
-const QUOTE_CHAR = /["']/;
 /** Prose's little words, never a password given to a flag. */
 const FUNCTION_WORD =
   /^(?:via|the|and|for|with|from|into|onto|instead|when|which|that|this|then|than|are|was|were|has|have|can|may|must|should|will|not|only|also)$/i;
 
 function scanPasswordFlags(text: string, out: Detection[], rule: string): void {
   if (!USER_FLAG.test(text)) return;
-  for (const { start, end } of groupValues(P_FLAG, text, /["']/)) {
+  for (const { start, end, quoted: isQuoted } of groupValues(P_FLAG, text, /["']/)) {
     const value = text.slice(start, end);
     // A port mapping or number (`-p 8080:80`, `-P 2222`) is not a password; nor prose's little
     // word after a flag named in a sentence (Docker's `Using --password via the CLI is insecure`).
     if (/^[\d:./-]+$/.test(value) || value.length < 3 || isStandInValue(value)) continue;
-    if (!QUOTE_CHAR.test(text[start - 1] ?? "") && FUNCTION_WORD.test(value)) continue;
+    if (!isQuoted && FUNCTION_WORD.test(value)) continue;
     out.push({ start, end, rule, kind: "secret" });
   }
 }

@@ -77,7 +77,7 @@ const HASH_BEFORE =
  * key: …` and `peer: …` in `wg show`, `PublicKey = …` in a peer's section, age's `Public key:
  * age1…`), or a hashed `known_hosts` entry (`|1|salt|hash`).
  */
-const PUBLIC_BEFORE =
+const PUBLISHED_BEFORE =
   /(?:(?<![A-Za-z])public[ _-]?key[ \t]*[:=][ \t]*["']?|(?:^|\n)peer: |\|1\|(?:[A-Za-z0-9+/]{27}=\|)?)$/;
 /** An OpenPGP key's id after its algorithm (`cv25519/3D78C3083DC6F04A` in `gpg --list-keys`). */
 const OPENPGP_KEY_ID =
@@ -286,7 +286,7 @@ function isKnownNonSecret(
   if (text.startsWith("AAAA", from) && SSH_KEY_BEFORE.test(text.slice(Math.max(0, from - 40), from)))
     return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
-  if (PUBLIC_BEFORE.test(text.slice(Math.max(0, from - 40), from))) return true;
+  if (PUBLISHED_BEFORE.test(text.slice(Math.max(0, from - 40), from))) return true;
   if (text.charCodeAt(from - 1) === 44 && DATA_URI_BEFORE.test(text.slice(Math.max(0, from - 100), from)))
     return true;
   const name = nameBefore(text, from);
