@@ -35,7 +35,7 @@ export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 27,
   "redact/detect": 85,
-  "redact/layer-c": 15,
+  "redact/layer-c": 16,
   "redact/scrub": 14,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 5,

@@ -8,7 +8,7 @@ import { type ByteLine, decodeUtf8, isBlankBytes, type JsonValue, readJson } fro
 import { ContractError, JsonInputError, RedactError, ReplayPipelineError } from "../../errors.js";
 import { type ContentShape, detectFormat, type FormatId, type LayerCOrigin } from "../../formats/index.js";
 import { DEFAULT_MAX_DOCUMENT_BYTES, DEFAULT_MAX_LINE_BYTES } from "../../limits.js";
-import { fileSpool } from "../../spool/index.js";
+import { fileSpool, type Spool } from "../../spool/index.js";
 import type { Preset } from "../presets.js";
 import { document } from "./documents.js";
 import {
@@ -20,7 +20,8 @@ import {
   withSummary,
 } from "./lines.js";
 import type { LayerCOptions } from "./options.js";
-import { LinesSpool } from "./spool.js";
+import { Revisit } from "./revisit.js";
+import { LinesSpool, type SpooledLine } from "./spool.js";
 import { type LayerCCounts, type LayerCSummary, layerCSummary, mergeCounts } from "./summary.js";
 
 const NEWLINE = Buffer.from("\n");
@@ -62,6 +63,8 @@ export class LayerCWriter {
    * whichever thread redacted which lines (the lines' own counts come in file order).
    */
   private knownCounts: LayerCCounts = mergeCounts([]);
+  /** Where the last line that revealed a secret starts in the spool: the lines before it are revisited. */
+  private revealedAt = 0;
   private counts: LayerCCounts = mergeCounts([]);
   private spool: Promise<LinesSpool> | undefined;
   /** The spool once created. */
@@ -206,7 +209,7 @@ export class LayerCWriter {
           file,
           ...scrubSettings(this.options),
         });
-        this.spool = LinesSpool.create(this.options.spool ?? fileSpool(tmpdir()));
+        this.spool = LinesSpool.create(this.spoolPort());
         // Settled when the copy is made or given up; a failure to create it surfaces there.
         this.spool.catch(() => undefined);
         return this.redact(item, undefined);
@@ -226,6 +229,7 @@ export class LayerCWriter {
     }
     redacted = this.withoutKnown(redacted);
     const spool = this.opened;
+    if (redacted.learned !== undefined && redacted.learned.length > 0) this.revealedAt = spool?.written ?? 0;
     return spool === undefined ? this.firstWrite(redacted) : this.write(spool, redacted);
   }
 
@@ -235,7 +239,7 @@ export class LayerCWriter {
     const text = known.redactKnown(redacted.text);
     let out = redacted;
     if (text !== redacted.text) {
-      out = { text, carrier: redacted.carrier };
+      out = { text, carrier: redacted.carrier, ...(redacted.learned && { learned: redacted.learned }) };
       this.knownCounts = mergeCounts([this.knownCounts, known.takeSnapshot()]);
     }
     if (redacted.learned !== undefined && redacted.learned.length > 0) known.learn(redacted.learned);
@@ -288,14 +292,21 @@ export class LayerCWriter {
       const spool = await this.spool;
       await spool.close(this.failure);
       const format = this.format as LinesFormat;
+      const found =
+        this.carrier ?? (this.firstText === undefined ? undefined : { start: 0, text: this.firstText });
+      const target = found && { start: found.start, length: found.text.length, text: found.text };
+      const revisit = await this.revisit(spool, target);
       const counts = mergeCounts([this.counts, this.knownCounts]);
       const summary = layerCSummary(format, preset, counts, await original);
-      const target =
-        this.carrier ?? (this.firstText === undefined ? undefined : { start: 0, text: this.firstText });
       // Known before the first byte: a caller may decide on it before it publishes the copy.
       done(summary);
-      if (target !== undefined)
-        yield* spool.readWith(target.start, target.text.length, withSummary(format, target.text, summary));
+      if (target === undefined) return;
+      const carrier = {
+        start: target.start,
+        length: target.length,
+        bytes: withSummary(format, target.text, summary),
+      };
+      yield* revisit === undefined ? spool.readFrom(0, carrier) : revisit.read(carrier);
       return;
     }
     if (this.failure !== undefined) throw this.failure.error;
@@ -327,6 +338,33 @@ export class LayerCWriter {
       );
     }
     yield* document(value, format, preset, withOriginal, done);
+  }
+
+  /**
+   * The lines before the last one that revealed a secret, given what the whole file revealed (see
+   * `revisit.ts`): what changes is counted, and a change to the carrier line `target` made in
+   * `target.text`. Undefined when no line came before it.
+   */
+  private async revisit(
+    spool: LinesSpool,
+    target: { start: number; text: Buffer } | undefined,
+  ): Promise<Revisit | undefined> {
+    const known = this.known;
+    if (this.revealedAt === 0 || known === undefined) return undefined;
+    const revise = (line: SpooledLine): string | Uint8Array | undefined => {
+      const text = known.redactKnown(line.bytes);
+      return text === line.bytes ? undefined : text;
+    };
+    const revisit = new Revisit(spool, this.revealedAt, revise);
+    await revisit.mark((line, text) => {
+      this.knownCounts = mergeCounts([this.knownCounts, known.takeSnapshot()]);
+      if (line.start === target?.start) target.text = Buffer.concat([Buffer.from(text), NEWLINE]);
+    });
+    return revisit;
+  }
+
+  private spoolPort(): Spool {
+    return this.options.spool ?? fileSpool(tmpdir());
   }
 
   /** Gives up the work: the spool (if any) is closed and removed. Safe to call again. */

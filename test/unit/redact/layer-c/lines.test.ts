@@ -332,7 +332,8 @@ describe("LineRedactor snapshots merged in order", () => {
    * first reads the lines before its batch, output and counts dropped (`takeSnapshot`); what the
    * lines revealed is redacted from the lines after them by the writer's own instance, in file
    * order, as `LayerCWriter` does (a value under a secret member's name recurring later without
-   * one is caught there and only there).
+   * one is caught there and only there), then from the lines before the last line that revealed
+   * one, as its revisit does.
    */
   function assemble(
     format: LinesFormat,
@@ -352,6 +353,7 @@ describe("LineRedactor snapshots merged in order", () => {
     // order (`LayerCWriter`), its counts merged after the lines' own.
     const known = new LineRedactor(format, preset, key === undefined ? { file: "f" } : { file: "f", key });
     const knownSnapshots: LayerCCounts[] = [];
+    let revealed = 0;
     for (let b = 0; b + 1 < bounds.length; b++) {
       const redactor = new LineRedactor(
         format,
@@ -365,11 +367,21 @@ describe("LineRedactor snapshots merged in order", () => {
         if (carrier === undefined && isCarrier) carrier = i;
         const fixed = known.redactKnown(text);
         if (fixed !== text) knownSnapshots.push(known.takeSnapshot());
-        if (learned !== undefined && learned.length > 0) known.learn(learned);
+        if (learned !== undefined && learned.length > 0) {
+          known.learn(learned);
+          revealed = i;
+        }
         texts.push(Buffer.from(fixed));
       }
       // Through JSON, as across threads.
       snapshots.push(JSON.parse(JSON.stringify(redactor.takeSnapshot())) as LayerCCounts);
+    }
+    for (let i = 0; i < revealed; i++) {
+      const line = (texts[i] as Buffer).subarray(0, -1);
+      const fixed = known.redactKnown(line);
+      if (fixed === line) continue;
+      knownSnapshots.push(known.takeSnapshot());
+      texts[i] = Buffer.from(`${Buffer.from(fixed).toString("utf8")}\n`);
     }
     const counts = mergeCounts([mergeCounts(snapshots), mergeCounts(knownSnapshots)]);
     const summary = layerCSummary(format, preset, counts, original);

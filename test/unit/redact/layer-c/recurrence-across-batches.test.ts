@@ -70,6 +70,17 @@ function replay(secrets: readonly string[], filler: number): string {
   return `${lines.join("\n")}\n`;
 }
 
+/** A Braintrust span under the root span `root` (or the root itself): its `name` is kept text. */
+const span = (id: string, name: string): string =>
+  JSON.stringify({
+    id,
+    span_id: id,
+    root_span_id: "root",
+    ...(id === "root" ? {} : { span_parents: ["root"] }),
+    created: "2026-02-03T02:52:03.000Z",
+    span_attributes: { name, type: "task" },
+  });
+
 async function* chunksOf(text: string): AsyncGenerator<Uint8Array> {
   yield Buffer.from(text);
 }
@@ -131,15 +142,6 @@ describe("a secret revealed in one batch and recurring in later ones", () => {
 describe("a secret revealed on the first line", () => {
   // The writer redacts a file's first line itself (it tells the format); the lines after it are
   // redacted by a line task that never saw it.
-  const span = (id: string, name: string): string =>
-    JSON.stringify({
-      id,
-      span_id: id,
-      root_span_id: "root",
-      ...(id === "root" ? {} : { span_parents: ["root"] }),
-      created: "2026-02-03T02:52:03.000Z",
-      span_attributes: { name, type: "task" },
-    });
   const text = `${[
     span("root", "deploy with --password=correcthorsebattery"),
     ...Array.from({ length: 40 }, (_, k) => span(`s-${k}`, `step ${k}: retry correcthorsebattery`)),
@@ -153,6 +155,85 @@ describe("a secret revealed on the first line", () => {
       const copy = await copyOf(text, parallel, "spans.jsonl");
       expect(copy).not.toContain("correcthorsebattery");
       expect(copy.split("[REDACTED:").length - 1).toBe(41);
+    });
+  }
+});
+
+describe("a secret revealed after the lines that hold it", () => {
+  // The copy is spooled as it is written; once every line is in, the lines before the last one
+  // that revealed a secret are read again with all the file revealed, and those that change are
+  // swapped in as the copy is read back.
+  const secrets = ["correcthorsebattery", "Tr0ub4dor&3x", "hunter2hunter2", "p4ss:w0rd;2026"];
+  const header = JSON.stringify({
+    type: "ReplayHeader",
+    replay_version: 1,
+    producer: "test",
+    created_at: "2026-02-15T08:00:00Z",
+  });
+  const lines = [header];
+  let step = 0;
+  for (const secret of secrets) {
+    lines.push(event(++step, `psql -c "select 1" ${secret}`));
+    lines.push(event(++step, `cat notes.txt\n${secret}\ndone`));
+  }
+  for (let k = 0; k < 300; k++)
+    lines.push(event(++step, `ls -la src/module-${k} && npm run build --workspace=pkg-${k}`));
+  for (const secret of secrets) lines.push(event(++step, `export DB_PASSWORD='${secret}'`));
+  const text = `${lines.join("\n")}\n`;
+
+  /** The tags of the copy's events, and the total its summary gives. */
+  const tally = (copy: string): { tags: number; total: number } => {
+    const [first, ...rest] = copy.trimEnd().split("\n");
+    const summary = JSON.parse(first as string).redaction as { total: number };
+    return { tags: rest.join("\n").split("[REDACTED:").length - 1, total: summary.total };
+  };
+
+  it("is redacted in the lines before it, and counted, on one thread", async () => {
+    const copy = await copyOf(text, ONE_THREAD);
+    for (const secret of secrets) expect(copy).not.toContain(secret);
+    const { tags, total } = tally(copy);
+    expect(tags).toBe(3 * secrets.length);
+    expect(total).toBe(tags);
+  });
+
+  it("gives the one-thread copy on workers, whatever the batches", async () => {
+    const one = await copyOf(text, ONE_THREAD);
+    for (const batchBytes of [700, 2048, 9000]) expect(await copyOf(text, workers(batchBytes))).toBe(one);
+  });
+
+  it("the same through inspect and Layer C in one read (the pipeline's path)", async () => {
+    const one = await checkedCopyOf(text, ONE_THREAD);
+    for (const secret of secrets) expect(one).not.toContain(secret);
+    expect(await checkedCopyOf(text, WORKERS)).toBe(one);
+  });
+
+  it("counts each replacement once when the secrets come before their recurrences", async () => {
+    const forward = `${[header, ...lines.slice(1).reverse()].join("\n")}\n`;
+    const copy = await copyOf(forward, ONE_THREAD);
+    for (const secret of secrets) expect(copy).not.toContain(secret);
+    expect(tally(copy).tags).toBe(tally(copy).total);
+  });
+});
+
+describe("a secret on the carrier line, revealed later", () => {
+  // The root span carries the summary: its revisited copy is the one the summary is written into.
+  const text = `${[
+    span("root", "retry correcthorsebattery"),
+    ...Array.from({ length: 40 }, (_, k) => span(`s-${k}`, `step ${k}: build`)),
+    span("s-last", "deploy with --password=correcthorsebattery"),
+  ].join("\n")}\n`;
+
+  for (const [mode, parallel] of [
+    ["one thread", ONE_THREAD],
+    ["workers", WORKERS],
+  ] as const) {
+    it(`is redacted there, and the summary counts it (${mode})`, async () => {
+      const copy = await copyOf(text, parallel, "spans.jsonl");
+      expect(copy).not.toContain("correcthorsebattery");
+      const root = JSON.parse(copy.split("\n")[0] as string);
+      expect(root.span_attributes.name).toMatch(/^retry \[REDACTED:/);
+      expect(root.metadata.redaction.total).toBe(2);
+      expect(copy.split("[REDACTED:").length - 1).toBe(2);
     });
   }
 });
