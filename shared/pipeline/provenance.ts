@@ -34,7 +34,7 @@ export interface Provenance {
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 27,
-  "redact/detect": 85,
+  "redact/detect": 86,
   "redact/layer-c": 16,
   "redact/scrub": 14,
   // Format readers (validation and hashes).

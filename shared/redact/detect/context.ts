@@ -281,11 +281,18 @@ const CALL_FALLBACK = /^\)[ \t]*(?:\?\?|\?:|\|\||or(?= ))[ \t]*/;
 const LABEL_TAIL = /^[ \t](?:(I[Dd])|Content|Material|Value)(?=[ \t]*[:=])/;
 /**
  * A constant's name, qualified or not, that ends in a credential's noun (`DB_PASSWORD`,
- * `Context.SECURITY_CREDENTIALS`, `Keys.API_TOKEN`): a key or a token qualified as one; a lexer's
- * `TOKEN_DATA` or bare `TOKEN` names a kind, TodoMVC's `STORAGE_KEY` a storage slot.
+ * `Context.SECURITY_CREDENTIALS`, `Keys.API_TOKEN`), or in one and the word a settings class
+ * gives its keys (Kafka's `SslConfigs.SSL_KEYSTORE_PASSWORD_CONFIG`): a key or a token qualified
+ * as one; a lexer's `TOKEN_DATA` or bare `TOKEN` names a kind, TodoMVC's `STORAGE_KEY` a storage
+ * slot.
  */
 const CONSTANT_KEY =
-  /^(?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][A-Z0-9]*_)*(?:PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|CREDENTIALS?|APIKEY|(?:API|ACCESS|AUTH|BEARER|REFRESH|SESSION|PRIVATE|SECRET|SIGNING|CLIENT|MASTER|ENCRYPTION|PASSWORD)_(?:KEY|TOKEN))$/;
+  /^(?:[A-Za-z_$][\w$]*\.)*(?:[A-Z][A-Z0-9]*_)*(?:PASSWORD|PASSWD|PWD|PASSPHRASE|SECRET|CREDENTIALS?|APIKEY|(?:API|ACCESS|AUTH|BEARER|REFRESH|SESSION|PRIVATE|SECRET|SIGNING|CLIENT|MASTER|ENCRYPTION|PASSWORD)_(?:KEY|TOKEN))(?:_(?:CONFIG|PROP(?:ERTY)?|PARAM|SETTING|OPTION))?$/;
+/**
+ * What may end a constant key's literal, the setter's last argument: its closing parenthesis, after
+ * Java's conversion to the type a password takes (`"x".toCharArray()`, `"x".getBytes(UTF_8)`).
+ */
+const SETTER_LITERAL_END = /^\\?["'](?:\.(?:toCharArray|getBytes|toByteArray)\([\w.]{0,24}\))?[ \t]*\)/;
 /** A path's last word before the name, in the same string (`'/etc/passwd'`). */
 const PATH_BEFORE_NAME = /\/[\w.-]*$/;
 /**
@@ -510,7 +517,11 @@ function pairedLiteral(
   if (v === undefined) return undefined;
   const after = text.slice(v.end, v.end + 8);
   // A JSON member's name after a value (`"…token","temperature":0.7`) is no argument.
-  if (/^\\?["'`][ \t]*:/.test(after) || (constantKey && !/^\\?["'][ \t]*\)/.test(after))) return undefined;
+  if (
+    /^\\?["'`][ \t]*:/.test(after) ||
+    (constantKey && !SETTER_LITERAL_END.test(text.slice(v.end, v.end + 40)))
+  )
+    return undefined;
   return v;
 }
 
@@ -860,7 +871,10 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     doneUntil = end;
     CREDENTIAL_WORD.lastIndex = end;
     const name = text.slice(start, end);
-    const strength = strengthOfName(name);
+    // A settings class's key as a setter's first argument names what it sets (Kafka's
+    // `props.put(SslConfigs.SSL_KEY_PASSWORD_CONFIG, "…")`); its own definition assigns the key.
+    const strength =
+      strengthOfName(name) ?? (text[start - 1] === "(" && CONSTANT_KEY.test(name) ? "strong" : undefined);
     if (strength === undefined) {
       scanListOf(text, name, end, out, rule);
       continue;
@@ -1521,13 +1535,14 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     // x`, `Enter PEM pass phrase: x`, `Enter passphrase (empty for no passphrase): x`, MySQL's `A
     // temporary password is generated for root@localhost: x`): one unquoted word with a digit or a
     // symbol, there or alone on the next line (Elasticsearch's `Password for the elastic user (reset
-    // with …):⏎  x`). A name's own value (`password: x`) is `generic-secret`'s.
+    // with …):⏎  x`, also under Docker Compose's `es01-1  | ` prefix). A name's own value
+    // (`password: x`) is `generic-secret`'s.
     id: "password-prompt",
     kind: "secret",
     layer: "context",
     needles: ["assword", "ASSWORD", "assphrase", "ASSPHRASE", "ass phrase", "ASS PHRASE"],
     pattern:
-      /(?:(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:(?:[ \t]+(?:is|was|has|have|been|being|generated|created|assigned|set|randomly|automatically|temporarily)){0,4}[ \t]+(?:for|of|For|FOR|OF)[ \t]+(?:'[^'\r\n]{1,120}'|"[^"\r\n]{1,120}"|[^:\r\n]{1,80})|[ \t]*\([^()\r\n]{1,60}\)|[ \t]+again)|(?:[Pp]ass|PASS) (?:phrase|PHRASE)):(?:[ \t]+|[ \t]*\r?\n[ \t]+)([^\s"'`]{3,128})[ \t]*(?=\r?\n|$)/dg,
+      /(?:(?:[Pp]ass(?:word|phrase)|PASS(?:WORD|PHRASE))(?:(?:[ \t]+(?:is|was|has|have|been|being|generated|created|assigned|set|randomly|automatically|temporarily)){0,4}[ \t]+(?:for|of|For|FOR|OF)[ \t]+(?:'[^'\r\n]{1,120}'|"[^"\r\n]{1,120}"|[^:\r\n]{1,80})|[ \t]*\([^()\r\n]{1,60}\)|[ \t]+again)|(?:[Pp]ass|PASS) (?:phrase|PHRASE)):(?:[ \t]+|[ \t]*\r?\n(?:[\w.-]{1,64}[ \t]+\|)?[ \t]+)([^\s"'`]{3,128})[ \t]*(?=\r?\n|$)/dg,
     group: 1,
     // The answer looks like a password: not a status, a placeholder, a path or a time (`N/A`,
     // `(none)`, `[hidden]`, `%DB_PASSWORD%`, `OK.`, `/var/jenkins_home/secrets/initialAdminPassword`,

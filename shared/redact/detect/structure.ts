@@ -194,7 +194,8 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
   },
   {
     // Postfix's `sasl_passwd`: a relay host in brackets, its port, then `user:password`
-    // (`[smtp.gmail.com]:587 alerts@gmail.com:app-password`).
+    // (`[smtp.gmail.com]:587 alerts@gmail.com:app-password`), a line of the file or the string an
+    // `echo` or Ansible's `line:` writes there; Gmail's app passwords are four groups of four.
     id: "netrc-password",
     kind: "secret",
     layer: "structure",
@@ -202,7 +203,19 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     // Only beside mail: `[api.github.com]:443 status:completed` is a log line.
     gate: /sasl|postfix|postmap|relayhost|smtp|mail/i,
     pattern:
-      /(?<=^|\n|\\n)[ \t]*\[[\w.-]+\.[A-Za-z]{2,}\](?::\d{1,5})?[ \t]+[^\s:]+:([^\s"']{4,256})(?=[ \t]*(?:$|\r?\n|\\n))/dg,
+      /(?<=^|\n|\\n|["'])[ \t]*\[[\w.-]+\.[A-Za-z]{2,}\](?::\d{1,5})?[ \t]+[^\s:"']+:([a-z]{4}(?: [a-z]{4}){3}|[^\s"'\\]{4,256})(?=[ \t]*(?:$|\r?\n|\\?["'\\]))/dg,
+    group: 1,
+    accept: (m) => !isStandIn(m[1] ?? ""),
+  },
+  {
+    // The same without brackets (`smtp.mailgun.org:587 user:password`, also valid), only where the
+    // file is named: a host and a `name:value` after it are otherwise any log line.
+    id: "netrc-password",
+    kind: "secret",
+    layer: "structure",
+    needles: ["sasl_passwd"],
+    pattern:
+      /(?<=^|\n|\\n|["'])[ \t]*[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?::\d{1,5})?[ \t]+[^\s:"']+:([a-z]{4}(?: [a-z]{4}){3}|[^\s"'\\]{4,256})(?=[ \t]*(?:$|\r?\n|\\?["'\\]))/dg,
     group: 1,
     accept: (m) => !isStandIn(m[1] ?? ""),
   },

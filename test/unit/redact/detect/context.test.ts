@@ -986,6 +986,10 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
       "ℹ️  Password for the elastic user (reset with `bin/elasticsearch-reset-password -u elastic`):\n  K9vq=Xw2LmT7pZs4Rb1N",
       "K9vq=Xw2LmT7pZs4Rb1N",
     ],
+    [
+      "es01-1  | ℹ️  Password for the elastic user (reset with `bin/elasticsearch-reset-password -u elastic`):\nes01-1  |   K9vq=Xw2LmT7pZs4Rb1N",
+      "K9vq=Xw2LmT7pZs4Rb1N",
+    ],
     ['char password[] = "Qw7kT2zPx9";', "Qw7kT2zPx9"],
     ['wchar_t password[] = L"Qw7kT2zPx9";', "Qw7kT2zPx9"],
     ['char pwd[32] = "Qw7kT2zPx9";', "Qw7kT2zPx9"],
@@ -1033,6 +1037,10 @@ describe("more places a name gives its value (issue 20, blind set 9)", () => {
     ['env.put(Context.SECURITY_CREDENTIALS, "Qw7kT2zPx9");', "Qw7kT2zPx9"],
     ['props.setProperty(PASSWORD_KEY, "Qw7kT2zPx9");', "Qw7kT2zPx9"],
     ['config.set(Keys.API_TOKEN, "Qw7kT2zPx9");', "Qw7kT2zPx9"],
+    // A settings class's key (Kafka's), and the literal converted to what a password takes.
+    ['props.put(SslConfigs.SSL_KEYSTORE_PASSWORD_CONFIG, "Qw7kT2zPx9");', "Qw7kT2zPx9"],
+    ['env.put(Context.SECURITY_CREDENTIALS, "Qw7kT2zPx9".toCharArray());', "Qw7kT2zPx9"],
+    ['props.setProperty(SECRET_PROPERTY, "Qw7kT2zPx9".getBytes(StandardCharsets.UTF_8));', "Qw7kT2zPx9"],
     ['$s = convertto-securestring "sdfdsfd9" -asplaintext -force', "sdfdsfd9"],
   ])("%s", (text, secret) => {
     expect(hides(text, secret)).toBe(true);

@@ -98,6 +98,24 @@ describe("mail relays' and CouchDB's password files", () => {
     expect(scrub("arr[obj.key]:3 a:b")).toBe("arr[obj.key]:3 a:b");
   });
 
+  it("takes it where an echo or Ansible writes the file, without brackets where the file is named, and an app password", () => {
+    expect(scrub('echo "[smtp.office365.com]:587 relay-svc:Qw7kT2zPx9" > /etc/postfix/sasl_passwd')).toBe(
+      'echo "[smtp.office365.com]:587 relay-svc:[REDACTED:netrc-password]" > /etc/postfix/sasl_passwd',
+    );
+    expect(scrub('    line: "[smtp.office365.com]:587 relay-svc:Qw7kT2zPx9"')).not.toContain("Qw7kT2zPx9");
+    expect(scrub("[smtp.gmail.com]:587 ops:abcd efgh ijkl mnop")).toBe(
+      "[smtp.gmail.com]:587 ops:[REDACTED:netrc-password]",
+    );
+    expect(scrub("cat /etc/postfix/sasl_passwd\nsmtp.mailgun.org:587 relay:Qw7kT2zPx9")).not.toContain(
+      "Qw7kT2zPx9",
+    );
+    // A host and a `name:value` after it, with no file named, is a log line.
+    const log = "relay=smtp.mailgun.org:587 status:deferred";
+    expect(scrub(log)).toBe(log);
+    const mapped = "smtp_sasl_password_maps = hash:/etc/postfix/sasl_passwd";
+    expect(scrub(mapped)).toBe(mapped);
+  });
+
   it("takes each password of CouchDB's [admins] section, up to the next section", () => {
     expect(
       scrub(
