@@ -33,10 +33,10 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 27,
-  "redact/detect": 86,
-  "redact/layer-c": 16,
-  "redact/scrub": 14,
+  "redact/rules": 28,
+  "redact/detect": 87,
+  "redact/layer-c": 17,
+  "redact/scrub": 15,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 5,
   "formats/replay-bundle": 3,

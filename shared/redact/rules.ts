@@ -38,6 +38,9 @@ import {
 } from "./rule-helpers.js";
 import type { Detection, PatternRule } from "./rule-types.js";
 
+/** A path of three or more lowercase segments: a resource's name, never a credential's value. */
+const RESOURCE_PATH = /^[a-z0-9][a-z0-9._-]*(?:\/[a-z0-9][a-z0-9._-]*){2,}$/;
+
 /**
  * Our own rules. Secret rules run for every preset; privacy rules only when their policy switch is on.
  * Leading boundaries are kept only where the prefix is short enough to occur inside words (`sk-`, AWS ids);
@@ -351,8 +354,12 @@ export const PATTERN_RULES: readonly PatternRule[] = [
       /authorization["']?\s*(?:=|:|=>)\s*["']?(?:[A-Za-z][A-Za-z0-9-]{1,19}[ \t]+(?=[^\s"',;]{6,}))?([^\s"',;]{6,})/dgi,
     group: 1,
     // A scheme's word alone is no credential (`"Authorization": "Bearer token"`, a placeholder).
+    // A setting's word (MongoDB's `authorization: enabled`) neither.
     accept: (m) =>
-      !isPlaceholder(m[1] ?? "") && !isAuthSchemeWord(m[1] ?? "") && !/^token$/i.test(m[1] ?? ""),
+      !isPlaceholder(m[1] ?? "") &&
+      !isAuthSchemeWord(m[1] ?? "") &&
+      !/^token$/i.test(m[1] ?? "") &&
+      !/^[a-z]+$/.test(m[1] ?? ""),
   },
   {
     id: "bearer-token",
@@ -409,7 +416,11 @@ export const PATTERN_RULES: readonly PatternRule[] = [
         !isAlgorithmName(value) &&
         !isTypedPlaceholder(m[1] ?? "", value) &&
         isCredentialName(text, m.index, m[1] ?? "") &&
-        !FAKE_NAME.test(identifierAt(text, m.index))
+        !FAKE_NAME.test(identifierAt(text, m.index)) &&
+        // A callee is code (Dart's `_secret = utf8.encode("…")`): its literal is the context rules'.
+        text[m.index + m[0].length] !== "(" &&
+        // A resource's path (GCP's `projects/p/secrets/db-password/versions/latest`) names a secret.
+        !RESOURCE_PATH.test(value)
       );
     },
   },

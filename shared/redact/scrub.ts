@@ -121,6 +121,8 @@ function base64Runs(text: string, visit: (start: number, end: number) => void): 
   }
 }
 const PERCENT = /%[0-9A-Fa-f]{2}/;
+/** A Windows environment variable's reference (`%ACME_FEED_PAT%`). */
+const WINDOWS_VARIABLE = /^%[A-Za-z_][\w.]*%$/;
 
 /** Percent-decoded view of `text` with, per decoded char, the index of its source in `text` (+ end sentinel). */
 function percentDecoded(text: string): { text: string; map: Int32Array } {
@@ -422,6 +424,8 @@ export class Scrubber {
           start: view.map[f.start] ?? 0,
           end: view.map[f.end] ?? text.length,
         };
+        // `%FEED_PAT%` is a Windows variable, not `%FE` escaped: its decoded view is nothing's.
+        if (WINDOWS_VARIABLE.test(text.slice(mapped.start, mapped.end))) continue;
         // A replacement computed on the decoded text does not fit the escaped one: use the generic form.
         if (
           mapped.replacement !== undefined &&

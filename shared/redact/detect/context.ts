@@ -203,6 +203,9 @@ function elementText(text: string, at: number): Value | undefined {
   }
   let s = at + 1;
   while (s < text.length && /\s/.test(text[s] ?? "")) s++;
+  // A child element is structure, not the element's value (NuGet's `<packageSourceCredentials>`
+  // holds a source's element, whose `add` elements hold the password).
+  if (text[s] === "<" && !text.startsWith("<![CDATA[", s)) return undefined;
   const close = closingTag(text, s);
   let e = close;
   while (e > s && /\s/.test(text[e - 1] ?? "")) e--;
@@ -271,6 +274,11 @@ const ANY_SCHEME = /^[A-Za-z][A-Za-z0-9-]{1,19}[ \t]+(?=\S)/;
  */
 const ASSIGN =
   /^[ \t]*(?::[ \t]*(?:str|string|String|SecretStr|bytes|&str|CharArray|ByteArray|\[UInt8\]|(?:\w+\.)?(?:Optional|Final|ClassVar)(?:\[[\w .,|[\]]{1,40}\])?)[?!]?[ \t]*=|[ \t](?:string|String|str|&str|\[\]byte|SecureString|var|val|let|const)[ \t]*=|:{1,3}=|[?+.]=|=>|=|:|\|\||\?\?|\?:)[ \t]*/;
+/**
+ * `::` before a name that is called or goes on (`::new(`, `::Builder::`, `::from<`): a path
+ * (Rust's, C++'s, PHP's, Ruby's), not an assignment; DB2's `pwd::x!` gives `:x!`.
+ */
+const PATH_SEPARATOR = /^::[A-Za-z_]\w*(?:::|[(<{])/;
 /** After a lookup call's quoted name: `)` and a fallback operator. */
 const CALL_FALLBACK = /^\)[ \t]*(?:\?\?|\?:|\|\||or(?= ))[ \t]*/;
 /**
@@ -560,6 +568,8 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   }
   const paired = pairedLiteral(text, nameStart, at, i, rest);
   if (paired !== undefined) return paired;
+  // A path's separator (Rust's `Credentials::new(…)`, C++'s `Secret::get`) assigns nothing.
+  if (PATH_SEPARATOR.test(rest)) return undefined;
   const assign = ASSIGN.exec(rest);
   if (assign !== null && assign[0].trim() !== "") {
     let s = i + assign[0].length;
@@ -598,9 +608,11 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   return undefined;
 }
 
+/** A call read as a bare value (`boto3.Session(profile_name=`, Elixir's `System.fetch_env!(`): code. */
+const CALL_VALUE = /^(?:new[ \t]+)?[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*!?\(/;
 /** Values that are not a value: references, templates, types, code, encrypted values, masks. */
 const REFERENCE =
-  /^(?:\$\{.*|#\{.*|@\(.*\)|vault:.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|ext:\w+|@(?:[~.]?\/\S*|[\w.-]+\.(?:txt|json|ya?ml|pem|key|env|conf|cfg|ini|toml|crt|cer|csr|p12|pfx|jks|bin|dat|secret|pass|pw))|projects\/[^/\s]+\/secrets\/\S+|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+  /^(?:\$\{.*|\$__(?:env|file|vault)\{.*|%env\([^)]*\)%|#\{.*|@\(.*\)|vault:.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|ext:\w+|@(?:[~.]?\/\S*|[\w.-]+\.(?:txt|json|ya?ml|pem|key|env|conf|cfg|ini|toml|crt|cer|csr|p12|pfx|jks|bin|dat|secret|pass|pw))|projects\/[^/\s]+\/secrets\/\S+|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|enabled|disabled|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
 /**
  * A Makefile's or a compose file's escaped reference (`$$DB_PASSWORD`, `$${TOKEN:-x}`,
  * `$$password`, `$$db_pass2`): a name in capitals, in lower case of letters alone, or in snake
@@ -614,8 +626,13 @@ const ESCAPED_REFERENCE = /^\$\$(?:\{.*|[A-Z_][A-Z0-9_]*|[a-z]+|[a-z][a-z0-9]*_[
  * credentials are such words.
  */
 function isStandInValue(value: string): boolean {
+  const scheme = AUTH_SCHEME_PREFIX.exec(value);
+  // A header's scheme before a reference (`"Bearer ${BuildConfig.API_TOKEN}"`) refers to one too.
+  if (scheme !== null) return isStandInValue(value.slice(scheme[0].length));
   return isStandIn(value) || REFERENCE.test(value) || ESCAPED_REFERENCE.test(value);
 }
+/** An HTTP authorization scheme's word and its blank, before a credential. */
+const AUTH_SCHEME_PREFIX = /^(?:Bearer|Basic|Token|token|Bot|Digest|SSWS)[ \t]+(?=\S)/;
 
 /** Is `value` a stand-in or a sample value (`secret`, `my-password`): no credential where one only may stand? */
 function isPlaceholderValue(value: string): boolean {
@@ -736,7 +753,7 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   // A word with more words after it on its line is a sentence (`Password: changed yesterday`,
   // `Secret: stored in Vault`), not a value.
   if (!v.quoted && isSentenceWord(text, v.start, v.end)) return false;
-  if (!v.quoted && (CODE.test(value) || followedByCall)) return false;
+  if (!v.quoted && (CODE.test(value) || followedByCall || CALL_VALUE.test(value))) return false;
   if (TIMESTAMP.test(value) || PATTERN.test(value) || ALGORITHM_VALUE.test(value)) return false;
   if (/^\d+$/.test(value)) return strength === "strong" && value.length >= 4 && value.length <= 64;
   if (/^[\d.:/-]+$/.test(value)) return false;
@@ -835,6 +852,8 @@ const CREDENTIAL_WORD = new RegExp(
  */
 function isNotNaming(text: string, start: number): boolean {
   if (text.startsWith("://", start - 3)) return true;
+  // An ARN's resource type (`arn:aws:secretsmanager:…:secret:prod/db`): the secret's name follows.
+  if (text[start - 1] === ":" && ARN_BEFORE.test(text.slice(Math.max(0, start - 120), start))) return true;
   if (
     PUBLIC_BEFORE.test(text.slice(Math.max(0, start - 8), start)) &&
     KEY_NAME.test(text.slice(start, start + 4))
@@ -845,6 +864,8 @@ function isNotNaming(text: string, start: number): boolean {
   while (end < text.length && isNameChar(text.charCodeAt(end))) end++;
   return /^:?[?+]/.test(text.slice(end, end + 2));
 }
+/** An ARN up to its resource type: `arn:partition:service:region:account:`. */
+const ARN_BEFORE = /\barn:aws[\w-]*:[\w-]+:[\w-]*:\d*:$/;
 const PUBLIC_BEFORE = /(?:^|[^A-Za-z])public[ \t]$/i;
 /** The name `key` alone (`Public key:`); a class's `public password = …` is a field. */
 const KEY_NAME = /^key(?![A-Za-z0-9_])/i;
@@ -1087,6 +1108,8 @@ function listItems(text: string, at: number): Value[] {
       items.push(v);
       p = v.quoted ? v.end + 1 : v.end;
       while (p < text.length && /\s/.test(text[p] ?? "")) p++;
+      // A key of a map, not an item of a list (PHP's `'passwords' => [ 'users' => [`).
+      if (text.startsWith("=>", p) || (v.quoted && text[p] === ":")) return [];
       if (text[p] !== ",") break;
       p++;
     }
@@ -1135,7 +1158,14 @@ const LEADING_NAME_CALLEE =
  */
 const LEADING_NAME_ARGUMENT =
   /^(?!(?:this|self|scope|stack|app|parent|construct)[ \t]*,)(?:[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?[ \t]*,[ \t]*){1,2}(?=["'])/;
-const STRING_ARG = /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')\s*(,\s*|\)|$)/;
+/**
+ * A string argument and what ends it: a comma, the call's `)`, or the text's end; after a
+ * conversion to an owned string or to bytes (Rust's `"p".to_owned()`, Java's `"p".toCharArray()`).
+ */
+const STRING_ARG =
+  /^(?:"((?:[^"\\\r\n]|\\.){1,512})"|'((?:[^'\\\r\n]|\\.){1,512})')(?:\.(?:to_owned|to_string|into|toCharArray|getBytes|toByteArray)\(\))?\s*(,\s*|\)|$)/;
+/** An empty first argument (Go's `smtp.PlainAuth("", user, password, host)`: no identity). */
+const EMPTY_FIRST_ARG = /^(?:""|'')[ \t]*,[ \t]*/;
 /**
  * An endpoint written as a URL of a scheme (`jdbc:mysql://…`, `LDAP://…`, `ftp://…`) or as PHP's
  * PDO names one (`mysql:host=db;dbname=app`).
@@ -1238,6 +1268,11 @@ function scanCredentialArguments(text: string, out: Detection[], rule: string): 
     if (text[end - 1] === "!") end--;
     let start = end;
     while (start > 0 && end - start < 80 && isNameChar(text.charCodeAt(start - 1))) start--;
+    // A path's segments (Rust's `Credentials::new`): the type names what the call makes.
+    while (text.startsWith("::", start - 2) && isNameChar(text.charCodeAt(start - 3)) && end - start < 80) {
+      start -= 2;
+      while (start > 0 && end - start < 80 && isNameChar(text.charCodeAt(start - 1))) start--;
+    }
     if (end - start < 3) continue;
     const callee = text.slice(start, end);
     let at = open + 1;
@@ -1313,7 +1348,7 @@ function namedCallArguments(text: string, callee: string, at: number): [number, 
  */
 function stringArguments(text: string, from: number): [number, number][] | undefined {
   const args: [number, number][] = [];
-  let i = from;
+  let i = from + (EMPTY_FIRST_ARG.exec(text.slice(from, from + 8))?.[0].length ?? 0);
   let cut = false;
   for (let k = 0; k < 4; k++) {
     const a = STRING_ARG.exec(text.slice(i, i + 1100));

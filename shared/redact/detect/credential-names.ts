@@ -245,6 +245,19 @@ const NOT_SECRET_QUALIFIER = new Set([
   "verify",
   "verification",
 ]);
+/**
+ * Is `before` whose password `word` is (`redis_password`, `signing.password`, `storage_passwd`):
+ * a system's or a store's name makes a key a slot (`redis_key`, `cache_key`), never a password.
+ */
+function ownsAPassword(before: string, word: string): boolean {
+  return PASSWORD_WORDS.has(word) && PASSWORD_OWNERS.has(before);
+}
+const PASSWORD_WORDS: ReadonlySet<string> = new Set(["password", "passwd", "pwd", "passphrase", "passcode"]);
+/** The words of `NOT_SECRET_QUALIFIER` that name a system or a store, whose password is a password. */
+const PASSWORD_OWNERS: ReadonlySet<string> = new Set([
+  ...["redis", "memcache", "signing", "storage", "cache", "cached", "kms", "s3", "bucket", "sync"],
+  ...["config", "setting", "settings", "primary", "shard", "object", "file", "context", "group"],
+]);
 /** Words before a weak word that make it a credential's name (`api_key`, `access key`, `auth_key`). */
 const SECRET_QUALIFIER = new Set([
   "api",
@@ -412,7 +425,7 @@ function wordsStrength(words: readonly string[]): Strength | undefined {
     }
     const before = words[i - 1];
     if (strength === "weak" && before !== undefined && SECRET_QUALIFIER.has(before)) return "strong";
-    if (before !== undefined && NOT_SECRET_QUALIFIER.has(before)) {
+    if (before !== undefined && NOT_SECRET_QUALIFIER.has(before) && !ownsAPassword(before, word)) {
       if (!(SECRET_QUALIFIER_FOR_KEY.has(before) && (word === "key" || word === "secret"))) return undefined;
     }
     return strength === "weak" && before !== undefined ? "qualified" : strength;

@@ -286,11 +286,13 @@ function closingQuote(text: string, from: number, quote: string): number {
  * `new TextEncoder().encode(`, `Encoding.UTF8.GetBytes(`, `Data(`, and the hex and base64
  * decoders of Python, Go, Java, .NET, Ruby and the browser (`base64.b64decode(`, `bytes.fromhex(`,
  * `hex.DecodeString(`, `Base64.getDecoder().decode(`, `Convert.FromBase64String(`, `atob(`), and
- * those that make a key of it (`JWK.asKey(`, Node's `crypto.createSecretKey(`), or wrap it for an
- * SDK (`aws.String(`, `pulumi.String(`).
+ * those that make a key of it (`JWK.asKey(`, Node's `crypto.createSecretKey(`, CryptoKit's
+ * `SymmetricKey(data:`), or wrap it for an SDK (`aws.String(`, `pulumi.String(`); Dart's
+ * `utf8.encode(` and `base64Decode(`, Elixir's `Base.decode64!(`, Rust's `hex::decode(`, Swift's
+ * `Data(hexString:` and `Data(base64Encoded:`.
  */
 const BYTES_OF =
-  /^(?:\[\]byte|bytes|bytearray|Buffer\.from|(?:new[ \t]+)?TextEncoder\(\)\.encode|(?:System\.Text\.)?Encoding\.\w+\.GetBytes|Data|str\.encode|(?:base64\.)?(?:urlsafe_|standard_)?b(?:64|32)decode|(?:bytes|bytearray)\.fromhex|hex2bin|base64_decode|(?:binascii\.)?(?:unhexlify|a2b_hex|a2b_base64)|hex\.DecodeString|base64\.(?:Raw)?(?:Std|URL)Encoding\.DecodeString|(?:java\.util\.)?Base64\.(?:(?:strict_|urlsafe_)?decode(?:64)?|decodeBase64|get(?:Url|Mime)?Decoder\(\)\.decode)|Convert\.From(?:Base64|Hex)String|atob|Hex\.decodeHex|SecretStr|SecretBytes|(?:jose\.)?JWK\.asKey|(?:crypto\.)?createSecretKey|String::from|(?:Secret(?:String|Box)?|Zeroizing)::new|(?:aws|pulumi|jsii)\.String)\([ \t]*/;
+  /^(?:\[\]byte|bytes|bytearray|Buffer\.from|(?:new[ \t]+)?TextEncoder\(\)\.encode|(?:System\.Text\.)?Encoding\.\w+\.GetBytes|Data|str\.encode|(?:base64\.)?(?:urlsafe_|standard_)?b(?:64|32)decode|(?:bytes|bytearray)\.fromhex|hex2bin|base64_decode|(?:binascii\.)?(?:unhexlify|a2b_hex|a2b_base64)|hex\.DecodeString|base64\.(?:Raw)?(?:Std|URL)Encoding\.DecodeString|(?:java\.util\.)?Base64\.(?:(?:strict_|urlsafe_)?decode(?:64)?|decodeBase64|get(?:Url|Mime)?Decoder\(\)\.decode)|Convert\.From(?:Base64|Hex)String|atob|Hex\.decodeHex|SecretStr|SecretBytes|(?:jose\.)?JWK\.asKey|(?:crypto\.)?createSecretKey|String::from|(?:Secret(?:String|Box)?|Zeroizing)::new|(?:aws|pulumi|jsii)\.String|(?:utf8|ascii|latin1)\.encode|base64(?:Url)?\.decode|base64Decode|hex(?:\.|::)decode|Base\.(?:url_)?decode(?:64|16)!?|SymmetricKey)\([ \t]*(?:(?:data|hexString|base64Encoded):[ \t]*)?/;
 /** A string literal's prefix that makes it bytes or raw (Python's `b"k"`, `rb"k"`, Rust's `b"k"`). */
 const LITERAL_PREFIX = /^(?:[bB][rR]?|[rR][bB]?|[uU])(?=\\?["'])/;
 /**

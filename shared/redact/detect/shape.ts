@@ -78,7 +78,12 @@ const HASH_BEFORE =
  * age1…`), or a hashed `known_hosts` entry (`|1|salt|hash`).
  */
 const PUBLISHED_BEFORE =
-  /(?:(?<![A-Za-z])public[ _-]?key[ \t]*[:=][ \t]*["']?|(?:^|\n)peer: |\|1\|(?:[A-Za-z0-9+/]{27}=\|)?)$/;
+  /(?:(?<![A-Za-z])[Pp]ublic[ _-]?[Kk]ey[ \t]*[:=][ \t]*["']?[/+]?|(?:^|\n)peer: |\|1\|(?:[A-Za-z0-9+/]{27}=\|)?)$/;
+/**
+ * A key a browser is given by design: Stripe's publishable keys (`pk_live_…`; its secret keys are
+ * `sk_` and `rk_`) and PostHog's project keys (`phc_…`).
+ */
+const PUBLISHABLE_KEY = /^(?:pk_(?:live|test)_|phc_)[A-Za-z0-9]{20,}$/;
 /** An OpenPGP key's id after its algorithm (`cv25519/3D78C3083DC6F04A` in `gpg --list-keys`). */
 const OPENPGP_KEY_ID =
   /^(?:rsa\d{3,4}|dsa\d{3,4}|elg\d{3,4}|ed25519|ed448|cv25519|cv448|nistp\d{3}|brainpoolP\d{3}r1|secp256k1)\/[0-9A-F]{8,16}$/;
@@ -278,6 +283,7 @@ function isKnownNonSecret(
     TRACEPARENT.test(run) ||
     CLOUD_ID.test(run) ||
     AGE_RECIPIENT.test(run) ||
+    PUBLISHABLE_KEY.test(run) ||
     OPENPGP_KEY_ID.test(run)
   )
     return true;

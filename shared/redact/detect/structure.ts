@@ -11,6 +11,19 @@ import { isPhraseOfListWords, scanSeedPhrases, TWELVE_WORDS } from "./seed-phras
 const ADMINS_SECTION = /(?<=^|\n)[ \t]*\[admins\][ \t]*\r?\n/g;
 /** An INI entry's value (group 1), to the line's end. */
 const INI_ENTRY = /(?<=^|\n)[ \t]*[\w.@-]+[ \t]*=[ \t]*([^\s;#][^\r\n]*?)[ \t]*(?=\r?\n|$)/dg;
+/**
+ * A list of 16 bytes or more written in hex (`{ 0x2e, 0xe6, … }`, Java's `(byte) 0x9c`), its
+ * contents in group 1.
+ */
+const HEX_BYTES =
+  /[{[][ \t\r\n]*((?:(?:\(byte\)[ \t]*)?0[xX][0-9a-fA-F]{2}[ \t]*,[ \t\r\n]*){15,}(?:\(byte\)[ \t]*)?0[xX][0-9a-fA-F]{2})/dg;
+/**
+ * A key's declaration just before its bytes: a name holding `key`, `secret`, `token` or
+ * `password`, an array's size or a type, `=`, and the array's constructor (C's `uint8_t fw_key[16]
+ * =`, Rust's `AES_KEY: [u8; 32] =` and `vec!`, Go's `[]byte`, Java's and C#'s `new byte[]`).
+ */
+const KEY_DECLARATION =
+  /(?:key|secret|token|passw(?:or)?d)\w*(?:[ \t]*\[[^\]\n]{0,12}\])?(?:[ \t]*:[^=\n]{1,40})?[ \t]*=[ \t]*(?:new[ \t]+\w+[ \t]*\[[ \t]*\][ \t]*|\[\]byte[ \t]*|\w+![ \t]*)?$/i;
 
 export const STRUCTURE_RULES: readonly PatternRule[] = [
   {
@@ -216,6 +229,35 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     needles: ["sasl_passwd"],
     pattern:
       /(?<=^|\n|\\n|["'])[ \t]*[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}(?::\d{1,5})?[ \t]+[^\s:"']+:([a-z]{4}(?: [a-z]{4}){3}|[^\s"'\\]{4,256})(?=[ \t]*(?:$|\r?\n|\\?["'\\]))/dg,
+    group: 1,
+    accept: (m) => !isStandIn(m[1] ?? ""),
+  },
+  {
+    // A key written as its bytes in hex, under a key's name (`static const uint8_t fw_key[16] = {
+    // 0xC8, … }`): the list is the key, however random its bytes look one by one.
+    id: "key-bytes",
+    kind: "secret",
+    layer: "structure",
+    needles: ["0x", "0X"],
+    scan: (text, out, rule) => {
+      for (const m of text.matchAll(HEX_BYTES)) {
+        const [start, end] = m.indices?.[1] ?? [0, 0];
+        const at = m.index ?? 0;
+        if (KEY_DECLARATION.test(text.slice(Math.max(0, at - 100), at)))
+          out.push({ start, end, rule: rule.id, kind: "secret" });
+      }
+    },
+  },
+  {
+    // Redis' ACL rules (`users.acl`, `ACL SETUSER`, `user` in redis.conf): `>password` adds a
+    // password in the clear, after the user's name and its other rules (`on`, `~keys:*`, `+@all`);
+    // after `user` at least one of them, or `grep user file >out` would be one.
+    id: "redis-acl-password",
+    kind: "secret",
+    layer: "structure",
+    needles: [" >"],
+    pattern:
+      /(?<![\w-])(?:(?:SETUSER|setuser)[ \t]+[^\s<>]+(?:[ \t]+(?:on|off|reset\w*|nopass|all\w+|nocommands|[~%&+#<-][^\s]*))*|user[ \t]+[^\s<>]+(?:[ \t]+(?:on|off|reset\w*|nopass|all\w+|nocommands|[~%&+#<-][^\s]*))+)[ \t]+>([^\s"'\\]{1,256})/dg,
     group: 1,
     accept: (m) => !isStandIn(m[1] ?? ""),
   },

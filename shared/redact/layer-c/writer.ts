@@ -297,7 +297,7 @@ export class LayerCWriter {
       const target = found && { start: found.start, length: found.text.length, text: found.text };
       const revisit = await this.revisit(spool, target);
       const counts = mergeCounts([this.counts, this.knownCounts]);
-      const summary = layerCSummary(format, preset, counts, await original);
+      const summary = this.withoutKnownInPaths(layerCSummary(format, preset, counts, await original));
       // Known before the first byte: a caller may decide on it before it publishes the copy.
       done(summary);
       if (target === undefined) return;
@@ -361,6 +361,32 @@ export class LayerCWriter {
       if (line.start === target?.start) target.text = Buffer.concat([Buffer.from(text), NEWLINE]);
     });
     return revisit;
+  }
+
+  /**
+   * `summary` with what the file revealed replaced in its paths: a removed member's name may be a
+   * secret that only another line revealed (`$.env["<secret>"]`), and the summary is published
+   * with the copy.
+   */
+  private withoutKnownInPaths(summary: LayerCSummary): LayerCSummary {
+    const known = this.known;
+    if (known === undefined) return summary;
+    const clean = (counts: Record<string, number>): Record<string, number> => {
+      const out: Record<string, number> = {};
+      for (const [path, n] of Object.entries(counts)) {
+        const written = JSON.stringify(path);
+        const text = known.redactKnown(written);
+        const key = text === written ? path : (JSON.parse(Buffer.from(text).toString("utf8")) as string);
+        out[key] = (out[key] ?? 0) + n;
+      }
+      return out;
+    };
+    return {
+      ...summary,
+      by_path: clean(summary.by_path),
+      removed_fields: clean(summary.removed_fields),
+      hashes_added: clean(summary.hashes_added),
+    };
   }
 
   private spoolPort(): Spool {

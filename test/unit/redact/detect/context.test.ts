@@ -1276,3 +1276,50 @@ describe("a review of the eleventh pass (issue 20)", () => {
     ]);
   });
 });
+
+describe("project files an agent writes (blind12's misses and over-redactions)", () => {
+  it("finds a password under a store's or a signer's name, by position in well-known calls, and through a conversion", () => {
+    expectHidden(scrub, [
+      ["REDIS_PASSWORD=Tr0ub4dor&3", "Tr0ub4dor&3"],
+      ["redis_password: Kx9mPq2vLw7", "Kx9mPq2vLw7"],
+      ["signing.password=Blossom4649Aspen!", "Blossom4649Aspen!"],
+      ['viper.SetDefault("redis.password", "Pebble8866Sage#")', "Pebble8866Sage#"],
+      ['auth := smtp.PlainAuth("", "billing", "Robinfern9810!", "smtp.gmail.com")', "Robinfern9810!"],
+      ['let creds = Credentials::new("mailer".to_owned(), "F05sil6284@".to_owned());', "F05sil6284@"],
+      [
+        "final _secret = utf8.encode('44a5f5293b294ed70066fe2957525d97f66281dd1fa848dc327723190aa61083');",
+        "44a5f529",
+      ],
+      [
+        'let signingKey = SymmetricKey(data: Data(hexString: "6b71068637bc2f10833f1a8289eb61d12f14b460d93f1cd649bfea98098d1d61")!)',
+        "6b710686",
+      ],
+    ]);
+    // A cache's key is a slot's name, still.
+    expectKept(scrub, ['redis_key = "session:42"', 'cache_key: "user-profile"']);
+  });
+
+  it("keeps what is code or a reference there", () => {
+    expectKept(scrub, [
+      'session = boto3.Session(profile_name="prod")',
+      '  api_key: System.fetch_env!("SENDGRID_API_KEY")',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Kotlin template
+      '.header("Authorization", "Bearer ${BuildConfig.API_TOKEN}")',
+      "password = $__env{GF_SMTP_PASSWORD}",
+      "    app.api_key: '%env(API_KEY)%'",
+      '<add key="ClearTextPassword" value="%ACME_FEED_PAT%" />',
+      '<packageSourceCredentials>\n  <acme>\n    <add key="Username" value="build" />\n  </acme>\n</packageSourceCredentials>',
+      "'passwords' => [\n    'users' => [\n        'provider' => 'users',\n    ],\n],",
+      "  authorization: enabled",
+      '  secret_id = "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/orders/db-AbCdEf"',
+      "  DB_PASSWORD_SECRET: projects/acme-prod-3821/secrets/db-password/versions/latest",
+      "let creds = Credentials::new(user, pass);",
+    ]);
+    // A password given after them still is one.
+    expectHidden(scrub, [
+      ['<add key="ClearTextPassword" value="Kx9mPq2vLw7" />', "Kx9mPq2vLw7"],
+      ['passwords: ["Kx9mPq2vLw7", "Tr0ub4dor&3"]', "Kx9mPq2vLw7"],
+      ["pwd::anothersyntax!", "anothersyntax!"],
+    ]);
+  });
+});

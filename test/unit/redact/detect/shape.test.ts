@@ -172,6 +172,9 @@ describe("values public by design, in the outputs that print them", () => {
       "interface: wg0\n  public key: ACENB/uTfInTm2nBSoplOa3TarXsKG6ww5Ez8q0hr+o=\n  private key: (hidden)",
       "peer: t56exGBv4XwnQy7Tf+hNTQQD/kY1VeJYJwq/57hxt7s=\n  endpoint: vpn:51820",
       "[Peer]\nPublicKey = ACENB/uTfInTm2nBSoplOa3TarXsKG6ww5Ez8q0hr+o=",
+      "[Peer]\nPublicKey = /H3UpB4snpuJY5i1GtIdjtx9XC7DqPbalSl4aoIeUnI=",
+      "const stripe = Stripe('pk_live_AcuV3NvRy6jEYu4eDuVlbrYBQ0SmOZQN7eRYlr7Ff3gqcJLjfbWAjVk21Fxz');",
+      "posthog.init('phc_pzSpeDyKLfSVo7man91eiEstSRu9QTYaXYXmFbN78M3', { api_host: 'https://eu.i.posthog.com' });",
       "Public key: age16z4plq5rdqfeaza2qc6gnstqdnw0cl24f83rz0tkjrmsq40vyn2x8vhq4n",
       "age: >-\n  age1zvwf9wm2ju6wc54g6gq8r6kdwt9m9a9zf3ksmfrrv9dd6a85399deukcy4",
       "|1|dekBoYlUa6UlO9iAI1hLxDixVzY=|sgK//PNkRDboMk1fBdKg08nmv4I= ecdsa-sha2-nistp256",
@@ -181,6 +184,11 @@ describe("values public by design, in the outputs that print them", () => {
   });
 
   it("while the private halves beside them are caught", () => {
+    expect(
+      scrub(
+        "const stripe = require('stripe')('sk_live_AcuV3NvRy6jEYu4eDuVlbrYBQ0SmOZQN7eRYlr7Ff3gqcJLjfbWAjVk21Fxz');",
+      ),
+    ).not.toContain("AcuV3Nv");
     expect(scrub("[Interface]\nPrivateKey = ACENB/uTfInTm2nBSoplOa3TarXsKG6ww5Ez8q0hr+o=")).not.toContain(
       "ACENB",
     );

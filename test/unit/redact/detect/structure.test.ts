@@ -246,3 +246,33 @@ describe(".npmrc's registry credentials", () => {
       expect(scrub(line)).toBe(line);
   });
 });
+
+describe("Redis' ACL passwords and keys written as bytes", () => {
+  it("takes the password `>` adds to a user, not a redirect", () => {
+    expect(scrub("user app on >Kx9mPq2vLw7 ~app:* &* +@all -@dangerous")).toBe(
+      "user app on >[REDACTED:redis-acl-password] ~app:* &* +@all -@dangerous",
+    );
+    expect(scrub("127.0.0.1:6379> ACL SETUSER alice >Kx9mPq2vLw7 ~cached:* +get")).not.toContain(
+      "Kx9mPq2vLw7",
+    );
+    for (const kept of [
+      "grep user file >out.txt",
+      "user default on nopass ~* +@all",
+      "if user > 5 and count >10",
+    ])
+      expect(scrub(kept)).toBe(kept);
+  });
+
+  it("takes a key's bytes under a key's name, not a table's", () => {
+    const bytes =
+      "0xC8, 0x6A, 0x6C, 0x2F, 0x73, 0xEE, 0x73, 0x39, 0x63, 0x33, 0x85, 0x07, 0x48, 0x0A, 0x27, 0x98";
+    expect(scrub(`static const uint8_t fw_key[16] = {\n    ${bytes}\n};`)).toBe(
+      "static const uint8_t fw_key[16] = {\n    [REDACTED:key-bytes]\n};",
+    );
+    expect(scrub(`static AES_KEY: [u8; 16] = [${bytes}];`)).not.toContain("0xC8");
+    expect(scrub(`byte[] key = new byte[] { (byte)0x9c, ${bytes} };`)).not.toContain("0x9c");
+    const table = `static const uint8_t crc_table[16] = { ${bytes} };`;
+    expect(scrub(table)).toBe(table);
+    expect(scrub("key := []byte{0x01, 0x02}")).toBe("key := []byte{0x01, 0x02}");
+  });
+});

@@ -237,3 +237,29 @@ describe("a secret on the carrier line, revealed later", () => {
     });
   }
 });
+
+describe("a secret another line revealed, as a removed member's name", () => {
+  // The summary counts removed members by path, and a path holds the member's name.
+  const secret = "Zq7-correcthorse+battery/9";
+  const removed = (step: number): string => {
+    const value = JSON.parse(event(step, "ls")) as Record<string, unknown>;
+    value.env = { [secret]: 1 };
+    return JSON.stringify(value);
+  };
+  for (const [order, lines] of [
+    ["before", [removed(1), event(2, "ls"), event(3, `export DB_PASSWORD='${secret}'`)]],
+    ["after", [event(1, `export DB_PASSWORD='${secret}'`), event(2, "ls"), removed(3)]],
+  ] as const) {
+    it(`is not spelled out in the summary's paths (revealed ${order} it)`, async () => {
+      const header = JSON.stringify({
+        type: "ReplayHeader",
+        replay_version: 1,
+        producer: "test",
+        created_at: "2026-02-15T08:00:00Z",
+      });
+      const copy = await copyOf(`${[header, ...lines].join("\n")}\n`, ONE_THREAD);
+      expect(copy).not.toContain(secret);
+      expect(copy).toContain('$.env[\\"[REDACTED:generic-secret]\\"]');
+    });
+  }
+});
