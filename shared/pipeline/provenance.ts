@@ -35,7 +35,7 @@ export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 28,
   "redact/detect": 87,
-  "redact/layer-c": 17,
+  "redact/layer-c": 18,
   "redact/scrub": 15,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 5,

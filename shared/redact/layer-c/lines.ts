@@ -34,7 +34,7 @@ import { RAW_KEYS } from "./policy.js";
 import { NOT_WRITTEN, SplitEventWriter, WRITTEN_HEADER } from "./split-event.js";
 import { type LayerCCounts, type LayerCSummary, summaryValue } from "./summary.js";
 import { isRootShaped, redactEvent, redactReplayEvent } from "./transform.js";
-import { writtenPathAt } from "./written-path.js";
+import { WrittenPaths } from "./written-path.js";
 
 /** The JSON Lines formats: the REPLAY dialects and Braintrust spans. */
 export type LinesFormat = "replay-v1" | "replay-dsrs" | "replay-adr0003" | "braintrust-spans";
@@ -241,7 +241,8 @@ export class LineRedactor {
    * chunk of a string (see `Scrubber.redactKnown`): `text` itself when it holds none.
    */
   redactKnown(text: Uint8Array | string): Uint8Array | string {
-    return this.ctx.scrubber.redactKnown(text, writtenPathAt) ?? text;
+    const paths = new WrittenPaths();
+    return this.ctx.scrubber.redactKnown(text, (json, at) => paths.at(json, at)) ?? text;
   }
 
   /** The counts since the last call (as `snapshot`), counting afresh after it. */

@@ -1,6 +1,10 @@
-/** `writtenPathAt`: where in a written event a place is, as the redaction counts paths. */
+/** `WrittenPaths`: where in a written event a place is, as the redaction counts paths. */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { writtenPathAt } from "#shared/redact/layer-c/written-path.js";
+import { WrittenPaths } from "#shared/redact/layer-c/written-path.js";
+
+/** The path of one place, asked of a fresh instance (read from the start). */
+const writtenPathAt = (json: string, at: number): string => new WrittenPaths().at(json, at);
 
 /** The path of the first occurrence of `needle` in `json`. */
 const pathOf = (json: string, needle: string): string => {
@@ -9,7 +13,7 @@ const pathOf = (json: string, needle: string): string => {
   return writtenPathAt(json, at);
 };
 
-describe("writtenPathAt", () => {
+describe("WrittenPaths", () => {
   const event = JSON.stringify({
     type: "ToolResult",
     error: { message: "failed: NEEDLE1", "odd key": { "x.y": "NEEDLE2" } },
@@ -38,5 +42,24 @@ describe("writtenPathAt", () => {
   it("gives `$` outside any string", () => {
     expect(writtenPathAt(event, 0)).toBe("$");
     expect(writtenPathAt(event, event.indexOf("12"))).toBe("$");
+  });
+
+  it("gives the same paths to places asked in order, in any order, and of other events between", () => {
+    const other = JSON.stringify({ a: ["NEEDLE", { b: "NEEDLE" }] });
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: event.length + 4 }), { maxLength: 40 }),
+        fc.boolean(),
+        (places, sorted) => {
+          const at = sorted ? [...places].sort((x, y) => x - y) : places;
+          const paths = new WrittenPaths();
+          for (const [k, p] of at.entries()) {
+            expect(paths.at(event, p)).toBe(writtenPathAt(event, p));
+            if (k % 7 === 3) expect(paths.at(other, 3)).toBe(writtenPathAt(other, 3));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
