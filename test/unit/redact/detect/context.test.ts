@@ -1314,12 +1314,15 @@ describe("project files an agent writes (blind12's misses and over-redactions)",
       '  secret_id = "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/orders/db-AbCdEf"',
       "  DB_PASSWORD_SECRET: projects/acme-prod-3821/secrets/db-password/versions/latest",
       "let creds = Credentials::new(user, pass);",
+      // WordPress' wp-config-sample.php.
+      "define( 'AUTH_KEY',         'put your unique phrase here' );",
     ]);
     // A password given after them still is one.
     expectHidden(scrub, [
       ['<add key="ClearTextPassword" value="Kx9mPq2vLw7" />', "Kx9mPq2vLw7"],
       ['passwords: ["Kx9mPq2vLw7", "Tr0ub4dor&3"]', "Kx9mPq2vLw7"],
       ["pwd::anothersyntax!", "anothersyntax!"],
+      ['password = "correct horse battery staple"', "battery staple"],
     ]);
   });
 });
