@@ -34,8 +34,8 @@ export interface Provenance {
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 28,
-  "redact/detect": 88,
-  "redact/layer-c": 18,
+  "redact/detect": 89,
+  "redact/layer-c": 19,
   "redact/scrub": 15,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 5,

@@ -608,8 +608,6 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   return undefined;
 }
 
-/** A call read as a bare value (`boto3.Session(profile_name=`, Elixir's `System.fetch_env!(`): code. */
-const CALL_VALUE = /^(?:new[ \t]+)?[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*!?\(/;
 /** Values that are not a value: references, templates, types, code, encrypted values, masks. */
 const REFERENCE =
   /^(?:\$\{.*|\$__(?:env|file|vault)\{.*|%env\([^)]*\)%|#\{.*|@\(.*\)|vault:.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|ext:\w+|@(?:[~.]?\/\S*|[\w.-]+\.(?:txt|json|ya?ml|pem|key|env|conf|cfg|ini|toml|crt|cer|csr|p12|pfx|jks|bin|dat|secret|pass|pw))|projects\/[^/\s]+\/secrets\/\S+|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|(?:[a-z]+ )+your(?: [a-z]+)* here|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|enabled|disabled|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
@@ -641,11 +639,12 @@ function isPlaceholderValue(value: string): boolean {
 
 /**
  * A call, an index or a member access (`getToken()`, `positionals[0]`, `self.token`,
- * `config.password`, `req.headers.authorization?.split(…`, `TOTP::create(…`), or a Rust raw
- * string's opening (`br#"…"#`).
+ * `config.password`, `req.headers.authorization?.split(…`, `TOTP::create(…`), a call whose names
+ * hold digits or a macro's `!` (`boto3.Session(profile_name=`, Elixir's `System.fetch_env!(`), or a
+ * Rust raw string's opening (`br#"…"#`).
  */
 const CODE =
-  /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*(?:::[A-Za-z_$][\w$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*[([]|^[rbRB]{1,2}#+$/;
+  /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*(?:::[A-Za-z_$][\w$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*[([]|^[rbRB]{1,2}#+$|^(?:new[ \t]+)?[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*!?\(/;
 /**
  * A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`, one
  * after an id (systemd's `LoadCredential=db-password:/etc/app/db-password`), a
@@ -753,7 +752,7 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
   // A word with more words after it on its line is a sentence (`Password: changed yesterday`,
   // `Secret: stored in Vault`), not a value.
   if (!v.quoted && isSentenceWord(text, v.start, v.end)) return false;
-  if (!v.quoted && (CODE.test(value) || followedByCall || CALL_VALUE.test(value))) return false;
+  if (!v.quoted && (CODE.test(value) || followedByCall)) return false;
   if (TIMESTAMP.test(value) || PATTERN.test(value) || ALGORITHM_VALUE.test(value)) return false;
   if (/^\d+$/.test(value)) return strength === "strong" && value.length >= 4 && value.length <= 64;
   if (/^[\d.:/-]+$/.test(value)) return false;

@@ -100,10 +100,6 @@ export class Revisit {
 
   private isChanged(index: number): boolean {
     const byte = index >> 3;
-    return (
-      this.count > 0 &&
-      byte < this.changed.length &&
-      ((this.changed[byte] as number) & (1 << (index & 7))) !== 0
-    );
+    return byte < this.changed.length && ((this.changed[byte] as number) & (1 << (index & 7))) !== 0;
   }
 }

@@ -229,7 +229,6 @@ export class LayerCWriter {
     }
     redacted = this.withoutKnown(redacted);
     const spool = this.opened;
-    if (redacted.learned !== undefined && redacted.learned.length > 0) this.revealedAt = spool?.written ?? 0;
     return spool === undefined ? this.firstWrite(redacted) : this.write(spool, redacted);
   }
 
@@ -239,10 +238,14 @@ export class LayerCWriter {
     const text = known.redactKnown(redacted.text);
     let out = redacted;
     if (text !== redacted.text) {
-      out = { text, carrier: redacted.carrier, ...(redacted.learned && { learned: redacted.learned }) };
+      out = { text, carrier: redacted.carrier };
       this.knownCounts = mergeCounts([this.knownCounts, known.takeSnapshot()]);
     }
-    if (redacted.learned !== undefined && redacted.learned.length > 0) known.learn(redacted.learned);
+    if (redacted.learned !== undefined && redacted.learned.length > 0) {
+      known.learn(redacted.learned);
+      // This line is not written yet: it starts where the spool ends.
+      this.revealedAt = this.opened?.written ?? 0;
+    }
     return out;
   }
 
