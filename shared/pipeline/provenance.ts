@@ -33,10 +33,10 @@ export interface Provenance {
  */
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
-  "redact/rules": 28,
-  "redact/detect": 89,
+  "redact/rules": 29,
+  "redact/detect": 90,
   "redact/layer-c": 19,
-  "redact/scrub": 15,
+  "redact/scrub": 16,
   // Format readers (validation and hashes).
   "formats/replay-jsonl": 5,
   "formats/replay-bundle": 3,

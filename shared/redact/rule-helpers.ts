@@ -40,8 +40,14 @@ function isBracedCode(value: string): boolean {
  */
 const IDENTIFIER_VALUE =
   /^(?:arn:aws[a-z-]*:\S+|(?:MIT|ISC|0BSD|BSD-[234]-Clause(?:-\w+)?|Apache-[12]\.[01]|(?:A|L)?GPL-[23]\.0(?:-only|-or-later|\+)?|MPL-[12]\.[01]|EPL-[12]\.0|CC0-1\.0|CC-BY(?:-SA)?-[34]\.0|Unlicense|Zlib|BlueOak-1\.0\.0|Artistic-2\.0|WTFPL|PSF-2\.0|Python-2\.0)|(?:test|fake|dummy|mock|sample|example|my)[A-Z][a-z]+(?:[A-Z][a-z]+)*\d*|(?:some|my|a|the)(?:fake|dummy)(?:key|pass(?:word)?|token|secret|value)?|(?:fake|dummy)(?:key|pass(?:word)?|token|secret|value))$/;
-/** Elided or already redacted (`ops_eyJ…`, `abc...`, `…[Redacted]`), or code holding an assignment (`a = b`). */
-const NOT_A_VALUE = /\.\.$|…$|\[redacted|\s=(?:\s|$)/i;
+/**
+ * Elided to a few characters (`sk-abc...`, `ghp_.....`) or to a JSON document's start in base64
+ * (`eyJ2IjoiMSIs...`, `ops_eyJzaWdu…`: a header, not the signature), already redacted
+ * (`…[Redacted]`), or code holding an assignment (`a = b`). Ten characters or more of anything else
+ * before the dots are most of a value: a line cut short (`KEY=6x8SH8LOlGCIN3cch60j...`) shows it.
+ */
+const NOT_A_VALUE =
+  /^[\s\S]{0,9}?(?:\.\.|…)[.…]*$|(?:^|[_-])eyJ[\w-]*(?:\.\.|…)[.…]*$|\[redacted|\s=(?:\s|$)/i;
 
 /**
  * True for values that stand for a value without being one: references, templates, type names,

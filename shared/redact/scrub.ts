@@ -31,6 +31,7 @@ import {
   scanGeneratedRuns,
 } from "./detect/shape.js";
 import { NeedleLists } from "./needles.js";
+import { hasNoise, plainView } from "./plain-view.js";
 import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
 import type { PackRule } from "./rule-types.js";
 import {
@@ -436,6 +437,27 @@ export class Scrubber {
         raw.push(mapped);
       }
       if (inner.length > 0) preferOwnUrls(raw, 0);
+    }
+    if (hasNoise(text)) {
+      // Colour codes, invisible characters, look-alike separators, HTML's references: the view a
+      // reader sees is read too, and what it finds is mapped back onto the string's characters.
+      const view = plainView(text);
+      const inner: Detection[] = [];
+      this.detect(view.text, rules, inner);
+      for (const f of inner) {
+        if (f.end <= f.start) continue;
+        const mapped: Detection = {
+          ...f,
+          start: view.starts[f.start] ?? 0,
+          end: view.ends[f.end - 1] ?? text.length,
+        };
+        if (
+          mapped.replacement !== undefined &&
+          text.slice(mapped.start, mapped.end) !== view.text.slice(f.start, f.end)
+        )
+          delete mapped.replacement;
+        raw.push(mapped);
+      }
     }
     this.scanBase64(text, raw);
     const merged = resolve(text.includes("[REDACTED:") ? withoutTags(text, raw) : raw);

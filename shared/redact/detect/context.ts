@@ -78,7 +78,9 @@ function quoteAt(text: string, at: number): string | undefined {
  * (`key = bytes.fromhex("…")`, `secret = Buffer.from("…")`) or makes a SecureString, or a bare
  * word; none for a prompt read (`Read-Host "Password"`).
  */
-function assignedValue(text: string, s: number): Value | undefined {
+function assignedValue(text: string, at: number): Value | undefined {
+  // YAML's anchor and core tags before a scalar (`password: &db x`, `token: !!str x`).
+  const s = at + (YAML_NODE_PROPERTIES.exec(text.slice(at, at + 80))?.[0].length ?? 0);
   const cmdlet = CMDLET_VALUE.exec(text.slice(s, s + 48));
   if (cmdlet !== null) return cmdlet[1] === undefined ? undefined : quoted(text, s + cmdlet[0].length, false);
   const wrapped = wrappedLiteral(text, s);
@@ -94,6 +96,8 @@ function assignedValue(text: string, s: number): Value | undefined {
   return quoted(text, s, false) ?? bare(text, s, false);
 }
 
+/** YAML's anchor (`&db`) and core tags (`!!str`, `!!binary`) before a scalar, then a blank. */
+const YAML_NODE_PROPERTIES = /^(?:(?:&[\w-]+|!!(?:str|binary))[ \t]+)+(?=\S)/;
 /**
  * A string literal's prefix: Python's and Rust's bytes and formatted strings (`b"k"`, `rb'k'`,
  * `u"k"`, `f"k"`), C's and C++'s wide ones (`L"k"`, `u8"k"`), C#'s verbatim and interpolated ones
@@ -209,6 +213,11 @@ function elementText(text: string, at: number): Value | undefined {
   const close = closingTag(text, s);
   let e = close;
   while (e > s && /\s/.test(text[e - 1] ?? "")) e--;
+  // A CDATA section's text is the value (`<password><![CDATA[x]]></password>`).
+  if (text.startsWith("<![CDATA[", s) && text.startsWith("]]>", e - 3)) {
+    s += 9;
+    e -= 3;
+  }
   return close > s && e > s ? { start: s, end: e, quoted: true, loose: false } : undefined;
 }
 
@@ -301,6 +310,13 @@ const CONSTANT_KEY =
  * Java's conversion to the type a password takes (`"x".toCharArray()`, `"x".getBytes(UTF_8)`).
  */
 const SETTER_LITERAL_END = /^\\?["'](?:\.(?:toCharArray|getBytes|toByteArray)\([\w.]{0,24}\))?[ \t]*\)/;
+/** A lookup's call before the quoted name (`Session("`), and its value assigned (`") = `). */
+const LOOKUP_OPEN = /\w\(\\?["']$/;
+const LOOKUP_ASSIGNED = /^\)[ \t]*=(?![=>~])/;
+/** An enum constant's name or key read from it (`.getName()`, `.name()`, `.key`). */
+const ENUM_KEY = /^\.(?:getName|name|getKey|key|toString|getValue|value)(?:\(\))?(?=\s*,)/;
+/** The same read at a name's end, before its call's parentheses. */
+const ENUM_READ = /\.(?:getName|name|getKey|key|toString|getValue|value)$/;
 /** A path's last word before the name, in the same string (`'/etc/passwd'`). */
 const PATH_BEFORE_NAME = /\/[\w.-]*$/;
 /**
@@ -475,8 +491,20 @@ function markupValue(text: string, nameStart: number, at: number, i: number): Va
   }
   if (text[i] === ">" ? element : text.startsWith("&gt;", i) && text.endsWith("&lt;", nameStart))
     return elementText(text, i);
+  // The name as a cell's or a term's whole text, its value the next one's (`<td>KEY</td><td>x</td>`,
+  // `<dt>Password</dt><dd>x</dd>`, `<code>KEY</code>: <code>x</code>`): one word, not a description.
+  const cell = text[i] === "<" && />[ \t]*$/.test(text.slice(Math.max(0, nameStart - 8), nameStart));
+  const gap = cell ? CELL_GAP.exec(text.slice(i, i + 200)) : null;
+  if (gap !== null) {
+    const v = elementText(text, i + gap[0].length - 1);
+    return v === undefined || /\s/.test(text.slice(v.start, v.end)) ? undefined : v;
+  }
   return null;
 }
+
+/** From a cell's or a term's end tag to the next value's start tag, its `>` last. */
+const CELL_GAP =
+  /^<\/(?:td|th|dt|span|code|b|strong|em|kbd|samp|label|var)>[ \t]*(?:[:=][ \t]*)?<(?:td|dd|span|code|b|strong|em|kbd|samp|pre|var)(?:[ \t][^<>]{0,120})?>/i;
 
 /** Does the name at `nameStart` open an element, with a namespace's prefix or not (`<password`, `<wsse:Password`)? */
 function opensElement(text: string, nameStart: number): boolean {
@@ -516,12 +544,18 @@ function pairedLiteral(
   i: number,
   rest: string,
 ): Value | undefined {
-  const pair = /^\s*,\s*/.exec(rest);
+  // An enum constant's name or key as the setter's key (`PGProperty.PASSWORD.getName()`).
+  const named = ENUM_KEY.exec(rest)?.[0].length ?? 0;
+  const pair = /^\s*,\s*/.exec(named === 0 ? rest : rest.slice(named));
   if (pair === null || text[nameStart] === "$") return undefined;
   const constantKey = i === at && text[nameStart - 1] === "(" && CONSTANT_KEY.test(text.slice(nameStart, at));
-  if ((i === at && !constantKey) || PATH_BEFORE_NAME.test(text.slice(Math.max(0, nameStart - 64), nameStart)))
+  if (
+    (i === at && !constantKey) ||
+    (named > 0 && !constantKey) ||
+    PATH_BEFORE_NAME.test(text.slice(Math.max(0, nameStart - 64), nameStart))
+  )
     return undefined;
-  const v = quoted(text, i + pair[0].length, false);
+  const v = quoted(text, i + named + pair[0].length, false);
   if (v === undefined) return undefined;
   const after = text.slice(v.end, v.end + 8);
   // A JSON member's name after a value (`"…token","temperature":0.7`) is no argument.
@@ -547,6 +581,11 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   i += quoteAt(text, i)?.length ?? 0;
   // An SDK's string wrapper around the name (`Name: aws.String("DB_PASSWORD"), Value: …`).
   if (text[i] === ")" && STRING_WRAPPER_BEFORE.test(text.slice(Math.max(0, nameStart - 24), nameStart))) i++;
+  // A lookup by the name, assigned to (VB's and classic ASP's `Session("Password") = "x"`,
+  // `obj('APIKEY') = 'x'`); a comparison (`==`) is not.
+  else if (text[i] === ")" && LOOKUP_OPEN.test(text.slice(Math.max(0, nameStart - 4), nameStart))) {
+    if (LOOKUP_ASSIGNED.test(text.slice(i, i + 24))) i++;
+  }
   if (text[i] === "]") i++;
   // An array's brackets (C's `char password[] = "x"`, `[32]`; PHP's `$apikey[] = "x"`).
   else if (text[i] === "[") i += arrayBrackets(text, nameStart, i);
@@ -610,7 +649,19 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
 
 /** Values that are not a value: references, templates, types, code, encrypted values, masks. */
 const REFERENCE =
-  /^(?:\$\{.*|\$__(?:env|file|vault)\{.*|%env\([^)]*\)%|#\{.*|@\(.*\)|vault:.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|ext:\w+|@(?:[~.]?\/\S*|[\w.-]+\.(?:txt|json|ya?ml|pem|key|env|conf|cfg|ini|toml|crt|cer|csr|p12|pfx|jks|bin|dat|secret|pass|pw))|projects\/[^/\s]+\/secrets\/\S+|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|(?:[a-z]+ )+your(?: [a-z]+)* here|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|enabled|disabled|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+  /^(?:\$\{.*|\$__(?:env|file|vault)\{.*|%env\([^)]*\)%|#\{.*|@\(.*\)|vault:.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|ext:\w+|projects\/[^/\s]+\/secrets\/\S+|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|(?:[a-z]+ )+your(?: [a-z]+)* here|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|enabled|disabled|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+/**
+ * A file given by its path (curl's and the cloud CLIs' `@secret.json`, `@~/token`); in lower case,
+ * as files are named: `@dm1n.Pass` is a password.
+ */
+const FILE_REFERENCE =
+  /^@(?:[~.]?\/\S*|[\w.-]+\.(?:txt|json|ya?ml|pem|key|env|conf|cfg|ini|toml|crt|cer|csr|p12|pfx|jks|bin|dat|secret|pass|pw))$/;
+/**
+ * A YAML alias (`password: *db_password`) and a borrow of a variable or a field (Rust's and C's
+ * `&config.password`, `&mut pw`): in lower case, as names are written (`*ljjPcOtzkswrZ` is a
+ * password).
+ */
+const ALIAS_OR_BORROW = /^(?:\*[a-z_][a-z0-9_-]*|&(?:mut[ \t]+)?[a-z_][a-z0-9_]*(?:\.[a-z_]\w*)*)$/;
 /**
  * A Makefile's or a compose file's escaped reference (`$$DB_PASSWORD`, `$${TOKEN:-x}`,
  * `$$password`, `$$db_pass2`): a name in capitals, in lower case of letters alone, or in snake
@@ -627,14 +678,23 @@ function isStandInValue(value: string): boolean {
   const scheme = AUTH_SCHEME_PREFIX.exec(value);
   // A header's scheme before a reference (`"Bearer ${BuildConfig.API_TOKEN}"`) refers to one too.
   if (scheme !== null) return isStandInValue(value.slice(scheme[0].length));
-  return isStandIn(value) || REFERENCE.test(value) || ESCAPED_REFERENCE.test(value);
+  return isStandIn(value) || isReference(value);
+}
+/** A reference of any kind: a variable's, a file's, an alias, a borrow, an escaped one. */
+function isReference(value: string): boolean {
+  return (
+    REFERENCE.test(value) ||
+    FILE_REFERENCE.test(value) ||
+    ALIAS_OR_BORROW.test(value) ||
+    ESCAPED_REFERENCE.test(value)
+  );
 }
 /** An HTTP authorization scheme's word and its blank, before a credential. */
 const AUTH_SCHEME_PREFIX = /^(?:Bearer|Basic|Token|token|Bot|Digest|SSWS)[ \t]+(?=\S)/;
 
 /** Is `value` a stand-in or a sample value (`secret`, `my-password`): no credential where one only may stand? */
 function isPlaceholderValue(value: string): boolean {
-  return isPlaceholder(value) || REFERENCE.test(value) || ESCAPED_REFERENCE.test(value);
+  return isPlaceholder(value) || isReference(value);
 }
 
 /**
@@ -888,6 +948,11 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     while (end < text.length && isNameChar(text.charCodeAt(end))) end++;
     // A sentence's full stop or a trailing dash is not part of the name.
     while (end > m.index + m[0].length && /[.-]/.test(text[end - 1] ?? "")) end--;
+    // An enum constant read for its name (`(PGProperty.PASSWORD.getName(), "x")`) names the constant.
+    if (text[start - 1] === "(") {
+      const read = ENUM_READ.exec(text.slice(start, end));
+      if (read !== null && CONSTANT_KEY.test(text.slice(start, end - read[0].length))) end -= read[0].length;
+    }
     doneUntil = end;
     CREDENTIAL_WORD.lastIndex = end;
     const name = text.slice(start, end);

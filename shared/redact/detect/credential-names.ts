@@ -330,8 +330,8 @@ export function wordStrength(word: string): "strong" | "weak" | undefined {
   if (STRONG_WORDS.has(word)) return "strong";
   if (WEAK_WORDS.has(word)) return "weak";
   if (word.length > 5 && !NOT_COMPOUND.test(word) && COMPOUND_END.test(word)) return "strong";
-  // `dbpw`, `newpw`: no word ends in `pw` but a password's name.
-  if (word.length >= 4 && word.endsWith("pw")) return "strong";
+  // `dbpw`, `newpw`, `dbpwd`: no word ends in `pw` or `pwd` but a password's name.
+  if (word.length >= 4 && (word.endsWith("pw") || word.endsWith("pwd"))) return "strong";
   if (word.length > 3 && word.endsWith("key") && !NOT_COMPOUND.test(word)) return "weak";
   return undefined;
 }

@@ -373,16 +373,29 @@ function readsAsBase64(text: string, from: number, to: number, dots: number, sla
     .some((part) => /^[a-z]{4,}$/.test(part) || isIdPart(part));
 }
 
-/** A part of a path that is an id: a UUID, a digest, a model API id (`/items/<uuid>`, `/blobs/<sha>`). */
+/**
+ * A part of a path that is an id: a UUID, a digest, a model API id (`/items/<uuid>`,
+ * `/blobs/<sha>`), or a build tool's content hash or scratch folder (`TOOL_PATH_PART`).
+ */
 function isIdPart(part: string): boolean {
   return (
     UUID.test(part) ||
     PREFIXED_UUID.test(part) ||
     ID_PREFIX.test(part) ||
     KUBERNETES_NAME.test(part) ||
-    (DIGEST_LENGTHS.has(part.length) && /^[0-9a-f]+$/i.test(part))
+    (DIGEST_LENGTHS.has(part.length) && /^[0-9a-f]+$/i.test(part)) ||
+    TOOL_PATH_PART.test(part)
   );
 }
+
+/**
+ * The names build tools give what they hash or make up, as a path's part: Nix's store path
+ * (`kj9h…gi4f-nodejs-22`, 32 of Nix's base-32 digits), Cargo's artifact (`mycrate-40f842319e68ddc3`),
+ * Go's build cache (`<sha-256>-d`), pip's wheel cache (a SHA-224 split `77/c1/523f…`), macOS's
+ * per-user temporary folder (`z_klmvt45…0000gn`).
+ */
+const TOOL_PATH_PART =
+  /^(?:[0-9a-df-np-sv-z]{32}-[\w+-]+|[a-z][\w-]*-[0-9a-f]{16}|[0-9a-f]{64}-[a-z]|[0-9a-f]{52,56}|[\w+-]{20,40}0000g[a-z])$/;
 
 /** Separators between a token's groups. */
 function isGroupBreak(c: number): boolean {

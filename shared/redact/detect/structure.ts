@@ -249,6 +249,21 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     },
   },
   {
+    // A webhook's URL holds its own credential: whoever has it can post (Zapier's
+    // `hooks.zapier.com/hooks/catch/5829104/3kx9fq2/`, n8n's `/webhook/<uuid>`, Discord's
+    // `/api/webhooks/<id>/<token>`). The path's last segment after a hook's segment is the key when
+    // it looks made (a UUID, or letters and digits mixed); a hook's number (GitHub's `hooks/12345`),
+    // a word or a source file (`src/hooks/useAuth2.ts`) is not.
+    id: "webhook-url",
+    kind: "secret",
+    layer: "structure",
+    needles: ["hook"],
+    pattern:
+      /\/(?:hooks?|webhooks?|webhookb2|webhook-test)\/(?:[\w-]+\/){0,3}([\w-]{6,128})\/?(?=[\s"'`<>?#)\]},;|\\]|$)/dg,
+    group: 1,
+    accept: (m, text) => isHookKey(m[1] ?? "") && inUrl(text, m.index),
+  },
+  {
     // Redis' ACL rules (`users.acl`, `ACL SETUSER`, `user` in redis.conf): `>password` adds a
     // password in the clear, after the user's name and its other rules (`on`, `~keys:*`, `+@all`);
     // after `user` at least one of them, or `grep user file >out` would be one.
@@ -345,4 +360,24 @@ const DEVICE_CONFIG =
 function isDeviceConfigValue(value: string, text: string): boolean {
   if (isStandIn(value) || /^(?:[%$]|\{\{)/.test(value) || /[.,;:]$/.test(value)) return false;
   return !/^[a-z]+$/i.test(value) || DEVICE_CONFIG.test(text);
+}
+
+/** A UUID, or a run of letters and digits that starts with a digit or holds one inside (`3kx9fq2`, `aB3kQ9xZ`). */
+function isHookKey(segment: string): boolean {
+  if (/^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i.test(segment)) return true;
+  return (
+    /[A-Za-z]/.test(segment) &&
+    /\d/.test(segment) &&
+    // Words and a version or a number (`useAuth2`, `hook-v1`, `release-2024`) name a thing.
+    !/^(?:[a-z]+(?:[A-Z][a-z]+)+\d{0,4}|[A-Za-z]+(?:[-_][A-Za-z]+)*[-_]v?\d{1,4})$/.test(segment) &&
+    !isPlaceholder(segment)
+  );
+}
+
+/** Is `at` inside a URL: a run of non-blank characters before it holding a scheme or a host? */
+function inUrl(text: string, at: number): boolean {
+  let s = at;
+  while (s > 0 && at - s < 512 && !/[\s"'`<>(]/.test(text[s - 1] ?? "")) s--;
+  const run = text.slice(s, at);
+  return run.includes("://") || /^[\w-]+(?:\.[\w-]+)+$/.test(run.split("/")[0] ?? "");
 }

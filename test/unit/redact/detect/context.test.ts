@@ -1326,3 +1326,69 @@ describe("project files an agent writes (blind12's misses and over-redactions)",
     ]);
   });
 });
+
+describe("lookups assigned, enum keys, short compounds and files by path", () => {
+  it("finds a password assigned to a lookup, given under an enum's name or a five-letter compound", () => {
+    expectHidden(scrub, [
+      ['Session("Password") = "Hq7vPz2LmWx9"', "Hq7vPz2LmWx9"],
+      ["obj('APIKEY') = 'asdasdsadasdad'", "asdasdsadasdad"],
+      ['If Request.Form("password") = "letmein2024" Then', "letmein2024"],
+      ['x = Session(\\"Password\\") = \\"Hq7vPz2LmWx9\\"', "Hq7vPz2LmWx9"],
+      ['hikari.addDataSourceProperty(PGProperty.PASSWORD.getName(), "Tr0ub4dor&3");', "Tr0ub4dor&3"],
+      ['props.put(Context.SECURITY_CREDENTIALS.name(), "Tr0ub4dor&3")', "Tr0ub4dor&3"],
+      ["dbpwd=Somespeci@!ch@r", "Somespeci@!ch@r"],
+      ["DBPWD=Hq7vPz2LmWx9", "Hq7vPz2LmWx9"],
+      // `@` and a capitalized word after a dot: a password, not a file.
+      ["password: @dm1n.Pass", "@dm1n.Pass"],
+      ["DB_PASSWORD=@Summer.Time24", "@Summer.Time24"],
+    ]);
+  });
+
+  it("keeps comparisons, references and files given by path", () => {
+    expectKept(scrub, [
+      'Session("Password") = Request.Form("pwd")',
+      'getenv("PASSWORD") == expected',
+      'foo(PGProperty.PASSWORD.getName(), "description of it", 3)',
+      "map.put(Field.PASSWORD.getName(), value)",
+      "curl -d password=@secret.txt https://api.example.com/login",
+      "az login --password @~/pw.txt",
+      "token=@/run/secrets/token",
+      "OLDPWD=/workspace/app",
+    ]);
+  });
+});
+
+describe("values cut short, YAML's node properties, and markup between a name and its value", () => {
+  it("finds most of a value shown before an ellipsis, after an anchor or a tag, in the next cell", () => {
+    expectHidden(scrub, [
+      ["API_KEY=6x8SH8LOlGCIN3cch60jDmJIMqtTA4…", "6x8SH8LOlGCIN3cch60j"],
+      ["CLIENT_SECRET=bluefish-77-Rain... [output truncated, 4312 more characters]", "bluefish-77-Rain"],
+      ["Connecting to db with password M8jZ5pHR02RW75yH6QmeQQ0jcUN5axqe...", "M8jZ5pHR02RW75yH"],
+      ["password=Summer2024!..", "Summer2024!"],
+      ["password: &dbpw Spring2025?", "Spring2025?"],
+      ["password: !!str Spring2025?", "Spring2025?"],
+      // A password may start with `*` or `&`: an alias or a borrow is named in lower case.
+      ["  refresh_token: *ljjPcOtzkswrZ", "ljjPcOtzkswrZ"],
+      ["password = &Summer2024", "Summer2024"],
+      ["<tr><td>CLIENT_SECRET</td><td>Spring2025?</td></tr>", "Spring2025?"],
+      ["<dt>Password</dt><dd>Spring2025?</dd>", "Spring2025?"],
+      ["<code>DB_PASSWORD</code>: <code>Spring2025?</code>", "Spring2025?"],
+      ['<span class="k">API_KEY</span>=<span class="v">Spring2025?</span>', "Spring2025?"],
+      ["<password><![CDATA[Spring2025?]]></password>", "Spring2025?"],
+    ]);
+  });
+
+  it("keeps a value elided to a few characters or to a JSON header, aliases, borrows, and header rows", () => {
+    expectKept(scrub, [
+      "token: sk-abc...",
+      "secret='ghp_....................................'",
+      '"PurchaseToken": "eyJ2IjoiMSIsInMiOjEsImMiOi...",',
+      "export OP_SERVICE_ACCOUNT_TOKEN=ops_eyJzaWduSW5BZGRyZXNzIjoiaHR0cHM6...",
+      "password: *db_password",
+      "let password = &args.password;",
+      "let token = &mut tok;",
+      "<tr><th>Password</th><th>Expires</th></tr>",
+      "<tr><td>DB_PASSWORD</td><td>Password of the database</td></tr>",
+    ]);
+  });
+});

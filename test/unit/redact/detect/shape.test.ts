@@ -200,3 +200,24 @@ describe("values public by design, in the outputs that print them", () => {
     );
   });
 });
+
+describe("build tools' paths", () => {
+  it("keep the hashes and scratch folders the tools name them by", () => {
+    expectKept(scrub, [
+      "/nix/store/kj9hfyxm25b9q2g0sa8k936k91fjgi4f-nodejs-22.11.0/bin/node",
+      "  /nix/store/6cp643dzvlxxpkgbg5kzmwj47sam9zs2-glibc-2.39-52/lib/libc.so.6 (0x00007f6930107ed7)",
+      "     Running unittests src/lib.rs (target/debug/deps/mycrate-40f842319e68ddc3)",
+      "  Executable target/release/deps/app-3f9c2a7b1d4e8f60",
+      "/root/.cache/go-build/21/5a9ab8e681aea3d73919677bbda9b3d27e7f1ef46ed0e7e5e8e6c9e51563308b-d",
+      "/var/folders/7k/z_klmvt45hu43j_siom1tma7v3di8f0000gn/T/pytest-of-dev/pytest-0/test_login0",
+      "  Stored in directory: /tmp/pip-ephem-wheel-cache-zz5fk2z9/wheels/77/c1/523f7ecf3a1e7fd41942e0dcfcd995969cf76a329208600be497ed",
+    ]);
+  });
+
+  it("while a token in a path's part is still one", () => {
+    expectHidden(scrub, [
+      ["cp key /srv/uploads/q7Xk2Lm9Pz5vRt4Wn8Ys3Jd6Hf1Gb0Ac/x", "q7Xk2Lm9Pz5vRt4Wn8Ys3Jd6Hf1Gb0Ac"],
+      ["see /var/run/tokens/aB3kQ9xZ7mWq2Lp8Rt5Yv1Nc", "aB3kQ9xZ7mWq2Lp8Rt5Yv1Nc"],
+    ]);
+  });
+});

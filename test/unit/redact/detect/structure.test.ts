@@ -276,3 +276,30 @@ describe("Redis' ACL passwords and keys written as bytes", () => {
     expect(scrub("key := []byte{0x01, 0x02}")).toBe("key := []byte{0x01, 0x02}");
   });
 });
+
+describe("webhook URLs", () => {
+  it("takes the key a hook's path ends in, whoever serves the hook", () => {
+    expect(scrub("curl -X POST https://hooks.zapier.com/hooks/catch/192840272/anwidh83/ -d '{}'")).toBe(
+      "curl -X POST https://hooks.zapier.com/hooks/catch/192840272/[REDACTED:webhook-url]/ -d '{}'",
+    );
+    expect(scrub("N8N_URL=https://n8n.acme.dev/webhook/7f3e2a1b-9c8d-4e5f-a6b7-c8d9e0f1a2b3?x=1")).toBe(
+      "N8N_URL=https://n8n.acme.dev/webhook/[REDACTED:webhook-url]?x=1",
+    );
+    expect(scrub("hooks.zapier.com/hooks/catch/5829104/3kx9fq2/")).not.toContain("3kx9fq2");
+    expect(scrub('fetch("https://ci.acme.dev/api/webhooks/build/aB3kQ9xZ7m")')).not.toContain("aB3kQ9xZ7m");
+  });
+
+  it("keeps a hook's number, words, source files, placeholders and paths outside a URL", () => {
+    for (const kept of [
+      "GET https://api.github.com/repos/acme/app/hooks/12345678/deliveries",
+      "https://gitlab.com/api/v4/projects/42/hooks/7",
+      "https://github.com/acme/app/blob/main/src/hooks/useAuth2.ts",
+      "see https://react.dev/reference/react/hooks/useEffect2",
+      "https://example.com/hooks/release-2024",
+      "'1': 'https://hooks.zapier.com/hooks/catch/xxxx/xxxxx',",
+      "cp scripts/pre-push .git/hooks/pre-push2",
+      "src/hooks/a1b2c3d4",
+    ])
+      expect(scrub(kept)).toBe(kept);
+  });
+});
