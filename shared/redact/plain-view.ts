@@ -2,7 +2,7 @@
  * A string as a reader sees it: a terminal's escape sequences (`jq -C`, `grep --color`), a
  * pager's overstrike (`P\bPA\bA`), invisible characters (zero-width spaces, soft hyphens, a BOM)
  * left out; look-alike separators (no-break spaces, fullwidth `＝` and `：`, fullwidth letters)
- * read as their ASCII; HTML's character references (`&quot;`, `&#34;`, `&#x27;`) and escapes of
+ * read as their ASCII, a box-drawn table's rules as `|`; HTML's character references (`&quot;`, `&#34;`, `&#x27;`) and escapes of
  * printable ASCII written out (`\u0022password\u0022`, `\x22`) decoded. The
  * detectors read this view where a string holds any of them, and each finding is mapped back
  * onto the string's own characters.
@@ -20,7 +20,7 @@ export function hasNoise(text: string): boolean {
  */
 const NOISE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a terminal's escape and backspace are what the view leaves out
-  /[\u001b\u0008\u00a0\u00ad\u2000-\u200c\u202f\u2060\ufeff\uff1d\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]|[\w"'\]]\uff1a|&(?:quot|apos|amp|lt|gt|nbsp|#\d{2,3}|#x[\da-f]{2});|\\(?:u00|x)[2-7][\da-f]/i;
+  /[\u001b\u0008\u00a0\u00ad\u2000-\u200c\u202f\u2060\u2502\u2503\u2551\ufeff\uff1d\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]|[\w"'\]]\uff1a|&(?:quot|apos|amp|lt|gt|nbsp|#\d{2,3}|#x[\da-f]{2});|\\(?:u00|x)[2-7][\da-f]/i;
 
 /** The view and, for each of its characters, where it starts and ends in the string. */
 export interface PlainView {
@@ -84,6 +84,10 @@ export function plainView(text: string): PlainView {
       i = to;
     } else if (c === 0xa0 || c === 0x202f || c === 0x3000 || (c >= 0x2000 && c <= 0x200a)) {
       change(i, to, " ");
+      i = to;
+    } else if (c === 0x2502 || c === 0x2503 || c === 0x2551) {
+      // A box-drawn table's column rule (`│ KEY │ value │`) reads as Markdown's.
+      change(i, to, "|");
       i = to;
     } else if (c >= 0xff01 && c <= 0xff5e) {
       change(i, to, String.fromCharCode(c - 0xfee0));

@@ -17,6 +17,7 @@ import {
   isStandIn,
 } from "../rule-helpers.js";
 import type { Detection, PatternRule } from "../rule-types.js";
+import { CREDENTIAL_COLUMN_NEEDLES, scanCredentialColumns } from "./credential-columns.js";
 import {
   ASCII_PASSWORD_WORDS,
   credentialName,
@@ -362,6 +363,22 @@ const TABLE_CELL = /^[ \t]*\|[ \t]*(?=[^\s|])/;
 
 /** A table row's end: a newline, raw or escaped. */
 const ROW_END = /\r?\n|\\n/;
+/** Does the name at `nameStart` start a cell: after a `|` or at its line's start (`apiKey |x`), Markdown's emphasis aside? */
+function isFirstOfCell(text: string, nameStart: number): boolean {
+  const before = text.slice(Math.max(0, nameStart - 8), nameStart);
+  return CELL_BEFORE.test(before) || (nameStart <= 8 && /^[ \t]*[`*]{0,2}$/.test(before));
+}
+const CELL_BEFORE = /(?:\||\n|\\n)[ \t]*[`*]{0,2}$/;
+/** A table's rule under its header: Markdown's `|---|:--:|`, a box-drawn `├────┼`, an ASCII `+----+`, psql's `----+----`. */
+const HEADER_RULE = /^[ \t]*(?:\|[ \t]*:?-{3,}|[├╞╟┝+][─═━-]{3,}|:?-{3,}[ \t]*[|+])/;
+
+/** Is the row holding `at` followed by a header's rule, so that it names columns? */
+function isHeaderRow(text: string, at: number): boolean {
+  const end = text.slice(at, at + 4096).search(ROW_END);
+  if (end < 0) return false;
+  const breakLength = text.startsWith("\\n", at + end) ? 2 : text.startsWith("\r\n", at + end) ? 2 : 1;
+  return HEADER_RULE.test(text.slice(at + end + breakLength, at + end + breakLength + 40));
+}
 
 /**
  * In a table row whose cell at `at` holds words (a description), the first later cell of the
@@ -599,10 +616,12 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   const markup = markupValue(text, nameStart, at, i);
   if (markup !== null) return markup;
   const cell = TABLE_CELL.exec(rest);
-  if (cell !== null && /\|[ \t]*$/.test(text.slice(Math.max(0, nameStart - 8), nameStart))) {
+  if (cell !== null && isFirstOfCell(text, nameStart)) {
     // A Markdown table's row (`| DB_PASSWORD | x |`): the next cell is the value, or the first
-    // later one of one word when it holds words (`| DB_PASSWORD | Password of the db | x |`).
+    // later one of one word when it holds words (`| DB_PASSWORD | Password of the db | x |`). A
+    // header row names columns (`| Name | Password | Role |`, then `|---|`).
     const s = i + cell[0].length;
+    if (isHeaderRow(text, s)) return undefined;
     return wordCellAfter(text, s) ?? quoted(text, s, false) ?? bare(text, s, false);
   }
   const paired = pairedLiteral(text, nameStart, at, i, rest);
@@ -1678,5 +1697,12 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     layer: "context",
     needles: PRINTED_SECRET_NEEDLES,
     scan: (text, out, rule) => scanPrintedSecrets(text, out, rule.id),
+  },
+  {
+    id: "credential-column",
+    kind: "secret",
+    layer: "context",
+    needles: CREDENTIAL_COLUMN_NEEDLES,
+    scan: (text, out, rule) => scanCredentialColumns(text, out, rule.id),
   },
 ];

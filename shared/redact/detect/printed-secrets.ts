@@ -1,7 +1,8 @@
 /**
  * Commands that print a stored secret, and the line their output stands on: `vault kv get
  * -field=password app⏎S`, `op read op://vault/db/password⏎S`, `echo $DB_PASSWORD⏎S`,
- * `kubectl get secret db -o jsonpath='{.data.password}' | base64 -d⏎S`. A transcript of an
+ * `kubectl get secret db -o jsonpath='{.data.password}' | base64 -d⏎S`, `terraform output -raw
+ * db_password⏎S`, `echo -n deploy:p | base64⏎S`. A transcript of an
  * agent's shell holds the command and its output one after the other, and nothing names the
  * output but the command before it.
  */
@@ -20,6 +21,12 @@ const READERS: readonly RegExp[] = [
   /\bvault\s+(?:kv\s+get|kv\s+read|read)\b.*?\s-field[= ]["']?([\w.-]+)/,
   /\bop\s+(?:read\s+["']?op:\/\/\S+|item\s+get\b.*?\s--fields?[= ](?:label=)?["']?([\w.-]+))/,
   /\bkubectl\s+get\s+secrets?\b.*?\|\s*base64\s+(?:-d|--decode|-D)\b/,
+  // A Secret's data read alone prints it in base64 (`-o jsonpath='{.data.password}'`).
+  /\bkubectl\s+get\s+secrets?\b.*?(?:jsonpath|go-template)=?["']?\{\{?\s*\.data\b/,
+  /\bterraform\s+output\s+(?:-raw\s+|-json\s+)([\w-]+)[ \t]*$/,
+  /\bheroku\s+config:get\s+([A-Za-z_]\w*)/,
+  // A user and a password, or a variable, encoded (`echo -n deploy:p | base64`).
+  new RegExp(String.raw`${ECHOED}["']?[^|\n]*[:$][^|\n]*\|\s*base64(?:\s+-w\s*0)?[ \t]*$`),
   /\bsecurity\s+find-(?:generic|internet)-password\b.*?\s-w\b/,
   /\baws\s+(?:ssm\s+get-parameters?\b.*?--with-decryption|secretsmanager\s+get-secret-value\b)/,
   /\bgcloud\s+secrets\s+versions\s+access\b/,
@@ -43,6 +50,8 @@ export const PRINTED_SECRET_NEEDLES: readonly string[] = [
   "pass ",
   "bw ",
   "cat ",
+  "terraform ",
+  "heroku ",
 ];
 
 /** A line break as a transcript holds it: raw, or escaped in a JSON string. */

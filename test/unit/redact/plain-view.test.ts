@@ -19,6 +19,7 @@ describe("plainView", () => {
     expect(plainView("pass\u200bword\u00ad=\ufeffv").text).toBe("password=v");
     expect(plainView("KEY\u00a0=\u202fv\u3000w").text).toBe("KEY = v w");
     expect(plainView("ＰＡＳＳ＝ｖ：１").text).toBe("PASS=v:1");
+    expect(plainView("│ a ┃ b ║").text).toBe("| a | b |");
     expect(plainView("&quot;a&quot;:&#34;b&#x27;&amp;&lt;&gt;&apos;&nbsp;").text).toBe('"a":"b\'&<>\' ');
     expect(plainView("\\u0022k\\u0022:\\x22v\\x22 \\u00e9").text).toBe('"k":"v" \\u00e9');
   });
@@ -95,6 +96,7 @@ describe("secrets found through the view", () => {
       ['<div data-config="{&#34;apiKey&#34;:&#34;Spring2025?&#34;}">', "Spring2025?"],
       ["\\u0022password\\u0022:\\u0022Winter#2023\\u0022", "Winter#2023"],
       ['{"pass\\u0077ord": "Winter#2023"}', "Winter#2023"],
+      ["│ CLIENT_SECRET        │ Passw0rd!2022 │", "Passw0rd!2022"],
     ] as const) {
       const out = scrub(text);
       expect(out, text).not.toContain(secret);
@@ -109,6 +111,8 @@ describe("secrets found through the view", () => {
       "&quot;password&quot;: &quot;${DB_PASSWORD}&quot;",
       "Le mot de passe doit contenir\u00a0: 12 caractères",
       "密码：请输入",
+      "│ password      │ string │ none    │",
+      "│   ├── secrets.yaml\n│   └── token_test.go",
     ])
       expect(scrub(kept)).toBe(kept);
   });

@@ -1375,6 +1375,9 @@ describe("values cut short, YAML's node properties, and markup between a name an
       ["<code>DB_PASSWORD</code>: <code>Spring2025?</code>", "Spring2025?"],
       ['<span class="k">API_KEY</span>=<span class="v">Spring2025?</span>', "Spring2025?"],
       ["<password><![CDATA[Spring2025?]]></password>", "Spring2025?"],
+      ["| `SMTP_PASS` | `c7314afdfce6cbae22b4d3707f17b51ff7307019` |", "c7314afdfce6"],
+      ["| **DB_PASSWORD** | Passw0rd!2022 |", "Passw0rd!2022"],
+      ["Variable name | Initial Value\napiKey |e9e0f062f587b423bb6cc6328eb786d75b45783e", "e9e0f062f587"],
     ]);
   });
 
@@ -1389,6 +1392,8 @@ describe("values cut short, YAML's node properties, and markup between a name an
       "let token = &mut tok;",
       "<tr><th>Password</th><th>Expires</th></tr>",
       "<tr><td>DB_PASSWORD</td><td>Password of the database</td></tr>",
+      "| Name | Password | Role |\n|------|----------|------|",
+      "password | string | The password",
     ]);
   });
 });

@@ -25,6 +25,12 @@ describe("printed secrets", () => {
       "az keyvault secret show --vault-name kv --name db --query value -o tsv",
       "gopass show prod/db",
       "cat /run/secrets/db",
+      'kubectl get secret app-secrets -o jsonpath="{.data.DB_PASSWORD}"',
+      "kubectl get secret db -o go-template='{{.data.password}}'",
+      "terraform output -raw db_password",
+      "heroku config:get DATABASE_PASSWORD -a app",
+      "echo -n deploy:Tr0ub4dor | base64",
+      "echo -n $REGISTRY_PASSWORD | base64 -w 0",
     ]) {
       expect(found(`$ ${command}\nS3cret!x99\n$ `), command).toEqual(["S3cret!x99"]);
     }
@@ -36,6 +42,9 @@ describe("printed secrets", () => {
 
   it("leaves names that are no credential's, outputs that are not one token, and stand-ins", () => {
     expect(found("$ echo $PATH\n/usr/local/bin:/usr/bin")).toEqual([]);
+    expect(found("$ terraform output -raw vpc_id\nvpc-0a1b2c3d")).toEqual([]);
+    expect(found("$ echo hello | base64\naGVsbG8K")).toEqual([]);
+    expect(found("$ kubectl get secret db -o jsonpath='{.metadata.name}'\ndb")).toEqual([]);
     expect(found("$ echo $TOKEN_URL\nhttps://auth.example.com/token")).toEqual([]);
     expect(
       found("$ vault kv get -field=password secret/app\nError reading secret/app: permission denied"),
