@@ -11,7 +11,7 @@ import { alnumAnd, inTable } from "./chars.js";
 import { CONTEXT_RULES, CREDENTIAL_PAIR_RULE } from "./detect/context.js";
 import { FAKE_NAME, isTypedPlaceholder } from "./detect/credential-names.js";
 import { isAlgorithmName } from "./detect/keyed-calls.js";
-import { SHAPE_RULES } from "./detect/shape.js";
+import { isPublishableKey, SHAPE_RULES } from "./detect/shape.js";
 import { STRUCTURE_RULES } from "./detect/structure.js";
 import { type FoundNeedles, NeedleLists } from "./needles.js";
 import {
@@ -420,7 +420,8 @@ export const PATTERN_RULES: readonly PatternRule[] = [
         // A callee is code (Dart's `_secret = utf8.encode("…")`): its literal is the context rules'.
         text[m.index + m[0].length] !== "(" &&
         // A resource's path (GCP's `projects/p/secrets/db-password/versions/latest`) names a secret.
-        !RESOURCE_PATH.test(value)
+        !RESOURCE_PATH.test(value) &&
+        !isPublishableKey(value)
       );
     },
   },

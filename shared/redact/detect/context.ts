@@ -289,6 +289,8 @@ const ASSIGN =
  * (Rust's, C++'s, PHP's, Ruby's), not an assignment; DB2's `pwd::x!` gives `:x!`.
  */
 const PATH_SEPARATOR = /^::[A-Za-z_]\w*(?:::|[(<{])/;
+/** A line's break and indent before a JSON member's quoted value. */
+const JSON_NEXT_LINE = /^(?:\r?\n|\\n)[ \t]*(?=\\?")/;
 /** After a lookup call's quoted name: `)` and a fallback operator. */
 const CALL_FALLBACK = /^\)[ \t]*(?:\?\?|\?:|\|\||or(?= ))[ \t]*/;
 /**
@@ -631,6 +633,9 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   const assign = ASSIGN.exec(rest);
   if (assign !== null && assign[0].trim() !== "") {
     let s = i + assign[0].length;
+    // A JSON member's value on the next line (`"password":⏎    "x"`).
+    if (assign[0].trim() === ":" && quoteAt(text, at) !== undefined)
+      s += JSON_NEXT_LINE.exec(text.slice(s, s + 40))?.[0].length ?? 0;
     // A value on the same line only (a YAML block `key:\n  …` holds names, not a value).
     const scheme = (AUTHORIZATION.test(text.slice(nameStart, at)) ? ANY_SCHEME : SCHEME).exec(
       text.slice(s, s + 24),
@@ -883,9 +888,9 @@ function isCredentialValue(text: string, v: Value, strength: Strength, followedB
 /** A date, a time or both (ISO 8601, LDAP's generalized time `20240501100000Z`): never a credential. */
 const TIMESTAMP =
   /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$|^\d{14}(?:\.\d+)?Z$/;
-/** A hash's, a cipher's or a signature's name as a whole value (`SHA-256`, `SSHA512`, `RS256`, `A256GCM`, `AES-256-CBC`). */
+/** A hash's, a cipher's, a signature's or a SASL mechanism's name as a whole value (`SHA-256`, `SSHA512`, `RS256`, `A256GCM`, `AES-256-CBC`, `CRAM-MD5`). */
 const ALGORITHM_VALUE =
-  /^(?:SHA-?\d{1,3}|S?SHA\d{0,3}|MD5|[HREP]S\d{3}(?:-PSS)?|ES256K|PBKDF2[\w-]*|bcrypt|argon2(?:id|i|d)?|scrypt|AES-?\d{3}(?:-[A-Z]{3})?|A\d{3}(?:GCM|KW|CBC-HS\d{3})|Ed25519|EdDSA)$/i;
+  /^(?:SHA-?\d{1,3}|S?SHA\d{0,3}|MD5|[HREP]S\d{3}(?:-PSS)?|ES256K|PBKDF2[\w-]*|bcrypt|argon2(?:id|i|d)?|scrypt|AES-?\d{3}(?:-[A-Z]{3})?|A\d{3}(?:GCM|KW|CBC-HS\d{3})|Ed25519|EdDSA|CRAM-MD5|DIGEST-MD5|SCRAM-SHA-\d{1,3}(?:-PLUS)?|XOAUTH2|OAUTHBEARER|GSSAPI|NTLM)$/i;
 /** A regular expression (`^(?=.*[0-9]).{8,20}$`, `ghp_[A-Za-z0-9]{36}`): a credential's pattern, not one. */
 const PATTERN = /^\^.*\$$|\(\?[=!:<]|\[(?:A-Z|a-z|0-9|A-Za-z)[^\]]{0,20}\](?:\{\d+(?:,\d*)?\}|[+*])/;
 

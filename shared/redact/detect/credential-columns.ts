@@ -1,14 +1,15 @@
 /**
  * A table whose header names a credential's column (`| user | password |`, psql's and mysql's
- * query results, a box-drawn CLI table): the cells under it, row by row. A header stands above
- * its rule (`|---|`, `----+----`, `├───┼`), which is how a table's names are told from its data.
+ * query results, a box-drawn CLI table, a CSV file's first line): the cells under it, row by row.
+ * A header stands above its rule (`|---|`, `----+----`, `├───┼`), which is how a table's names
+ * are told from its data; a CSV header is a line of names only.
  */
 import { isPlaceholder } from "../rule-helpers.js";
 import type { Detection } from "../rule-types.js";
 import { credentialName } from "./credential-names.js";
 
-/** Cheap pre-checks: a header's rule holds one of these. */
-export const CREDENTIAL_COLUMN_NEEDLES: readonly string[] = ["---", "───", "═══", "━━━"];
+/** Cheap pre-checks: a header's rule holds one of these, a CSV header a comma. */
+export const CREDENTIAL_COLUMN_NEEDLES: readonly string[] = ["---", "───", "═══", "━━━", ","];
 
 /** A line break as a transcript holds it: raw, or escaped in a JSON string. */
 const BREAK = /\r?\n|(?:\\r)?\\n/g;
@@ -18,6 +19,13 @@ const RULE_LINE =
 /** A column's separator. */
 const SEPARATOR = /[|│┃║]/g;
 const ANY_SEPARATOR = /[|│┃║]/;
+const COMMA = /,/g;
+/**
+ * A CSV header, tried at a line's start: two names or more (group 1), the line's break after it
+ * (raw or escaped in a JSON string).
+ */
+const CSV_HEADER =
+  /((?:"[A-Za-z_][\w .-]{0,40}"|[A-Za-z_][\w.-]{0,40})(?:,(?:"[A-Za-z_][\w .-]{0,40}"|[A-Za-z_][\w.-]{0,40}))+)[ \t]*(?:\r?\n|\\n)/y;
 /** A cell's value: one token, masks and stand-ins aside. */
 const TOKEN = /^\S{4,256}$/;
 /** What a column of documentation's tables holds under `Secret` or `Token`: flags and kinds. */
@@ -31,6 +39,12 @@ interface Cell {
 
 /** Appends the cells under each credential's column of each table in `text`. */
 export function scanCredentialColumns(text: string, out: Detection[], rule: string): void {
+  scanRuledTables(text, out, rule);
+  scanCsv(text, out, rule);
+}
+
+/** Tables whose header stands above a rule (`|---|`, `----+----`, `├───┼`). */
+function scanRuledTables(text: string, out: Detection[], rule: string): void {
   // Speed only: a table holds a column's separator, and a rule a run of three (a key block's
   // `-----BEGIN` holds the run, seldom a separator).
   if (!ANY_SEPARATOR.test(text)) return;
@@ -39,23 +53,83 @@ export function scanCredentialColumns(text: string, out: Detection[], rule: stri
     const [s, e] = lines[i] as [number, number];
     if (!RULE_LINE.test(text.slice(s, e))) continue;
     const [hs, he] = lines[i - 1] as [number, number];
-    const header = cellsOf(text, hs, he);
-    const columns = header.flatMap((c, k) => (isCredentialColumn(text.slice(c.start, c.end)) ? [k] : []));
+    const header = cellsOf(text, hs, he, SEPARATOR);
+    const columns = credentialColumns(text, header);
     if (columns.length === 0) continue;
     for (let j = i + 1; j < lines.length; j++) {
       const [rs, re] = lines[j] as [number, number];
       if (RULE_LINE.test(text.slice(rs, re))) continue;
-      const row = cellsOf(text, rs, re);
       // A row of the same table: as many cells as its header.
-      if (row.length !== header.length) break;
-      for (const k of columns) {
-        const cell = row[k] as Cell;
-        const value = text.slice(cell.start, cell.end);
-        if (TOKEN.test(value) && !isPlaceholder(value) && !NOT_A_CELL_VALUE.test(value))
-          out.push({ start: cell.start, end: cell.end, rule, kind: "secret" });
-      }
+      if (!takeCells(text, cellsOf(text, rs, re, SEPARATOR), header.length, columns, out, rule)) break;
     }
   }
+}
+
+/**
+ * CSV whose first line names its columns (`service,username,password`, quoted or not): the
+ * cells under a credential's, in the lines after it with as many cells.
+ */
+function scanCsv(text: string, out: Detection[], rule: string): void {
+  if (!text.includes(",")) return;
+  // Each line's start, found by the engine's search; most lines fail the header's first test.
+  for (let at = 0; at < text.length; at = nextLineStart(text, at)) {
+    CSV_HEADER.lastIndex = at;
+    const m = CSV_HEADER.exec(text);
+    if (m === null) continue;
+    const end = at + (m[1] as string).length;
+    const header = cellsOf(text, at, end, COMMA);
+    const columns = credentialColumns(text, header);
+    if (columns.length === 0) continue;
+    const offset = at + m[0].length;
+    for (const [rs, re] of linesOf(text.slice(offset))) {
+      const cells = cellsOf(text, offset + rs, offset + re, COMMA).map(unquoted(text));
+      if (!takeCells(text, cells, header.length, columns, out, rule)) break;
+    }
+  }
+}
+
+/** Where the line after the one holding `at` starts (after a raw or an escaped break), or the text's end. */
+function nextLineStart(text: string, at: number): number {
+  const raw = text.indexOf("\n", at);
+  const escaped = text.indexOf("\\n", at);
+  if (raw < 0 && escaped < 0) return text.length;
+  return raw >= 0 && (escaped < 0 || raw < escaped) ? raw + 1 : escaped + 2;
+}
+
+/** The indexes of `header`'s cells that name a credential. */
+function credentialColumns(text: string, header: readonly Cell[]): number[] {
+  return header.flatMap((c, k) => (isCredentialColumn(unquote(text.slice(c.start, c.end))) ? [k] : []));
+}
+
+/** Appends the row's cells of `columns` that hold a value; false when the row is not the table's (its cell count). */
+function takeCells(
+  text: string,
+  row: readonly Cell[],
+  count: number,
+  columns: readonly number[],
+  out: Detection[],
+  rule: string,
+): boolean {
+  if (row.length !== count) return false;
+  for (const k of columns) {
+    const cell = row[k] as Cell;
+    const value = text.slice(cell.start, cell.end);
+    if (TOKEN.test(value) && !isPlaceholder(value) && !NOT_A_CELL_VALUE.test(value))
+      out.push({ start: cell.start, end: cell.end, rule, kind: "secret" });
+  }
+  return true;
+}
+
+/** A CSV cell's quotes are not its value. */
+const unquoted =
+  (text: string) =>
+  (c: Cell): Cell =>
+    c.end - c.start >= 2 && text[c.start] === '"' && text[c.end - 1] === '"'
+      ? { start: c.start + 1, end: c.end - 1 }
+      : c;
+
+function unquote(name: string): string {
+  return name.length >= 2 && name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1) : name;
 }
 
 /** A column named by a credential's name (`password`, `api_key`, `Secret`). */
@@ -63,11 +137,10 @@ function isCredentialColumn(name: string): boolean {
   return name !== "" && !/\s/.test(name) && credentialName(name) === "strong";
 }
 
-/** The trimmed cells of the line `[from, to)`, split at its separators (none: no cells). */
-function cellsOf(text: string, from: number, to: number): Cell[] {
+/** The trimmed cells of the line `[from, to)`, split at `separator` (none: no cells). */
+function cellsOf(text: string, from: number, to: number, separator: RegExp): Cell[] {
   const line = text.slice(from, to);
-  SEPARATOR.lastIndex = 0;
-  const cuts = [...line.matchAll(SEPARATOR)].map((m) => m.index);
+  const cuts = [...line.matchAll(separator)].map((m) => m.index);
   if (cuts.length === 0) return [];
   const bounds = [-1, ...cuts, line.length];
   const cells: Cell[] = [];

@@ -84,6 +84,11 @@ const PUBLISHED_BEFORE =
  * `sk_` and `rk_`) and PostHog's project keys (`phc_…`).
  */
 const PUBLISHABLE_KEY = /^(?:pk_(?:live|test)_|phc_)[A-Za-z0-9]{20,}$/;
+
+/** A key published by design (Stripe's `pk_live_…`, PostHog's `phc_…`): a page's script holds it. */
+export function isPublishableKey(value: string): boolean {
+  return PUBLISHABLE_KEY.test(value);
+}
 /** An OpenPGP key's id after its algorithm (`cv25519/3D78C3083DC6F04A` in `gpg --list-keys`). */
 const OPENPGP_KEY_ID =
   /^(?:rsa\d{3,4}|dsa\d{3,4}|elg\d{3,4}|ed25519|ed448|cv25519|cv448|nistp\d{3}|brainpoolP\d{3}r1|secp256k1)\/[0-9A-F]{8,16}$/;

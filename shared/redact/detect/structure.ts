@@ -249,6 +249,18 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     },
   },
   {
+    // SMTP's AUTH in a transcript (`openssl s_client`, `swaks`, a mail library's debug log): the
+    // base64 of `\0user\0password` after `AUTH PLAIN`, and the client's line after the server's
+    // `334 UGFzc3dvcmQ6` (base64 of `Password:`) in `AUTH LOGIN`.
+    id: "smtp-auth",
+    kind: "secret",
+    layer: "structure",
+    needles: ["AUTH PLAIN ", "UGFzc3dvcmQ6", "cGFzc3dvcmQ6"],
+    pattern:
+      /\bAUTH[ \t]+PLAIN[ \t]+([A-Za-z0-9+/]{8,}={0,2})|334[ \t]+(?:UGFzc3dvcmQ6|cGFzc3dvcmQ6)[ \t]*(?:\r?\n|(?:\\r)?\\n)[ \t]*(?:[A-Za-z]{1,3}:[ \t]*|[~<>-]{1,3}[ \t]*)?([A-Za-z0-9+/]{4,}={0,2})(?=[ \t]*(?:\r?\n|\\[rn]|$))/dg,
+    group: [1, 2],
+  },
+  {
     // A webhook's URL holds its own credential: whoever has it can post (Zapier's
     // `hooks.zapier.com/hooks/catch/5829104/3kx9fq2/`, n8n's `/webhook/<uuid>`, Discord's
     // `/api/webhooks/<id>/<token>`). The path's last segment after a hook's segment is the key when

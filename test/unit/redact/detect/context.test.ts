@@ -1367,6 +1367,7 @@ describe("values cut short, YAML's node properties, and markup between a name an
       ["password=Summer2024!..", "Summer2024!"],
       ["password: &dbpw Spring2025?", "Spring2025?"],
       ["password: !!str Spring2025?", "Spring2025?"],
+      ['{\n  "password":\n    "MyDogMax!2019"\n}', "MyDogMax!2019"],
       // A password may start with `*` or `&`: an alias or a borrow is named in lower case.
       ["  refresh_token: *ljjPcOtzkswrZ", "ljjPcOtzkswrZ"],
       ["password = &Summer2024", "Summer2024"],
@@ -1394,6 +1395,10 @@ describe("values cut short, YAML's node properties, and markup between a name an
       "<tr><td>DB_PASSWORD</td><td>Password of the database</td></tr>",
       "| Name | Password | Role |\n|------|----------|------|",
       "password | string | The password",
+      // A key published by design, beside a vendor's keyword.
+      "STRIPE_PUBLISHABLE_KEY=pk_test_51H8xYzAbCdEfGhIjKlMnOpQr",
+      // A SASL mechanism after `LOGIN` in a server's capabilities.
+      "250-AUTH PLAIN LOGIN CRAM-MD5",
     ]);
   });
 });

@@ -30,6 +30,20 @@ describe("credential columns", () => {
     expect(found("| user | password |\\n|---|---|\\n| ci | Hunter2024! |")).toEqual(["Hunter2024!"]);
   });
 
+  it("takes the cells under a credential's column of CSV whose first line names its columns", () => {
+    expect(found('"key","secret"\n"prod","Qwerty!9876"')).toEqual(["Qwerty!9876"]);
+    expect(
+      found(
+        "$ cat creds.csv\nservice,username,password\ngrafana,admin,Spring2025?\nredis,default,Tr0ub4dor&3",
+      ),
+    ).toEqual(["Spring2025?", "Tr0ub4dor&3"]);
+    expect(found("user,password\\nci,Hq7vPz2Lm")).toEqual(["Hq7vPz2Lm"]);
+    expect(found("id,name,token_count\n1,a,12")).toEqual([]);
+    expect(found("name,secret\nfoo,yes")).toEqual([]);
+    expect(found("Hello, world, the password is here\nfoo,bar")).toEqual([]);
+    expect(found("user,password\nci,Hq7vPz2Lm\nnot,a,row,of,it")).toEqual(["Hq7vPz2Lm"]);
+  });
+
   it("leaves headers without a rule, other columns, masks, flags, and rows of another table", () => {
     expect(found("| user | password |\n| ci | Hunter2024! |")).toEqual([]);
     expect(

@@ -303,3 +303,25 @@ describe("webhook URLs", () => {
       expect(scrub(kept)).toBe(kept);
   });
 });
+
+describe("SMTP's AUTH in a transcript", () => {
+  it("takes AUTH PLAIN's argument and the client's answer to the server's Password: prompt", () => {
+    expect(
+      scrub(
+        "S: 334 VXNlcm5hbWU6\nC: Ym9iQGV4YW1wbGUuY29t\nS: 334 UGFzc3dvcmQ6\nC: aHVudGVyMmh1bnRlcjI=\nS: 235 ok",
+      ),
+    ).toBe(
+      "S: 334 VXNlcm5hbWU6\nC: Ym9iQGV4YW1wbGUuY29t\nS: 334 UGFzc3dvcmQ6\nC: [REDACTED:smtp-auth]\nS: 235 ok",
+    );
+    expect(scrub("~> AUTH PLAIN AGJvYgBodW50ZXIy\n<~  235 2.7.0 Authentication successful")).not.toContain(
+      "AGJvYgBodW50ZXIy",
+    );
+    expect(scrub("<~ 334 cGFzc3dvcmQ6\n~> U3ByaW5nMjAyNT8=")).not.toContain("U3ByaW5nMjAyNT8=");
+    for (const kept of [
+      "AUTH PLAIN (hidden)",
+      "250-AUTH PLAIN LOGIN CRAM-MD5",
+      "S: 334 VXNlcm5hbWU6\nC: Ym9i",
+    ])
+      expect(scrub(kept)).toBe(kept);
+  });
+});
