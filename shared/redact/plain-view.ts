@@ -2,7 +2,8 @@
  * A string as a reader sees it: a terminal's escape sequences (`jq -C`, `grep --color`), a
  * pager's overstrike (`P\bPA\bA`), invisible characters (zero-width spaces, soft hyphens, a BOM)
  * left out; look-alike separators (no-break spaces, fullwidth `＝` and `：`, fullwidth letters)
- * read as their ASCII, a box-drawn table's rules as `|`; HTML's character references (`&quot;`, `&#34;`, `&#x27;`) and escapes of
+ * read as their ASCII, a box-drawn table's rules as `|`; a file reader's line numbers (`  12→`)
+ * left out; HTML's character references (`&quot;`, `&#34;`, `&#x27;`) and escapes of
  * printable ASCII written out (`\u0022password\u0022`, `\x22`) decoded. The
  * detectors read this view where a string holds any of them, and each finding is mapped back
  * onto the string's own characters.
@@ -20,7 +21,7 @@ export function hasNoise(text: string): boolean {
  */
 const NOISE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a terminal's escape and backspace are what the view leaves out
-  /[\u001b\u0008\u00a0\u00ad\u2000-\u200c\u202f\u2060\u2502\u2503\u2551\ufeff\uff1d\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]|[\w"'\]]\uff1a|&(?:quot|apos|amp|lt|gt|nbsp|#\d{2,3}|#x[\da-f]{2});|\\(?:u00|x)[2-7][\da-f]/i;
+  /[\u001b\u0008\u00a0\u00ad\u2000-\u200c\u202f\u2060\u2502\u2503\u2551\u2506\u2507\u250a\u250b\ufeff\u2192\u23bf\uff1d\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]|[\w"'\]]\uff1a|\u3000[=:\uff1a\uff1d]|[=:\uff1a\uff1d]\u3000|&(?:quot|apos|amp|lt|gt|nbsp|colon|#0*\d{2,3}|#x0*[\da-f]{2});|\\(?:u00|x)[2-7][\da-f]|\\\//i;
 
 /** The view and, for each of its characters, where it starts and ends in the string. */
 export interface PlainView {
@@ -35,9 +36,9 @@ export interface PlainView {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape sequence is made of control characters
 const ESCAPE = /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]{0,2048}(?:\u0007|\u001b\\)?|[@-Z\\-_])/y;
 /** An HTML character reference the view decodes. */
-const REFERENCE = /&(?:(quot|apos|amp|lt|gt|nbsp)|#(\d{2,3})|#x([\da-f]{2}));/iy;
+const REFERENCE = /&(?:(quot|apos|amp|lt|gt|nbsp|colon)|#0*(\d{2,3})|#x0*([\da-f]{2}));/iy;
 /** A printable ASCII character escaped as JSON or C writes it (`\u0022`, `\x22`), its code in group 1. */
-const ESCAPED = /\\(?:u00|x)([2-7][\da-f])/iy;
+const ESCAPED = /\\(?:(?:u00|x)([2-7][\da-f])|(\/))/iy;
 const NAMED: Readonly<Record<string, string>> = {
   quot: '"',
   apos: "'",
@@ -45,6 +46,7 @@ const NAMED: Readonly<Record<string, string>> = {
   lt: "<",
   gt: ">",
   nbsp: " ",
+  colon: ":",
 };
 
 /** `text` as a reader sees it (see the module's comment), with its characters' places. */
@@ -68,7 +70,18 @@ export function plainView(text: string): PlainView {
   for (let i = 0; i < text.length; ) {
     const c = text.charCodeAt(i);
     const to = i + 1;
-    if (c === 0x1b) {
+    if ((c === 0x2192 && isLineNumberArrow(text, i)) || (c === 0x23bf && isOutputMark(text, i))) {
+      // An agent's file reader numbers the lines it shows (`    12→password: x`), its transcript
+      // marks a tool's output (`  ⎿  x`): the number, the mark and the blanks are not the line's.
+      let s = i;
+      while (s > copied && /[\d \t]/.test(text[s - 1] ?? "")) s--;
+      // Those characters were kept one by one: taken back.
+      n -= i - s;
+      let e = to;
+      while (c === 0x23bf && (text[e] === " " || text[e] === "\t")) e++;
+      change(s, e);
+      i = e;
+    } else if (c === 0x1b) {
       ESCAPE.lastIndex = i;
       const m = ESCAPE.exec(text);
       const end = m === null ? to : i + m[0].length;
@@ -85,7 +98,15 @@ export function plainView(text: string): PlainView {
     } else if (c === 0xa0 || c === 0x202f || c === 0x3000 || (c >= 0x2000 && c <= 0x200a)) {
       change(i, to, " ");
       i = to;
-    } else if (c === 0x2502 || c === 0x2503 || c === 0x2551) {
+    } else if (
+      c === 0x2502 ||
+      c === 0x2503 ||
+      c === 0x2551 ||
+      c === 0x2506 ||
+      c === 0x2507 ||
+      c === 0x250a ||
+      c === 0x250b
+    ) {
       // A box-drawn table's column rule (`│ KEY │ value │`) reads as Markdown's.
       change(i, to, "|");
       i = to;
@@ -109,11 +130,28 @@ export function plainView(text: string): PlainView {
   return { text: out.join(""), starts: starts.subarray(0, n), ends: ends.subarray(0, n) };
 }
 
+/** Is the `→` at `i` a line's number's (`    12→`): digits before it, from the line's start? */
+function isLineNumberArrow(text: string, i: number): boolean {
+  let s = i;
+  while (s > 0 && /\d/.test(text[s - 1] ?? "")) s--;
+  if (s === i) return false;
+  while (s > 0 && (text[s - 1] === " " || text[s - 1] === "\t")) s--;
+  return s === 0 || text[s - 1] === "\n" || text.startsWith("\\n", s - 2);
+}
+
+/** Is the `⎿` at `i` a transcript's output mark: only blanks before it on its line? */
+function isOutputMark(text: string, i: number): boolean {
+  let s = i;
+  while (s > 0 && (text[s - 1] === " " || text[s - 1] === "\t")) s--;
+  return s === 0 || text[s - 1] === "\n" || text.startsWith("\\n", s - 2);
+}
+
 /** Another layer's escape of a printable character at `i`, written out (`\u0022`, `\x22`): it and where it ends. */
 function escaped(text: string, i: number): [string, number] | undefined {
   ESCAPED.lastIndex = i;
   const m = ESCAPED.exec(text);
-  return m === null ? undefined : [String.fromCharCode(Number.parseInt(m[1] as string, 16)), i + m[0].length];
+  if (m === null) return undefined;
+  return [m[2] ?? String.fromCharCode(Number.parseInt(m[1] as string, 16)), i + m[0].length];
 }
 
 /** An HTML character reference at `i`: what it stands for (a blank for a control) and where it ends. */

@@ -41,13 +41,11 @@ function isBracedCode(value: string): boolean {
 const IDENTIFIER_VALUE =
   /^(?:arn:aws[a-z-]*:\S+|(?:MIT|ISC|0BSD|BSD-[234]-Clause(?:-\w+)?|Apache-[12]\.[01]|(?:A|L)?GPL-[23]\.0(?:-only|-or-later|\+)?|MPL-[12]\.[01]|EPL-[12]\.0|CC0-1\.0|CC-BY(?:-SA)?-[34]\.0|Unlicense|Zlib|BlueOak-1\.0\.0|Artistic-2\.0|WTFPL|PSF-2\.0|Python-2\.0)|(?:test|fake|dummy|mock|sample|example|my)[A-Z][a-z]+(?:[A-Z][a-z]+)*\d*|(?:some|my|a|the)(?:fake|dummy)(?:key|pass(?:word)?|token|secret|value)?|(?:fake|dummy)(?:key|pass(?:word)?|token|secret|value))$/;
 /**
- * Elided to a few characters (`sk-abc...`, `ghp_.....`) or to a JSON document's start in base64
- * (`eyJ2IjoiMSIs...`, `ops_eyJzaWdu…`: a header, not the signature), already redacted
- * (`…[Redacted]`), or code holding an assignment (`a = b`). Ten characters or more of anything else
- * before the dots are most of a value: a line cut short (`KEY=6x8SH8LOlGCIN3cch60j...`) shows it.
+ * Elided or masked as dashboards print keys (`ops_eyJ…`, `abc...`, `sk-...abcd`, `ghp_…Cv4Z`),
+ * already redacted (`…[Redacted]`), or code holding an assignment (`a = b`).
  */
 const NOT_A_VALUE =
-  /^[\s\S]{0,9}?(?:\.\.|…)[.…]*$|(?:^|[_-])eyJ[\w-]*(?:\.\.|…)[.…]*$|\[redacted|\s=(?:\s|$)/i;
+  /(?:\.\.|…)$|^[a-z]{2,8}(?:[-_][\w-]{0,10})?…[\w-]{1,6}$|^[a-z]{2,8}[-_][\w-]{0,10}\.{3}[\w-]{1,6}$|\[redacted|\s=(?:\s|$)/i;
 
 /**
  * True for values that stand for a value without being one: references, templates, type names,

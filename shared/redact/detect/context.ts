@@ -80,8 +80,16 @@ function quoteAt(text: string, at: number): string | undefined {
  * word; none for a prompt read (`Read-Host "Password"`).
  */
 function assignedValue(text: string, at: number): Value | undefined {
-  // YAML's anchor and core tags before a scalar (`password: &db x`, `token: !!str x`).
-  const s = at + (YAML_NODE_PROPERTIES.exec(text.slice(at, at + 80))?.[0].length ?? 0);
+  // YAML's anchor and tags before a scalar (`password: &db x`, `token: !!str x`), a properties
+  // file's line continuation (`api.secret=\\⏎    x`).
+  const s = at + (VALUE_LEAD.exec(text.slice(at, at + 80))?.[0].length ?? 0);
+  // A template's literal piped on (Helm's `{{ "x" | b64enc }}`), an object holding the value
+  // (Terraform's output `{"sensitive":true,…,"value":"x"}`): the literal.
+  const inner = TEMPLATE_LITERAL.exec(text.slice(s, s + 300)) ?? HELD_VALUE.exec(text.slice(s, s + 300));
+  if (inner?.indices?.[1] !== undefined) {
+    const [is, ie] = inner.indices[1];
+    return { start: s + is, end: s + ie, quoted: true, loose: false };
+  }
   const cmdlet = CMDLET_VALUE.exec(text.slice(s, s + 48));
   if (cmdlet !== null) return cmdlet[1] === undefined ? undefined : quoted(text, s + cmdlet[0].length, false);
   const wrapped = wrappedLiteral(text, s);
@@ -97,8 +105,17 @@ function assignedValue(text: string, at: number): Value | undefined {
   return quoted(text, s, false) ?? bare(text, s, false);
 }
 
-/** YAML's anchor (`&db`) and core tags (`!!str`, `!!binary`) before a scalar, then a blank. */
-const YAML_NODE_PROPERTIES = /^(?:(?:&[\w-]+|!!(?:str|binary))[ \t]+)+(?=\S)/;
+/**
+ * YAML's anchor (`&db`) and string tags (`!!str`, `!str`, `!!binary`) before a scalar, then a
+ * blank; a line continuation (`\\` and a break, raw or escaped) and the next line's indent.
+ */
+const VALUE_LEAD = /^(?:(?:(?:&[\w-]+|!!?(?:str|binary))[ \t]+)+(?=\S)|\\(?:\r?\n|\\n)[ \t]*(?=\S))/;
+/** A template's quoted literal piped to its functions (`{{ "x" | b64enc }}`), the literal in group 1. */
+const TEMPLATE_LITERAL = /^\{\{-?[ \t]*\\?"([^"\\\r\n{}]{1,256})\\?"[ \t]*\|/d;
+/** An object whose `value` member holds the value, among its first members (group 1). */
+const HELD_VALUE = /^\{[^{}]{0,200}?\\?"value\\?"[ \t]*:[ \t]*\\?"([^"\\\r\n]{1,256})\\?"/d;
+/** A triple-quoted literal's one line of its own, trimmed (group 1). */
+const OWN_LINE = /^[ \t]*\r?\n[ \t]*(\S+)[ \t]*\r?\n[ \t]*$/d;
 /**
  * A string literal's prefix: Python's and Rust's bytes and formatted strings (`b"k"`, `rb'k'`,
  * `u"k"`, `f"k"`), C's and C++'s wide ones (`L"k"`, `u8"k"`), C#'s verbatim and interpolated ones
@@ -143,13 +160,17 @@ const CONCATENATED = /^[ \t]*(?:\+|\.\.?|\|\||&)[ \t]/;
 function quoted(text: string, at: number, loose: boolean): Value | undefined {
   const q = quoteAt(text, at);
   if (q === undefined) return undefined;
-  // Python's triple-quoted literal (`password='''p'''`), on one line.
+  // Python's triple-quoted literal (`password='''p'''`), on one line or alone on the line
+  // after its quotes (`smtp_pass = """⏎p⏎"""`).
   if ((q === '"' || q === "'") && text.startsWith(q + q + q, at)) {
     const found = text.slice(at + 3, at + 3 + 1024).indexOf(q + q + q);
     const inside = found === -1 ? "" : text.slice(at + 3, at + 3 + found);
-    return inside !== "" && !/[\r\n]/.test(inside)
-      ? { start: at + 3, end: at + 3 + found, quoted: true, loose }
-      : undefined;
+    if (inside !== "" && !/[\r\n]/.test(inside))
+      return { start: at + 3, end: at + 3 + found, quoted: true, loose };
+    const own = OWN_LINE.exec(inside);
+    if (own?.indices?.[1] === undefined) return undefined;
+    const [ls, le] = own.indices[1];
+    return { start: at + 3 + ls, end: at + 3 + le, quoted: true, loose };
   }
   const start = at + q.length;
   let end = start;
@@ -166,11 +187,22 @@ function quoted(text: string, at: number, loose: boolean): Value | undefined {
         : undefined;
     }
     const c = text[end];
-    if (c === "\n" || c === "\r") return undefined;
+    if (c === "\n" || c === "\r") return cutShort(text, start, end, loose);
     end++;
   }
-  return undefined;
+  return end >= text.length ? cutShort(text, start, end, loose) : undefined;
 }
+
+/**
+ * A quoted value cut short before its closing quote (`"password": "bluefalcon42xy...`, a line
+ * truncated by the tool that printed it): up to its ellipsis, which the judge then leaves out.
+ */
+function cutShort(text: string, start: number, end: number, loose: boolean): Value | undefined {
+  const m = CUT_SHORT.exec(text.slice(start, end));
+  return m === null ? undefined : { start, end: start + m[0].length, quoted: true, loose };
+}
+/** A value's characters and its ellipsis, then only a truncation's note (`[truncated 2000 chars]`). */
+const CUT_SHORT = /^[^\s"'`]{10,1024}?(?:\.\.\.?|…)(?=[ \t]*(?:\[[^\]\r\n]{0,80}\][ \t]*)?$)/;
 
 /** Characters that end a bare value. */
 function endsBare(c: number): boolean {
@@ -289,6 +321,14 @@ const ASSIGN =
  * (Rust's, C++'s, PHP's, Ruby's), not an assignment; DB2's `pwd::x!` gives `:x!`.
  */
 const PATH_SEPARATOR = /^::[A-Za-z_]\w*(?:::|[(<{])/;
+/** The part of `v` before a trailing ellipsis, when ten characters or more show and they are no JSON header in base64. */
+function shownBeforeEllipsis(text: string, v: Value): Value {
+  const value = text.slice(v.start, v.end);
+  const m = ELLIPSIS_END.exec(value);
+  if (m === null || m.index < 10 || /(?:^|[_-])eyJ[\w-]*$/.test(value.slice(0, m.index))) return v;
+  return { ...v, end: v.start + m.index };
+}
+const ELLIPSIS_END = /(?:\.\.|…)[.…]*$/;
 /** A line's break and indent before a JSON member's quoted value. */
 const JSON_NEXT_LINE = /^(?:\r?\n|\\n)[ \t]*(?=\\?")/;
 /** After a lookup call's quoted name: `)` and a fallback operator. */
@@ -681,11 +721,12 @@ const REFERENCE =
 const FILE_REFERENCE =
   /^@(?:[~.]?\/\S*|[\w.-]+\.(?:txt|json|ya?ml|pem|key|env|conf|cfg|ini|toml|crt|cer|csr|p12|pfx|jks|bin|dat|secret|pass|pw))$/;
 /**
- * A YAML alias (`password: *db_password`) and a borrow of a variable or a field (Rust's and C's
- * `&config.password`, `&mut pw`): in lower case, as names are written (`*ljjPcOtzkswrZ` is a
- * password).
+ * A YAML alias (`password: *db_password`, `*DB_PASSWORD`), a borrow of a variable or a field
+ * (Rust's and C's `&config.password`, `&mut pw`), a Ruby instance variable (`@user.password`) and
+ * an annotation (`@JsonIgnore`): written as names are (`*ljjPcOtzkswrZ`, `@dm1n.Pass` are passwords).
  */
-const ALIAS_OR_BORROW = /^(?:\*[a-z_][a-z0-9_-]*|&(?:mut[ \t]+)?[a-z_][a-z0-9_]*(?:\.[a-z_]\w*)*)$/;
+const ALIAS_OR_BORROW =
+  /^(?:\*(?:[a-z]+(?:[_-][a-z]+)*|[a-z]+(?:[A-Z][a-z]+)+|[A-Z]+(?:_[A-Z]+)+)|[&@](?:mut[ \t]+)?[a-z]+(?:_[a-z0-9]+)*(?:\.[a-z_]\w*)*|@[A-Z][a-z]+(?:[A-Z][a-z]+)+)$/;
 /**
  * A Makefile's or a compose file's escaped reference (`$$DB_PASSWORD`, `$${TOKEN:-x}`,
  * `$$password`, `$$db_pass2`): a name in capitals, in lower case of letters alone, or in snake
@@ -953,6 +994,20 @@ const PUBLIC_BEFORE = /(?:^|[^A-Za-z])public[ \t]$/i;
 /** The name `key` alone (`Public key:`); a class's `public password = …` is a field. */
 const KEY_NAME = /^key(?![A-Za-z0-9_])/i;
 
+/** Where the name around a credential's word ending at `wordEnd` ends. */
+function nameEnd(text: string, start: number, wordEnd: number): number {
+  let end = wordEnd;
+  while (end < text.length && isNameChar(text.charCodeAt(end))) end++;
+  // A sentence's full stop or a trailing dash is not part of the name.
+  while (end > wordEnd && /[.-]/.test(text[end - 1] ?? "")) end--;
+  // An enum constant read for its name (`(PGProperty.PASSWORD.getName(), "x")`) names the constant.
+  if (text[start - 1] === "(") {
+    const read = ENUM_READ.exec(text.slice(start, end));
+    if (read !== null && CONSTANT_KEY.test(text.slice(start, end - read[0].length))) end -= read[0].length;
+  }
+  return end;
+}
+
 /**
  * Appends the values given to credential names in `text`: each occurrence of a credential word
  * is read as the name around it, and the value after that name (if any) is judged by how
@@ -968,15 +1023,7 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     if (m.index < doneUntil) continue;
     let start = m.index;
     while (start > 0 && isNameChar(text.charCodeAt(start - 1))) start--;
-    let end = m.index + m[0].length;
-    while (end < text.length && isNameChar(text.charCodeAt(end))) end++;
-    // A sentence's full stop or a trailing dash is not part of the name.
-    while (end > m.index + m[0].length && /[.-]/.test(text[end - 1] ?? "")) end--;
-    // An enum constant read for its name (`(PGProperty.PASSWORD.getName(), "x")`) names the constant.
-    if (text[start - 1] === "(") {
-      const read = ENUM_READ.exec(text.slice(start, end));
-      if (read !== null && CONSTANT_KEY.test(text.slice(start, end - read[0].length))) end -= read[0].length;
-    }
+    const end = nameEnd(text, start, m.index + m[0].length);
     doneUntil = end;
     CREDENTIAL_WORD.lastIndex = end;
     const name = text.slice(start, end);
@@ -993,7 +1040,7 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     // `/` is inside a run (`…AAAA/AAAPw metadata` is base64, not the flag `/…Pw` and its value).
     const slashFlag = text[start - 1] === "/" && (start === 1 || SPACE.test(text[start - 2] ?? ""));
     const isFlag = text[start - 1] === "-" || slashFlag || name.startsWith("-");
-    const v = literalBefore(text, start) ?? valueAfter(text, start, end, isFlag);
+    let v = literalBefore(text, start) ?? valueAfter(text, start, end, isFlag);
     if (v === undefined) continue;
     // A variable's expansion (`"$DEPLOY_TOKEN" "$URL"`) names no value that follows a blank.
     if (text[start] === "$" && v.loose) continue;
@@ -1017,7 +1064,11 @@ function scanCredentialAssignments(text: string, out: Detection[], rule: string)
     let judged: Strength = strength;
     if (v.paired === true) judged = "strong";
     else if (strength === "weak" && (isFlag || inQuery)) judged = "qualified";
-    if (!isSecretFor(text, name, v, judged, followedByCall) || isRecordId(text, v, name)) continue;
+    // A value cut short (`KEY=6x8SH8LOlGCIN3cch60j...`, a truncated line) shows most of itself:
+    // what shows is judged, unless it is a few characters or a JSON header in base64 (a mask).
+    const shown = shownBeforeEllipsis(text, v);
+    if (!isSecretFor(text, name, shown, judged, followedByCall) || isRecordId(text, shown, name)) continue;
+    v = shown;
     out.push({ start: v.start, end: v.end, rule, kind: "secret" });
     found = v;
     // `password changed from 'a' to 'b'`: the new one too.

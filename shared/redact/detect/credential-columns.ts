@@ -9,13 +9,12 @@ import type { Detection } from "../rule-types.js";
 import { credentialName } from "./credential-names.js";
 
 /** Cheap pre-checks: a header's rule holds one of these, a CSV header a comma. */
-export const CREDENTIAL_COLUMN_NEEDLES: readonly string[] = ["---", "───", "═══", "━━━", ","];
+export const CREDENTIAL_COLUMN_NEEDLES: readonly string[] = ["--", "─", "═", "━", "-|", "|-", "==", ","];
 
 /** A line break as a transcript holds it: raw, or escaped in a JSON string. */
 const BREAK = /\r?\n|(?:\\r)?\\n/g;
-/** A header's rule: only rule characters, three dashes or more. */
-const RULE_LINE =
-  /^[ \t]*[-─═━|+:├┼┤╞╪╡╟╫╢┝┿┥┌┬┐└┴┘╔╦╗╚╩╝ \t]*[-─═━]{3,}[-─═━|+:├┼┤╞╪╡╟╫╢┝┿┥┌┬┐└┴┘╔╦╗╚╩╝ \t]*$/;
+/** A header's rule: only rule characters, three or more, one a dash or a double line at least. */
+const RULE_LINE = /^(?=[^\n]*[-─═━=])[ \t]*[-─═━=|+:├┼┤╞╪╡╟╫╢┝┿┥┌┬┐└┴┘╔╦╗╚╩╝┣╋┫┏┳┓┗┻┛╠╬╣┡╇┩┢╈┪ \t]{3,}$/;
 /** A column's separator. */
 const SEPARATOR = /[|│┃║]/g;
 const ANY_SEPARATOR = /[|│┃║]/;
@@ -96,9 +95,12 @@ function nextLineStart(text: string, at: number): number {
   return raw >= 0 && (escaped < 0 || raw < escaped) ? raw + 1 : escaped + 2;
 }
 
-/** The indexes of `header`'s cells that name a credential. */
+/** The indexes of `header`'s cells that name a credential, a bare one's negated (`-1 - k`). */
 function credentialColumns(text: string, header: readonly Cell[]): number[] {
-  return header.flatMap((c, k) => (isCredentialColumn(unquote(text.slice(c.start, c.end))) ? [k] : []));
+  return header.flatMap((c, k) => {
+    const kind = columnKind(unquote(text.slice(c.start, c.end)));
+    return kind === undefined ? [] : [kind === "strong" ? k : -1 - k];
+  });
 }
 
 /** Appends the row's cells of `columns` that hold a value; false when the row is not the table's (its cell count). */
@@ -111,11 +113,12 @@ function takeCells(
   rule: string,
 ): boolean {
   if (row.length !== count) return false;
-  for (const k of columns) {
-    const cell = row[k] as Cell;
+  for (const column of columns) {
+    const bare = column < 0;
+    const cell = row[bare ? -1 - column : column] as Cell;
     const value = text.slice(cell.start, cell.end);
-    if (TOKEN.test(value) && !isPlaceholder(value) && !NOT_A_CELL_VALUE.test(value))
-      out.push({ start: cell.start, end: cell.end, rule, kind: "secret" });
+    if (!TOKEN.test(value) || isPlaceholder(value) || NOT_A_CELL_VALUE.test(value)) continue;
+    if (!bare || MADE_CELL.test(value)) out.push({ start: cell.start, end: cell.end, rule, kind: "secret" });
   }
   return true;
 }
@@ -132,10 +135,19 @@ function unquote(name: string): string {
   return name.length >= 2 && name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1) : name;
 }
 
-/** A column named by a credential's name (`password`, `api_key`, `Secret`). */
-function isCredentialColumn(name: string): boolean {
-  return name !== "" && !/\s/.test(name) && credentialName(name) === "strong";
+/**
+ * How a column's name names a credential: `strong` (`password`, `api_key`, `Client Secret`), or
+ * `bare` for a token's, a secret's or a key's word alone, whose cells must look made (a
+ * tokenizer's `token` column holds words, a list of secrets their names: `AWS_ROLE_ARN`).
+ */
+function columnKind(name: string): "strong" | "bare" | undefined {
+  if (name === "" || credentialName(name) !== "strong")
+    return /^(?:tokens?|secrets?)$/i.test(name) ? "bare" : undefined;
+  return /^(?:tokens?|secrets?|keys?)$/i.test(name) ? "bare" : "strong";
 }
+
+/** A bare column's cell: letters and digits both, not a constant's name. */
+const MADE_CELL = /^(?=\S*[A-Za-z])(?=\S*\d)(?![A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$)\S+$/;
 
 /** The trimmed cells of the line `[from, to)`, split at `separator` (none: no cells). */
 function cellsOf(text: string, from: number, to: number, separator: RegExp): Cell[] {

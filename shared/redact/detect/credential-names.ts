@@ -128,6 +128,8 @@ const NOT_COMPOUND =
 /** Words after the credential word that still name its value (`API_KEY_VALUE`, `TOKEN_B64`). */
 const VALUE_SUFFIX = new Set([
   "value",
+  // Rails' `SECRET_KEY_BASE`.
+  "base",
   "val",
   "str",
   "string",

@@ -294,6 +294,7 @@ function isKnownNonSecret(
     return true;
   if (PLATFORM_PART.test(run) && !holdsPlainGeneratedPart(text, from, to)) return true;
   if (inArn(text, from)) return true;
+  if (CACHE_PATH.test(run)) return true;
   if (text.startsWith("AAAA", from) && SSH_KEY_BEFORE.test(text.slice(Math.max(0, from - 40), from)))
     return true;
   if (HASH_BEFORE.test(text.slice(Math.max(0, from - 12), from))) return true;
@@ -399,6 +400,12 @@ function isIdPart(part: string): boolean {
  * Go's build cache (`<sha-256>-d`), pip's wheel cache (a SHA-224 split `77/c1/523f…`), macOS's
  * per-user temporary folder (`z_klmvt45…0000gn`).
  */
+/**
+ * A path inside a tool's cache (`~/.cache/uv/archive-v0/0wBpIzuY…`, npm's `_cacache/index-v5/4f/2a/…`,
+ * Bazel's `_bazel_u/<md5>`, Poetry's virtualenvs): the tool names what it keeps by hashes.
+ */
+const CACHE_PATH =
+  /(?:^|\/)(?:\.cache|_cacache|\.pnpm-store|pypoetry|_bazel_[\w.-]+|sccache|go-build|\.gradle\/caches|\.m2\/repository|Library\/Caches)\//;
 const TOOL_PATH_PART =
   /^(?:[0-9a-df-np-sv-z]{32}-[\w+-]+|[a-z][\w-]*-[0-9a-f]{16}|[0-9a-f]{64}-[a-z]|[0-9a-f]{52,56}|[\w+-]{20,40}0000g[a-z])$/;
 
@@ -441,6 +448,20 @@ function base64Value(c: number): number {
   if (c === 43 || c === 45) return 62;
   if (c === 47 || c === 95) return 63;
   return -1;
+}
+
+/**
+ * Fewest characters of a run cut short that are a secret still: a truncated line shows most of a
+ * key (`hf_AbCdEfGhIjKlMnOpQrSt…`); fewer are an excerpt or a mask (`ghp_abc…`), and so are a JSON
+ * header in base64 and a run cut at both ends (a fragment quoted from within), of any length.
+ */
+const ELIDED_SHOWN = 20;
+/** A JSON document's start in base64 (`eyJ…`, `ops_eyJ…`): a header, not the signature. */
+const JSON_HEADER = /(?:^|[_-])eyJ/;
+
+/** Is the run cut short before it (`...6wqX6fNU…`): a fragment quoted from within a value? */
+function isElidedBefore(text: string, from: number): boolean {
+  return text.startsWith("...", from) || text[from - 1] === "…";
 }
 
 /** Is the run cut short in the text (`…` or `...` at either end): an excerpt, not a value? */
@@ -495,7 +516,10 @@ export function scanGeneratedRuns(
       e - s >= minLength &&
       covered?.(s, e) !== true &&
       holdsGenerated(text, s, e, minLength, whole) &&
-      !isElided(text, start, i) &&
+      !(
+        (e - s < ELIDED_SHOWN || JSON_HEADER.test(text.slice(s, e)) || isElidedBefore(text, start)) &&
+        isElided(text, start, i)
+      ) &&
       !encodesText(text, s, e) &&
       !isKnownNonSecret(text, s, e, whole, marks)
     ) {

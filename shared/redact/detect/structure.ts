@@ -262,18 +262,30 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
   },
   {
     // A webhook's URL holds its own credential: whoever has it can post (Zapier's
-    // `hooks.zapier.com/hooks/catch/5829104/3kx9fq2/`, n8n's `/webhook/<uuid>`, Discord's
-    // `/api/webhooks/<id>/<token>`). The path's last segment after a hook's segment is the key when
-    // it looks made (a UUID, or letters and digits mixed); a hook's number (GitHub's `hooks/12345`),
-    // a word or a source file (`src/hooks/useAuth2.ts`) is not.
+    // `hooks.zapier.com/hooks/catch/5829104/3kx9fq2/`, n8n's `/webhook/<uuid>/chat`, Discord's
+    // `/api/webhooks/<id>/<token>`, `webhook.site/<uuid>`). The path's segments after a hook's
+    // segment, or after a hook's host, are the key where they look made (a UUID, letters and
+    // digits mixed, Zapier's key after its account's number); a hook's number (GitHub's
+    // `hooks/12345`), a word or a source file (`src/hooks/useAuth2.ts`) is not.
     id: "webhook-url",
     kind: "secret",
     layer: "structure",
     needles: ["hook"],
-    pattern:
-      /\/(?:hooks?|webhooks?|webhookb2|webhook-test)\/(?:[\w-]+\/){0,3}([\w-]{6,128})\/?(?=[\s"'`<>?#)\]},;|\\]|$)/dg,
-    group: 1,
-    accept: (m, text) => isHookKey(m[1] ?? "") && inUrl(text, m.index),
+    scan: (text, out, rule) => {
+      for (const m of text.matchAll(HOOK_PATH)) {
+        const tail = m[1] ?? "";
+        if (!inUrl(text, m[0].startsWith("//") ? m.index + 2 : m.index)) continue;
+        let at = m.indices?.[1]?.[0] ?? m.index;
+        const parts = tail.split("/");
+        for (let k = 0; k < parts.length; k++) {
+          const part = parts[k] as string;
+          const zapier = k >= 2 && parts[k - 2] === "catch" && /^\d+$/.test(parts[k - 1] ?? "");
+          if (part.length >= 6 && (isHookKey(part) || (zapier && /^[a-z0-9]{6,8}$/.test(part))))
+            out.push({ start: at, end: at + part.length, rule: rule.id, kind: "secret" });
+          at += part.length + 1;
+        }
+      }
+    },
   },
   {
     // Redis' ACL rules (`users.acl`, `ACL SETUSER`, `user` in redis.conf): `>password` adds a
@@ -374,14 +386,25 @@ function isDeviceConfigValue(value: string, text: string): boolean {
   return !/^[a-z]+$/i.test(value) || DEVICE_CONFIG.test(text);
 }
 
-/** A UUID, or a run of letters and digits that starts with a digit or holds one inside (`3kx9fq2`, `aB3kQ9xZ`). */
+/**
+ * A hook's segment (`/hooks/`, `/webhook/`) or a hook's host (`webhook.site/`, `hooks.zapier.com/`),
+ * then up to five segments of the path (group 1).
+ */
+const HOOK_PATH =
+  /(?:\/(?:hooks?|webhooks?|webhookb2|webhook-test)|\/\/[\w-]*hooks?\.[\w.-]+)\/((?:[\w-]+\/){0,4}[\w-]+)\/?(?=[\s"'`<>?#)\]},;|\\]|$)/dg;
+
+/** A UUID, or a run of letters and digits mixed (`3kx9fq2`, `aB3kQ9xZ`) that names no thing. */
 function isHookKey(segment: string): boolean {
   if (/^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i.test(segment)) return true;
   return (
     /[A-Za-z]/.test(segment) &&
     /\d/.test(segment) &&
-    // Words and a version or a number (`useAuth2`, `hook-v1`, `release-2024`) name a thing.
-    !/^(?:[a-z]+(?:[A-Z][a-z]+)+\d{0,4}|[A-Za-z]+(?:[-_][A-Za-z]+)*[-_]v?\d{1,4})$/.test(segment) &&
+    // Words and a version or a number (`useAuth2`, `hook-v1`, `release-2024`, `v1beta1`), a
+    // constant's name (`SLACK_ALERTS2`), an id in hex (Sentry's `a1b2c3d4e5f6`, a 24-digit object
+    // id) or typed by its prefix (Stripe's `we_1Mr5jULk…`, Vercel's `account_hook_GflD…`) name a thing.
+    !/^(?:[a-z]+(?:[A-Z][a-z]+)+\d{0,4}|[A-Za-z]+(?:[-_][A-Za-z]+)*[-_]v?\d{1,4}|v\d+(?:(?:alpha|beta)\d*)?|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[\da-f]+|[a-z]+(?:_[a-z]+)*_[A-Za-z0-9]{8,})$/.test(
+      segment,
+    ) &&
     !isPlaceholder(segment)
   );
 }

@@ -223,11 +223,12 @@ const FORMS: readonly Form[] = [
     ),
   },
   {
-    // `echo 'u:p' | chpasswd`, and `echo -n 'u:p' | base64` (a Basic credential being made).
+    // `echo 'u:p' | chpasswd`, and `echo -n 'u:p' | base64` (a Basic credential being made); not
+    // a host and its port (`echo localhost:8080 | base64`).
     needles: ["chpasswd", "base64"],
     requires: "|",
     pattern:
-      /\b(?:echo|printf)\s+(?:-[en]+\s+)?["']?[^\s:"']+:([^\s"'|]+)["']?\s*\|\s*(?:(?:sudo\s+)?chpasswd|base64)\b/dg,
+      /\b(?:echo|printf)\s+(?:-[en]+\s+)?["']?[^\s:"']+:(?!\d+["']?\s*\|\s*base64)([^\s"'|]+)["']?\s*\|\s*(?:(?:sudo\s+)?chpasswd|base64)\b/dg,
   },
   {
     // SQL's `CREATE USER u IDENTIFIED BY 'p'`, `ALTER USER … IDENTIFIED WITH plugin BY 'p'`,

@@ -20,6 +20,9 @@ describe("plainView", () => {
     expect(plainView("KEY\u00a0=\u202fv\u3000w").text).toBe("KEY = v w");
     expect(plainView("ＰＡＳＳ＝ｖ：１").text).toBe("PASS=v:1");
     expect(plainView("│ a ┃ b ║").text).toBe("| a | b |");
+    expect(plainView("     1→a: 1\n    12→b → c\\n  3→d").text).toBe("a: 1\nb → c\\nd");
+    expect(plainView("Bash(ls)\n  ⎿  x\n  a ⎿ b").text).toBe("Bash(ls)\nx\n  a ⎿ b");
+    expect(plainView("&#0034;a&#0034;&colon;b \\/x\\/").text).toBe('"a":b /x/');
     expect(plainView("&quot;a&quot;:&#34;b&#x27;&amp;&lt;&gt;&apos;&nbsp;").text).toBe('"a":"b\'&<>\' ');
     expect(plainView("\\u0022k\\u0022:\\x22v\\x22 \\u00e9").text).toBe('"k":"v" \\u00e9');
   });
@@ -97,6 +100,22 @@ describe("secrets found through the view", () => {
       ["\\u0022password\\u0022:\\u0022Winter#2023\\u0022", "Winter#2023"],
       ['{"pass\\u0077ord": "Winter#2023"}', "Winter#2023"],
       ["│ CLIENT_SECRET        │ Passw0rd!2022 │", "Passw0rd!2022"],
+      ["    12→password: bluefalcon42", "bluefalcon42"],
+      [
+        "Bash(kubectl get secret db -o jsonpath='{.data.password}')\n  ⎿  Ymx1ZWZhbGNvbjQy",
+        "Ymx1ZWZhbGNvbjQy",
+      ],
+      ["password　=　bluefalcon42", "bluefalcon42"],
+      ["token┆bluefalcon42x", "bluefalcon42x"],
+      ["{&#0034;password&#0034;:&#0034;bluefalcon42&#0034;}", "bluefalcon42"],
+      [
+        '{"url":"https:\\/\\/n8n.example.com\\/webhook\\/b08c6f6d-5d1a-411d-b08c-f38689f2c655"}',
+        "b08c6f6d-5d1a",
+      ],
+      [
+        "     1→| Name | Password |\n     2→|------|----------|\n     3→| bob  | bluefalcon42 |",
+        "bluefalcon42",
+      ],
     ] as const) {
       const out = scrub(text);
       expect(out, text).not.toContain(secret);

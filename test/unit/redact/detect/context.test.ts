@@ -1362,6 +1362,9 @@ describe("values cut short, YAML's node properties, and markup between a name an
   it("finds most of a value shown before an ellipsis, after an anchor or a tag, in the next cell", () => {
     expectHidden(scrub, [
       ["API_KEY=6x8SH8LOlGCIN3cch60jDmJIMqtTA4…", "6x8SH8LOlGCIN3cch60j"],
+      // A quoted value cut short before its closing quote.
+      ['"password": "bluefalcon42xy...', "bluefalcon42xy"],
+      ['"api_key": "bluefalcon42xy... [truncated 2000 chars]', "bluefalcon42xy"],
       ["CLIENT_SECRET=bluefish-77-Rain... [output truncated, 4312 more characters]", "bluefish-77-Rain"],
       ["Connecting to db with password M8jZ5pHR02RW75yH6QmeQQ0jcUN5axqe...", "M8jZ5pHR02RW75yH"],
       ["password=Summer2024!..", "Summer2024!"],
@@ -1371,6 +1374,9 @@ describe("values cut short, YAML's node properties, and markup between a name an
       // A password may start with `*` or `&`: an alias or a borrow is named in lower case.
       ["  refresh_token: *ljjPcOtzkswrZ", "ljjPcOtzkswrZ"],
       ["password = &Summer2024", "Summer2024"],
+      ["password=*s-vxa1x9", "*s-vxa1x9"],
+      ["password: @dmin123", "@dmin123"],
+      ["password = &abc123", "&abc123"],
       ["<tr><td>CLIENT_SECRET</td><td>Spring2025?</td></tr>", "Spring2025?"],
       ["<dt>Password</dt><dd>Spring2025?</dd>", "Spring2025?"],
       ["<code>DB_PASSWORD</code>: <code>Spring2025?</code>", "Spring2025?"],
@@ -1385,6 +1391,22 @@ describe("values cut short, YAML's node properties, and markup between a name an
   it("keeps a value elided to a few characters or to a JSON header, aliases, borrows, and header rows", () => {
     expectKept(scrub, [
       "token: sk-abc...",
+      "OPENAI_API_KEY=sk-...abcd",
+      "  API key: sk-ant-api03-…AAAA (from ANTHROPIC_API_KEY)",
+      "Token: ghp_…Cv4Z",
+      "access_key: AKIA…WXYZ  status: Active",
+      "token: abcd…wxyz",
+      "token: @user.reset_token",
+      // What shows before an ellipsis is judged as any value: a URL, code, a placeholder.
+      "Fetching token from https://oauth2.googleapis.com/token...",
+      'msg = "Connecting to the server...',
+      "api_key = settings.OPENAI_API_KEY...",
+      "api_key=your-api-key-goes-here...",
+      "login(username: @user.email, password: @user.password)",
+      "token: @api_token",
+      "password: @JsonIgnore",
+      "password: *DB_PASSWORD",
+      "password: *dbPassword",
       "secret='ghp_....................................'",
       '"PurchaseToken": "eyJ2IjoiMSIsInMiOjEsImMiOi...",',
       "export OP_SERVICE_ACCOUNT_TOKEN=ops_eyJzaWduSW5BZGRyZXNzIjoiaHR0cHM6...",

@@ -27,6 +27,13 @@ describe("credential columns", () => {
       ),
     ).toEqual(["Kx9mPq2vLw7", "Qz8Lm3Np7Rt"]);
     expect(found("│ user │ secret │\n├──────┼────────┤\n│ ci   │ s3cr3tPa55 │")).toEqual(["s3cr3tPa55"]);
+    expect(found("┃ user ┃ API Key      ┃\n┣━━━━━━╋━━━━━━━━━━━━━━┫\n┃ bob  ┃ bluefalcon42 ┃")).toEqual([
+      "bluefalcon42",
+    ]);
+    expect(found("| user | DB Password |\n|-|-|\n| bob | bluefalcon42 |")).toEqual(["bluefalcon42"]);
+    expect(found("┃ user  ┃ password     ┃\n┡━━━━━━━╇━━━━━━━━━━━━━━┩\n│ alice │ bluefalcon42 │")).toEqual([
+      "bluefalcon42",
+    ]);
     expect(found("| user | password |\\n|---|---|\\n| ci | Hunter2024! |")).toEqual(["Hunter2024!"]);
   });
 
@@ -54,6 +61,15 @@ describe("credential columns", () => {
       "Hunter2024!",
     ]);
     expect(found("| Name | Description |\n|---|---|\n| password | The user's password |")).toEqual([]);
+    // A token's or a secret's column alone: a tokenizer's words, a list of secrets' names.
+    expect(found("| Token | ID |\n|---|---|\n| hello | 15339 |\n| Hello | 9906 |")).toEqual([]);
+    expect(
+      found(
+        "| Secret | Description |\n|---|---|\n| `AWS_ROLE_ARN` | IAM role |\n| SLACK_WEBHOOK_URL | hook |",
+      ),
+    ).toEqual([]);
+    expect(found("| Key | Token |\n|---|---|\n| a | IDENTIFIER |")).toEqual([]);
+    expect(found("| user | token |\n|---|---|\n| ci | Kx9mPq2vLw7Qz8 |")).toEqual(["Kx9mPq2vLw7Qz8"]);
   });
 
   it("keeps a header row's cells, which name columns", () => {

@@ -31,9 +31,23 @@ describe("printed secrets", () => {
       "heroku config:get DATABASE_PASSWORD -a app",
       "echo -n deploy:Tr0ub4dor | base64",
       "echo -n $REGISTRY_PASSWORD | base64 -w 0",
+      'kubectl -n argocd get secret argocd-initial-admin-secret -o jsonpath="{.data.password}" | base64 -d',
+      "kubectl --context prod -n app get secret db -o jsonpath={.data.password}",
+      "oc get secret db -o jsonpath={.data.password}",
+      "tofu output -raw db_password",
+      "k get secret db -o jsonpath='{.data.password}'",
+      "heroku config:get SECRET_KEY_BASE -a myapp",
+      "doppler secrets get DB_PASSWORD --plain",
+      "$cred.GetNetworkCredential().Password",
+      "Get-AzKeyVaultSecret -VaultName kv -Name db-password -AsPlainText",
     ]) {
       expect(found(`$ ${command}\nS3cret!x99\n$ `), command).toEqual(["S3cret!x99"]);
     }
+  });
+
+  it("takes the output in double quotes (`terraform output x`)", () => {
+    expect(found('$ terraform output db_password\n"Wint3r-Sk1es"')).toEqual(["Wint3r-Sk1es"]);
+    expect(found('$ terraform output vpc_id\n"vpc-0a1b2c3d"')).toEqual([]);
   });
 
   it("reads a transcript escaped in a JSON string", () => {
@@ -44,6 +58,11 @@ describe("printed secrets", () => {
     expect(found("$ echo $PATH\n/usr/local/bin:/usr/bin")).toEqual([]);
     expect(found("$ terraform output -raw vpc_id\nvpc-0a1b2c3d")).toEqual([]);
     expect(found("$ echo hello | base64\naGVsbG8K")).toEqual([]);
+    expect(
+      found(`$ echo -n '{"alg":"HS256","typ":"JWT"}' | base64\neyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9`),
+    ).toEqual([]);
+    expect(found('$ echo "localhost:8080" | base64\nbG9jYWxob3N0OjgwODA=')).toEqual([]);
+    expect(found("$ kubectl get secret db -o jsonpath='{.data.username}' | base64 -d\npostgres")).toEqual([]);
     expect(found("$ kubectl get secret db -o jsonpath='{.metadata.name}'\ndb")).toEqual([]);
     expect(found("$ echo $TOKEN_URL\nhttps://auth.example.com/token")).toEqual([]);
     expect(

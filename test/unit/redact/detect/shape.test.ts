@@ -211,6 +211,21 @@ describe("build tools' paths", () => {
       "/root/.cache/go-build/21/5a9ab8e681aea3d73919677bbda9b3d27e7f1ef46ed0e7e5e8e6c9e51563308b-d",
       "/var/folders/7k/z_klmvt45hu43j_siom1tma7v3di8f0000gn/T/pytest-of-dev/pytest-0/test_login0",
       "  Stored in directory: /tmp/pip-ephem-wheel-cache-zz5fk2z9/wheels/77/c1/523f7ecf3a1e7fd41942e0dcfcd995969cf76a329208600be497ed",
+      "/opt/ci/.cache/uv/archive-v0/0wBpIzuYl3QGkG0pRzS6j/lib",
+      "/opt/ci/.npm/_cacache/index-v5/4f/2a/9c1e8b7d6a5f3e2d1c0b9a8f7e6d5c4b3a29d8e7f6a5b4c3d2e1f0a9b8c7",
+      "/opt/ci/.cache/bazel/_bazel_u/4f2a9c1e8b7d6a5f3e2d1c0b9a8f7e6d/execroot/__main__/bazel-out",
+    ]);
+  });
+
+  it("catch most of a token a line cut short, not a mask or a JSON header in base64", () => {
+    expectHidden(scrub, [
+      ["hf_AbCdEfGhIjKlMnOpQrStUvWxYz012345…", "hf_AbCdEfGhIjKlMnOpQrSt"],
+      ["see Kx9mPq2vLw7Qz8Lm3Np7Rt2VwQdq8...", "Kx9mPq2vLw7Qz8Lm3Np7"],
+    ]);
+    expectKept(scrub, [
+      "ghp_abcDEF123…",
+      "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9...",
+      "export T=ops_eyJzaWduSW5BZGRyZXNzIjoiaHR0cHM6...",
     ]);
   });
 

@@ -286,6 +286,11 @@ describe("webhook URLs", () => {
       "N8N_URL=https://n8n.acme.dev/webhook/[REDACTED:webhook-url]?x=1",
     );
     expect(scrub("hooks.zapier.com/hooks/catch/5829104/3kx9fq2/")).not.toContain("3kx9fq2");
+    expect(scrub("https://hooks.zapier.com/hooks/catch/90397617/tvvyzpj/")).not.toContain("tvvyzpj");
+    expect(scrub("https://n8n.acme.dev/webhook/b08c6f6d-5d1a-411d-b08c-f38689f2c655/chat")).toBe(
+      "https://n8n.acme.dev/webhook/[REDACTED:webhook-url]/chat",
+    );
+    expect(scrub("https://webhook.site/b08c6f6d-5d1a-411d-b08c-f38689f2c655")).not.toContain("b08c6f6d");
     expect(scrub('fetch("https://ci.acme.dev/api/webhooks/build/aB3kQ9xZ7m")')).not.toContain("aB3kQ9xZ7m");
   });
 
@@ -299,6 +304,10 @@ describe("webhook URLs", () => {
       "'1': 'https://hooks.zapier.com/hooks/catch/xxxx/xxxxx',",
       "cp scripts/pre-push .git/hooks/pre-push2",
       "src/hooks/a1b2c3d4",
+      "https://sentry.io/settings/acme/projects/web/hooks/a1b2c3d4e5f6/",
+      "https://api.datadoghq.com/api/v1/integration/webhooks/configuration/webhooks/SLACK_ALERTS2",
+      "https://example.com/webhooks/v1beta1",
+      "https://api.netlify.com/api/v1/hooks/5f2a9c1e8b7d6a5f3e2d1c0b",
     ])
       expect(scrub(kept)).toBe(kept);
   });
