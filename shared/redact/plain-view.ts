@@ -11,7 +11,7 @@
 
 /** Does `text` hold anything the view changes? A cheap test first: most strings hold none. */
 export function hasNoise(text: string): boolean {
-  return NOISE.test(text);
+  return text.length >= 4 && NOISE_START.test(text) && NOISE.test(text);
 }
 
 /**
@@ -21,7 +21,11 @@ export function hasNoise(text: string): boolean {
  */
 const NOISE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a terminal's escape and backspace are what the view leaves out
-  /[\u001b\u0008\u00a0\u00ad\u2000-\u200c\u202f\u2060\u2502\u2503\u2551\u2506\u2507\u250a\u250b\ufeff\u2192\u23bf\uff1d\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]|[\w"'\]]\uff1a|\u3000[=:\uff1a\uff1d]|[=:\uff1a\uff1d]\u3000|&(?:quot|apos|amp|lt|gt|nbsp|colon|#0*\d{2,3}|#x0*[\da-f]{2});|\\(?:u00|x)[2-7][\da-f]|\\\//i;
+  /[\u001b\u0008\u00a0\u00ad\u2000-\u200c\u202f\u2060\u2502\u2503\u2551\u2506\u2507\u250a\u250b\ufeff\u2192\u23bf\uff1d\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]|\uff1a(?<=[\w"'\]]\uff1a)|\u3000(?=[=:\uff1a\uff1d])|\u3000(?<=[=:\uff1a\uff1d]\u3000)|&(?:quot|apos|amp|lt|gt|nbsp|colon|#0*\d{2,3}|#x0*[\da-f]{2});|\\(?:u00[2-7][\da-f]|x[2-7][\da-f]|\/)/i;
+/** Speed only: a character one of `NOISE`'s alternatives starts with (one pass of a class, no alternation). */
+const NOISE_START =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: as above
+  /[\u001b\u0008\u00a0\u00ad\u2000-\u200c\u202f\u2060\u2502\u2503\u2551\u2506\u2507\u250a\u250b\ufeff\u2192\u23bf\uff1a\uff1d\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u3000&\\]/;
 
 /** The view and, for each of its characters, where it starts and ends in the string. */
 export interface PlainView {

@@ -44,8 +44,9 @@ const IDENTIFIER_VALUE =
  * Elided or masked as dashboards print keys (`ops_eyJ…`, `abc...`, `sk-...abcd`, `ghp_…Cv4Z`),
  * already redacted (`…[Redacted]`), or code holding an assignment (`a = b`).
  */
-const NOT_A_VALUE =
-  /(?:\.\.|…)$|^[a-z]{2,8}(?:[-_][\w-]{0,10})?…[\w-]{1,6}$|^[a-z]{2,8}[-_][\w-]{0,10}\.{3}[\w-]{1,6}$|\[redacted|\s=(?:\s|$)/i;
+const NOT_A_VALUE = /(?:\.\.|…)$|\[redacted|\s=(?:\s|$)/i;
+/** A key masked as dashboards print it: a vendor's prefix, an ellipsis, its last characters. */
+const MASKED = /^[a-z]{2,8}(?:[-_][\w-]{0,10})?…[\w-]{1,6}$|^[a-z]{2,8}[-_][\w-]{0,10}\.{3}[\w-]{1,6}$/i;
 
 /**
  * True for values that stand for a value without being one: references, templates, type names,
@@ -58,6 +59,7 @@ export function isStandIn(value: string): boolean {
     CODE_REFERENCE.test(value) ||
     isBracedCode(value) ||
     NOT_A_VALUE.test(value) ||
+    ((value.includes("…") || value.includes("...")) && MASKED.test(value)) ||
     IDENTIFIER_VALUE.test(value) ||
     (SAMPLE_WORD.test(value) && value === value.toUpperCase())
   );
