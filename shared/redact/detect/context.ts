@@ -382,8 +382,11 @@ const PROSE =
  * `ParameterKey=DbPassword,ParameterValue=x`, `--name /prod/db/password --value x`.
  */
 const SIBLING_VALUE =
-  /^(?:[ \t]*,[ \t]*(?:\r?\n[ \t]*)?|[ \t]*\r?\n[ \t]*(?:-[ \t]+)?|(?:[ \t]+--?[a-z][\w-]{0,20}[ \t]+[^\s-][^\s]{0,40}){0,2}[ \t]+--?)["']?(?:[Vv]alue|VALUE|ParameterValue|parameter_value|SecretString|secret_string)["']?(?:[ \t]*[:=][ \t]*|[ \t]+)/;
+  /^(?:[ \t]*,[ \t]*(?:\r?\n[ \t]*)?(?:["'](?:Type|DataType|Version|Tier|ARN|Arn|LastModifiedDate|Description|contentType|kid|managed|tags)["'][ \t]*:[ \t]*(?:"[^"\r\n]{0,120}"|[\w.]+|\{\})[ \t]*,[ \t]*){0,3}|[ \t]*\r?\n[ \t]*(?:-[ \t]+)?|(?:[ \t]+--?[a-z][\w-]{0,20}[ \t]+[^\s-][^\s]{0,40}){0,2}[ \t]+--?)["']?(?:[Vv]alue|VALUE|ParameterValue|parameter_value|SecretString|secret_string)["']?(?:[ \t]*[:=][ \t]*|[ \t]+)/;
 /**
+ * (Above: a value member after the name's, past the members AWS SSM's parameter and Azure Key
+ * Vault's secret print between them: `"Name":"/prod/db/password","Type":"SecureString","Value":"x"`.)
+ *
  * A CloudFormation parameter's default (`DBPassword:⏎  Type: String⏎  Default: x`, or in JSON
  * `"DBPassword": {"Type": "String", "Default": "x"}`), after the parameter's other properties.
  */

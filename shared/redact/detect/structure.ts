@@ -4,7 +4,7 @@
  * layer, in `rules.ts`.)
  */
 import { isPlaceholder, isStandIn } from "../rule-helpers.js";
-import type { PatternRule } from "../rule-types.js";
+import type { Detection, PatternRule } from "../rule-types.js";
 import { isPhraseOfListWords, scanSeedPhrases, TWELVE_WORDS } from "./seed-phrases.js";
 
 /** CouchDB's section of administrators and their passwords. */
@@ -261,6 +261,19 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     group: [1, 2],
   },
   {
+    // A browser's cookies as text (Playwright's `storageState`, a HAR file: `"cookies": [{"name":
+    // "sid", "value": "x", …}]`): every cookie's value, whatever its name, as the kept-object rule
+    // takes them.
+    id: "cookie-list",
+    kind: "secret",
+    layer: "structure",
+    needles: ['"cookies"', '\\"cookies\\"'],
+    scan: (text, out, rule) => {
+      for (const m of text.matchAll(COOKIE_LIST))
+        out.push(...cookieValues(text, m.index + m[0].length, rule.id));
+    },
+  },
+  {
     // A webhook's URL holds its own credential: whoever has it can post (Zapier's
     // `hooks.zapier.com/hooks/catch/5829104/3kx9fq2/`, n8n's `/webhook/<uuid>/chat`, Discord's
     // `/api/webhooks/<id>/<token>`, `webhook.site/<uuid>`). The path's segments after a hook's
@@ -384,6 +397,35 @@ const DEVICE_CONFIG =
 function isDeviceConfigValue(value: string, text: string): boolean {
   if (isStandIn(value) || /^(?:[%$]|\{\{)/.test(value) || /[.,;:]$/.test(value)) return false;
   return !/^[a-z]+$/i.test(value) || DEVICE_CONFIG.test(text);
+}
+
+/** A cookie list's start, raw or escaped in a JSON string. */
+const COOKIE_LIST = /\\?"cookies\\?"[ \t]*:[ \t]*\[/g;
+/** A cookie's value member inside the list (group 1). */
+const COOKIE_VALUE = /\\?"value\\?"[ \t]*:[ \t]*\\?"((?:[^"\\\r\n]|\\[^"\r\n]){1,4096}?)\\?"/dg;
+
+/** The values of the cookies in the list that starts at `from`, but empty ones and stand-ins. */
+function cookieValues(text: string, from: number, rule: string): Detection[] {
+  const list = text.slice(from, listEnd(text, from));
+  return [...list.matchAll(COOKIE_VALUE)]
+    .map((v): [number, number] => v.indices?.[1] ?? [0, 0])
+    .filter(([s, e]) => e - s >= 4 && !isStandIn(list.slice(s, e)))
+    .map(([s, e]) => ({ start: from + s, end: from + e, rule, kind: "secret" as const }));
+}
+
+/** Where the list opened before `from` closes (its `]` at depth 0), within 64 KiB. */
+function listEnd(text: string, from: number): number {
+  let depth = 0;
+  const stop = Math.min(text.length, from + 65_536);
+  for (let i = from; i < stop; i++) {
+    const c = text[i];
+    if (c === "[" || c === "{") depth++;
+    else if (c === "]" || c === "}") {
+      if (depth === 0) return i;
+      depth--;
+    }
+  }
+  return stop;
 }
 
 /**

@@ -1384,6 +1384,15 @@ describe("values cut short, YAML's node properties, and markup between a name an
       ["<password><![CDATA[Spring2025?]]></password>", "Spring2025?"],
       ["| `SMTP_PASS` | `c7314afdfce6cbae22b4d3707f17b51ff7307019` |", "c7314afdfce6"],
       ["| **DB_PASSWORD** | Passw0rd!2022 |", "Passw0rd!2022"],
+      // AWS SSM's parameter and Azure Key Vault's secret, members between the name and the value.
+      [
+        '{"Parameter":{"Name":"/prod/db/password","Type":"SecureString","Value":"Passw0rd!2022"}}',
+        "Passw0rd!2022",
+      ],
+      [
+        '{"contentType":null,"id":"https://kv.vault.azure.net/secrets/db-pass/abc","kid":null,"managed":null,"name":"db-pass","tags":{},"value":"Spring2025?"}',
+        "Spring2025?",
+      ],
       ["Variable name | Initial Value\napiKey |e9e0f062f587b423bb6cc6328eb786d75b45783e", "e9e0f062f587"],
     ]);
   });
@@ -1417,6 +1426,7 @@ describe("values cut short, YAML's node properties, and markup between a name an
       "<tr><td>DB_PASSWORD</td><td>Password of the database</td></tr>",
       "| Name | Password | Role |\n|------|----------|------|",
       "password | string | The password",
+      '{"Name":"/prod/app/url","Type":"String","Value":"https://x.io"}',
       // A key published by design, beside a vendor's keyword.
       "STRIPE_PUBLISHABLE_KEY=pk_test_51H8xYzAbCdEfGhIjKlMnOpQr",
       // A SASL mechanism after `LOGIN` in a server's capabilities.

@@ -334,3 +334,24 @@ describe("SMTP's AUTH in a transcript", () => {
       expect(scrub(kept)).toBe(kept);
   });
 });
+
+describe("a browser's cookies as text", () => {
+  it("takes every cookie's value in a cookies list (storageState, HAR), raw or escaped", () => {
+    expect(
+      scrub(
+        '"cookies": [{"name": "sid", "value": "Passw0rd!2022", "httpOnly": true}, {"name": "theme", "value": "dark"}]',
+      ),
+    ).toBe(
+      '"cookies": [{"name": "sid", "value": "[REDACTED:cookie-list]", "httpOnly": true}, {"name": "theme", "value": "[REDACTED:cookie-list]"}]',
+    );
+    expect(scrub('{\\"cookies\\":[{\\"name\\":\\"s\\",\\"value\\":\\"eyJzaWQiOjF9abc\\"}]}')).not.toContain(
+      "eyJzaWQiOjF9abc",
+    );
+    for (const kept of [
+      '{"cookies":[],"origins":[]}',
+      '{"cookies": [{"name": "a", "value": ""}]}',
+      '"value": "x1y2z3w4" }] "cookies"',
+    ])
+      expect(scrub(kept)).toBe(kept);
+  });
+});
