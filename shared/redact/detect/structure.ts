@@ -249,6 +249,19 @@ export const STRUCTURE_RULES: readonly PatternRule[] = [
     },
   },
   {
+    // A value decoded on the command line (`echo 'U3ByaW5nMjAyNT8=' | base64 -d`, `base64 -d <<<
+    // "…"`, inside `$(…)`): what is decoded there is a Secret's data or a credential being read
+    // back, when it is one token of text.
+    id: "decoded-argument",
+    kind: "secret",
+    layer: "structure",
+    needles: ["base64"],
+    pattern:
+      /\b(?:echo|printf)[ \t]+(?:-n[ \t]+)?(["']?)([A-Za-z0-9+/]{8,512}={0,2})\1[ \t]*\|[ \t]*base64[ \t]+(?:-d|--decode|-D)\b|\bbase64[ \t]+(?:-d|--decode|-D)[ \t]*<<<[ \t]*(["']?)([A-Za-z0-9+/]{8,512}={0,2})\3/dg,
+    group: [2, 4],
+    accept: (m) => isDecodedToken(m[2] ?? m[4] ?? ""),
+  },
+  {
     // SMTP's AUTH in a transcript (`openssl s_client`, `swaks`, a mail library's debug log): the
     // base64 of `\0user\0password` after `AUTH PLAIN`, and the client's line after the server's
     // `334 UGFzc3dvcmQ6` (base64 of `Password:`) in `AUTH LOGIN`.
@@ -397,6 +410,12 @@ const DEVICE_CONFIG =
 function isDeviceConfigValue(value: string, text: string): boolean {
   if (isStandIn(value) || /^(?:[%$]|\{\{)/.test(value) || /[.,;:]$/.test(value)) return false;
   return !/^[a-z]+$/i.test(value) || DEVICE_CONFIG.test(text);
+}
+
+/** Does `value` decode from base64 to one token of printable ASCII (a password, a key)? */
+function isDecodedToken(value: string): boolean {
+  const decoded = Buffer.from(value, "base64").toString("latin1");
+  return decoded.length >= 6 && /^[\x21-\x7e]+$/.test(decoded);
 }
 
 /** A cookie list's start, raw or escaped in a JSON string. */

@@ -355,3 +355,20 @@ describe("a browser's cookies as text", () => {
       expect(scrub(kept)).toBe(kept);
   });
 });
+
+describe("a value decoded on the command line", () => {
+  it("takes base64 piped or fed to `base64 -d` when it decodes to one token of text", () => {
+    for (const [text, secret] of [
+      ["$ echo 'TXlEb2dNYXghMjAxOQ==' | base64 --decode", "TXlEb2dNYXghMjAxOQ=="],
+      ['export SMTP_PASS="$(echo TXlEb2dNYXghMjAxOQ== | base64 -d)"', "TXlEb2dNYXghMjAxOQ=="],
+      ['base64 -d <<< "U3ByaW5nMjAyNT8="', "U3ByaW5nMjAyNT8="],
+    ] as const)
+      expect(scrub(text)).not.toContain(secret);
+    for (const kept of [
+      "echo aGVsbG8gd29ybGQ= | base64 -d",
+      "echo SGVsbG8= | base64 -d",
+      "cat x | base64 -d",
+    ])
+      expect(scrub(kept)).toBe(kept);
+  });
+});
