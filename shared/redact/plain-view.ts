@@ -9,6 +9,8 @@
  * onto the string's own characters.
  */
 
+import { startsLine } from "./text-lines.js";
+
 /** Does `text` hold anything the view changes? A cheap test first: most strings hold none. */
 export function hasNoise(text: string): boolean {
   return text.length >= 4 && NOISE_START.test(text) && NOISE.test(text);
@@ -28,7 +30,7 @@ const NOISE_START =
   /[\u001b\u0008\u00a0\u00ad\u2000-\u200c\u202f\u2060\u2502\u2503\u2551\u2506\u2507\u250a\u250b\ufeff\u2192\u23bf\uff1a\uff1d\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u3000&\\]/;
 
 /** The view and, for each of its characters, where it starts and ends in the string. */
-export interface PlainView {
+export interface TextView {
   text: string;
   /** `starts[i]`: the index in the string of the view's character `i`. */
   starts: Int32Array;
@@ -54,7 +56,7 @@ const NAMED: Readonly<Record<string, string>> = {
 };
 
 /** `text` as a reader sees it (see the module's comment), with its characters' places. */
-export function plainView(text: string): PlainView {
+export function plainView(text: string): TextView {
   const out: string[] = [];
   const starts = new Int32Array(text.length);
   const ends = new Int32Array(text.length);
@@ -74,7 +76,7 @@ export function plainView(text: string): PlainView {
   for (let i = 0; i < text.length; ) {
     const c = text.charCodeAt(i);
     const to = i + 1;
-    if ((c === 0x2192 && isLineNumberArrow(text, i)) || (c === 0x23bf && isOutputMark(text, i))) {
+    if ((c === 0x2192 && isLineNumberArrow(text, i)) || (c === 0x23bf && startsLine(text, i))) {
       // An agent's file reader numbers the lines it shows (`    12→password: x`), its transcript
       // marks a tool's output (`  ⎿  x`): the number, the mark and the blanks are not the line's.
       let s = i;
@@ -138,16 +140,7 @@ export function plainView(text: string): PlainView {
 function isLineNumberArrow(text: string, i: number): boolean {
   let s = i;
   while (s > 0 && /\d/.test(text[s - 1] ?? "")) s--;
-  if (s === i) return false;
-  while (s > 0 && (text[s - 1] === " " || text[s - 1] === "\t")) s--;
-  return s === 0 || text[s - 1] === "\n" || text.startsWith("\\n", s - 2);
-}
-
-/** Is the `⎿` at `i` a transcript's output mark: only blanks before it on its line? */
-function isOutputMark(text: string, i: number): boolean {
-  let s = i;
-  while (s > 0 && (text[s - 1] === " " || text[s - 1] === "\t")) s--;
-  return s === 0 || text[s - 1] === "\n" || text.startsWith("\\n", s - 2);
+  return s < i && startsLine(text, s);
 }
 
 /** Another layer's escape of a printable character at `i`, written out (`\u0022`, `\x22`): it and where it ends. */

@@ -31,7 +31,7 @@ import {
   scanGeneratedRuns,
 } from "./detect/shape.js";
 import { NeedleLists } from "./needles.js";
-import { hasNoise, plainView } from "./plain-view.js";
+import { hasNoise, plainView, type TextView } from "./plain-view.js";
 import { type Preset, type PresetPolicy, presetPolicy } from "./presets.js";
 import type { PackRule } from "./rule-types.js";
 import {
@@ -126,26 +126,24 @@ const PERCENT = /%[0-9A-Fa-f]{2}/;
 const WINDOWS_VARIABLE = /^%[A-Za-z_][\w.]*%$/;
 
 /** Percent-decoded view of `text` with, per decoded char, the index of its source in `text` (+ end sentinel). */
-function percentDecoded(text: string): { text: string; map: Int32Array } {
-  const map = new Int32Array(text.length + 1);
+function percentDecoded(text: string): TextView {
+  const starts = new Int32Array(text.length);
+  const ends = new Int32Array(text.length);
   const parts: string[] = [];
   let n = 0;
   // Text between escapes is copied as slices, not a character at a time.
   let copied = 0;
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length; n++) {
+    starts[n] = i;
     if (text.charCodeAt(i) === 37 && PERCENT.test(text.slice(i, i + 3))) {
       parts.push(text.slice(copied, i), String.fromCharCode(Number.parseInt(text.slice(i + 1, i + 3), 16)));
-      map[n++] = i;
       i += 3;
       copied = i;
-    } else {
-      map[n++] = i;
-      i++;
-    }
+    } else i++;
+    ends[n] = i;
   }
   parts.push(text.slice(copied));
-  map[n] = text.length;
-  return { text: parts.join(""), map: map.subarray(0, n + 1) };
+  return { text: parts.join(""), starts: starts.subarray(0, n), ends: ends.subarray(0, n) };
 }
 
 /**
@@ -416,49 +414,14 @@ export class Scrubber {
     const raw: Detection[] = [];
     this.detect(text, rules, raw);
     if (PERCENT.test(text)) {
-      const view = percentDecoded(text);
-      const inner: Detection[] = [];
-      this.detect(view.text, rules, inner);
-      for (const f of inner) {
-        const mapped: Detection = {
-          ...f,
-          start: view.map[f.start] ?? 0,
-          end: view.map[f.end] ?? text.length,
-        };
-        // `%FEED_PAT%` is a Windows variable, not `%FE` escaped: its decoded view is nothing's.
-        if (WINDOWS_VARIABLE.test(text.slice(mapped.start, mapped.end))) continue;
-        // A replacement computed on the decoded text does not fit the escaped one: use the generic form.
-        if (
-          mapped.replacement !== undefined &&
-          text.slice(mapped.start, mapped.end) !== view.text.slice(f.start, f.end)
-        ) {
-          delete mapped.replacement;
-        }
-        raw.push(mapped);
-      }
-      if (inner.length > 0) preferOwnUrls(raw, 0);
+      const decoded = this.inView(text, percentDecoded(text), rules);
+      // `%FEED_PAT%` is a Windows variable, not `%FE` escaped: its decoded view is nothing's.
+      for (const f of decoded) if (!WINDOWS_VARIABLE.test(text.slice(f.start, f.end))) raw.push(f);
+      if (decoded.length > 0) preferOwnUrls(raw, 0);
     }
-    if (hasNoise(text)) {
-      // Colour codes, invisible characters, look-alike separators, HTML's references: the view a
-      // reader sees is read too, and what it finds is mapped back onto the string's characters.
-      const view = plainView(text);
-      const inner: Detection[] = [];
-      this.detect(view.text, rules, inner);
-      for (const f of inner) {
-        if (f.end <= f.start) continue;
-        const mapped: Detection = {
-          ...f,
-          start: view.starts[f.start] ?? 0,
-          end: view.ends[f.end - 1] ?? text.length,
-        };
-        if (
-          mapped.replacement !== undefined &&
-          text.slice(mapped.start, mapped.end) !== view.text.slice(f.start, f.end)
-        )
-          delete mapped.replacement;
-        raw.push(mapped);
-      }
-    }
+    // Colour codes, invisible characters, look-alike separators, HTML's references: the view a
+    // reader sees is read too.
+    if (hasNoise(text)) raw.push(...this.inView(text, plainView(text), rules));
     this.scanBase64(text, raw);
     const merged = resolve(text.includes("[REDACTED:") ? withoutTags(text, raw) : raw);
     const again = recurrences(text, merged);
@@ -466,6 +429,30 @@ export class Scrubber {
     return resolve(
       text.includes("[REDACTED:") ? withoutTags(text, [...merged, ...again]) : [...merged, ...again],
     );
+  }
+
+  /**
+   * The findings on a view of `text` (its percent-decoded or its plain form), mapped back onto
+   * `text`'s characters. A replacement computed on the view that does not fit the text is left
+   * out (the generic tag stands).
+   */
+  private inView(text: string, view: TextView, rules: readonly PatternRule[]): Detection[] {
+    const inner: Detection[] = [];
+    this.detect(view.text, rules, inner);
+    return inner.flatMap((f) => {
+      if (f.end <= f.start) return [];
+      const mapped: Detection = {
+        ...f,
+        start: view.starts[f.start] ?? 0,
+        end: view.ends[f.end - 1] ?? text.length,
+      };
+      if (
+        mapped.replacement !== undefined &&
+        text.slice(mapped.start, mapped.end) !== view.text.slice(f.start, f.end)
+      )
+        delete mapped.replacement;
+      return [mapped];
+    });
   }
 
   private detect(text: string, rules: readonly PatternRule[], out: Detection[]): void {

@@ -17,6 +17,7 @@ import {
   isStandIn,
 } from "../rule-helpers.js";
 import type { Detection, PatternRule } from "../rule-types.js";
+import { nextLineStart } from "../text-lines.js";
 import { CREDENTIAL_COLUMN_NEEDLES, scanCredentialColumns } from "./credential-columns.js";
 import {
   ASCII_PASSWORD_WORDS,
@@ -82,13 +83,19 @@ function quoteAt(text: string, at: number): string | undefined {
 function assignedValue(text: string, at: number): Value | undefined {
   // YAML's anchor and tags before a scalar (`password: &db x`, `token: !!str x`), a properties
   // file's line continuation (`api.secret=\\⏎    x`).
-  const s = at + (VALUE_LEAD.exec(text.slice(at, at + 80))?.[0].length ?? 0);
+  // Speed only: each lead starts with one of `&!\`, each inner form with `{`.
+  const s = /[&!\\]/.test(text[at] ?? "")
+    ? at + (VALUE_LEAD.exec(text.slice(at, at + 80))?.[0].length ?? 0)
+    : at;
   // A template's literal piped on (Helm's `{{ "x" | b64enc }}`), an object holding the value
   // (Terraform's output `{"sensitive":true,…,"value":"x"}`): the literal.
-  const inner = TEMPLATE_LITERAL.exec(text.slice(s, s + 300)) ?? HELD_VALUE.exec(text.slice(s, s + 300));
-  if (inner?.indices?.[1] !== undefined) {
-    const [is, ie] = inner.indices[1];
-    return { start: s + is, end: s + ie, quoted: true, loose: false };
+  if (text[s] === "{") {
+    const head = text.slice(s, s + 300);
+    const inner = TEMPLATE_LITERAL.exec(head) ?? HELD_VALUE.exec(head);
+    if (inner?.indices?.[1] !== undefined) {
+      const [is, ie] = inner.indices[1];
+      return { start: s + is, end: s + ie, quoted: true, loose: false };
+    }
   }
   const cmdlet = CMDLET_VALUE.exec(text.slice(s, s + 48));
   if (cmdlet !== null) return cmdlet[1] === undefined ? undefined : quoted(text, s + cmdlet[0].length, false);
@@ -356,10 +363,12 @@ const SETTER_LITERAL_END = /^\\?["'](?:\.(?:toCharArray|getBytes|toByteArray)\([
 /** A lookup's call before the quoted name (`Session("`), and its value assigned (`") = `). */
 const LOOKUP_OPEN = /\w\(\\?["']$/;
 const LOOKUP_ASSIGNED = /^\)[ \t]*=(?![=>~])/;
-/** An enum constant's name or key read from it (`.getName()`, `.name()`, `.key`). */
-const ENUM_KEY = /^\.(?:getName|name|getKey|key|toString|getValue|value)(?:\(\))?(?=\s*,)/;
+/** What reads an enum constant's name or key (`.getName()`, `.name()`, `.key`). */
+const ENUM_READER = String.raw`\.(?:getName|name|getKey|key|toString|getValue|value)`;
+/** The read and its call before a setter's next argument. */
+const ENUM_KEY = new RegExp(String.raw`^${ENUM_READER}(?:\(\))?(?=\s*,)`);
 /** The same read at a name's end, before its call's parentheses. */
-const ENUM_READ = /\.(?:getName|name|getKey|key|toString|getValue|value)$/;
+const ENUM_READ = new RegExp(`${ENUM_READER}$`);
 /** A path's last word before the name, in the same string (`'/etc/passwd'`). */
 const PATH_BEFORE_NAME = /\/[\w.-]*$/;
 /**
@@ -419,10 +428,8 @@ const HEADER_RULE = /^[ \t]*(?:\|[ \t]*:?-{3,}|[├╞╟┝+][─═━-]{3,}|:
 
 /** Is the row holding `at` followed by a header's rule, so that it names columns? */
 function isHeaderRow(text: string, at: number): boolean {
-  const end = text.slice(at, at + 4096).search(ROW_END);
-  if (end < 0) return false;
-  const breakLength = text.startsWith("\\n", at + end) ? 2 : text.startsWith("\r\n", at + end) ? 2 : 1;
-  return HEADER_RULE.test(text.slice(at + end + breakLength, at + end + breakLength + 40));
+  const next = nextLineStart(text, at);
+  return next < text.length && HEADER_RULE.test(text.slice(next, next + 40));
 }
 
 /**

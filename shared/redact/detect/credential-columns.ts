@@ -6,13 +6,12 @@
  */
 import { isPlaceholder } from "../rule-helpers.js";
 import type { Detection } from "../rule-types.js";
+import { type Line, linesOf, nextLineStart } from "../text-lines.js";
 import { credentialName } from "./credential-names.js";
 
 /** Cheap pre-checks: a header's rule holds one of these, a CSV header a comma. */
 export const CREDENTIAL_COLUMN_NEEDLES: readonly string[] = ["--", "─", "═", "━", "-|", "|-", "==", ","];
 
-/** A line break as a transcript holds it: raw, or escaped in a JSON string. */
-const BREAK = /\r?\n|(?:\\r)?\\n/g;
 /** A header's rule: only rule characters, three or more, one a dash or a double line at least. */
 const RULE_LINE = /^(?=[^\n]*[-─═━=])[ \t]*[-─═━=|+:├┼┤╞╪╡╟╫╢┝┿┥┌┬┐└┴┘╔╦╗╚╩╝┣╋┫┏┳┓┗┻┛╠╬╣┡╇┩┢╈┪ \t]{3,}$/;
 /** A column's separator. */
@@ -31,9 +30,12 @@ const TOKEN = /^\S{4,256}$/;
 const NOT_A_CELL_VALUE =
   /^(?:NULL|<null>|\(null\)|-+|\*+|yes|no|true|false|none|required|optional|string|boolean|integer|secret|sensitive|n\/a)$/i;
 
-interface Cell {
-  start: number;
-  end: number;
+/** A cell's text, trimmed: `[start, end)` of the table's text. */
+type Cell = Line;
+/** A column that names a credential; `bare` when a token's or a secret's word alone names it. */
+interface Column {
+  index: number;
+  bare: boolean;
 }
 
 /** Appends the cells under each credential's column of each table in `text`. */
@@ -49,17 +51,18 @@ function scanRuledTables(text: string, out: Detection[], rule: string): void {
   if (!ANY_SEPARATOR.test(text)) return;
   const lines = linesOf(text);
   for (let i = 1; i < lines.length; i++) {
-    const [s, e] = lines[i] as [number, number];
-    if (!RULE_LINE.test(text.slice(s, e))) continue;
-    const [hs, he] = lines[i - 1] as [number, number];
-    const header = cellsOf(text, hs, he, SEPARATOR);
+    const line = lines[i] as Line;
+    if (!RULE_LINE.test(text.slice(line.start, line.end))) continue;
+    const above = lines[i - 1] as Line;
+    const header = cellsOf(text, above.start, above.end, SEPARATOR).map(unquoted(text));
     const columns = credentialColumns(text, header);
     if (columns.length === 0) continue;
     for (let j = i + 1; j < lines.length; j++) {
-      const [rs, re] = lines[j] as [number, number];
-      if (RULE_LINE.test(text.slice(rs, re))) continue;
+      const row = lines[j] as Line;
+      if (RULE_LINE.test(text.slice(row.start, row.end))) continue;
       // A row of the same table: as many cells as its header.
-      if (!takeCells(text, cellsOf(text, rs, re, SEPARATOR), header.length, columns, out, rule)) break;
+      if (!takeCells(text, cellsOf(text, row.start, row.end, SEPARATOR), header.length, columns, out, rule))
+        break;
     }
   }
 }
@@ -76,30 +79,22 @@ function scanCsv(text: string, out: Detection[], rule: string): void {
     const m = CSV_HEADER.exec(text);
     if (m === null) continue;
     const end = at + (m[1] as string).length;
-    const header = cellsOf(text, at, end, COMMA);
+    const header = cellsOf(text, at, end, COMMA).map(unquoted(text));
     const columns = credentialColumns(text, header);
     if (columns.length === 0) continue;
     const offset = at + m[0].length;
-    for (const [rs, re] of linesOf(text.slice(offset))) {
-      const cells = cellsOf(text, offset + rs, offset + re, COMMA).map(unquoted(text));
+    for (const row of linesOf(text.slice(offset))) {
+      const cells = cellsOf(text, offset + row.start, offset + row.end, COMMA).map(unquoted(text));
       if (!takeCells(text, cells, header.length, columns, out, rule)) break;
     }
   }
 }
 
-/** Where the line after the one holding `at` starts (after a raw or an escaped break), or the text's end. */
-function nextLineStart(text: string, at: number): number {
-  const raw = text.indexOf("\n", at);
-  const escaped = text.indexOf("\\n", at);
-  if (raw < 0 && escaped < 0) return text.length;
-  return raw >= 0 && (escaped < 0 || raw < escaped) ? raw + 1 : escaped + 2;
-}
-
-/** The indexes of `header`'s cells that name a credential, a bare one's negated (`-1 - k`). */
-function credentialColumns(text: string, header: readonly Cell[]): number[] {
-  return header.flatMap((c, k) => {
-    const kind = columnKind(unquote(text.slice(c.start, c.end)));
-    return kind === undefined ? [] : [kind === "strong" ? k : -1 - k];
+/** The columns of `header` that name a credential. */
+function credentialColumns(text: string, header: readonly Cell[]): Column[] {
+  return header.flatMap((c, index) => {
+    const kind = columnKind(text.slice(c.start, c.end));
+    return kind === undefined ? [] : [{ index, bare: kind === "bare" }];
   });
 }
 
@@ -108,14 +103,13 @@ function takeCells(
   text: string,
   row: readonly Cell[],
   count: number,
-  columns: readonly number[],
+  columns: readonly Column[],
   out: Detection[],
   rule: string,
 ): boolean {
   if (row.length !== count) return false;
-  for (const column of columns) {
-    const bare = column < 0;
-    const cell = row[bare ? -1 - column : column] as Cell;
+  for (const { index, bare } of columns) {
+    const cell = row[index] as Cell;
     const value = text.slice(cell.start, cell.end);
     if (!TOKEN.test(value) || isPlaceholder(value) || NOT_A_CELL_VALUE.test(value)) continue;
     if (!bare || MADE_CELL.test(value)) out.push({ start: cell.start, end: cell.end, rule, kind: "secret" });
@@ -123,7 +117,7 @@ function takeCells(
   return true;
 }
 
-/** A CSV cell's quotes are not its value. */
+/** A cell's quotes (CSV's, a quoted header's) are not its text. */
 const unquoted =
   (text: string) =>
   (c: Cell): Cell =>
@@ -131,19 +125,15 @@ const unquoted =
       ? { start: c.start + 1, end: c.end - 1 }
       : c;
 
-function unquote(name: string): string {
-  return name.length >= 2 && name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1) : name;
-}
-
 /**
  * How a column's name names a credential: `strong` (`password`, `api_key`, `Client Secret`), or
  * `bare` for a token's, a secret's or a key's word alone, whose cells must look made (a
  * tokenizer's `token` column holds words, a list of secrets their names: `AWS_ROLE_ARN`).
  */
 function columnKind(name: string): "strong" | "bare" | undefined {
-  if (name === "" || credentialName(name) !== "strong")
-    return /^(?:tokens?|secrets?)$/i.test(name) ? "bare" : undefined;
-  return /^(?:tokens?|secrets?|keys?)$/i.test(name) ? "bare" : "strong";
+  if (/^(?:tokens?|secrets?)$/i.test(name)) return "bare";
+  if (name === "" || credentialName(name) !== "strong") return undefined;
+  return /^keys?$/i.test(name) ? "bare" : "strong";
 }
 
 /** A bare column's cell: letters and digits both, not a constant's name. */
@@ -164,16 +154,4 @@ function cellsOf(text: string, from: number, to: number, separator: RegExp): Cel
     cells.push({ start: from + s, end: from + e });
   }
   return cells;
-}
-
-/** The lines of `text` as `[start, end)`, split at raw and escaped line breaks. */
-function linesOf(text: string): Array<[number, number]> {
-  const lines: Array<[number, number]> = [];
-  let start = 0;
-  for (const m of text.matchAll(BREAK)) {
-    lines.push([start, m.index]);
-    start = m.index + m[0].length;
-  }
-  lines.push([start, text.length]);
-  return lines;
 }

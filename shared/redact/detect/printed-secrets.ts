@@ -8,6 +8,7 @@
  */
 import { isPlaceholder } from "../rule-helpers.js";
 import type { Detection } from "../rule-types.js";
+import { type Line, linesOf } from "../text-lines.js";
 import { credentialName } from "./credential-names.js";
 import { ECHOED } from "./tool-passwords.js";
 
@@ -77,9 +78,6 @@ export const PRINTED_SECRET_NEEDLES: readonly string[] = [
   "oc ",
 ];
 
-/** A line break as a transcript holds it: raw, or escaped in a JSON string. */
-const BREAK = /\r?\n|(?:\\r)?\\n/g;
-
 /**
  * A printed secret: one token on its line, bare or in double quotes (`terraform output x`), not a
  * prompt, a path or JSON (other rules read those).
@@ -101,23 +99,6 @@ export function scanPrintedSecrets(text: string, out: Detection[], rule: string)
     const start = next.start + (m.index + m[0].indexOf(m[1]));
     out.push({ start, end: start + m[1].length, rule, kind: "secret" });
   }
-}
-
-interface Line {
-  start: number;
-  end: number;
-}
-
-/** The lines of `text`, split at raw and escaped line breaks. */
-function linesOf(text: string): Line[] {
-  const lines: Line[] = [];
-  let start = 0;
-  for (const m of text.matchAll(BREAK)) {
-    lines.push({ start, end: m.index });
-    start = m.index + m[0].length;
-  }
-  lines.push({ start, end: text.length });
-  return lines;
 }
 
 /** Does `command` match reader `re`, the name it reads (if it captures one) naming a credential? */

@@ -5,6 +5,7 @@
  */
 import { isPlaceholder, isStandIn } from "../rule-helpers.js";
 import type { Detection, PatternRule } from "../rule-types.js";
+import { UUID } from "./randomness.js";
 import { isPhraseOfListWords, scanSeedPhrases, TWELVE_WORDS } from "./seed-phrases.js";
 
 /** CouchDB's section of administrators and their passwords. */
@@ -456,7 +457,7 @@ const HOOK_PATH =
 
 /** A UUID, or a run of letters and digits mixed (`3kx9fq2`, `aB3kQ9xZ`) that names no thing. */
 function isHookKey(segment: string): boolean {
-  if (/^[\da-f]{8}-[\da-f]{4}-[\da-f]{4}-[\da-f]{4}-[\da-f]{12}$/i.test(segment)) return true;
+  if (UUID.test(segment)) return true;
   return (
     /[A-Za-z]/.test(segment) &&
     /\d/.test(segment) &&

@@ -17,7 +17,12 @@ const SOURCES: Record<string, string[]> = {
   ],
   "redact/detect": ["shared/redact/detect"],
   "redact/layer-c": ["shared/redact/layer-c", "shared/redact/checked.ts"],
-  "redact/scrub": ["shared/redact/scrub.ts", "shared/redact/plain-view.ts", "shared/redact/presets.ts"],
+  "redact/scrub": [
+    "shared/redact/scrub.ts",
+    "shared/redact/plain-view.ts",
+    "shared/redact/text-lines.ts",
+    "shared/redact/presets.ts",
+  ],
   "formats/replay-jsonl": ["shared/formats/replay-jsonl"],
   "formats/replay-bundle": ["shared/formats/replay-bundle"],
   "formats/braintrust": ["shared/formats/braintrust"],
