@@ -566,7 +566,12 @@ function markupValue(text: string, nameStart: number, at: number, i: number): Va
   const gap = cell ? CELL_GAP.exec(text.slice(i, i + 200)) : null;
   if (gap !== null) {
     const v = elementText(text, i + gap[0].length - 1);
-    return v === undefined || /\s/.test(text.slice(v.start, v.end)) ? undefined : v;
+    if (v === undefined || /\s/.test(text.slice(v.start, v.end))) return undefined;
+    // A highlighter's string keeps its quotes inside the element (`<span class="hljs-string">'x'</span>`).
+    const q = text[v.start];
+    return (q === "'" || q === '"') && v.end - v.start > 2 && text[v.end - 1] === q
+      ? { ...v, start: v.start + 1, end: v.end - 1 }
+      : v;
   }
   return null;
 }

@@ -1381,6 +1381,10 @@ describe("values cut short, YAML's node properties, and markup between a name an
       ["<dt>Password</dt><dd>Spring2025?</dd>", "Spring2025?"],
       ["<code>DB_PASSWORD</code>: <code>Spring2025?</code>", "Spring2025?"],
       ['<span class="k">API_KEY</span>=<span class="v">Spring2025?</span>', "Spring2025?"],
+      [
+        'myURL.<span class="hljs-property">password</span> = <span class="hljs-string">\'Spring2025?\'</span>;',
+        "Spring2025?",
+      ],
       ["<password><![CDATA[Spring2025?]]></password>", "Spring2025?"],
       ["| `SMTP_PASS` | `c7314afdfce6cbae22b4d3707f17b51ff7307019` |", "c7314afdfce6"],
       ["| **DB_PASSWORD** | Passw0rd!2022 |", "Passw0rd!2022"],
@@ -1423,6 +1427,8 @@ describe("values cut short, YAML's node properties, and markup between a name an
       "let password = &args.password;",
       "let token = &mut tok;",
       "<tr><th>Password</th><th>Expires</th></tr>",
+      // Node's docs, highlighted: a shell's working directory, its quotes inside the element.
+      '  <span class="hljs-attr">PWD</span>: <span class="hljs-string">\'/workspace/app\'</span>,',
       "<tr><td>DB_PASSWORD</td><td>Password of the database</td></tr>",
       "| Name | Password | Role |\n|------|----------|------|",
       "password | string | The password",
