@@ -227,16 +227,19 @@ export function isCredentialName(text: string, at: number, name: string): boolea
   if (isUpper(before) || (isLower(before) && !isUpper(name.charCodeAt(0)))) return false;
   const next = name.charCodeAt(keyword.length);
   if (isUpper(keyword.charCodeAt(keyword.length - 1)) && isLower(next)) return false;
+  const identifier = identifierAt(text, at);
+  // A vendor's build or revision (`SENTRY_RELEASE`, `HEROKU_SLUG_COMMIT`): a commit's hash, no key.
+  if (REVISION_WORD.test(identifier)) return false;
   if (!GENERIC_KEYWORD.test(keyword)) return true;
   // A generic word must end where the name's part does: `tokenizer`, `keyboard`, `authors` hold none.
   if (isLower(next)) return false;
-  const identifier = identifierAt(text, at);
   return (
     !BARE_GENERIC_WORD.test(identifier) &&
     !NOT_A_CREDENTIAL_NAME.test(identifier) &&
     !NOT_A_SECRET_NAME.test(identifier)
   );
 }
+const REVISION_WORD = /(?:^|[_.-])(?:commit|sha|release|revision|rev|build|digest|checksum)(?:$|[_.-])/i;
 const GENERIC_KEYWORD = /^(?:access|auth|api|credential|creds|key|passw(?:or)?d|secret|token|login)$/i;
 const BARE_GENERIC_WORD = /^(?:access|auth|api|key|login)$/i;
 

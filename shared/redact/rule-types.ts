@@ -3,6 +3,12 @@
  * of a problem with an input, in formats/), a rule, and the layer it belongs to.
  */
 
+/**
+ * Would `value` be redacted as the value of `name` (`name = value`)? How a detector that ties a
+ * value to a name other than by assigning it (a prompt's answer, a label's next line) has it judged.
+ */
+export type ValueJudge = (name: string, value: string) => boolean;
+
 /** A range of a string to replace. */
 export interface Detection {
   start: number;

@@ -386,6 +386,9 @@ export const PATTERN_RULES: readonly PatternRule[] = [
       const credential = (m[1] ?? "").replace(/["']/g, "");
       const colon = credential.indexOf(":");
       if (colon < 0 || credential.length < 2 || /^[<[$]/.test(credential)) return false;
+      // `user:` with nothing after the colon sends an empty password: only a key there is secret
+      // (Stripe's `-u sk_test_…:`), a name (`-u admin:`) is not.
+      if (colon === credential.length - 1) return colon >= 10 && /\d/.test(credential);
       return !CURL_PLACEHOLDER.test(credential.slice(colon + 1));
     },
   },
@@ -443,7 +446,11 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     needles: ["."],
     pattern:
       /(?<![0-9.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?![0-9]|\.[0-9])/dg,
-    accept: (m) => m[0] !== "127.0.0.1" && m[0] !== "0.0.0.0",
+    // A product's version (`Chrome/125.0.0.0` in a User-Agent) is no address.
+    accept: (m, text) =>
+      m[0] !== "127.0.0.1" &&
+      m[0] !== "0.0.0.0" &&
+      !/[A-Za-z][\w-]*\/$/.test(text.slice(Math.max(0, m.index - 32), m.index)),
   },
   {
     id: "ipv6",

@@ -18,7 +18,13 @@ import {
 } from "../rule-helpers.js";
 import type { Detection, PatternRule } from "../rule-types.js";
 import { nextLineStart } from "../text-lines.js";
-import { CREDENTIAL_COLUMN_NEEDLES, scanCredentialColumns } from "./credential-columns.js";
+import { ARROW_NEEDLES, scanArrowValues } from "./arrow-values.js";
+import {
+  ALIGNED_TABLE_NEEDLES,
+  CREDENTIAL_COLUMN_NEEDLES,
+  scanAlignedTables,
+  scanCredentialColumns,
+} from "./credential-columns.js";
 import {
   ASCII_PASSWORD_WORDS,
   credentialName,
@@ -33,9 +39,12 @@ import {
 import { FORM_FILL_NEEDLES, scanFormFills } from "./form-fills.js";
 import { FORMAT_NEEDLES, scanFormatArguments } from "./format-arguments.js";
 import { groupValues } from "./group-values.js";
+import { INTERPRETER_NEEDLES, scanInterpreterEchoes } from "./interpreter-echoes.js";
 import { commandCallKeys, isAlgorithmName, keyArguments, keyPlaceOf, wrappedLiteral } from "./keyed-calls.js";
+import { LABELLED_LINE_NEEDLES, scanLabelledLines } from "./labelled-lines.js";
 import { PRINTED_SECRET_NEEDLES, scanPrintedSecrets } from "./printed-secrets.js";
 import { looksGenerated, ORDERED_RUN, UUID } from "./randomness.js";
+import { RECOVERY_CODE_NEEDLES, scanRecoveryCodes } from "./recovery-codes.js";
 import { toolPasswordRules } from "./tool-passwords.js";
 
 /**
@@ -287,16 +296,56 @@ function bare(text: string, at: number, loose: boolean): Value | undefined {
     }
   }
   let end = at;
+  // An environment's line (`SECRET_KEY=x`, `export X=x`, docker's `"X=x"`) is a value to its end.
+  const from = Math.max(0, at - 128);
+  const ownsClosers = ENV_LINE_BEFORE.test((from === 0 ? "" : "\0") + text.slice(from, at));
   while (end < text.length && end - at <= 1024) {
     const c = text.charCodeAt(end);
     // `&` ends a query's parameter (`?token=x&user=y`) or a command (`x && y`, `x &`); inside a
-    // value it is the value's (`DB_PASSWORD=Tr0ub4dor&3x`).
-    if (endsBare(c) && (c !== 38 || AMPERSAND_ENDS.test(text.slice(end, end + 48)))) break;
+    // value it is the value's (`DB_PASSWORD=Tr0ub4dor&3x`). On an environment's line only a
+    // command's `&` ends it, and a closing bracket only where one is open before it
+    // (`f(password=pw)`); else both are the value's (Django's generated `SECRET_KEY=fjlz)y$h1…`,
+    // `)tornkx@-+3…`, `…!6*&72=yy8^#&+j_q2`).
+    if (
+      endsBare(c) &&
+      (c !== 38 || (ownsClosers ? COMMAND_AMPERSAND : AMPERSAND_ENDS).test(text.slice(end, end + 48))) &&
+      (!isCloser(c) || !ownsClosers || isOpen(text, at, end, c))
+    )
+      break;
     end++;
   }
   // A sentence's full stop or colon is not part of the value; an ellipsis (elided) is.
   if (end > at && /[.:]/.test(text[end - 1] ?? "") && text[end - 2] !== ".") end--;
   return end > at ? { start: at, end, quoted: false, loose } : undefined;
+}
+
+/**
+ * An `&` that ends an environment line's value: a command's (`x && y`, `x &`) or before a
+ * parameter named by a word (`key1=value1&key2=value2`); a generated key's `&72=` is its own.
+ */
+const COMMAND_AMPERSAND = /^&(?:&|\s|$|[A-Za-z_][\w.[\]-]*=)/;
+
+/** The start of an environment's line up to a value: `NAME=` first on its line or in its quotes. */
+const ENV_LINE_BEFORE = /(?:^|[\r\n"'`]|\\n)[ \t]*(?:export[ \t]+)?[A-Za-z_][\w.-]*=$/;
+
+/** `)`, `]` or `}`. */
+function isCloser(c: number): boolean {
+  return c === 41 || c === 93 || c === 125;
+}
+
+/**
+ * Is a bracket that `closer` (at `end`) closes open before it: more openers than closers of its
+ * kind in the value read so far and the 256 characters before the value (`at`)?
+ */
+function isOpen(text: string, at: number, end: number, closer: number): boolean {
+  const opener = closer === 41 ? 40 : closer - 2;
+  let depth = 0;
+  for (let i = Math.max(0, at - 256); i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === opener) depth++;
+    else if (c === closer && depth > 0) depth--;
+  }
+  return depth > 0;
 }
 
 /**
@@ -726,9 +775,12 @@ function valueAfter(text: string, nameStart: number, at: number, isFlag: boolean
   return undefined;
 }
 
-/** Values that are not a value: references, templates, types, code, encrypted values, masks. */
+/**
+ * Values that are not a value: references, templates, types, code, encrypted values, masks,
+ * CloudFormation's functions (`!Ref X`, `!Not [...]`), self-declared stand-ins (`not-a-real-key`).
+ */
 const REFERENCE =
-  /^(?:\$\{.*|\$__(?:env|file|vault)\{.*|%env\([^)]*\)%|#\{.*|@\(.*\)|vault:.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|ext:\w+|projects\/[^/\s]+\/secrets\/\S+|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|(?:[a-z]+ )+your(?: [a-z]+)* here|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|enabled|disabled|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
+  /^(?:\$\{.*|\$__(?:env|file|vault)\{.*|%env\([^)]*\)%|#\{.*|@\(.*\)|vault:.*|\$[A-Za-z_][\w.]*|ENC\[.*|!vault|!(?:Ref|GetAtt|Sub|Join|Select|Split|If|Not|Equals|And|Or|FindInMap|ImportValue|Base64|Cidr|GetAZs|Condition|Transform)\b.*|(?:[a-z]+[-_])+(?:placeholder|not[-_]a[-_]real|fake|dummy)(?:[-_][a-z0-9]+)*|(?:placeholder|not[-_]a[-_]real|fake|dummy)(?:[-_][a-z0-9]+)+|\$\(.*\)|%[\w.]+%|\$env:\w+|env\.\w+|process\.env\b.*|os\.environ\b.*|os\.getenv\b.*|ENV\[.*|secrets\.\w+|vars\.\w+|\{\{.*\}\}|ext:\w+|projects\/[^/\s]+\/secrets\/\S+|<[^<>]*>|\[[^\]]*\]|\*+|[xX•.·]{3,}|(?:your|my|the|an?|some|test|fake|dummy|mock|sample|example)[-_ ][a-z]+(?:[-_ ][a-z]+)*|(?:[a-z]+ )+your(?: [a-z]+)* here|.*_HERE|REPLACE_?ME|redacted|masked|hidden|protected|none|null|nil|undefined|true|false|yes|no|on|off|enabled|disabled|required|optional|string|str|int|bool|boolean|number|object|any|bytes|key|value|placeholder|todo|tbd|n\/a)$/i;
 /**
  * A file given by its path (curl's and the cloud CLIs' `@secret.json`, `@~/token`); in lower case,
  * as files are named: `@dm1n.Pass` is a password.
@@ -779,12 +831,13 @@ function isPlaceholderValue(value: string): boolean {
 
 /**
  * A call, an index or a member access (`getToken()`, `positionals[0]`, `self.token`,
- * `config.password`, `req.headers.authorization?.split(…`, `TOTP::create(…`), a call whose names
+ * `config.password`, `req.headers.authorization?.split(…`, `TOTP::create(…`, Terraform's
+ * `random_password.db[0].result`), a call whose names
  * hold digits or a macro's `!` (`boto3.Session(profile_name=`, Elixir's `System.fetch_env!(`), or a
  * Rust raw string's opening (`br#"…"#`).
  */
 const CODE =
-  /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*(?:::[A-Za-z_$][\w$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*[([]|^[rbRB]{1,2}#+$|^(?:new[ \t]+)?[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*!?\(/;
+  /^[A-Za-z_$][A-Za-z_$]*(?:[?!]?\.[A-Za-z_$][A-Za-z_$]*)+(?:[([].*)?$|^[A-Za-z_$][\w$]*(?:::[A-Za-z_$][\w$]*)+(?:\(.*)?$|^[A-Za-z_$][\w$]*[([]|^[rbRB]{1,2}#+$|^(?:new[ \t]+)?[A-Za-z_$][\w$]*(?:(?:\.|::)[A-Za-z_$][\w$]*)*!?\(/;
 /**
  * A path, not a key: `~/.ssh/id_rsa`, `./key.pem`, `/etc/ssl/private/x.key`, `C:\keys\x.pfx`, one
  * after an id (systemd's `LoadCredential=db-password:/etc/app/db-password`), a
@@ -985,7 +1038,8 @@ const CREDENTIAL_WORD = new RegExp(
 
 /**
  * Does the name at `start` stand where it names no value of its own: a URL's user
- * (`https://__token__:****@host`, whose password the URL rules read), a public key's label
+ * (`https://__token__:****@host`, whose password the URL rules read), a request's path
+ * (`POST /oauth/token HTTP/1.1`), a public key's label
  * (`Public key: age1…`, `public key: ACEN…=`), or a shell expansion's error message
  * (`${DB_PASSWORD:?set it in .env}`; its default, `${DB_PASSWORD:-x}`, is a value)?
  */
@@ -998,10 +1052,21 @@ function isNotNaming(text: string, start: number): boolean {
     KEY_NAME.test(text.slice(start, start + 4))
   )
     return true;
+  if (text[start - 1] === "/") {
+    // A request's path (`POST /oauth/token HTTP/1.1`): what follows is the protocol's version. A
+    // parameter's path names its value (`/prod/smtp/password⇥S` from `aws ssm get-parameters`).
+    const end = endOfName(text, start);
+    return /^[ \t]+HTTP\/\d/.test(text.slice(end, end + 12));
+  }
   if (text[start - 1] !== "{" || text[start - 2] !== "$") return false;
+  return /^:?[?+]/.test(text.slice(endOfName(text, start), endOfName(text, start) + 2));
+}
+
+/** Where the name starting at `start` ends. */
+function endOfName(text: string, start: number): number {
   let end = start;
   while (end < text.length && isNameChar(text.charCodeAt(end))) end++;
-  return /^:?[?+]/.test(text.slice(end, end + 2));
+  return end;
 }
 /** An ARN up to its resource type: `arn:partition:service:region:account:`. */
 const ARN_BEFORE = /\barn:aws[\w-]*:[\w-]+:[\w-]*:\d*:$/;
@@ -1640,6 +1705,29 @@ export function scanCredentialPairName(name: string, out: Detection[]): void {
   out.push({ start, end: name.length, rule: CREDENTIAL_PAIR_RULE, kind: "secret" });
 }
 
+/**
+ * A value alone under its label that reads as one: letters with a digit or a symbol (`hunter2`,
+ * `Spring2025?`), or a generated token; a word alone (`Required`, `Enabled`) is the label's text.
+ */
+function isLabelledValue(value: string): boolean {
+  return (
+    (value.length >= 6 && /[A-Za-z]/.test(value) && /[\d\W_]/.test(value)) ||
+    looksGenerated(value, 0, value.length, 16)
+  );
+}
+
+/**
+ * Would `value` be redacted as assigned to `name` (`name = "value"`, or `name = value` when not
+ * `quoted`)? The judgment of a value that something other than an assignment ties to a
+ * credential's name.
+ */
+function isAssignedSecret(name: string, value: string, quoted = true): boolean {
+  const quote = !quoted ? "" : value.includes('"') ? "'" : '"';
+  const found: Detection[] = [];
+  scanCredentialAssignments(`${name} = ${quote}${value}${quote}`, found, "");
+  return found.length > 0;
+}
+
 /** The rule id of `scanCredentialPairName` (a member-name rule of the context layer). */
 export const CREDENTIAL_PAIR_RULE = "credential-pair";
 
@@ -1770,10 +1858,61 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
     scan: (text, out, rule) => scanPrintedSecrets(text, out, rule.id),
   },
   {
+    id: "printed-secret",
+    kind: "secret",
+    layer: "context",
+    needles: INTERPRETER_NEEDLES,
+    scan: (text, out, rule) => scanInterpreterEchoes(text, out, rule.id, isAssignedSecret),
+  },
+  {
+    id: "recovery-code",
+    kind: "secret",
+    layer: "context",
+    needles: RECOVERY_CODE_NEEDLES,
+    scan: (text, out, rule) => scanRecoveryCodes(text, out, rule.id),
+  },
+  {
+    // A value after an arrow: a plan's new value, a log's value after its name.
+    id: "generic-secret",
+    kind: "secret",
+    layer: "context",
+    needles: ARROW_NEEDLES,
+    // Bare, it must read as a value (prose draws arrows between words: `token -> refresh flow`).
+    scan: (text, out, rule) =>
+      scanArrowValues(
+        text,
+        out,
+        rule.id,
+        (name, value, quoted) => (quoted || isLabelledValue(value)) && isAssignedSecret(name, value, quoted),
+      ),
+  },
+  {
+    // A value alone under its label: a password or a generated token, as an assignment would judge it.
+    id: "generic-secret",
+    kind: "secret",
+    layer: "context",
+    needles: LABELLED_LINE_NEEDLES,
+    scan: (text, out, rule) =>
+      scanLabelledLines(
+        text,
+        out,
+        rule.id,
+        // Judged bare, as it stands: a call or an expression there is code (`for p in pwd:⏎  update(p)`).
+        (name, value) => isLabelledValue(value) && isAssignedSecret(name, value, false),
+      ),
+  },
+  {
     id: "credential-column",
     kind: "secret",
     layer: "context",
     needles: CREDENTIAL_COLUMN_NEEDLES,
     scan: (text, out, rule) => scanCredentialColumns(text, out, rule.id),
+  },
+  {
+    id: "credential-column",
+    kind: "secret",
+    layer: "context",
+    needles: ALIGNED_TABLE_NEEDLES,
+    scan: (text, out, rule) => scanAlignedTables(text, out, rule.id),
   },
 ];

@@ -12,6 +12,52 @@ import type { Detection } from "../rule-types.js";
 const MIN_IN_STRING = 6;
 /** Fewest characters of a value looked for in the rest of the file (short words recur by chance). */
 const MIN_IN_FILE = 8;
+
+/** Is `value` looked for again, in its string or its file? */
+function recurs(value: string): boolean {
+  return !value.includes("[REDACTED") && !isSampleValue(value);
+}
+
+/**
+ * Does the value at `text[start, end)` repeat a word of the name just before it
+ * (`POSTGRES_PASSWORD: postgres`, `RABBITMQ_PASS=rabbitmq`)? A service's default password is its
+ * own name, and that name elsewhere is the service (its image, host, user), not the password: such
+ * a value is redacted where it stands and never looked for again.
+ */
+function echoesItsName(text: string, start: number, end: number): boolean {
+  if (end - start > 16 || !/^[A-Za-z]+$/.test(text.slice(start, end))) return false;
+  const before = NAME_BEFORE.exec(text.slice(Math.max(0, start - 80), start));
+  if (before === null) return false;
+  const value = text.slice(start, end).toLowerCase();
+  return (before[1] as string).split(/[^A-Za-z]+|(?<=[a-z])(?=[A-Z])/).some((w) => w.toLowerCase() === value);
+}
+/**
+ * The name before a value: an identifier, then `=` or `:` and blanks or a quote (group 1). Not a
+ * URL's user (`//airflow:airflow@`): a user that is its password shows the password.
+ */
+const NAME_BEFORE = /(?<![\w/.-])([A-Za-z_][\w.-]*)["']?[ \t]*[:=][ \t]*["']?$/;
+
+/**
+ * A value of letters and digits short enough to be part of a word (`postgres16`, `admin2024`):
+ * found again only as a word of its own. A longer one, or one holding a symbol, is its own
+ * wherever it stands (`Tr0ub4dor&3x` in `Tr0ub4dor&3xyz` still shows it).
+ */
+const WORD_LIKE = /^[A-Za-z0-9]{1,15}$/;
+
+/** Is a letter, a digit or `_` at `at` of `text` (an identifier's character)? */
+function isWordChar(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+
+/**
+ * Does `text[start, end)` stand inside a longer word (`postgres16` in `postgres16db`)? A short
+ * flag glued to it is no word (`-ppostgres16`).
+ */
+function insideWord(text: string, start: number, end: number): boolean {
+  if (isWordChar(text, end)) return true;
+  return isWordChar(text, start - 1) && !(text[start - 2] === "-" && !isWordChar(text, start - 3));
+}
 /** How many of the latest remembered values `since` can list. */
 const RECENT = 256;
 /** Longest text whose clean result is remembered. */
@@ -110,9 +156,10 @@ export function recurrences(text: string, findings: readonly Detection[]): Detec
   const seen = new Set<string>();
   let pairs: Uint8Array | undefined;
   for (const f of findings) {
-    if (f.kind !== "secret" || f.end - f.start < MIN_IN_STRING) continue;
+    if (f.kind !== "secret" || f.end - f.start < MIN_IN_STRING || echoesItsName(text, f.start, f.end))
+      continue;
     const value = text.slice(f.start, f.end);
-    if (seen.has(value) || value.includes("[REDACTED") || isSampleValue(value)) continue;
+    if (seen.has(value) || !recurs(value)) continue;
     seen.add(value);
     // No room for another occurrence, in any form (base64 is the longest: 4/3 of the bytes).
     if (text.length - value.length < MIN_IN_STRING) continue;
@@ -122,8 +169,10 @@ export function recurrences(text: string, findings: readonly Detection[]): Detec
         // The value itself stands at `f.start`: another occurrence makes two.
         if (!mayOccur(form, pairs, form === value ? 2 : 1)) continue;
       }
+      const word = WORD_LIKE.test(form);
       for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + 1)) {
         if (at === f.start && form === value) continue;
+        if (word && insideWord(text, at, at + form.length)) continue;
         out.push({ start: at, end: at + form.length, rule: f.rule, kind: "secret" });
       }
     }
@@ -209,15 +258,11 @@ export class KnownSecrets {
   /** Remembers the secret findings of `text` that are long enough to recur by intent; `learned`: listed for `takeLearned` too. */
   remember(text: string, findings: readonly Detection[], learned = true): void {
     for (const f of findings) {
-      if (f.kind !== "secret" || f.end - f.start < MIN_IN_FILE) continue;
+      if (f.kind !== "secret" || f.end - f.start < MIN_IN_FILE || echoesItsName(text, f.start, f.end))
+        continue;
       const slice = text.slice(f.start, f.end);
       const broken = hasChunkBreak(slice);
-      if (
-        (broken ? this.anchored.has(slice) : this.rules.has(slice)) ||
-        slice.includes("[REDACTED") ||
-        isSampleValue(slice)
-      )
-        continue;
+      if ((broken ? this.anchored.has(slice) : this.rules.has(slice)) || !recurs(slice)) continue;
       // A copy: a slice of a long string keeps the whole string alive while it is remembered.
       const value = detached(slice);
       if (this.rules.size + this.anchors.size >= FILE_MEMORY) this.forget();

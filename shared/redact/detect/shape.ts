@@ -89,6 +89,11 @@ const PUBLISHABLE_KEY = /^(?:pk_(?:live|test)_|phc_)[A-Za-z0-9]{20,}$/;
 export function isPublishableKey(value: string): boolean {
   return PUBLISHABLE_KEY.test(value);
 }
+/**
+ * An Ethereum (EVM) account's or contract's address: `0x` and 40 hex, public by design. A private
+ * key is 64 hex, and under its name the context layer reads it.
+ */
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 /** An OpenPGP key's id after its algorithm (`cv25519/3D78C3083DC6F04A` in `gpg --list-keys`). */
 const OPENPGP_KEY_ID =
   /^(?:rsa\d{3,4}|dsa\d{3,4}|elg\d{3,4}|ed25519|ed448|cv25519|cv448|nistp\d{3}|brainpoolP\d{3}r1|secp256k1)\/[0-9A-F]{8,16}$/;
@@ -289,7 +294,8 @@ function isKnownNonSecret(
     CLOUD_ID.test(run) ||
     AGE_RECIPIENT.test(run) ||
     PUBLISHABLE_KEY.test(run) ||
-    OPENPGP_KEY_ID.test(run)
+    OPENPGP_KEY_ID.test(run) ||
+    EVM_ADDRESS.test(run)
   )
     return true;
   if (PLATFORM_PART.test(run) && !holdsPlainGeneratedPart(text, from, to)) return true;

@@ -590,6 +590,24 @@ export const CONTEXT_SHAPES: readonly Shape[] = [
       (s) =>
         `${lead}the ${c.join(" ")} ${verb} ${q}${s}${q}`,
   ),
+  shape(
+    "context",
+    "label `Vendor API key:⏎  s`, `VENDOR_TOKEN⏎    s`",
+    fc.tuple(
+      vendorName,
+      credWord,
+      fc.constantFrom("upper", "camel", "label"),
+      fc.constantFrom("", "  ", "    "),
+      fc.constantFrom(...NEWLINES),
+    ),
+    // Alone on its line: one token, with a digit or a symbol (a word there is a heading's).
+    anyBody.filter((b) => !/[\s"'`]/.test(b.value) && /[\d\W_]/.test(b.value) && !/^[[{(<#$%]/.test(b.value)),
+    ([v, c, st, indent, nl]) =>
+      (s) =>
+        st === "label"
+          ? `${capital(v)} ${c.join(" ")}:${nl}${indent}${s}${nl}`
+          : `${ident([v, ...c], st === "upper" ? "upper" : "camel")}${nl}${indent || "    "}${s}${nl}`,
+  ),
 ];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -750,7 +768,28 @@ const SECRET_READERS: readonly ((v: string) => string)[] = [
   (v) => `cat /run/secrets/${v}_password`,
 ];
 
+/** Interpreters' and debuggers' prompts reading a credential, and how each prints a string back. */
+const INTERPRETER_ECHOES: readonly ((name: string, s: string) => string)[] = [
+  (n, s) => `>>> os.environ["${n.toUpperCase()}"]\n'${s}'`,
+  (n, s) => `>>> print(settings.${n.toUpperCase()})\n${s}`,
+  (n, s) => `In [4]: cfg.${n}\nOut[4]: '${s}'`,
+  (n, s) => `> process.env.${n.toUpperCase()}\n'${s}'`,
+  (n, s) => `irb(main):002> ENV.fetch("${n.toUpperCase()}")\n=> "${s}"`,
+  (n, s) => `(gdb) p cfg->${n}\n$1 = 0x5555557592a0 "${s}"`,
+  (n, s) => `(lldb) po self.${n}\n${s}`,
+  (n, s) => `PS C:\\app> $env:${n.toUpperCase()}\n${s}`,
+];
+
 const TOOL_SHAPES: readonly Shape[] = [
+  shape(
+    "tool",
+    'interpreter `>>> os.environ["X_TOKEN"]⏎\'s\'`, `(gdb) p cfg->password⏎$1 = "s"`, …',
+    fc.tuple(fc.constantFrom(...INTERPRETER_ECHOES), vendorName, credWord, fc.constantFrom(...NEWLINES)),
+    anyBody.filter((b) => !/[\s"'`\\]/.test(b.value) && !/^[$#>{[<(]/.test(b.value)),
+    ([echo, v, c, nl]) =>
+      (s) =>
+        `${echo(ident([v, ...c], "snake"), s).replace("\n", nl)}${nl}`,
+  ),
   shape(
     "tool",
     "printed `$ vault kv get -field=password x⏎s`, `$ echo $X_TOKEN⏎s`, …",

@@ -1440,3 +1440,75 @@ describe("values cut short, YAML's node properties, and markup between a name an
     ]);
   });
 });
+
+describe("infrastructure code's references (blind14's over-redactions)", () => {
+  it("keeps Terraform's indexed references, CloudFormation's functions and self-declared stand-ins", () => {
+    expectKept(scrub, [
+      "  encryption_key = aws_kms_key.client_encryption_key[each.key].arn",
+      "password = random_password.db[0].result",
+      'api_key = module.keys.outputs["heroku"]',
+      "  HasPassword: !Not [!Equals [!Ref DBPassword, '']]",
+      "  MasterUserPassword: !If [UseSecret, !Ref DBPassword, !Ref AWS::NoValue]",
+      '    LifecycleActionToken = "placeholder-token-value"',
+      '        os.environ["GITGUARDIAN_API_KEY"] = "not-a-real-key"',
+      "curl -u admin: https://localhost",
+    ]);
+  });
+
+  it("still takes what stands where those would", () => {
+    expectHidden(scrub, [
+      ["password = Rand0m.db[0x9f]Q", "Rand0m.db[0x9f]Q"],
+      ["curl -u admin:S3cr3tx https://localhost", "S3cr3tx"],
+      ["  MasterUserPassword: Notr3al!Pw", "Notr3al!Pw"],
+    ]);
+  });
+});
+
+describe("whole command outputs (review 53's leaks and over-redactions)", () => {
+  it("reads a closing bracket no bracket opened as the value's own (Django's generated keys)", () => {
+    expectHidden(scrub, [
+      ["SECRET_KEY=)tornkx@-+3^^9g7gb=^u&iwls^cx7w42$+iwyk$eh$r-ym8l7", "tornkx@-+3^^9g7gb"],
+      ["SECRET_KEY=fjlz)y$h1b047ktzj5m$=k^dq($nakky@$s$2+6qma$yu3^+7b", "y$h1b047ktzj5m"],
+    ]);
+    expectHidden(scrub, [
+      ['"Env": ["DJANGO_SECRET_KEY=abc4)g1bpz2^*!6*&72=yy8^#&+j_q2!un4", "X=1"]', "yy8^#&+j_q2"],
+    ]);
+    expect(scrub("f(password=pw12345)")).toBe("f(password=[REDACTED:generic-secret])");
+    // Code, not an environment's line: the brace closes a block opened far before.
+    expectKept(scrub, [
+      "x;this.apiKey=this.apiKeyResource.attrApiKey}if(modes.some(mode=>x",
+      '"Tagging": "key1=value1&key2=value2"',
+    ]);
+    expect(scrub('{"token": abcDEF123456}')).toBe('{"token": [REDACTED:generic-secret]}');
+  });
+
+  it("keeps a request's path segment, a product's version, an EVM address and a vendor's revision", () => {
+    expectKept(scrub, [
+      '127.0.0.1 - - [21/May/2024:10:00:00 +0000] "POST /oauth/token HTTP/1.1" 200 512',
+      "POST https://login.microsoftonline.com/common/oauth2/v2.0/token HTTP/2.0",
+      "User-Agent: Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/125.0.0.0 Safari/537.36",
+      "deployer: 0x0b45173e780eab8f1e39c020ac6896c0809527c9",
+      "SENTRY_RELEASE=0cbab53cc2d5bcd71dbd246d118204e58ddfd56a",
+      "HEROKU_SLUG_COMMIT=fef25aff3e2ff3a120fc277d4509ad6f7956d87a",
+    ]);
+    expectHidden(scrub, [
+      ["curl https://x/token=abc123XYZ789", "abc123XYZ789"],
+      ["/prod/smtp/password\tSmtp-Relay-Pw9\n/prod/smtp/user\trelay", "Smtp-Relay-Pw9"],
+      ["PRIVATE_KEY=0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318", "4c0883a6910293"],
+      ["HEROKU_API_KEY=fef25aff-3e2f-f3a1-20fc-277d4509ad6f", "fef25aff-3e2f"],
+    ]);
+  });
+
+  it("looks for a found value again only as a word of its own, and never for a service's name as its password", () => {
+    const out = scrub(
+      "POSTGRES_PASSWORD: postgres\nimage: postgres:16.3\nvolumes: ./data/postgres:/var/lib/postgresql/data",
+    );
+    expect(out).toContain("image: postgres:16.3");
+    expect(out).toContain("/var/lib/postgresql/data");
+    expect(out).not.toContain("POSTGRES_PASSWORD: postgres");
+    expect(scrub("DB_PASSWORD=pgAdmin16\nmysql -ppgAdmin16 and pgAdmin16db")).toBe(
+      "DB_PASSWORD=[REDACTED:generic-secret]\nmysql -p[REDACTED:generic-secret] and pgAdmin16db",
+    );
+    expect(scrub("DB_PASSWORD=Tr0ub4dor&3x\nsee Tr0ub4dor&3xyz")).not.toContain("Tr0ub4dor&3x");
+  });
+});

@@ -3,11 +3,12 @@
  * header (a rule under it), which columns name a credential, which cells count.
  */
 import { describe, expect, it } from "vitest";
-import { scanCredentialColumns } from "#shared/redact/detect/credential-columns.js";
+import { scanAlignedTables, scanCredentialColumns } from "#shared/redact/detect/credential-columns.js";
 import { Scrubber } from "#shared/redact/index.js";
 import { foundBy } from "./helpers.js";
 
 const found = foundBy(scanCredentialColumns, "credential-column");
+const foundAligned = foundBy(scanAlignedTables, "credential-column");
 const scrub = (text: string): string =>
   new Scrubber({ preset: "private_repo" }).scrub(text, "$.error.message");
 
@@ -78,5 +79,71 @@ describe("credential columns", () => {
       "│ id     │ token   │ created    │ readonly │\n├────────┼─────────┼────────────┼──────────┤\n│ 876061 │ npm_nI0… │ 2024-05-02 │ no       │",
     ])
       expect(scrub(kept)).toBe(kept);
+  });
+
+  it("takes a setting's value where a table of settings by name names a credential", () => {
+    expect(found("name,value\nDB_HOST,db.local\nSMTP_PASS,Autumn_Leaves88")).toEqual(["Autumn_Leaves88"]);
+    expect(found("key,value\nAPI_TOKEN,ab12cd34ef56gh78\nREGION,eu-west-1")).toEqual(["ab12cd34ef56gh78"]);
+    expect(
+      found("| Variable | Value |\n|---|---|\n| REDIS_PASSWORD | Spring2025? |\n| REDIS_HOST | cache |"),
+    ).toEqual(["Spring2025?"]);
+    expect(found("Name,Value\npassword_min_length,12\nTOKEN_TTL,3600")).toEqual([]);
+  });
+
+  it("reads no line of values as a header (`API_TOKEN,ab12…`), nor a table's rows as another's header", () => {
+    expect(found("API_TOKEN,ab12cd34ef56gh78\nREGION,eu-west-1")).toEqual([]);
+    expect(found("service,password\ngithub,Xk9#mPq2\ntoken,ordinary\nplain,row")).toEqual([
+      "Xk9#mPq2",
+      "ordinary",
+    ]);
+  });
+
+  it("takes a query's answer in list mode under the query that names a credential's column", () => {
+    expect(
+      found("sqlite> select username, password from users;\nadmin|Spring2025?\nbob|hunter2x\nsqlite> "),
+    ).toEqual(["Spring2025?", "hunter2x"]);
+    expect(found('$ psql -At -c "select u.name, s.token from sessions s"\nbob\tX9k2mQp7Lz')).toEqual([
+      "X9k2mQp7Lz",
+    ]);
+    expect(found("mysql> SELECT id, api_key AS k FROM clients;\n1\tak_9f8e7d6c5b4a3928")).toEqual([
+      "ak_9f8e7d6c5b4a3928",
+    ]);
+    expect(found("sqlite> select id, password_reset_at from users;\n1|2024-01-01")).toEqual([]);
+    expect(found("sqlite> select word, token from vocab;\n1|hello")).toEqual([]);
+    expect(found("sqlite> select * from users;\n1|admin|Spring2025?")).toEqual([]);
+  });
+
+  it("takes the cell under a credential's column of a table aligned by blanks, left- or right-aligned", () => {
+    expect(
+      foundAligned(
+        "name       user          pass              host\nbilling    billing_svc   B1ll-svc-Pass     db1.internal\nreports    reports_ro    r3ports-RO!       db2.internal",
+      ),
+    ).toEqual(["B1ll-svc-Pass", "r3ports-RO!"]);
+    // pandas: an index column the header lacks, cells right-aligned under their names.
+    expect(
+      foundAligned(
+        "   id   service    username           password           updated_at\n0   1     vpn      jsmith     Autumn-Leaves-12  2024-03-01 10:00:00\n1   2    wifi       guest     CoffeeShop2024  2024-04-11 08:30:00",
+      ),
+    ).toEqual(["Autumn-Leaves-12", "CoffeeShop2024"]);
+    // sqlite3 -column: the dashes give each column its width; a wide cell before reaches over.
+    expect(
+      foundAligned(
+        "id  name        api_key           secret\n--  ----------  ----------------  ----------------\n2   zendesk     mDiOQXA8OgGOKHfECq5LRvPDm0  Zend3sk-Legacy\n3   hubspot     none              none",
+      ),
+    ).toEqual(["mDiOQXA8OgGOKHfECq5LRvPDm0", "Zend3sk-Legacy"]);
+  });
+
+  it("leaves tables aligned by blanks whose columns name no credential, and cells of several words", () => {
+    expect(
+      foundAligned("NAME      READY   STATUS    RESTARTS   AGE\nweb-1     1/1     Running   0          3d"),
+    ).toEqual([]);
+    expect(foundAligned("user      password      note\nalice     not set yet   first admin")).toEqual([]);
+    expect(foundAligned("user   password\n$ ls\nalice  S3cr3t-Pw9")).toEqual([]);
+    // Pairs aligned by blanks: a row whose value names a credential is no header of the rows after it.
+    expect(
+      foundAligned(
+        "accessor            7rTqY2pLm9XzWb4nKc1vD8sF\ndisplay_name        userpass-dev\nentity_id           5516fd47-b165-4d63-9696-7da4322309ff",
+      ),
+    ).toEqual([]);
   });
 });
