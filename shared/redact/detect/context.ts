@@ -297,8 +297,13 @@ function bare(text: string, at: number, loose: boolean): Value | undefined {
   }
   let end = at;
   // An environment's line (`SECRET_KEY=x`, `export X=x`, docker's `"X=x"`) is a value to its end.
-  const from = Math.max(0, at - 128);
-  const ownsClosers = ENV_LINE_BEFORE.test((from === 0 ? "" : "\0") + text.slice(from, at));
+  // Read when a closing bracket or an `&` first asks (most values hold neither).
+  let ownsClosers: boolean | undefined;
+  const envLine = (): boolean => {
+    const from = Math.max(0, at - 128);
+    ownsClosers ??= ENV_LINE_BEFORE.test((from === 0 ? "" : "\0") + text.slice(from, at));
+    return ownsClosers;
+  };
   while (end < text.length && end - at <= 1024) {
     const c = text.charCodeAt(end);
     // `&` ends a query's parameter (`?token=x&user=y`) or a command (`x && y`, `x &`); inside a
@@ -308,8 +313,8 @@ function bare(text: string, at: number, loose: boolean): Value | undefined {
     // `)tornkx@-+3…`, `…!6*&72=yy8^#&+j_q2`).
     if (
       endsBare(c) &&
-      (c !== 38 || (ownsClosers ? COMMAND_AMPERSAND : AMPERSAND_ENDS).test(text.slice(end, end + 48))) &&
-      (!isCloser(c) || !ownsClosers || isOpen(text, at, end, c))
+      (c !== 38 || (envLine() ? COMMAND_AMPERSAND : AMPERSAND_ENDS).test(text.slice(end, end + 48))) &&
+      (!isCloser(c) || !envLine() || isOpen(text, at, end, c))
     )
       break;
     end++;
@@ -440,10 +445,11 @@ const PROSE =
  * `ParameterKey=DbPassword,ParameterValue=x`, `--name /prod/db/password --value x`.
  */
 const SIBLING_VALUE =
-  /^(?:[ \t]*,[ \t]*(?:\r?\n[ \t]*)?(?:["'](?:Type|DataType|Version|Tier|ARN|Arn|LastModifiedDate|Description|contentType|kid|managed|tags)["'][ \t]*:[ \t]*(?:"[^"\r\n]{0,120}"|[\w.]+|\{\})[ \t]*,[ \t]*){0,3}|[ \t]*\r?\n[ \t]*(?:-[ \t]+)?|(?:[ \t]+--?[a-z][\w-]{0,20}[ \t]+[^\s-][^\s]{0,40}){0,2}[ \t]+--?)["']?(?:[Vv]alue|VALUE|ParameterValue|parameter_value|SecretString|secret_string)["']?(?:[ \t]*[:=][ \t]*|[ \t]+)/;
+  /^(?:[ \t]*,[ \t]*(?:\r?\n[ \t]*)?(?:["'](?![Vv]alue["'])[A-Za-z][\w-]{0,30}["'][ \t]*:[ \t]*(?:"[^"\r\n]{0,120}"|[\w.]+|\{\})[ \t]*,[ \t]*(?:\r?\n[ \t]*)?){0,3}|[ \t]*\r?\n[ \t]*(?:-[ \t]+)?|(?:[ \t]+--?[a-z][\w-]{0,20}[ \t]+[^\s-][^\s]{0,40}){0,2}[ \t]+--?)["']?(?:[Vv]alue|VALUE|ParameterValue|parameter_value|SecretString|secret_string)["']?(?:[ \t]*[:=][ \t]*|[ \t]+)/;
 /**
- * (Above: a value member after the name's, past the members AWS SSM's parameter and Azure Key
- * Vault's secret print between them: `"Name":"/prod/db/password","Type":"SecureString","Value":"x"`.)
+ * (Above: a value member after the name's, past up to three members between them, as AWS SSM's
+ * parameter, Azure Key Vault's secret and App Service's settings print them:
+ * `"Name":"/prod/db/password","Type":"SecureString","Value":"x"`, `"slotSetting": true`.)
  *
  * A CloudFormation parameter's default (`DBPassword:⏎  Type: String⏎  Default: x`, or in JSON
  * `"DBPassword": {"Type": "String", "Default": "x"}`), after the parameter's other properties.
@@ -681,6 +687,13 @@ function pairedLiteral(
   const v = quoted(text, i + named + pair[0].length, false);
   if (v === undefined) return undefined;
   const after = text.slice(v.end, v.end + 8);
+  // In a list, only a pair that ends it and holds a password or a token
+  // (`[["DB_PASSWORD","P@ssw0rd123"],…]`); a list's words are tags (`["token","request","remote"]`).
+  if (inList(text, nameStart)) {
+    const value = text.slice(v.start, v.end);
+    const endsList = /^\\?["'`][ \t]*\]/.test(after);
+    if (!endsList || !(isPasswordLike(value) || looksGenerated(value, 0, value.length, 16))) return undefined;
+  }
   // A JSON member's name after a value (`"…token","temperature":0.7`) is no argument.
   if (
     /^\\?["'`][ \t]*:/.test(after) ||
@@ -688,6 +701,24 @@ function pairedLiteral(
   )
     return undefined;
   return v;
+}
+
+/**
+ * Does the string at `nameStart` stand in a list (`"tags": ["token", "request"]`) rather than a
+ * call's or a tuple's arguments (`setProperty("token", "x")`, `[("password", "x")]`): is the
+ * nearest bracket open before it (within 200 characters) a `[`?
+ */
+function inList(text: string, nameStart: number): boolean {
+  let depth = 0;
+  for (let i = nameStart - 1; i >= 0 && i >= nameStart - 200; i--) {
+    const c = text[i];
+    if (c === ")" || c === "]") depth++;
+    else if (c === "(" || c === "[") {
+      if (depth === 0) return c === "[";
+      depth--;
+    }
+  }
+  return false;
 }
 
 /**
@@ -868,9 +899,12 @@ const COLUMN_GAP = /^[ \t]{2}$/;
 const SENTENCE_GOES_ON = /^[ \t]+[a-z]{2,}\b/;
 /** After a value's word: more words on its line, code's punctuation or an assignment. */
 const NOT_ALONE = /^(?:[ \t]+[A-Za-z]{2,}\b|[ \t]*[,)}\]:=])/;
-/** A name as code writes one: `api-key`, `GITHUB_TOKEN`, `db.password`, `secretKey`, `ApiToken`. */
+/**
+ * A name as code writes one: `api-key`, `GITHUB_TOKEN`, `db.password`, `secretKey`, `ApiToken`,
+ * `github_pat_TODO`; capitalized words joined by dashes are a password's (`Docker-Pg-Pw`).
+ */
 const IDENTIFIER =
-  /^(?:[A-Za-z]+(?:[._-][A-Za-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+){2,}|[a-z]+|[A-Z]+)$/;
+  /^(?:[A-Za-z]+(?:[._][A-Za-z]+)+|[a-z]+(?:-[a-z]+)+|[A-Z]+(?:-[A-Z]+)+|[a-z]+(?:[A-Z][a-z]+)+|(?:[A-Z][a-z]+){2,}|[a-z]+|[A-Z]+)$/;
 /** A dotted, snake or kebab name in lower case (`jetbrains.mps.v8_elimination`, `cmp2-qat-12`). */
 const LOWER_IDENTIFIER = /^[a-z][a-z0-9]*(?:[._-][a-z0-9]+)+$/;
 /** 32 to 64 hex digits, letters and digits both. */
@@ -1634,10 +1668,13 @@ function afterLeadingName(args: [number, number][], first: string, last: string)
 }
 
 /** `-u user -p secret` (PsExec, mysql, sqlcmd…) and `mysql … -psecret`: `-p` next to a user. */
-const USER_FLAG = /(?:^|\s)(?:-u|-U|--user(?:name)?|-l)(?:[\s=]|(?=[A-Za-z]))/;
-/** `-p x`, `--password x`, or mysql's `-px` (not `-password`, `-port`, `--password-stdin`). */
+const USER_FLAG = /(?:^|\s)['"]?(?:-u|-U|--user(?:name)?|-l)(?:[\s=]|(?=[A-Za-z]))/;
+/**
+ * `-p x`, `--password x`, or mysql's `-px` (not `-password`, `-port`, `--password-stdin`); quoted
+ * whole as `bash -x` prints it (`'-pMy-Dep!oy-7'`) too.
+ */
 const P_FLAG =
-  /(?:^|\s)(?:-(?:p|P|-pass(?:word)?|pw)[ \t=]+|-[pP](?!ass|ort|rofile|rint|retty|w\b)(?=[^\s-]))("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg;
+  /(?:^|\s)['"]?(?:-(?:p|P|-pass(?:word)?|pw)[ \t=]+|-[pP](?!ass|ort|rofile|rint|retty|w\b)(?=[^\s-]))("[^"\r\n]+"|'[^'\r\n]+'|[^\s"']+)/dg;
 
 /** Prose's little words, never a password given to a flag. */
 const FUNCTION_WORD =

@@ -60,7 +60,7 @@ const DIGEST_LENGTHS = new Set([40, 64, 128]);
 const FILE_EXTENSION = /\.[a-z][a-z0-9]{0,4}$/;
 /** Names whose values are not secret: ids, hashes, versions, public and anti-forgery tokens. */
 const NON_SECRET_NAME =
-  /(?:^|[^a-z])(?:id|ids|uuid|guid|hash|sha\d*|md5|checksum|chksum|digest|version|ver|rev|srcrev|revision|commit|etag|fingerprint|integrity|accessor|(?:public|publishable|primary|foreign|sort|partition|cache|idempotency)[_-]?(?:key|token)|(?:csrf|xsrf|authenticity)[_-]?token|traceparent|tracestate)(?:[_-]?\d+)?$/i;
+  /(?:^|[^a-z])(?:id|ids|account[_-]?sid|uuid|guid|hash|sha\d*|md5|checksum|chksum|digest|version|ver|rev|srcrev|revision|commit|etag|fingerprint|integrity|accessor|(?:public|publishable|primary|foreign|sort|partition|cache|idempotency)[_-]?(?:key|token)|(?:csrf|xsrf|authenticity)[_-]?token|traceparent|tracestate)(?:[_-]?\d+)?$/i;
 /** A log line's trace and span ids (`trace=<32 hex>`): the whole name, not `LANGSMITH_TRACE`. */
 const TRACE_NAME = /^(?:trace|span|correlation)$/;
 /** Ids that model and agent APIs give messages, tool calls, requests and runs: not credentials. */

@@ -95,7 +95,7 @@ describe("scrubber output (pinned digests)", () => {
       context: "de98ead20e6d8a00",
       shape: "1fe0b4a4d8a403c1",
       structure: "0ebb2e9ff59e2cf5",
-      plain: "a682f17f3a10ef45",
+      plain: "ca87ff6fa1d01b7b",
     });
   });
 

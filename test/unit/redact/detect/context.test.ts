@@ -1490,12 +1490,24 @@ describe("whole command outputs (review 53's leaks and over-redactions)", () => 
       "deployer: 0x0b45173e780eab8f1e39c020ac6896c0809527c9",
       "SENTRY_RELEASE=0cbab53cc2d5bcd71dbd246d118204e58ddfd56a",
       "HEROKU_SLUG_COMMIT=fef25aff3e2ff3a120fc277d4509ad6f7956d87a",
+      "TWILIO_ACCOUNT_SID=AC509769aaa29fa0dd60b3d213060801cd",
+      '"tags":["token","request","remote"]',
+      '"labels":["token","request"]',
     ]);
     expectHidden(scrub, [
       ["curl https://x/token=abc123XYZ789", "abc123XYZ789"],
       ["/prod/smtp/password\tSmtp-Relay-Pw9\n/prod/smtp/user\trelay", "Smtp-Relay-Pw9"],
+      [
+        '{\n    "name": "STRIPE_WEBHOOK_SECRET",\n    "slotSetting": true,\n    "value": "whsec-human-like"\n  }',
+        "whsec-human-like",
+      ],
+      ['{"OptionName": "RDS_PASSWORD",\n "ResourceName": null,\n "Value": "Eb-Rds-Pass-8"}', "Eb-Rds-Pass-8"],
       ["PRIVATE_KEY=0x4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318", "4c0883a6910293"],
       ["HEROKU_API_KEY=fef25aff-3e2f-f3a1-20fc-277d4509ad6f", "fef25aff-3e2f"],
+      ["Set-Cookie: sid=Xk92LpQzR7vT0wYs8NbHjF3uC1mA5dEe; Path=/", "Xk92LpQzR7vT0wYs8NbHjF3uC1mA5dEe"],
+      ["docker run -e PGPASSWORD=Docker-Pg-Pw postgres", "Docker-Pg-Pw"],
+      ["+ mysql -u deploy '-pMy-Dep!oy-7' shop", "My-Dep!oy-7"],
+      ['[["DB_PASSWORD","P@ssw0rd123"],["DB_HOST","db"]]', "P@ssw0rd123"],
     ]);
   });
 
