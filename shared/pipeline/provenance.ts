@@ -34,7 +34,7 @@ export interface Provenance {
 export const RULE_MODULES: Readonly<Record<string, number>> = {
   // Redaction: the rule table's functions (accept, scan), the detectors and the Layer C transform.
   "redact/rules": 30,
-  "redact/detect": 92,
+  "redact/detect": 93,
   "redact/layer-c": 19,
   "redact/scrub": 16,
   // Format readers (validation and hashes).

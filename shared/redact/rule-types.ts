@@ -4,10 +4,11 @@
  */
 
 /**
- * Would `value` be redacted as the value of `name` (`name = value`)? How a detector that ties a
- * value to a name other than by assigning it (a prompt's answer, a label's next line) has it judged.
+ * Would `value` be redacted as the value of `name` (`name = "value"`, or `name = value` when not
+ * `quoted`)? How a detector that ties a value to a name other than by assigning it (a prompt's
+ * answer, a label's next line, a value after an arrow) has it judged.
  */
-export type ValueJudge = (name: string, value: string) => boolean;
+export type ValueJudge = (name: string, value: string, quoted?: boolean) => boolean;
 
 /** A range of a string to replace. */
 export interface Detection {

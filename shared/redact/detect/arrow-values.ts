@@ -3,7 +3,7 @@
  * Terraform plan, `password: a → b` in a diff's summary), or a value a log prints after its
  * name (`SECRET_KEY → v`, `token -> v`). The name before decides, as for an assignment.
  */
-import type { Detection } from "../rule-types.js";
+import type { Detection, ValueJudge } from "../rule-types.js";
 import { credentialName } from "./credential-names.js";
 
 /** An arrow between blanks (`p->key` is a pointer's member). */
@@ -24,12 +24,7 @@ export const ARROW_NEEDLES: readonly string[] = ["->", "→", "⇒"];
  * Appends each value after an arrow whose name names a credential, when `isSecret(name, value,
  * quoted)` (the value judged as if assigned to the name).
  */
-export function scanArrowValues(
-  text: string,
-  out: Detection[],
-  rule: string,
-  isSecret: (name: string, value: string, quoted: boolean) => boolean,
-): void {
+export function scanArrowValues(text: string, out: Detection[], rule: string, isSecret: ValueJudge): void {
   for (const arrow of text.matchAll(ARROW)) {
     // The line before the arrow, at most 300 characters of it: the name and its old value.
     const lineStart = Math.max(text.lastIndexOf("\n", arrow.index) + 1, arrow.index - 300);

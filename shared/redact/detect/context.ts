@@ -1920,7 +1920,8 @@ export const CONTEXT_RULES: readonly PatternRule[] = [
         text,
         out,
         rule.id,
-        (name, value, quoted) => (quoted || isLabelledValue(value)) && isAssignedSecret(name, value, quoted),
+        (name, value, quoted = true) =>
+          (quoted || isLabelledValue(value)) && isAssignedSecret(name, value, quoted),
       ),
   },
   {
